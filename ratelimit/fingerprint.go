@@ -1,0 +1,142 @@
+package ratelimit
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"math"
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/gowebpki/jcs"
+)
+
+// Bounds on fingerprint input, so a hostile argument cannot make
+// fingerprinting expensive.
+const (
+	maxFingerprintDepth = 64
+	maxFingerprintBytes = 1 << 20
+)
+
+// FingerprintOf returns the fingerprint of a tool call for repetitive-loop
+// detection (QWED §9.3): SHA-256 of the RFC 8785 (JCS) serialization of
+// {"arguments": args, "tool": tool}. Equal JSON values give equal
+// fingerprints whatever their key order or number spelling (1.0 and 1).
+//
+// args must be plain JSON (QWED §9.3): nil, bool, string (valid UTF-8),
+// finite numbers (float64, float32, Go integers, json.Number),
+// json.RawMessage holding valid JSON, []any, []string, map[string]any and
+// map[string]string, nested at most 64 deep and at most 1 MiB serialized.
+// Anything else, NaN and ±Inf included, is an [*Error] with
+// [CodeActionInvalid].
+func FingerprintOf(tool string, args any) (Fingerprint, error) {
+	if !utf8.ValidString(tool) {
+		return Fingerprint{}, invalidAction("tool name is not valid UTF-8")
+	}
+	if b := checkJSON(args, 0); b != nil {
+		return Fingerprint{}, b.err()
+	}
+	raw, err := json.Marshal(struct {
+		Arguments any    `json:"arguments"`
+		Tool      string `json:"tool"`
+	}{args, tool})
+	if err != nil {
+		return Fingerprint{}, invalidAction("arguments are not JSON: " + err.Error())
+	}
+	if len(raw) > maxFingerprintBytes {
+		return Fingerprint{}, invalidAction(fmt.Sprintf("arguments serialize to %d bytes, at most %d allowed", len(raw), maxFingerprintBytes))
+	}
+	canon, err := jcs.Transform(raw)
+	if err != nil {
+		return Fingerprint{}, invalidAction("arguments cannot be canonicalized (RFC 8785): " + err.Error())
+	}
+	return sha256.Sum256(canon), nil
+}
+
+// String returns the fingerprint in lowercase hex.
+func (f Fingerprint) String() string { return hex.EncodeToString(f[:]) }
+
+func invalidAction(reason string) error {
+	return &Error{Code: CodeActionInvalid, Reason: "cannot fingerprint action: " + reason}
+}
+
+// badJSON says why a value is not plain JSON and where: path is built while
+// unwinding, so valid input costs no allocation for it.
+type badJSON struct {
+	why  string
+	path []string // innermost segment first
+}
+
+func (b *badJSON) at(seg string) *badJSON { b.path = append(b.path, seg); return b }
+
+func (b *badJSON) err() error {
+	p := "arguments"
+	for i := len(b.path) - 1; i >= 0; i-- {
+		p += b.path[i]
+	}
+	return invalidAction(p + " " + b.why)
+}
+
+// checkJSON walks v and rejects what is not plain JSON. Messages name the
+// place ("arguments.a[2]"), never the value.
+func checkJSON(v any, depth int) *badJSON {
+	if depth > maxFingerprintDepth {
+		return &badJSON{why: fmt.Sprintf("nests deeper than %d levels", maxFingerprintDepth)}
+	}
+	switch x := v.(type) {
+	case nil, bool, int, int8, int16, int32, int64, uint, uint8, uint16, uint32, uint64:
+		return nil
+	case string:
+		if !utf8.ValidString(x) {
+			return &badJSON{why: "is a string that is not valid UTF-8"}
+		}
+	case float64:
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return &badJSON{why: "is a non-finite number (NaN or Inf)"}
+		}
+	case float32:
+		return checkJSON(float64(x), depth)
+	case json.Number:
+		f, err := strconv.ParseFloat(string(x), 64)
+		if err != nil || math.IsInf(f, 0) || !json.Valid([]byte(x)) {
+			return &badJSON{why: "is not a finite JSON number"}
+		}
+	case json.RawMessage:
+		if !json.Valid(x) {
+			return &badJSON{why: "is raw text that is not valid JSON"}
+		}
+	case []any:
+		for i, e := range x {
+			if b := checkJSON(e, depth+1); b != nil {
+				return b.at("[" + strconv.Itoa(i) + "]")
+			}
+		}
+	case []string:
+		for i, e := range x {
+			if b := checkJSON(e, depth+1); b != nil {
+				return b.at("[" + strconv.Itoa(i) + "]")
+			}
+		}
+	case map[string]any:
+		for k, e := range x {
+			if !utf8.ValidString(k) {
+				return &badJSON{why: "has a key that is not valid UTF-8"}
+			}
+			if b := checkJSON(e, depth+1); b != nil {
+				return b.at("." + truncate(k, 32))
+			}
+		}
+	case map[string]string:
+		for k, e := range x {
+			if !utf8.ValidString(k) || !utf8.ValidString(e) {
+				return &badJSON{why: "has a key or value that is not valid UTF-8"}
+			}
+		}
+	case map[any]any, map[int]any, map[int64]any, map[float64]any, map[bool]any:
+		return &badJSON{why: "is a map with non-string keys"}
+	default:
+		return &badJSON{why: fmt.Sprintf("is a Go %T, not a JSON value", v)}
+	}
+	return nil
+}
