@@ -1,0 +1,218 @@
+package audit
+
+import (
+	"bufio"
+	"crypto"
+	"crypto/ed25519"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+)
+
+// checkpointContext separates checkpoint signatures from any other use of the
+// key (FORMAT.md, "Checkpoints").
+const checkpointContext = "gatehouse-audit-checkpoint-v1\n"
+
+// maxCheckpointLine bounds a checkpoint line.
+const maxCheckpointLine = 4096
+
+// Checkpoint is a signed statement that the chain had reached event Seq with
+// hash EventHash at Timestamp. A Verify given the checkpoints and the public
+// key detects a log cut short after a checkpoint, and a log rewritten under
+// one.
+type Checkpoint struct {
+	Seq       uint64 `json:"seq"`
+	EventHash string `json:"event_hash"`
+	Timestamp string `json:"timestamp"`
+	Signature string `json:"signature"` // standard base64 (RFC 4648 §4) Ed25519 signature
+}
+
+// SignedMessage returns the bytes the signature covers: the context string
+// followed by the RFC 8785 form of {"event_hash","seq","timestamp"}.
+func (c *Checkpoint) SignedMessage() []byte {
+	b := []byte(checkpointContext)
+	b = append(b, `{"event_hash":`...)
+	b = appendString(b, []byte(c.EventHash))
+	b = append(b, `,"seq":`...)
+	b = strconv.AppendUint(b, c.Seq, 10)
+	b = append(b, `,"timestamp":`...)
+	b = appendString(b, []byte(c.Timestamp))
+	return append(b, '}')
+}
+
+// Sign sets c.Signature with an Ed25519 signer (an ed25519.PrivateKey, or a
+// crypto.Signer holding one, such as a key in an HSM).
+func (c *Checkpoint) Sign(s crypto.Signer) error {
+	sig, err := s.Sign(nil, c.SignedMessage(), crypto.Hash(0))
+	if err != nil {
+		return fmt.Errorf("audit: sign checkpoint: %w", err)
+	}
+	c.Signature = base64.StdEncoding.EncodeToString(sig)
+	return nil
+}
+
+// VerifySignature reports whether c carries a valid signature by pub.
+func (c *Checkpoint) VerifySignature(pub ed25519.PublicKey) bool {
+	sig, err := base64.StdEncoding.Strict().DecodeString(c.Signature)
+	if err != nil || len(sig) != ed25519.SignatureSize || len(pub) != ed25519.PublicKeySize {
+		return false
+	}
+	return ed25519.Verify(pub, c.SignedMessage(), sig)
+}
+
+// AppendLine appends the checkpoint as one canonical JSON line.
+func (c *Checkpoint) AppendLine(b []byte) []byte {
+	b = append(b, `{"event_hash":`...)
+	b = appendString(b, []byte(c.EventHash))
+	b = append(b, `,"seq":`...)
+	b = strconv.AppendUint(b, c.Seq, 10)
+	b = append(b, `,"signature":`...)
+	b = appendString(b, []byte(c.Signature))
+	b = append(b, `,"timestamp":`...)
+	b = appendString(b, []byte(c.Timestamp))
+	return append(b, '}', '\n')
+}
+
+// ParseCheckpoint parses one checkpoint line (without its newline). It checks
+// the shape, not the signature.
+func ParseCheckpoint(line []byte) (Checkpoint, error) {
+	var cp Checkpoint
+	var c canon
+	if err := c.transform(line); err != nil {
+		return cp, err
+	}
+	if c.out[0] != '{' || len(c.mem) != 4 {
+		return cp, errors.New("audit: checkpoint is not an object with exactly seq, event_hash, timestamp and signature")
+	}
+	for _, m := range c.mem {
+		val := string(c.out[m.start+m.value : m.end])
+		var ok bool
+		switch string(m.key) {
+		case "seq":
+			cp.Seq, ok = parseSeq(val)
+		case "event_hash":
+			cp.EventHash, ok = plainString(val)
+		case "timestamp":
+			cp.Timestamp, ok = plainString(val)
+		case "signature":
+			cp.Signature, ok = plainString(val)
+		}
+		if !ok {
+			return cp, fmt.Errorf("audit: checkpoint member %q is missing or has the wrong type", m.key)
+		}
+	}
+	return cp, nil
+}
+
+// plainString unquotes a canonical string segment without escapes.
+func plainString(seg string) (string, bool) {
+	if len(seg) < 2 || seg[0] != '"' {
+		return "", false
+	}
+	s := seg[1 : len(seg)-1]
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' {
+			return "", false
+		}
+	}
+	return s, true
+}
+
+// checkpointReader walks the checkpoint stream alongside the log.
+type checkpointReader struct {
+	br   *bufio.Reader
+	pub  ed25519.PublicKey
+	name string
+	line int
+	next *Checkpoint // the next checkpoint not yet matched
+	last uint64      // seq of the last checkpoint read
+	done bool
+}
+
+func newCheckpointReader(r io.Reader, pub ed25519.PublicKey, name string) *checkpointReader {
+	return &checkpointReader{br: bufio.NewReaderSize(r, maxCheckpointLine+1), pub: pub, name: name}
+}
+
+func (k *checkpointReader) fail(kind Kind, seq uint64, want, got, msg string) *ChainError {
+	return &ChainError{Kind: kind, File: k.name, Line: k.line, Seq: seq, Want: want, Got: got, Msg: msg}
+}
+
+// advance reads the next checkpoint into k.next; every checkpoint must be
+// validly signed and cover a higher seq than the one before.
+func (k *checkpointReader) advance() error {
+	k.next = nil
+	if k.done {
+		return nil
+	}
+	line, err := k.br.ReadSlice('\n')
+	switch {
+	case err == io.EOF && len(line) == 0:
+		k.done = true
+		return nil
+	case errors.Is(err, bufio.ErrBufferFull):
+		k.line++
+		return k.fail(KindCheckpointForged, 0, "", "", "checkpoint line too long")
+	case err == io.EOF:
+		k.line++
+		return k.fail(KindCheckpointForged, 0, "", "", "checkpoint line without newline")
+	case err != nil:
+		return fmt.Errorf("audit: checkpoints: %w", err)
+	}
+	k.line++
+	cp, err := ParseCheckpoint(line[:len(line)-1])
+	if err != nil {
+		return k.fail(KindCheckpointForged, 0, "", "", err.Error())
+	}
+	if !cp.VerifySignature(k.pub) {
+		return k.fail(KindCheckpointForged, cp.Seq, "", "", "signature does not verify")
+	}
+	if cp.Seq <= k.last {
+		return k.fail(KindCheckpointForged, cp.Seq, "seq > "+strconv.FormatUint(k.last, 10),
+			strconv.FormatUint(cp.Seq, 10), "checkpoints out of order")
+	}
+	k.last = cp.Seq
+	k.next = &cp
+	return nil
+}
+
+// match is called for every accepted event in order. Checkpoints before the
+// first event of the stream (an anchored, later file) are skipped.
+func (k *checkpointReader) match(v *verifier, e eventInfo) error {
+	if k.next == nil && !k.done {
+		if err := k.advance(); err != nil {
+			return err
+		}
+	}
+	for k.next != nil && k.next.Seq < e.seq {
+		if err := k.advance(); err != nil {
+			return err
+		}
+	}
+	if k.next == nil || k.next.Seq != e.seq {
+		return nil
+	}
+	if got := e.hashString(); k.next.EventHash != got {
+		err := k.fail(KindCheckpointMismatch, e.seq, k.next.EventHash, got, "the log differs from a signed checkpoint")
+		err.Msg += fmt.Sprintf(" (log line %d)", v.line)
+		return err
+	}
+	v.sum.Checkpoints++
+	v.sum.LastCheckpointSeq = e.seq
+	return k.advance()
+}
+
+// finish reports a validly signed checkpoint beyond the end of the log.
+func (k *checkpointReader) finish(v *verifier) error {
+	if k.next == nil && !k.done {
+		if err := k.advance(); err != nil {
+			return err
+		}
+	}
+	if k.next != nil {
+		return k.fail(KindTruncated, k.next.Seq, "seq "+strconv.FormatUint(k.next.Seq, 10),
+			"last seq "+strconv.FormatUint(v.sum.LastSeq, 10), "a signed checkpoint covers events the log does not have")
+	}
+	return nil
+}

@@ -1,0 +1,77 @@
+// Package audit writes and verifies a tamper-evident audit log: one JSON
+// object per line, each event hash-chained to the one before it, with
+// optional Ed25519-signed checkpoints.
+//
+// Every authorization decision becomes an [Event] carrying the AIP §6 fields
+// (and the §6.4 DLP and ACP §7.4 fields where they apply). A [Writer] adds
+// seq (1, 2, 3, ...), a UTC millisecond timestamp from its clock,
+// previous_event_hash (null at the genesis) and event_hash: "sha256:" and the
+// lowercase hex SHA-256 of the RFC 8785 (JCS) form of the event without its
+// event_hash member. FORMAT.md beside this file specifies the format with a
+// worked example, so a verifier needs only JCS and SHA-256.
+//
+// [Verify] and [VerifyFiles] stream a log of any size in bounded memory and
+// return the first problem as a [*ChainError] whose [Kind] says what is wrong
+// (tampered event, deleted, inserted or reordered lines, duplicate seq, torn
+// line, trailing garbage, wrong genesis, truncation after a checkpoint,
+// forged checkpoint) and where.
+//
+// [Open] recovers a log after a crash: it verifies the tail, cuts a torn last
+// line, continues the chain, and logs what it repaired ([EventRecovered]).
+// Files rotate by size or age; the chain continues across them ([Files]).
+//
+// # Security
+//
+// The chain makes any change to a logged event, and any deletion, insertion
+// or reordering of lines, detectable by recomputing hashes; every member is
+// hashed, metadata and args included. The chain alone cannot detect a log cut
+// short at its end, nor a log rewritten whole by someone who recomputes every
+// hash: signed checkpoints (Options.Signer, kept with a key the agent cannot
+// read, written to a sink it cannot rewrite) close both gaps, and [Verify]
+// with the public key reports KindTruncated and KindCheckpointMismatch. Keep
+// the log where the agent cannot write (AIP §8.5).
+//
+// The Writer fails closed: an event it cannot redact, encode or write makes
+// Write return an error (the caller should then refuse the call), and after a
+// write or fsync error every later Write fails until the log is reopened.
+// [Open] never continues a broken chain silently: it fails with the
+// *ChainError, or with Options.NewChainOnBroken moves the old files aside and
+// starts a new chain whose first event ([EventChainStarted]) says why.
+//
+// Arguments may carry secrets: set Options.Redactor (a DLP scanner fits
+// through [RedactorFunc]) and/or Options.HashArgs to log per-argument hashes
+// (keyed with Options.ArgHashKey to resist guessing) instead of values.
+//
+// Parsing is strict I-JSON as RFC 8785 requires: duplicate member names,
+// invalid UTF-8, lone surrogates and nesting deeper than 100 levels are
+// rejected, so one line cannot be read two ways. Only one Writer may have a
+// log open at a time; the package does not lock the file.
+//
+// # Concurrency
+//
+// A [Writer] is safe for concurrent use; events are ordered by the Writer's
+// lock and each is written with one write call. Redaction and encoding run
+// outside the lock. With [DurabilityGroup], concurrent Writes share fsyncs.
+// Nothing runs in the background: checkpoints due by count or time are
+// written by the Write that makes them due, and by Close. [Verify] and the
+// other functions are safe to call concurrently on different inputs.
+//
+// # Usage
+//
+//	w, err := audit.Open("/var/log/gatehouse/audit.jsonl", &audit.Options{
+//		Durability:      audit.DurabilityGroup,
+//		MaxFileBytes:    64 << 20,
+//		Signer:          key, // ed25519.PrivateKey
+//		CheckpointEvery: 1000,
+//		HashArgs:        true,
+//	})
+//	if err != nil { ... } // a *ChainError if the existing log is broken
+//	defer w.Close()
+//	err = w.Write(ctx, &audit.Event{
+//		Direction: audit.DirectionUpstream, Method: "tools/call", Tool: "delete_file",
+//		Args: rawArgs, Decision: "BLOCK", PolicyMode: "enforce", Violation: true,
+//	})
+//
+//	files, _ := audit.Files("/var/log/gatehouse/audit.jsonl")
+//	sum, err := audit.VerifyFiles(files, &audit.VerifyOptions{PublicKey: pub, Checkpoints: ck})
+package audit

@@ -1,0 +1,220 @@
+package audit
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Open opens (or creates) the log at path for appending, recovering it first
+// (see [Recovery]): a torn last line is truncated, the tail of the chain is
+// verified and continued. A broken chain makes Open fail with a *ChainError,
+// unless Options.NewChainOnBroken is set. Open reads the tail of the file,
+// not all of it: use [VerifyFiles] to check a whole log.
+func Open(path string, opts *Options) (*Writer, error) {
+	o, err := opts.validate()
+	if err != nil {
+		return nil, err
+	}
+	if o.Anchor != nil {
+		return nil, errors.New("audit: Anchor is for New; Open continues the chain in the file")
+	}
+	w := newWriter(o)
+	w.path = path
+	rec, st, err := recoverLog(path, &o)
+	var ce *ChainError
+	if errors.As(err, &ce) && o.NewChainOnBroken {
+		moved, merr := moveAside(path, o.Clock())
+		if merr != nil {
+			return nil, errors.Join(err, merr)
+		}
+		rec = Recovery{NewChain: true, Broken: ce, MovedTo: moved}
+		st, err = logState{}, nil
+	}
+	anchor := st.anchor
+	if err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, o.FileMode)
+	if err != nil {
+		return nil, fmt.Errorf("audit: %w", err)
+	}
+	info, err := f.Stat()
+	if err == nil {
+		err = syncDir(path)
+	}
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("audit: %w", err)
+	}
+	w.file, w.out, w.size = f, f, info.Size()
+	w.seq, w.last, w.recovery = anchor.Seq, anchor.Hash, rec
+	w.written.Store(anchor.Seq)
+	w.synced, w.ckDueSeq = anchor.Seq, anchor.Seq
+	if o.Signer != nil {
+		w.ckOut = o.Checkpoints
+		if w.ckOut == nil {
+			if err := w.openCheckpoints(st.ckLast); err != nil {
+				f.Close()
+				return nil, err
+			}
+		}
+	}
+	if err := w.logRecovery(); err != nil {
+		w.Close()
+		return nil, err
+	}
+	return w, nil
+}
+
+// logRecovery records a repair in the chain itself.
+func (w *Writer) logRecovery() error {
+	r := w.recovery
+	var e *Event
+	switch {
+	case r.NewChain:
+		e = &Event{Event: EventChainStarted, Metadata: map[string]any{
+			"reason": r.Broken.Error(), "moved_to": filepath.Base(r.MovedTo)}}
+	case r.TornBytes > 0 || r.TornCheckpointBytes > 0:
+		e = &Event{Event: EventRecovered, Metadata: map[string]any{
+			"torn_bytes": r.TornBytes, "torn_checkpoint_bytes": r.TornCheckpointBytes, "last_seq": r.LastSeq}}
+	default:
+		return nil
+	}
+	return w.write(e)
+}
+
+// Recovery reports what Open found and repaired.
+type Recovery struct {
+	// LastSeq is the last intact event found (0 for a new log).
+	LastSeq uint64
+	// TornBytes were cut from the end of the log: a last line without a
+	// newline, which a crash in the middle of a write leaves. Such an event
+	// was never acknowledged by Write.
+	TornBytes int64
+	// TornCheckpointBytes were cut from the end of the checkpoint file.
+	TornCheckpointBytes int64
+	// NewChain: the existing chain was broken (Broken says how), its files
+	// were renamed to MovedTo (a prefix), and a new chain was started.
+	NewChain bool
+	Broken   *ChainError
+	MovedTo  string
+}
+
+// Files returns the files of the log at path in chain order: the rotated
+// files "<path>.<20 digits>" sorted, then path itself when it exists. Pass
+// them to [VerifyFiles].
+func Files(path string) ([]string, error) {
+	dir, base := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("audit: %w", err)
+	}
+	var out []string
+	for _, e := range ents {
+		if rest, ok := strings.CutPrefix(e.Name(), base+"."); ok && isSeqSuffix(rest) {
+			out = append(out, filepath.Join(filepath.Dir(path), e.Name()))
+		}
+	}
+	slices.Sort(out) // fixed-width numbers sort as numbers
+	if _, err := os.Stat(path); err == nil {
+		out = append(out, path)
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("audit: %w", err)
+	}
+	return out, nil
+}
+
+func isSeqSuffix(s string) bool {
+	if len(s) != 20 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+func rotatedName(path string, lastSeq uint64) string {
+	return fmt.Sprintf("%s.%020d", path, lastSeq)
+}
+
+// rotateDue is called under w.mu before writing a line of n bytes.
+func (w *Writer) rotateDue(n int, now time.Time) bool {
+	if w.file == nil || w.size == 0 {
+		return false
+	}
+	return (w.o.MaxFileBytes > 0 && w.size+int64(n) > w.o.MaxFileBytes) ||
+		(w.o.MaxFileAge > 0 && now.Sub(w.fileStart) >= w.o.MaxFileAge)
+}
+
+// rotate is called under w.mu. The old file is synced before it is renamed,
+// so a rotated file is always complete; a crash between the rename and the
+// new file leaves no active file, and Open continues from the rotated one.
+func (w *Writer) rotate(now time.Time) error {
+	w.syncMu.Lock()
+	defer w.syncMu.Unlock()
+	if err := w.file.Sync(); err != nil {
+		return fmt.Errorf("audit: rotate: %w", err)
+	}
+	if err := w.file.Close(); err != nil {
+		return fmt.Errorf("audit: rotate: %w", err)
+	}
+	if err := os.Rename(w.path, rotatedName(w.path, w.seq)); err != nil {
+		return fmt.Errorf("audit: rotate: %w", err)
+	}
+	f, err := os.OpenFile(w.path, os.O_CREATE|os.O_EXCL|os.O_WRONLY|os.O_APPEND, w.o.FileMode)
+	if err != nil {
+		return fmt.Errorf("audit: rotate: %w", err)
+	}
+	if err := syncDir(w.path); err != nil {
+		f.Close()
+		return fmt.Errorf("audit: rotate: %w", err)
+	}
+	w.file, w.out, w.size, w.fileStart = f, f, 0, now
+	w.synced = w.seq
+	return nil
+}
+
+// moveAside renames every file of the log at path (rotated files, the active
+// file, the checkpoint file) to "<path>.broken.<time>..." and returns that
+// prefix.
+func moveAside(path string, now time.Time) (string, error) {
+	prefix := path + ".broken." + now.UTC().Format("20060102T150405.000Z")
+	files, err := Files(path)
+	if err != nil {
+		return "", err
+	}
+	for _, f := range files {
+		to := prefix + strings.TrimPrefix(f, path)
+		if err := os.Rename(f, to); err != nil {
+			return "", fmt.Errorf("audit: %w", err)
+		}
+	}
+	if err := os.Rename(path+".checkpoints", prefix+".checkpoints"); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return "", fmt.Errorf("audit: %w", err)
+	}
+	return prefix, syncDir(path)
+}
+
+// syncDir makes a create or rename in path's directory durable.
+func syncDir(path string) error {
+	d, err := os.Open(filepath.Dir(path))
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil && !errors.Is(err, os.ErrInvalid) {
+		return err
+	}
+	return nil
+}
