@@ -1,0 +1,323 @@
+package dlp
+
+import (
+	"encoding/base64"
+	"strings"
+	"unicode/utf8"
+)
+
+// encoding says how a redacted span hid its secret.
+type encoding uint8
+
+const (
+	encNone encoding = iota
+	encBase64
+	encHex
+	encPercent
+	encEscape
+)
+
+func (e encoding) String() string {
+	return [...]string{"", "base64", "hex", "percent", "escape"}[e]
+}
+
+const (
+	// minEncodedRun is the shortest base64 or hex run that is decoded: 16
+	// characters carry 8 to 12 bytes, shorter than any credential the
+	// built-in pack knows.
+	minEncodedRun = 16
+	// minPrintable: decoded base64 or hex is scanned only when it holds at
+	// least this many consecutive printable ASCII bytes; secrets are text,
+	// and random identifiers decode to binary.
+	minPrintable = 8
+)
+
+var (
+	b64Alphabet [256]bool // standard and URL-safe base64 alphabets together
+	hexDigit    [256]bool
+	tokenDelim  [256]bool // delimiters of percent / escape tokens
+)
+
+func init() {
+	for _, c := range "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/-_" {
+		b64Alphabet[c] = true
+	}
+	for _, c := range "0123456789abcdefABCDEF" {
+		hexDigit[c] = true
+	}
+	for c := 0; c <= 0x20; c++ {
+		tokenDelim[c] = true
+	}
+	for _, c := range "\x7f\"'`<>=&?,;(){}[]" {
+		tokenDelim[c] = true
+	}
+}
+
+// encoded appends candidates for secrets hidden in encoded runs of text:
+// each run is decoded, the decoded bytes are scanned with one less level of
+// depth, and when they hold a secret the whole run becomes a span named after
+// the leftmost secret inside (AIP §3.6 detect_encoding).
+//
+// Runs, as the reference scanner in the tests defines them by regex:
+//   - base64: a maximal run of [A-Za-z0-9+/_-] of at least 16 bytes, plus up
+//     to two "=" of padding; decoded with the URL alphabet if it holds - or _,
+//     else the standard one (a run holding both alphabets is not base64);
+//   - hex: a maximal run of hex digits of at least 16 bytes inside a base64
+//     run, decoded from its start;
+//   - percent and escape: a token (maximal run of bytes other than controls,
+//     space and "'`<>=&?,;(){}[]) holding %XX, or a backslash escape
+//     (\uXXXX, \UXXXXXXXX, \xXX, \n, \r, \t, \b, \f, \v, \0, \\, \/).
+func (s *Scanner) encoded(cands []span, text string, depth int) []span {
+	var buf []byte
+	n := len(text)
+	for i := 0; i+minEncodedRun <= n; {
+		// Skip ahead: a run of 16 starting in [i, i+15] must cover i+15.
+		j := i + minEncodedRun - 1
+		if !b64Alphabet[text[j]] {
+			i = j + 1
+			continue
+		}
+		k := j
+		for k > i && b64Alphabet[text[k-1]] {
+			k--
+		}
+		if k > i {
+			i = k
+			continue
+		}
+		e := j + 1
+		for e < n && b64Alphabet[text[e]] {
+			e++
+		}
+		end := e
+		for p := 0; p < 2 && end < n && text[end] == '='; p++ {
+			end++
+		}
+		cands, buf = s.decodeRun(cands, buf, text, i, e, end, depth)
+		i = end
+	}
+	if strings.IndexByte(text, '%') >= 0 || strings.IndexByte(text, '\\') >= 0 {
+		cands = s.tokens(cands, text, depth)
+	}
+	return cands
+}
+
+// decodeRun handles the base64 run text[a:e] (padding up to end) and the hex
+// runs inside it.
+func (s *Scanner) decodeRun(cands []span, buf []byte, text string, a, e, end, depth int) ([]span, []byte) {
+	run := text[a:e]
+	for h := 0; h < len(run); {
+		if !hexDigit[run[h]] {
+			h++
+			continue
+		}
+		g := h
+		for g < len(run) && hexDigit[run[g]] {
+			g++
+		}
+		if g-h >= minEncodedRun {
+			buf = hexDecode(buf[:0], run[h:g])
+			cands = s.scanDecoded(cands, buf, a+h, a+g, encHex, depth)
+		}
+		h = g
+	}
+	std := strings.ContainsAny(run, "+/")
+	url := strings.ContainsAny(run, "-_")
+	if std && url {
+		return cands, buf
+	}
+	enc := base64.RawStdEncoding
+	if url {
+		enc = base64.RawURLEncoding
+	}
+	body := run
+	if len(body)%4 == 1 {
+		body = body[:len(body)-1]
+	}
+	if cap(buf) < enc.DecodedLen(len(body)) {
+		buf = make([]byte, enc.DecodedLen(len(body)))
+	}
+	buf = buf[:enc.DecodedLen(len(body))]
+	m, err := enc.Decode(buf, []byte(body))
+	if err != nil {
+		return cands, buf
+	}
+	return s.scanDecoded(cands, buf[:m], a, end, encBase64, depth), buf
+}
+
+func (s *Scanner) scanDecoded(cands []span, dec []byte, a, b int, enc encoding, depth int) []span {
+	if !hasPrintableRun(dec) {
+		return cands
+	}
+	if sp := s.spans(string(dec), depth-1); len(sp) > 0 {
+		cands = append(cands, span{start: a, end: b, rule: sp[0].rule, enc: enc})
+	}
+	return cands
+}
+
+func hasPrintableRun(b []byte) bool {
+	run := 0
+	for _, c := range b {
+		if (c >= 0x20 && c < 0x7f) || c == '\n' || c == '\r' || c == '\t' {
+			if run++; run >= minPrintable {
+				return true
+			}
+		} else {
+			run = 0
+		}
+	}
+	return false
+}
+
+func hexDecode(dst []byte, h string) []byte {
+	for i := 0; i+1 < len(h); i += 2 {
+		dst = append(dst, unhex(h[i])<<4|unhex(h[i+1]))
+	}
+	return dst
+}
+
+func unhex(c byte) byte {
+	switch {
+	case c >= '0' && c <= '9':
+		return c - '0'
+	case c >= 'a' && c <= 'f':
+		return c - 'a' + 10
+	case c >= 'A' && c <= 'F':
+		return c - 'A' + 10
+	}
+	return 0
+}
+
+// tokens handles percent-encoded and backslash-escaped tokens.
+func (s *Scanner) tokens(cands []span, text string, depth int) []span {
+	for pos := 0; pos < len(text); {
+		i := strings.IndexAny(text[pos:], "%\\")
+		if i < 0 {
+			break
+		}
+		i += pos
+		lo, hi := i, i+1
+		for lo > pos && !tokenDelim[text[lo-1]] {
+			lo--
+		}
+		for hi < len(text) && !tokenDelim[text[hi]] {
+			hi++
+		}
+		tok := text[lo:hi]
+		if dec, ok := percentDecode(tok); ok {
+			if sp := s.spans(dec, depth-1); len(sp) > 0 {
+				cands = append(cands, span{start: lo, end: hi, rule: sp[0].rule, enc: encPercent})
+			}
+		}
+		if dec, ok := unescape(tok); ok {
+			if sp := s.spans(dec, depth-1); len(sp) > 0 {
+				cands = append(cands, span{start: lo, end: hi, rule: sp[0].rule, enc: encEscape})
+			}
+		}
+		pos = hi
+	}
+	return cands
+}
+
+// percentDecode decodes every %XX in tok; ok is false when there is none.
+func percentDecode(tok string) (string, bool) {
+	var b []byte
+	for i := 0; i < len(tok); i++ {
+		if tok[i] == '%' && i+2 < len(tok) && hexDigit[tok[i+1]] && hexDigit[tok[i+2]] {
+			if b == nil {
+				b = append(make([]byte, 0, len(tok)), tok[:i]...)
+			}
+			b = append(b, unhex(tok[i+1])<<4|unhex(tok[i+2]))
+			i += 2
+			continue
+		}
+		if b != nil {
+			b = append(b, tok[i])
+		}
+	}
+	return string(b), b != nil
+}
+
+// unescape decodes the backslash escapes of tok; ok is false when there is
+// none.
+func unescape(tok string) (string, bool) {
+	var b []byte
+	for i := 0; i < len(tok); i++ {
+		if tok[i] != '\\' || i+1 >= len(tok) {
+			if b != nil {
+				b = append(b, tok[i])
+			}
+			continue
+		}
+		r, w := escapeAt(tok, i)
+		if w == 0 {
+			if b != nil {
+				b = append(b, tok[i])
+			}
+			continue
+		}
+		if b == nil {
+			b = append(make([]byte, 0, len(tok)), tok[:i]...)
+		}
+		b = utf8.AppendRune(b, r)
+		i += w - 1
+	}
+	return string(b), b != nil
+}
+
+// escapeAt decodes the escape at tok[i] (a backslash) and returns the rune
+// and the width consumed, or width 0 when it is not an escape.
+func escapeAt(tok string, i int) (rune, int) {
+	switch tok[i+1] {
+	case 'n':
+		return '\n', 2
+	case 'r':
+		return '\r', 2
+	case 't':
+		return '\t', 2
+	case 'b':
+		return '\b', 2
+	case 'f':
+		return '\f', 2
+	case 'v':
+		return '\v', 2
+	case '0':
+		return 0, 2
+	case '\\', '/':
+		return rune(tok[i+1]), 2
+	case 'x':
+		if v, ok := hexValue(tok, i+2, 2); ok {
+			return rune(v), 4
+		}
+	case 'u':
+		v, ok := hexValue(tok, i+2, 4)
+		if !ok {
+			return 0, 0
+		}
+		if v >= 0xD800 && v < 0xDC00 && i+12 <= len(tok) && tok[i+6] == '\\' && tok[i+7] == 'u' {
+			if lo, ok := hexValue(tok, i+8, 4); ok && lo >= 0xDC00 && lo < 0xE000 {
+				return 0x10000 + (rune(v)-0xD800)<<10 + (rune(lo) - 0xDC00), 12
+			}
+		}
+		return rune(v), 6 // a lone surrogate becomes U+FFFD in AppendRune
+	case 'U':
+		if v, ok := hexValue(tok, i+2, 8); ok {
+			return rune(v), 10
+		}
+	}
+	return 0, 0
+}
+
+func hexValue(s string, at, n int) (uint32, bool) {
+	if at+n > len(s) {
+		return 0, false
+	}
+	var v uint32
+	for j := at; j < at+n; j++ {
+		if !hexDigit[s[j]] {
+			return 0, false
+		}
+		v = v<<4 | uint32(unhex(s[j]))
+	}
+	return v, true
+}

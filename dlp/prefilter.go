@@ -1,0 +1,124 @@
+package dlp
+
+// automaton is an Aho-Corasick automaton over byte strings, matched ASCII
+// case-insensitively. It is a full DFA over byte classes: one table lookup per
+// input byte, no failure-link chasing at scan time. States are numbered so that
+// every state with an output comes after all states without one, and stored
+// premultiplied by the number of classes, so the hot loop is a load, an add
+// and a compare.
+type automaton struct {
+	class    [256]uint8
+	nclass   int32
+	next     []int32   // next[state+class], states premultiplied by nclass
+	outStart int32     // premultiplied states >= outStart have outputs
+	out      [][]int32 // out[state/nclass]: pattern ids ending in that state
+}
+
+// newAutomaton builds the automaton for pats, which must be non-empty,
+// distinct and lower case.
+func newAutomaton(pats []string) *automaton {
+	a := &automaton{}
+	// Byte classes: every byte that occurs in a pattern (after lower-casing)
+	// gets its own class; upper-case letters share their lower-case class;
+	// everything else is class 0.
+	var seen [256]bool
+	for _, p := range pats {
+		for i := 0; i < len(p); i++ {
+			seen[p[i]] = true
+		}
+	}
+	n := uint8(1)
+	for b := 0; b < 256; b++ {
+		if seen[b] && !(b >= 'A' && b <= 'Z' && seen[b+32]) {
+			a.class[b] = n
+			n++
+		}
+	}
+	for b := 'A'; b <= 'Z'; b++ {
+		a.class[b] = a.class[b+32]
+	}
+	nc := int(n)
+	a.nclass = int32(nc)
+
+	// Trie.
+	trie := [][]int32{make([]int32, nc)}
+	outs := [][]int32{nil}
+	for id, p := range pats {
+		s := int32(0)
+		for i := 0; i < len(p); i++ {
+			c := a.class[p[i]]
+			if trie[s][c] == 0 {
+				trie = append(trie, make([]int32, nc))
+				outs = append(outs, nil)
+				trie[s][c] = int32(len(trie) - 1)
+			}
+			s = trie[s][c]
+		}
+		outs[s] = append(outs[s], int32(id))
+	}
+
+	// Breadth-first: failure links turn the trie into a DFA, and each state
+	// inherits the outputs of its failure state.
+	fail := make([]int32, len(trie))
+	queue := make([]int32, 0, len(trie))
+	for c := 0; c < nc; c++ {
+		if t := trie[0][c]; t != 0 {
+			queue = append(queue, t)
+		}
+	}
+	for q := 0; q < len(queue); q++ {
+		s := queue[q]
+		outs[s] = append(outs[s], outs[fail[s]]...)
+		for c := 0; c < nc; c++ {
+			t := trie[s][c]
+			if t != 0 {
+				fail[t] = trie[fail[s]][c]
+				queue = append(queue, t)
+			} else {
+				trie[s][c] = trie[fail[s]][c]
+			}
+		}
+	}
+
+	// Renumber: root first, states with outputs last.
+	order := make([]int32, 0, len(trie))
+	for s := range trie {
+		if len(outs[s]) == 0 {
+			order = append(order, int32(s))
+		}
+	}
+	a.outStart = int32(len(order)) * a.nclass
+	for s := range trie {
+		if len(outs[s]) != 0 {
+			order = append(order, int32(s))
+		}
+	}
+	newID := make([]int32, len(trie))
+	for i, s := range order {
+		newID[s] = int32(i)
+	}
+	a.next = make([]int32, len(trie)*nc)
+	a.out = make([][]int32, len(trie))
+	for i, s := range order {
+		for c := 0; c < nc; c++ {
+			a.next[i*nc+c] = newID[trie[s][c]] * a.nclass
+		}
+		a.out[i] = outs[s]
+	}
+	return a
+}
+
+// scan calls hit for every occurrence of every pattern in text, in order of
+// end position, with the pattern id and the end offset.
+func (a *automaton) scan(text string, hit func(id int32, end int)) {
+	next, class, outStart := a.next, &a.class, a.outStart
+	s := int32(0)
+	for i := 0; i < len(text); i++ {
+		s = next[s+int32(class[text[i]])]
+		if s >= outStart {
+			for _, id := range a.out[s/a.nclass] {
+				hit(id, i+1)
+			}
+		}
+	}
+}

@@ -1,0 +1,245 @@
+package dlp
+
+import (
+	"fmt"
+	"regexp"
+	"regexp/syntax"
+	"strings"
+)
+
+// Scanner finds and redacts secrets. It is compiled once by [New] and is
+// immutable: safe for concurrent use by any number of goroutines.
+type Scanner struct {
+	rules  []rule
+	ac     *automaton // nil when no rule has literals
+	refs   [][]litRef // per automaton pattern: the rules it feeds
+	always []int32    // rules without literals: run on every text
+	opt    Options
+}
+
+type mode uint8
+
+const (
+	modeAlways mode = iota // no literal known: run over every text
+	modeGate               // literals known but length unbounded, or Keywords: run over the whole text on a hit
+	modeWindow             // literals and a bounded length: run only around hits
+)
+
+type rule struct {
+	name       string
+	re         *regexp.Regexp
+	secret     []int // submatch indices of groups named secret*
+	minEntropy float64
+	mode       mode
+	maxLen     int // longest match in bytes (modeWindow)
+}
+
+// litRef ties an automaton pattern to a rule. exact, when set, is the
+// case-sensitive form that the text must hold.
+type litRef struct {
+	rule  int32
+	n     int
+	exact string
+}
+
+// New compiles patterns into a Scanner. It rejects, with a [*PatternError]
+// naming the rule: an empty or malformed name, a duplicate name, an empty,
+// over-long or invalid regex, a regex that can match the empty string, an
+// empty keyword and an out-of-range MinEntropy. opts may be nil.
+func New(patterns []Pattern, opts *Options) (*Scanner, error) {
+	o, err := opts.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	s := &Scanner{opt: o}
+	seen := make(map[string]bool, len(patterns))
+	litIDs := map[string]int32{}
+	var pats []string
+	for i, p := range patterns {
+		r, lits, err := compileRule(p, o)
+		if err == nil && seen[p.Name] {
+			err = ErrDuplicateName
+		}
+		if err != nil {
+			return nil, &PatternError{Index: i, Name: p.Name, Err: err}
+		}
+		seen[p.Name] = true
+		idx := int32(len(s.rules))
+		s.rules = append(s.rules, r)
+		if r.mode == modeAlways {
+			s.always = append(s.always, idx)
+			continue
+		}
+		for _, l := range lits {
+			key := lowerASCII(l.s)
+			id, ok := litIDs[key]
+			if !ok {
+				id = int32(len(pats))
+				litIDs[key] = id
+				pats = append(pats, key)
+				s.refs = append(s.refs, nil)
+			}
+			ref := litRef{rule: idx, n: len(l.s)}
+			if !l.fold && key != l.s {
+				ref.exact = l.s
+			}
+			s.refs[id] = append(s.refs[id], ref)
+		}
+	}
+	if len(pats) > 0 {
+		s.ac = newAutomaton(pats)
+	}
+	return s, nil
+}
+
+func compileRule(p Pattern, o Options) (rule, []lit, error) {
+	r := rule{name: p.Name, minEntropy: p.MinEntropy}
+	if err := validName(p.Name); err != nil {
+		return r, nil, err
+	}
+	if p.Regex == "" {
+		return r, nil, ErrEmptyRegex
+	}
+	if len(p.Regex) > o.MaxPatternLength {
+		return r, nil, fmt.Errorf("%w: %d bytes, the limit is %d (Options.MaxPatternLength)",
+			ErrPatternTooLong, len(p.Regex), o.MaxPatternLength)
+	}
+	if err := validEntropy(p.MinEntropy); err != nil {
+		return r, nil, fmt.Errorf("%w: %v", err, p.MinEntropy)
+	}
+	parsed, err := syntax.Parse(p.Regex, syntax.Perl)
+	if err != nil {
+		return r, nil, fmt.Errorf("%w: %w", ErrBadRegex, err)
+	}
+	re, err := regexp.Compile(p.Regex)
+	if err != nil {
+		return r, nil, fmt.Errorf("%w: %w", ErrBadRegex, err)
+	}
+	short, long := lengths(parsed)
+	if short == 0 || re.MatchString("") {
+		return r, nil, ErrEmptyMatch
+	}
+	r.re = re
+	for i, name := range re.SubexpNames() {
+		if strings.HasPrefix(name, "secret") {
+			r.secret = append(r.secret, i)
+		}
+	}
+	if len(p.Keywords) > 0 {
+		lits := make([]lit, len(p.Keywords))
+		for i, k := range p.Keywords {
+			if k == "" || len(k) > maxKeywordLen {
+				return r, nil, fmt.Errorf("%w: keyword %d is empty or longer than %d bytes", ErrBadKeyword, i, maxKeywordLen)
+			}
+			lits[i] = lit{s: lowerASCII(k), fold: true}
+		}
+		r.mode = modeGate
+		return r, lits, nil
+	}
+	lits := requiredLiterals(parsed)
+	switch {
+	case lits == nil:
+		r.mode = modeAlways
+	case long <= o.ChunkSize/4:
+		r.mode, r.maxLen = modeWindow, long
+	default:
+		r.mode = modeGate
+	}
+	return r, lits, nil
+}
+
+// Rules returns the rule names in pattern order.
+func (s *Scanner) Rules() []string {
+	out := make([]string, len(s.rules))
+	for i, r := range s.rules {
+		out[i] = r.name
+	}
+	return out
+}
+
+// Redact returns text with every secret replaced by "[REDACTED:<name>]" and
+// one [Finding] per rule that fired, in pattern order. Texts up to
+// Options.ChunkSize bytes are scanned whole; longer ones in overlapping chunks
+// (see [Options]). When nothing is found, text is returned as is and the
+// findings are nil.
+func (s *Scanner) Redact(text string) (string, []Finding) {
+	var agg aggregator
+	if len(text) <= s.opt.ChunkSize {
+		sp := s.spans(text, s.opt.EncodingDepth)
+		if len(sp) == 0 {
+			return text, nil
+		}
+		agg.add(s, sp, 0)
+		return string(appendRedacted(make([]byte, 0, len(text)), s, text, sp)), agg.findings(s)
+	}
+	var out []byte
+	for pos := 0; ; {
+		rest := text[pos:]
+		final := len(rest) <= s.opt.ChunkSize
+		if !final {
+			rest = rest[:s.opt.ChunkSize]
+		}
+		cut, sp := s.round(rest, final)
+		agg.add(s, sp, pos)
+		if out == nil && len(sp) > 0 {
+			out = append(make([]byte, 0, len(text)), text[:pos]...)
+		}
+		if out != nil {
+			out = appendRedacted(out, s, rest[:cut], sp)
+		}
+		pos += cut
+		if final {
+			break
+		}
+	}
+	if out == nil {
+		return text, nil
+	}
+	return string(out), agg.findings(s)
+}
+
+// appendRedacted appends text to dst with spans (sorted, disjoint, within
+// text) replaced.
+func appendRedacted(dst []byte, s *Scanner, text string, sp []span) []byte {
+	last := 0
+	for _, x := range sp {
+		dst = append(dst, text[last:x.start]...)
+		dst = append(dst, "[REDACTED:"...)
+		dst = append(dst, s.rules[x.rule].name...)
+		dst = append(dst, ']')
+		last = x.end
+	}
+	return append(dst, text[last:]...)
+}
+
+// aggregator sums spans into findings.
+type aggregator struct {
+	f []Finding // indexed by rule; nil until the first span
+}
+
+func (a *aggregator) add(s *Scanner, sp []span, base int) {
+	if len(sp) == 0 {
+		return
+	}
+	if a.f == nil {
+		a.f = make([]Finding, len(s.rules))
+	}
+	for _, x := range sp {
+		f := &a.f[x.rule]
+		f.Count++
+		if len(f.Ranges) < MaxRanges {
+			f.Ranges = append(f.Ranges, Range{Start: base + x.start, End: base + x.end, Encoding: x.enc.String()})
+		}
+	}
+}
+
+func (a *aggregator) findings(s *Scanner) []Finding {
+	var out []Finding
+	for i, f := range a.f {
+		if f.Count > 0 {
+			f.Rule = s.rules[i].name
+			out = append(out, f)
+		}
+	}
+	return out
+}
