@@ -14,6 +14,7 @@ type Scanner struct {
 	ac     *automaton // nil when no rule has literals
 	refs   [][]litRef // per automaton pattern: the rules it feeds
 	always []int32    // rules without literals: run on every text
+	byName map[string]int32
 	opt    Options
 }
 
@@ -51,7 +52,7 @@ func New(patterns []Pattern, opts *Options) (*Scanner, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Scanner{opt: o}
+	s := &Scanner{opt: o, byName: make(map[string]int32, len(patterns))}
 	seen := make(map[string]bool, len(patterns))
 	litIDs := map[string]int32{}
 	var pats []string
@@ -65,6 +66,7 @@ func New(patterns []Pattern, opts *Options) (*Scanner, error) {
 		}
 		seen[p.Name] = true
 		idx := int32(len(s.rules))
+		s.byName[p.Name] = idx
 		s.rules = append(s.rules, r)
 		if r.mode == modeAlways {
 			s.always = append(s.always, idx)
@@ -163,14 +165,14 @@ func (s *Scanner) Rules() []string {
 // (see [Options]). When nothing is found, text is returned as is and the
 // findings are nil.
 func (s *Scanner) Redact(text string) (string, []Finding) {
-	var agg aggregator
+	agg := aggregator{s: s}
 	if len(text) <= s.opt.ChunkSize {
 		sp := s.spans(text, s.opt.EncodingDepth)
 		if len(sp) == 0 {
 			return text, nil
 		}
-		agg.add(s, sp, 0)
-		return string(appendRedacted(make([]byte, 0, len(text)), s, text, sp)), agg.findings(s)
+		agg.add(sp, 0)
+		return string(appendRedacted(make([]byte, 0, len(text)), s, text, sp)), agg.list()
 	}
 	var out []byte
 	for pos := 0; ; {
@@ -180,7 +182,7 @@ func (s *Scanner) Redact(text string) (string, []Finding) {
 			rest = rest[:s.opt.ChunkSize]
 		}
 		cut, sp := s.round(rest, final)
-		agg.add(s, sp, pos)
+		agg.add(sp, pos)
 		if out == nil && len(sp) > 0 {
 			out = append(make([]byte, 0, len(text)), text[:pos]...)
 		}
@@ -195,7 +197,7 @@ func (s *Scanner) Redact(text string) (string, []Finding) {
 	if out == nil {
 		return text, nil
 	}
-	return string(out), agg.findings(s)
+	return string(out), agg.list()
 }
 
 // appendRedacted appends text to dst with spans (sorted, disjoint, within
@@ -212,18 +214,26 @@ func appendRedacted(dst []byte, s *Scanner, text string, sp []span) []byte {
 	return append(dst, text[last:]...)
 }
 
-// aggregator sums spans into findings.
+// aggregator sums spans and findings into one finding per rule.
 type aggregator struct {
+	s *Scanner
 	f []Finding // indexed by rule; nil until the first span
 }
 
-func (a *aggregator) add(s *Scanner, sp []span, base int) {
+func (a *aggregator) init() {
+	if a.f == nil {
+		a.f = make([]Finding, len(a.s.rules))
+		for i, r := range a.s.rules {
+			a.f[i].Rule = r.name
+		}
+	}
+}
+
+func (a *aggregator) add(sp []span, base int) {
 	if len(sp) == 0 {
 		return
 	}
-	if a.f == nil {
-		a.f = make([]Finding, len(s.rules))
-	}
+	a.init()
 	for _, x := range sp {
 		f := &a.f[x.rule]
 		f.Count++
@@ -233,11 +243,20 @@ func (a *aggregator) add(s *Scanner, sp []span, base int) {
 	}
 }
 
-func (a *aggregator) findings(s *Scanner) []Finding {
+// merge adds a finding of this scanner's rules.
+func (a *aggregator) merge(g Finding) {
+	a.init()
+	f := &a.f[a.s.byName[g.Rule]]
+	f.Count += g.Count
+	n := min(len(g.Ranges), MaxRanges-len(f.Ranges))
+	f.Ranges = append(f.Ranges, g.Ranges[:max(n, 0)]...)
+}
+
+// list returns the findings with a non-zero count, in pattern order.
+func (a *aggregator) list() []Finding {
 	var out []Finding
-	for i, f := range a.f {
+	for _, f := range a.f {
 		if f.Count > 0 {
-			f.Rule = s.rules[i].name
 			out = append(out, f)
 		}
 	}

@@ -1,0 +1,64 @@
+package dlp
+
+// Formats not tied to one vendor: private keys, JWTs, credentials in URLs
+// and headers, and generic secret assignments.
+func genericRules() []Rule {
+	b62 := func(n int) string { return fill(fakeAlnum, n) }
+	pemBody := "\n" + fill(fakeB64, 64) + "\n" + fill(fakeB64, 40) + "=\n"
+	jwtPart := func(n int) string { return fill("FAKEjwt0example_part-1", n) }
+	rules := []Rule{
+		mk("private-key",
+			`-----BEGIN[A-Z0-9 ]{0,32} PRIVATE KEY(?: BLOCK)?-----(?:[A-Za-z0-9+/=\s\\:,.-]*?-----END[A-Z0-9 ]{0,32} PRIVATE KEY(?: BLOCK)?-----|[A-Za-z0-9+/=\s\\:,.-]*)`,
+			"PEM private key block (RSA, EC, DSA, OpenSSH, PKCS#8, encrypted, PGP), whole; a block without its END line is redacted to the end of its body.",
+			[]string{
+				"-----BEGIN RSA " + "PRIVATE KEY-----" + pemBody + "-----END RSA " + "PRIVATE KEY-----",
+				"key: -----BEGIN " + "PRIVATE KEY-----" + pemBody,
+				`"-----BEGIN OPENSSH ` + `PRIVATE KEY-----\n` + fill(fakeB64, 70) + `\n-----END OPENSSH ` + `PRIVATE KEY-----\n"`,
+			},
+			[]string{"-----BEGIN PUBLIC KEY-----" + pemBody + "-----END PUBLIC KEY-----", "-----BEGIN CERTIFICATE-----" + pemBody, "the private key is stored elsewhere"}),
+		mk("jwt",
+			`\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}`,
+			"JSON Web Token (JWS compact form): base64url header and payload starting with eyJ, and a signature.",
+			[]string{"Bearer " + "eyJ" + jwtPart(30) + ".eyJ" + jwtPart(60) + "." + jwtPart(43)},
+			[]string{"eyJ" + jwtPart(30) + "." + jwtPart(60) + "." + jwtPart(43), "eyJ" + jwtPart(30) + ".eyJ" + jwtPart(60)}),
+		mk("database-url",
+			`(?i)\b(?:postgres(?:ql)?|mysql|mariadb|mongodb(?:\+srv)?|rediss?|amqps?|mssql|sqlserver|clickhouse|cockroachdb)://[^:/\s@"'<>]{1,64}:(?P<secret>[^@/\s"'<>]{1,128})@`,
+			"Database or broker connection URL with a password; the password is redacted.",
+			[]string{"DATABASE_URL=postgres://app:" + "Fake-Pa55word" + "@db.example.internal:5432/app", "mongodb+srv://u:" + b62(20) + "@cluster0.example.net"},
+			[]string{"postgres://db.example.internal:5432/app", "postgres://app@db.example.internal/app"}),
+		mk("url-credentials",
+			`\b[A-Za-z][A-Za-z0-9+.-]{1,20}://[^:/\s@"'<>]{1,64}:(?P<secret>[^@/\s"'<>]{3,128})@[A-Za-z0-9.\[-]`,
+			"User and password embedded in any other URL; the password is redacted.",
+			[]string{"git clone https://user:" + "Fake-Pa55word" + "@git.example.com/repo.git", "ftp://admin:" + b62(12) + "@files.example.org/"},
+			[]string{"https://git.example.com/user@example.com", "https://example.com:8443/path", "mailto:user@example.com"}),
+		mk("authorization-bearer",
+			`(?i)\b(?:authorization|proxy-authorization)["']?[ \t]{0,4}[:=][ \t]{0,4}["']?bearer[ \t]{1,4}(?P<secret>[A-Za-z0-9._~+/-]{16,1000}={0,2})`,
+			"Bearer token in an Authorization header or assignment.",
+			[]string{"Authorization: Bearer " + b62(40), `"authorization": "Bearer ` + b62(64) + `"`},
+			[]string{"Authorization: Bearer <token>", "authorization: bearer " + b62(8)}),
+		mk("authorization-basic",
+			`(?i)\b(?:authorization|proxy-authorization)["']?[ \t]{0,4}[:=][ \t]{0,4}["']?basic[ \t]{1,4}(?P<secret>[A-Za-z0-9+/]{8,1000}={0,2})`,
+			"Basic credentials in an Authorization header.",
+			[]string{"Authorization: Basic " + "ZmFrZTpub3RyZWFs" + "X2V4YW1wbGU="},
+			[]string{"Authorization: Basic <credentials>", "basic auth is configured"}),
+		mk("generic-password",
+			`(?i)(?:password|passwd|pwd)[A-Za-z0-9_.-]{0,16}(?:["']?[ \t]{0,4}(?:=|:=|:|=>)[ \t]{0,4}(?:"(?P<secret>[^"\s]{8,128})"|'(?P<secret2>[^'\s]{8,128})')|=(?P<secret3>[^\s"'`+"`"+`,;()<>\[\]{}&]{8,128}))`,
+			"A quoted value of at least 8 bytes assigned to a password-like name, or an unquoted one in NAME=value form; entropy at least 2.5 bits per byte.",
+			[]string{`password = "` + "Fake-Pa55word!" + `"`, "DB_PASSWORD=" + "Fake-Pa55word!", `{"pwd": "` + "Fake-Pa55word!" + `"}`},
+			[]string{`password = "aaaaaaaaaaaa"`, "password := os.Getenv(\"DB_PASSWORD\")", "Enter your password: ", `password = ""`}),
+		mk("generic-secret",
+			`(?i)(?:api[_-]?key|apikey|secret[_-]?key|client[_-]?secret|access[_-]?token|auth[_-]?token|api[_-]?token|private[_-]?token|secret)[A-Za-z0-9_.-]{0,16}(?:["']?[ \t]{0,4}(?:=|:=|:|=>)[ \t]{0,4}(?:"(?P<secret>[^"\s]{16,256})"|'(?P<secret2>[^'\s]{16,256})')|=(?P<secret3>[A-Za-z0-9_.~+/-]{16,256}))`,
+			"A value of at least 16 bytes assigned to an api_key, secret, token-like name; entropy at least 3.5 bits per byte.",
+			[]string{`api_key: "` + b62(32) + `"`, "CLIENT_SECRET=" + b62(40), `secret = '` + b62(24) + `'`},
+			[]string{`api_key: "` + fill("ab", 32) + `"`, `secret = "short"`, "the secret is out", `access_token: "xxxxxxxxxxxxxxxxxxxxxxxx"`}),
+	}
+	for i := range rules {
+		switch rules[i].Name {
+		case "generic-password":
+			rules[i].MinEntropy = 2.5
+		case "generic-secret":
+			rules[i].MinEntropy = 3.5
+		}
+	}
+	return rules
+}
