@@ -75,3 +75,5 @@
 //	files, _ := audit.Files("/var/log/gatehouse/audit.jsonl")
 //	sum, err := audit.VerifyFiles(files, &audit.VerifyOptions{PublicKey: pub, Checkpoints: ck})
 package audit
+
+//go:generate go run ./internal/gencorpus -out testdata/corpus

@@ -1,0 +1,89 @@
+package audit
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/gowebpki/jcs"
+)
+
+// canonCases are inputs where a hand-written canonicalizer is likely to go
+// wrong; each is checked against github.com/gowebpki/jcs.
+var canonCases = []string{
+	`{}`, `[]`, `null`, `true`, `0`, `-0`, `1`, `-1`, `123456789012345`, `1234567890123456`,
+	`12345678901234567890`, `1e21`, `1E-7`, `0.000001`, `1.5e300`, `-1.25e-10`, `1.0`, `100e-2`,
+	`9007199254740993`, `1e400`, `1e-400`, `01`, `-`, `1.`, `.5`, `+1`, `1e`, `0x10`, `NaN`, `Infinity`,
+	`"a\u0000b"`, `"\u001f\u007f\u0080"`, `"\/\b\f\n\r\t\"\\"`, `"\uD83D\uDE00"`, `"\ud83d\ude00"`,
+	`"\uDE00"`, `"\uD83D"`, `"\uD83Dx"`, `"\uD83D\u0041"`, `"é€𝄞"`, "\"\xff\"", "\"\xed\xa0\x80\"",
+	`"\u00e9"`, `"\u2028\u2029"`, `"<>&"`, "\"a\tb\"", `"\x"`, `"\u12G4"`, `"unterminated`,
+	`{"b":1,"a":2}`, `{"a":1,"a":2}`, `{"a":1,"\u0061":2}`, `{"\u20ac":1,"\r":2,"1":3,"\u0080":4,"\ud83d\ude00":5,"\ufb33":6}`,
+	`{"a":{"d":1,"c":[{"f":1,"e":2}]},"b":[3,2,1]}`, ` { "a" : [ 1 , 2 ] } `, "\t{\"a\":1}\n",
+	`{"a":1,}`, `{,"a":1}`, `[1,]`, `[,1]`, `[1 2]`, `{"a" 1}`, `{"a":}`, `{a:1}`, `{"a":1}x`, `{"a":1} {}`,
+	`[tru]`, `[true1]`, `[null,false]`, `"`, ``, ` `, `[`, `{"a":[}`, `{"é":1,"e":2,"z":3}`,
+	`[1,"2",{"3":[4]}]`, `{"":1," ":2}`, "[1\u00a0]",
+}
+
+func TestCanonMatchesJCS(t *testing.T) {
+	for _, in := range canonCases {
+		checkCanon(t, []byte(in))
+	}
+}
+
+func checkCanon(t *testing.T, in []byte) {
+	t.Helper()
+	want, werr := jcs.Transform(in)
+	var c canon
+	err := c.transform(in)
+	switch {
+	case err == nil && werr != nil:
+		t.Errorf("%q: accepted, jcs rejects: %v", in, werr)
+	case err != nil && werr == nil && !tooDeep(in):
+		t.Errorf("%q: rejected (%v), jcs accepts", in, err)
+	case err == nil && !bytes.Equal(c.out, want):
+		t.Errorf("%q:\n got %s\nwant %s", in, c.out, want)
+	}
+}
+
+// tooDeep reports nesting beyond maxDepth, which canon rejects on purpose.
+func tooDeep(in []byte) bool {
+	return strings.Count(string(in), "[")+strings.Count(string(in), "{") > maxDepth
+}
+
+func TestCanonDepthLimit(t *testing.T) {
+	ok := strings.Repeat("[", maxDepth) + strings.Repeat("]", maxDepth)
+	var c canon
+	if err := c.transform([]byte(ok)); err != nil {
+		t.Fatalf("depth %d: %v", maxDepth, err)
+	}
+	deep := "[" + ok + "]"
+	if err := c.transform([]byte(deep)); err == nil {
+		t.Fatalf("depth %d accepted", maxDepth+1)
+	}
+}
+
+func TestCanonTopLevelMembers(t *testing.T) {
+	var c canon
+	if err := c.transform([]byte(`{"z":{"y":1,"x":2},"a":[{"q":1}],"m":"v"}`)); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, m := range c.mem {
+		got = append(got, string(m.key)+"="+string(c.out[m.start+m.value:m.end]))
+	}
+	want := []string{`a=[{"q":1}]`, `m="v"`, `z={"x":2,"y":1}`}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Fatalf("members %q, want %q", got, want)
+	}
+}
+
+// FuzzCanon: canon never panics, accepts only what jcs accepts (below the
+// depth limit, exactly that), and produces the same bytes.
+func FuzzCanon(f *testing.F) {
+	for _, s := range canonCases {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		checkCanon(t, in)
+	})
+}
