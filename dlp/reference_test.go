@@ -1,0 +1,259 @@
+package dlp_test
+
+import (
+	"encoding/base64"
+	"encoding/hex"
+	"fmt"
+	"math"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
+
+	"github.com/gatehouse-dev/gatehouse/dlp"
+)
+
+// refScanner is the slow, obviously correct scanner the fast one is checked
+// against: every regex over the whole text, no prefilter, no windows; the
+// encoded runs are found with regular expressions and decoded with the
+// standard library. It implements the documented semantics independently.
+type refScanner struct {
+	pats  []dlp.Pattern
+	res   []*regexp.Regexp
+	enc   bool
+	depth int
+}
+
+type refSpan struct {
+	start, end, rule int
+	enc              string
+}
+
+func newRef(pats []dlp.Pattern, opts *dlp.Options) *refScanner {
+	r := &refScanner{pats: pats, depth: 1}
+	for _, p := range pats {
+		r.res = append(r.res, regexp.MustCompile(p.Regex))
+	}
+	if opts != nil {
+		r.enc = opts.DetectEncoding
+		if opts.EncodingDepth > 0 {
+			r.depth = opts.EncodingDepth
+		}
+	}
+	return r
+}
+
+var (
+	refB64Run    = regexp.MustCompile(`[A-Za-z0-9+/_-]{16,}={0,2}`)
+	refHexRun    = regexp.MustCompile(`[0-9a-fA-F]{16,}`)
+	refToken     = regexp.MustCompile("[^\\x00-\\x20\\x7f\"'`<>=&?,;(){}\\[\\]]+")
+	refPercent   = regexp.MustCompile(`%[0-9A-Fa-f]{2}`)
+	refEscape    = regexp.MustCompile(`\\(?:u[0-9A-Fa-f]{4}|U[0-9A-Fa-f]{8}|x[0-9A-Fa-f]{2}|[nrtbfv0\\/])`)
+	refPrintable = regexp.MustCompile(`[\x20-\x7e\t\n\r]{8}`)
+)
+
+func (r *refScanner) redact(text string) (string, []dlp.Finding) {
+	sp := r.spans(text, r.depth)
+	if len(sp) == 0 {
+		return text, nil
+	}
+	var b strings.Builder
+	last := 0
+	counts := make([]dlp.Finding, len(r.pats))
+	for _, s := range sp {
+		b.WriteString(text[last:s.start])
+		b.WriteString("[REDACTED:" + r.pats[s.rule].Name + "]")
+		last = s.end
+		counts[s.rule].Rule = r.pats[s.rule].Name
+		counts[s.rule].Count++
+		counts[s.rule].Ranges = append(counts[s.rule].Ranges, dlp.Range{Start: s.start, End: s.end, Encoding: s.enc})
+	}
+	b.WriteString(text[last:])
+	var fs []dlp.Finding
+	for _, f := range counts {
+		if f.Count > 0 {
+			fs = append(fs, f)
+		}
+	}
+	return b.String(), fs
+}
+
+func (r *refScanner) spans(text string, depth int) []refSpan {
+	var c []refSpan
+	for i, p := range r.pats {
+		if len(p.Keywords) > 0 && !containsAnyFold(text, p.Keywords) {
+			continue
+		}
+		re := r.res[i]
+		for _, m := range re.FindAllStringSubmatchIndex(text, -1) {
+			a, b := m[0], m[1]
+			for g, name := range re.SubexpNames() {
+				if strings.HasPrefix(name, "secret") && m[2*g] >= 0 {
+					a, b = m[2*g], m[2*g+1]
+					break
+				}
+			}
+			if a == b || (p.MinEntropy > 0 && refEntropy(text[a:b]) < p.MinEntropy) {
+				continue
+			}
+			c = append(c, refSpan{a, b, i, ""})
+		}
+	}
+	if r.enc && depth > 0 {
+		c = append(c, r.encodedSpans(text, depth)...)
+	}
+	// Leftmost, then longest, then earlier rule; overlapping spans merge.
+	sort.Slice(c, func(i, j int) bool {
+		if c[i].start != c[j].start {
+			return c[i].start < c[j].start
+		}
+		if c[i].end != c[j].end {
+			return c[i].end > c[j].end
+		}
+		return c[i].rule < c[j].rule
+	})
+	var out []refSpan
+	for _, s := range c {
+		if n := len(out); n > 0 && s.start < out[n-1].end {
+			out[n-1].end = max(out[n-1].end, s.end)
+			continue
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+func (r *refScanner) encodedSpans(text string, depth int) []refSpan {
+	var c []refSpan
+	try := func(decoded string, a, b int, enc string, printable bool) {
+		if printable && !refPrintable.MatchString(decoded) {
+			return
+		}
+		if sp := r.spans(decoded, depth-1); len(sp) > 0 {
+			c = append(c, refSpan{a, b, sp[0].rule, enc})
+		}
+	}
+	for _, m := range refB64Run.FindAllStringIndex(text, -1) {
+		body := strings.TrimRight(text[m[0]:m[1]], "=")
+		for _, h := range refHexRun.FindAllStringIndex(body, -1) {
+			digits := body[h[0]:h[1]]
+			dec, err := hex.DecodeString(digits[:len(digits)&^1])
+			if err != nil {
+				panic(err)
+			}
+			try(string(dec), m[0]+h[0], m[0]+h[1], "hex", true)
+		}
+		std, url := strings.ContainsAny(body, "+/"), strings.ContainsAny(body, "-_")
+		if std && url {
+			continue
+		}
+		enc := base64.RawStdEncoding
+		if url {
+			enc = base64.RawURLEncoding
+		}
+		if len(body)%4 == 1 {
+			body = body[:len(body)-1]
+		}
+		if dec, err := enc.DecodeString(body); err == nil {
+			try(string(dec), m[0], m[1], "base64", true)
+		}
+	}
+	for _, m := range refToken.FindAllStringIndex(text, -1) {
+		tok := text[m[0]:m[1]]
+		if refPercent.MatchString(tok) {
+			dec := refPercent.ReplaceAllStringFunc(tok, func(e string) string {
+				v, _ := strconv.ParseUint(e[1:], 16, 8)
+				return string([]byte{byte(v)})
+			})
+			try(dec, m[0], m[1], "percent", false)
+		}
+		if refEscape.MatchString(tok) {
+			try(refUnescape(tok), m[0], m[1], "escape", false)
+		}
+	}
+	return c
+}
+
+// refUnescape decodes escapes; adjacent \u escapes forming a UTF-16
+// surrogate pair become one rune, any other surrogate becomes U+FFFD.
+func refUnescape(tok string) string {
+	var b []byte
+	last := 0
+	var pendingHigh rune = -1
+	locs := refEscape.FindAllStringIndex(tok, -1)
+	flush := func() {
+		if pendingHigh >= 0 {
+			b = utf8.AppendRune(b, utf8.RuneError)
+			pendingHigh = -1
+		}
+	}
+	for _, l := range locs {
+		if l[0] != last {
+			flush()
+			b = append(b, tok[last:l[0]]...)
+		}
+		e := tok[l[0]:l[1]]
+		last = l[1]
+		switch e[1] {
+		case 'u':
+			v, _ := strconv.ParseUint(e[2:], 16, 32)
+			u := rune(v)
+			if pendingHigh >= 0 && utf16.IsSurrogate(u) && u >= 0xDC00 {
+				b = utf8.AppendRune(b, utf16.DecodeRune(pendingHigh, u))
+				pendingHigh = -1
+				continue
+			}
+			flush()
+			if u >= 0xD800 && u < 0xDC00 {
+				pendingHigh = u
+				continue
+			}
+			b = utf8.AppendRune(b, u)
+		case 'U', 'x':
+			flush()
+			v, _ := strconv.ParseUint(e[2:], 16, 32)
+			b = utf8.AppendRune(b, rune(v))
+		default:
+			flush()
+			b = append(b, map[byte]byte{'n': '\n', 'r': '\r', 't': '\t', 'b': '\b', 'f': '\f', 'v': '\v', '0': 0, '\\': '\\', '/': '/'}[e[1]])
+		}
+	}
+	flush()
+	return string(append(b, tok[last:]...))
+}
+
+func containsAnyFold(text string, kws []string) bool {
+	for _, k := range kws {
+		if strings.Contains(asciiLower(text), asciiLower(k)) {
+			return true
+		}
+	}
+	return false
+}
+
+func asciiLower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if c >= 'A' && c <= 'Z' {
+			b[i] = c + 32
+		}
+	}
+	return string(b)
+}
+
+func refEntropy(s string) float64 {
+	m := map[byte]float64{}
+	for i := 0; i < len(s); i++ {
+		m[s[i]]++
+	}
+	var h float64
+	for _, n := range m {
+		p := n / float64(len(s))
+		h -= p * math.Log2(p)
+	}
+	return h
+}
+
+func fmtFindings(fs []dlp.Finding) string { return fmt.Sprintf("%+v", fs) }
