@@ -1,0 +1,269 @@
+package policy
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/gatehouse-dev/gatehouse/normalize"
+)
+
+// ParseError is a problem in a policy document, with its position (1-based;
+// Col is 0 when the YAML parser did not report one).
+type ParseError struct {
+	Line, Col int
+	Msg       string
+	Err       error // the underlying error, if any (a regexp or rate error)
+}
+
+func (e *ParseError) Error() string {
+	switch {
+	case e.Line > 0 && e.Col > 0:
+		return fmt.Sprintf("policy: line %d, column %d: %s", e.Line, e.Col, e.Msg)
+	case e.Line > 0:
+		return fmt.Sprintf("policy: line %d: %s", e.Line, e.Msg)
+	}
+	return "policy: " + e.Msg
+}
+
+func (e *ParseError) Unwrap() error { return e.Err }
+
+func errAt(n *yaml.Node, format string, args ...any) *ParseError {
+	e := &ParseError{Msg: fmt.Sprintf(format, args...)}
+	if n != nil {
+		e.Line, e.Col = n.Line, n.Column
+	}
+	return e
+}
+
+// Options adjust how a policy is compiled. The zero value (or nil) uses the
+// process's home and working directories.
+type Options struct {
+	// Home is the directory "~" and "$HOME" stand for, in protected paths
+	// and in arguments. Default: os.UserHomeDir.
+	Home string
+	// WorkDir is the directory relative paths in arguments are resolved
+	// against. Default: os.Getwd.
+	WorkDir string
+}
+
+// Parse compiles an AIP v1alpha1 AgentPolicy document. Parsing is strict:
+// unknown fields, an unknown apiVersion or kind, a missing metadata.name, a
+// regex that does not compile, a malformed rate limit and tool rules that
+// collide after normalization are all errors, reported as *ParseError with
+// the line and column. The home and working directories are resolved here,
+// once, so Evaluate never makes a system call.
+func Parse(data []byte) (*Policy, error) { return ParseWith(data, nil) }
+
+// ParseWith is [Parse] with options.
+func ParseWith(data []byte, opts *Options) (*Policy, error) {
+	return parse(data, opts, "")
+}
+
+// Load reads and compiles the policy file at path. The file itself becomes a
+// protected path (AIP §8.1), by its absolute path and, when it is reached
+// through a symbolic link, by its resolved path too.
+func Load(path string) (*Policy, error) { return LoadWith(path, nil) }
+
+// LoadWith is [Load] with options.
+func LoadWith(path string, opts *Options) (*Policy, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, fmt.Errorf("policy: %w", err)
+	}
+	f, err := os.Open(abs)
+	if err != nil {
+		return nil, fmt.Errorf("policy: %w", err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, MaxPolicySize+1))
+	if err != nil {
+		return nil, fmt.Errorf("policy: reading %s: %w", path, err)
+	}
+	p, err := parse(data, opts, abs)
+	if err != nil {
+		var pe *ParseError
+		if errors.As(err, &pe) {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		return nil, err
+	}
+	return p, nil
+}
+
+func parse(data []byte, opts *Options, file string) (*Policy, error) {
+	if len(data) > MaxPolicySize {
+		return nil, &ParseError{Msg: fmt.Sprintf("document is larger than %d bytes", MaxPolicySize)}
+	}
+	var doc docYAML
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(&doc); err != nil {
+		if err == io.EOF {
+			return nil, &ParseError{Msg: "empty document: want an AgentPolicy"}
+		}
+		return nil, yamlError(err)
+	}
+	var extra yaml.Node
+	if err := dec.Decode(&extra); err != io.EOF {
+		if err != nil {
+			return nil, yamlError(err)
+		}
+		return nil, errAt(&extra, "more than one YAML document: a policy file holds exactly one AgentPolicy")
+	}
+	env, err := pathEnv(opts)
+	if err != nil {
+		return nil, err
+	}
+	c := compiler{p: &Policy{path: file, env: env}}
+	if err := c.doc(&doc); err != nil {
+		return nil, err
+	}
+	if file != "" {
+		c.protectFile(file)
+	}
+	return c.p, nil
+}
+
+var yamlLine = regexp.MustCompile(`line (\d+)`)
+
+// yamlError turns a yaml.v3 error into a *ParseError, keeping its line.
+func yamlError(err error) *ParseError {
+	msg := err.Error()
+	if te, ok := err.(*yaml.TypeError); ok && len(te.Errors) > 0 {
+		msg = te.Errors[0]
+	}
+	pe := &ParseError{Err: err}
+	if m := yamlLine.FindStringSubmatchIndex(msg); m != nil {
+		pe.Line, _ = strconv.Atoi(msg[m[2]:m[3]])
+		msg = strings.TrimLeft(msg[m[1]:], ": ")
+	}
+	msg = strings.TrimPrefix(msg, "yaml: ")
+	msg = strings.Replace(msg, " in type policy.", " in ", 1)
+	pe.Msg = msg
+	return pe
+}
+
+func pathEnv(opts *Options) (normalize.PathEnv, error) {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	if o.Home == "" {
+		o.Home, _ = os.UserHomeDir() // an unknown home is reported only if "~" is used
+	}
+	if o.WorkDir == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return normalize.PathEnv{}, &ParseError{Msg: "cannot resolve the working directory for protected paths (set Options.WorkDir)", Err: err}
+		}
+		o.WorkDir = wd
+	}
+	env, err := normalize.NewPathEnv(o.Home, o.WorkDir)
+	if err != nil {
+		return normalize.PathEnv{}, &ParseError{Msg: strings.TrimPrefix(err.Error(), "normalize: "), Err: err}
+	}
+	return env, nil
+}
+
+// The document as YAML sees it. yaml.Node fields keep positions for errors;
+// struct fields are checked for unknown keys by KnownFields.
+type docYAML struct {
+	APIVersion yaml.Node `yaml:"apiVersion"`
+	Kind       yaml.Node `yaml:"kind"`
+	Metadata   *metaYAML `yaml:"metadata"`
+	Spec       *specYAML `yaml:"spec"`
+}
+
+type metaYAML struct {
+	Name    yaml.Node `yaml:"name"`
+	Version yaml.Node `yaml:"version"`
+	Owner   yaml.Node `yaml:"owner"`
+}
+
+type specYAML struct {
+	Mode              yaml.Node      `yaml:"mode"`
+	AllowedTools      yaml.Node      `yaml:"allowed_tools"`
+	AllowedMethods    yaml.Node      `yaml:"allowed_methods"`
+	DeniedMethods     yaml.Node      `yaml:"denied_methods"`
+	ToolRules         []toolRuleYAML `yaml:"tool_rules"`
+	ProtectedPaths    yaml.Node      `yaml:"protected_paths"`
+	StrictArgsDefault yaml.Node      `yaml:"strict_args_default"`
+	DLP               *dlpYAML       `yaml:"dlp"`
+}
+
+type toolRuleYAML struct {
+	Tool       yaml.Node `yaml:"tool"`
+	Action     yaml.Node `yaml:"action"`
+	RateLimit  yaml.Node `yaml:"rate_limit"`
+	StrictArgs yaml.Node `yaml:"strict_args"`
+	AllowArgs  yaml.Node `yaml:"allow_args"`
+}
+
+type dlpYAML struct {
+	Enabled        yaml.Node        `yaml:"enabled"`
+	DetectEncoding yaml.Node        `yaml:"detect_encoding"`
+	FilterStderr   yaml.Node        `yaml:"filter_stderr"`
+	Patterns       []dlpPatternYAML `yaml:"patterns"`
+}
+
+type dlpPatternYAML struct {
+	Name  yaml.Node `yaml:"name"`
+	Regex yaml.Node `yaml:"regex"`
+}
+
+// present reports whether a field was written with a non-null value.
+func present(n *yaml.Node) bool { return n.Kind != 0 && n.Tag != "!!null" }
+
+func scalar(n *yaml.Node, field string) (string, error) {
+	if n.Kind != yaml.ScalarNode {
+		return "", errAt(n, "%s must be a string", field)
+	}
+	return n.Value, nil
+}
+
+func boolean(n *yaml.Node, field string) (bool, error) {
+	if n.Kind != yaml.ScalarNode || n.Tag != "!!bool" {
+		return false, errAt(n, "%s must be true or false", field)
+	}
+	var b bool
+	if err := n.Decode(&b); err != nil {
+		return false, errAt(n, "%s must be true or false", field)
+	}
+	return b, nil
+}
+
+// list returns the scalar items of a sequence node (nil for an absent or
+// null field).
+func list(n *yaml.Node, field string) ([]*yaml.Node, error) {
+	if !present(n) {
+		return nil, nil
+	}
+	if n.Kind != yaml.SequenceNode {
+		return nil, errAt(n, "%s must be a list of strings", field)
+	}
+	for _, it := range n.Content {
+		if it.Kind != yaml.ScalarNode || it.Tag == "!!null" {
+			return nil, errAt(it, "%s must be a list of strings", field)
+		}
+	}
+	return n.Content, nil
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

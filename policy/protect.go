@@ -1,0 +1,157 @@
+package policy
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/gatehouse-dev/gatehouse/normalize"
+)
+
+// protectedPath is one canonical protected path.
+type protectedPath struct {
+	path string // canonical: absolute ("/home/u/.ssh") or relative (".env")
+	abs  bool
+	// aroundCwd: the path is the working directory or one of its
+	// ancestors, so every relative word would resolve inside it. Bare words
+	// ("notes.txt") are then not matched against it; see matchToken.
+	aroundCwd bool
+	// padded is "/" + path + "/" for relative paths: a component-aligned
+	// substring test.
+	padded string
+}
+
+func (c *compiler) protectedPaths(n *yaml.Node) error {
+	items, err := list(n, "spec.protected_paths")
+	if err != nil {
+		return err
+	}
+	for _, it := range items {
+		v := it.Value
+		if strings.TrimSpace(v) == "" {
+			return errAt(it, "spec.protected_paths entry is empty")
+		}
+		if c.p.env.Home() == "" && usesHome(v) {
+			return errAt(it, "protected path %q uses the home directory, which is unknown here (set policy.Options.Home)", clip(v))
+		}
+		c.protect(c.p.env.Clean(v))
+	}
+	return nil
+}
+
+func usesHome(v string) bool {
+	t := normalize.PathText(v)
+	return strings.HasPrefix(t, "~") || strings.Contains(t, "$home") || strings.Contains(t, "${home}") || strings.Contains(t, "%userprofile%")
+}
+
+// protectFile protects the policy file (AIP §8.1) by its absolute path and,
+// if different, its resolved path.
+func (c *compiler) protectFile(abs string) {
+	c.protect(c.p.env.Clean(abs))
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		c.protect(c.p.env.Clean(real))
+	}
+}
+
+func (c *compiler) protect(canon string) {
+	for _, pp := range c.p.protected {
+		if pp.path == canon {
+			return
+		}
+	}
+	pp := protectedPath{path: canon, abs: strings.HasPrefix(canon, "/")}
+	if pp.abs {
+		cwd := c.p.env.Cwd()
+		pp.aroundCwd = canon == "/" || cwd == canon || strings.HasPrefix(cwd, canon+"/")
+	} else {
+		pp.padded = "/" + canon + "/"
+	}
+	c.p.protected = append(c.p.protected, pp)
+}
+
+// ProtectedPaths returns the canonical protected paths, the policy file's included.
+func (p *Policy) ProtectedPaths() []string {
+	out := make([]string, len(p.protected))
+	for i, pp := range p.protected {
+		out[i] = pp.path
+	}
+	return out
+}
+
+// matchToken reports whether a path-like word names a protected path or
+// something inside one.
+func (pp *protectedPath) matchToken(t normalize.Token) bool {
+	if !pp.abs {
+		// A relative protected path matches as whole components anywhere:
+		// ".env" catches "/app/.env" and "x/../.env" but not ".env.example".
+		// A relative word is matched as written, not joined to the working
+		// directory, whose own components must not count.
+		if t.Rel != "" {
+			return strings.Contains("/"+t.Rel+"/", pp.padded)
+		}
+		return strings.Contains(t.Abs+"/", pp.padded)
+	}
+	if t.Bare && pp.aroundCwd {
+		// "notes.txt" with the working directory inside a protected tree:
+		// matching would block every word of every argument. Bare words are
+		// matched only against protected paths below the working directory.
+		return false
+	}
+	return pathWithin(t.Abs, pp.path)
+}
+
+// pathWithin reports whether p is dir or inside dir (both canonical, absolute).
+func pathWithin(p, dir string) bool {
+	if dir == "/" {
+		return true
+	}
+	return p == dir || (len(p) > len(dir) && p[len(dir)] == '/' && p[:len(dir)] == dir)
+}
+
+// protectedText reports whether free text s names a protected path.
+func (p *Policy) protectedText(s string) bool {
+	if len(p.protected) == 0 || s == "" {
+		return false
+	}
+	return p.env.Scan(s, func(t normalize.Token) bool {
+		for i := range p.protected {
+			if p.protected[i].matchToken(t) {
+				return true
+			}
+		}
+		return false
+	})
+}
+
+// protectedValue walks an argument value (keys and nested values included)
+// and reports the first protected path found.
+func (p *Policy) protectedValue(v any, depth int) bool {
+	if depth > maxDepth {
+		return true // fail closed: too deep to inspect
+	}
+	switch x := v.(type) {
+	case string:
+		return p.protectedText(x)
+	case map[string]any:
+		for k, e := range x {
+			if p.protectedText(k) || p.protectedValue(e, depth+1) {
+				return true
+			}
+		}
+	case []any:
+		for _, e := range x {
+			if p.protectedValue(e, depth+1) {
+				return true
+			}
+		}
+	case nil, bool, json.Number, float64, int, int64:
+	default:
+		// A Go value that JSON decoding does not produce (a caller's own
+		// slice or struct): inspect its JSON text; fail closed if it has none.
+		s, err := stringify(v)
+		return err != nil || p.protectedText(s)
+	}
+	return false
+}
