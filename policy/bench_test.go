@@ -1,0 +1,94 @@
+package policy_test
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/gatehouse-dev/gatehouse/policy"
+)
+
+const benchPolicy = `
+apiVersion: aip.io/v1alpha1
+kind: AgentPolicy
+metadata:
+  name: bench
+spec:
+  allowed_tools: [read_file, list_directory, search]
+  tool_rules:
+    - tool: fetch
+      allow_args:
+        url: "^https://github\\.com/[a-z0-9_-]+/[a-z0-9_.-]+$"
+    - tool: query
+      strict_args: true
+      allow_args:
+        sql: "^SELECT\\s"
+        limit: "^[0-9]{1,4}$"
+`
+
+const benchProtected = benchPolicy + `  protected_paths: [~/.ssh, ~/.aws/credentials, .env, /etc/shadow]
+`
+
+func mustParse(b *testing.B, src string) *policy.Policy {
+	b.Helper()
+	p, err := policy.ParseWith([]byte(src), &policy.Options{Home: "/home/agent", WorkDir: "/srv/app"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return p
+}
+
+func benchEval(b *testing.B, p *policy.Policy, r policy.Request, want policy.Outcome) {
+	b.Helper()
+	if d := p.Evaluate(r); d.Outcome != want {
+		b.Fatalf("outcome %s, want %s: %s", d.Outcome, want, d.Reason)
+	}
+	b.Run("serial", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			p.Evaluate(r)
+		}
+	})
+	b.Run("parallel", func(b *testing.B) {
+		b.ReportAllocs()
+		b.RunParallel(func(pb *testing.PB) {
+			for pb.Next() {
+				p.Evaluate(r)
+			}
+		})
+	})
+}
+
+// BenchmarkEvaluateAllow is the allow path: a listed tool, one string argument.
+func BenchmarkEvaluateAllow(b *testing.B) {
+	p := mustParse(b, benchPolicy)
+	benchEval(b, p, policy.Request{Method: "tools/call", Tool: "read_file", Args: map[string]any{"path": "/srv/app/README.md"}}, policy.Allow)
+}
+
+// BenchmarkEvaluateRegexArg validates one argument against its regex.
+func BenchmarkEvaluateRegexArg(b *testing.B) {
+	p := mustParse(b, benchPolicy)
+	benchEval(b, p, policy.Request{Method: "tools/call", Tool: "fetch", Args: map[string]any{"url": "https://github.com/gatehouse-dev/gatehouse"}}, policy.Allow)
+}
+
+// BenchmarkEvaluateStrictProtected runs two regexes, strict args and a
+// protected-path scan of every argument.
+func BenchmarkEvaluateStrictProtected(b *testing.B) {
+	p := mustParse(b, benchProtected)
+	benchEval(b, p, policy.Request{Method: "tools/call", Tool: "query", Args: map[string]any{
+		"sql": "SELECT name FROM users WHERE id = 7", "limit": json.Number("10"),
+	}}, policy.Allow)
+}
+
+// BenchmarkEvaluateProtectedHit finds a protected path inside a command.
+func BenchmarkEvaluateProtectedHit(b *testing.B) {
+	p := mustParse(b, benchProtected)
+	benchEval(b, p, policy.Request{Method: "tools/call", Tool: "read_file", Args: map[string]any{
+		"path": "cat ~/.ssh/id_rsa",
+	}}, policy.ProtectedPath)
+}
+
+// BenchmarkEvaluateBlock is the deny path for an unlisted tool.
+func BenchmarkEvaluateBlock(b *testing.B) {
+	p := mustParse(b, benchPolicy)
+	benchEval(b, p, policy.Request{Method: "tools/call", Tool: "delete_file", Args: map[string]any{"path": "/tmp/x"}}, policy.Block)
+}
