@@ -55,17 +55,17 @@ func (r *rule) checkArgs(args map[string]any) (arg, pattern, reason string, ok b
 		a := &r.args[i]
 		v, present := args[a.name]
 		if !present {
-			return a.name, a.pattern, "required argument " + quote(a.name) + " is missing (tool rule allow_args)", false
+			return a.name, a.pattern, "Required argument " + quote(a.name) + " is missing (tool rule allow_args)", false
 		}
 		s, err := stringify(v)
 		if err != nil {
-			return a.name, a.pattern, "argument " + quote(a.name) + " has no JSON representation", false
+			return a.name, a.pattern, "Argument " + quote(a.name) + " has no JSON representation", false
 		}
 		if len(s) > MaxArgLen {
-			return a.name, a.pattern, fmt.Sprintf("argument %s is %d bytes, over the %d-byte limit for allow_args matching", quote(a.name), len(s), MaxArgLen), false
+			return a.name, a.pattern, fmt.Sprintf("Argument %s is %d bytes, over the %d-byte limit for allow_args matching", quote(a.name), len(s), MaxArgLen), false
 		}
 		if !a.re.MatchString(s) {
-			return a.name, a.pattern, "argument " + quote(a.name) + " does not match its allow_args pattern", false
+			return a.name, a.pattern, "Argument " + quote(a.name) + " does not match its allow_args pattern", false
 		}
 	}
 	return "", "", "", true

@@ -148,9 +148,25 @@ func yamlError(err error) *ParseError {
 		msg = strings.TrimLeft(msg[m[1]:], ": ")
 	}
 	msg = strings.TrimPrefix(msg, "yaml: ")
-	msg = strings.Replace(msg, " in type policy.", " in ", 1)
+	if m := unknownField.FindStringSubmatch(msg); m != nil {
+		if where, ok := yamlTypes[m[2]]; ok {
+			msg = fmt.Sprintf("unknown field %q in %s (known: %s)", m[1], where[0], where[1])
+		}
+	}
 	pe.Msg = msg
 	return pe
+}
+
+var unknownField = regexp.MustCompile(`^field (.*) not found in type policy\.(\w+)$`)
+
+// yamlTypes names the decoding types in errors, with their known fields.
+var yamlTypes = map[string][2]string{
+	"docYAML":        {"the document", "apiVersion, kind, metadata, spec"},
+	"metaYAML":       {"metadata", "name, version, owner"},
+	"specYAML":       {"spec", "mode, allowed_tools, allowed_methods, denied_methods, tool_rules, protected_paths, strict_args_default, dlp"},
+	"toolRuleYAML":   {"a tool rule", "tool, action, rate_limit, strict_args, allow_args"},
+	"dlpYAML":        {"spec.dlp", "enabled, detect_encoding, filter_stderr, patterns"},
+	"dlpPatternYAML": {"a dlp pattern", "name, regex"},
 }
 
 func pathEnv(opts *Options) (normalize.PathEnv, error) {

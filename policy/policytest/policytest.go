@@ -270,4 +270,3 @@ func readFile(t testing.TB, path string) (string, []Case) {
 	}
 	return src, cases
 }
-
