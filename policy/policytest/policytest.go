@@ -104,6 +104,9 @@ func check(p *policy.Policy, c Case) string {
 }
 
 func callText(r policy.Request) string {
+	if r.Args == nil {
+		r.Args = map[string]any{}
+	}
 	args, err := json.Marshal(r.Args)
 	if err != nil {
 		args = []byte(fmt.Sprint(r.Args))
