@@ -121,3 +121,8 @@ func mustJCS(b []byte) []byte {
 	}
 	return c
 }
+
+func sha256Hex(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:])
+}

@@ -54,8 +54,9 @@ type Options struct {
 
 	// Rotation (Open only): the active file is renamed to
 	// "<path>.<seq of its last event, 20 digits>" and a new one started when
-	// the next event would take it past MaxFileBytes, or when it was started
-	// MaxFileAge ago (by Clock). The chain continues across files.
+	// the next event would take it past MaxFileBytes, or when the first event
+	// this Writer wrote to it is MaxFileAge old (by Clock). The chain
+	// continues across files.
 	MaxFileBytes int64
 	MaxFileAge   time.Duration
 	// FileMode for new files; 0 means 0o600.

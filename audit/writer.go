@@ -26,7 +26,7 @@ type Writer struct {
 	file      *os.File // nil for New
 	path      string
 	size      int64     // bytes in the active file
-	fileStart time.Time // when the active file was started or opened
+	fileStart time.Time // time of the first event written to the active file by this Writer
 	seq       uint64
 	last      string // event_hash of event seq, "" before the genesis
 	closed    bool
@@ -78,8 +78,6 @@ func New(w io.Writer, opts *Options) (*Writer, error) {
 func newWriter(o Options) *Writer {
 	w := &Writer{o: o}
 	w.pool.New = func() any { return newEncoder(&w.o) }
-	w.fileStart = o.Clock()
-	w.ckDueTime = w.fileStart
 	return w
 }
 
@@ -130,6 +128,12 @@ func (w *Writer) append(enc *encoder, e *Event) (uint64, *Checkpoint, error) {
 	line, hash := enc.line2(e, seq, now, w.last)
 	if len(line)-1 > w.o.MaxLineBytes {
 		return 0, nil, fmt.Errorf("audit: event of %d bytes exceeds MaxLineBytes %d", len(line)-1, w.o.MaxLineBytes)
+	}
+	if w.fileStart.IsZero() { // the age of a file counts from its first event here
+		w.fileStart = now
+	}
+	if w.ckDueTime.IsZero() {
+		w.ckDueTime = now
 	}
 	if w.rotateDue(len(line), now) {
 		if err := w.rotate(now); err != nil {
