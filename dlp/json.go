@@ -48,7 +48,7 @@ func (s *Scanner) RedactJSON(raw []byte) ([]byte, []Finding, error) {
 			}
 			red, f := s.Redact(val)
 			if f != nil {
-				addJSON(&agg, f, i, j, escaped)
+				addJSON(&agg, f, i, j, escaped, 1)
 				flush(i)
 				out = appendJSONString(out, red)
 				last = j
@@ -61,7 +61,7 @@ func (s *Scanner) RedactJSON(raw []byte) ([]byte, []Finding, error) {
 			}
 			red, f := s.Redact(string(raw[i:j]))
 			if f != nil {
-				addJSON(&agg, f, i, j, false)
+				addJSON(&agg, f, i, j, false, 0)
 				flush(i)
 				out = appendJSONString(out, red)
 				last = j
@@ -98,15 +98,16 @@ func isNumberByte(c byte) bool {
 	return (c >= '0' && c <= '9') || c == '.' || c == 'e' || c == 'E' || c == '+' || c == '-'
 }
 
-// addJSON records findings of the token raw[i:j] in input coordinates.
-func addJSON(a *aggregator, fs []Finding, i, j int, escaped bool) {
+// addJSON records findings of the token raw[i:j], whose text starts at
+// i+shift, in input coordinates.
+func addJSON(a *aggregator, fs []Finding, i, j int, escaped bool, shift int) {
 	for _, f := range fs {
 		g := Finding{Rule: f.Rule, Count: f.Count}
 		for _, r := range f.Ranges {
 			if escaped {
 				r.Start, r.End = i, j
 			} else {
-				r.Start, r.End = r.Start+i+1, r.End+i+1
+				r.Start, r.End = r.Start+i+shift, r.End+i+shift
 			}
 			g.Ranges = append(g.Ranges, r)
 		}
