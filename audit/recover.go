@@ -103,8 +103,9 @@ func readTail(name string, n int64) ([]byte, bool, error) {
 
 // tailOf verifies the complete lines at the end of a log file and returns
 // its last event and the length of a torn last line. When the window holds
-// the whole file, its first event must continue from base() (nil: genesis);
-// otherwise the chain is checked from the first whole line in the window.
+// the whole file and base is not nil, its first event must continue from
+// base() (nil: be a genesis); otherwise the chain is checked from the first
+// whole line in the window.
 func tailOf(name string, max int, base func() (*Anchor, error)) (Anchor, int64, error) {
 	buf, whole, err := readTail(name, 2*int64(max+1)+1)
 	if err != nil {
@@ -131,6 +132,8 @@ func tailOf(name string, max int, base func() (*Anchor, error)) (Anchor, int64, 
 	}
 	if !whole {
 		body = body[bytes.IndexByte(body, '\n')+1:] // the first line may be cut
+	}
+	if !whole || base == nil {
 		v.resume, v.origin = true, false
 	}
 	if err := v.feed(name, bytes.NewReader(body)); err != nil {

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"strconv"
+	"strings"
 )
 
 // DefaultMaxLineBytes bounds one line (one event) when no limit is given.
@@ -208,7 +209,7 @@ func (v *verifier) feed(file string, r io.Reader) error {
 // garbage decides between KindMalformed and KindTrailingGarbage for a line
 // that is not an event: it is trailing garbage when no event follows it.
 func (v *verifier) garbage(cause error) error {
-	line := v.line
+	line, msg := v.line, strings.TrimPrefix(cause.Error(), "audit: ")
 	for {
 		next, _, tooLong, err := v.readLine()
 		if err == io.EOF {
@@ -221,12 +222,12 @@ func (v *verifier) garbage(cause error) error {
 			continue
 		}
 		if _, perr := v.p.parse(next); perr == nil {
-			e := v.fail(KindMalformed, 0, "", "", cause.Error())
+			e := v.fail(KindMalformed, 0, "", "", msg)
 			e.Line = line
 			return e
 		}
 	}
-	e := v.fail(KindTrailingGarbage, 0, "", "", cause.Error())
+	e := v.fail(KindTrailingGarbage, 0, "", "", msg)
 	e.Line = line
 	return e
 }
