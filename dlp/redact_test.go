@@ -167,3 +167,5 @@ func TestRedactUnchangedTextIsReturnedAsIs(t *testing.T) {
 		t.Errorf("clean text allocates %.0f times", allocs)
 	}
 }
+
+var dlpEncodingOptions = dlp.Options{DetectEncoding: true}
