@@ -111,4 +111,3 @@ func CheckSpend(scope string, counters []Counter, mode SpendMode) error {
 	}
 	return nil
 }
-
