@@ -34,7 +34,9 @@ type VerifyOptions struct {
 	// Checkpoints is the checkpoint stream (one JSON object per line, see
 	// FORMAT.md), read alongside the log in bounded memory.
 	Checkpoints io.Reader
-	// CheckpointsName names the checkpoint stream in errors.
+	// CheckpointsName names the checkpoint stream in errors ("checkpoints"
+	// when empty). Errors of the checkpoint kinds give its name as File and
+	// a line of it as Line.
 	CheckpointsName string
 }
 
@@ -124,6 +126,9 @@ func newVerifier(opts *VerifyOptions) (*verifier, error) {
 	if o.Checkpoints != nil {
 		if len(o.PublicKey) != ed25519.PublicKeySize {
 			return nil, errors.New("audit: checkpoints need an Ed25519 public key")
+		}
+		if o.CheckpointsName == "" {
+			o.CheckpointsName = "checkpoints"
 		}
 		v.ck = newCheckpointReader(o.Checkpoints, o.PublicKey, o.CheckpointsName)
 	}
