@@ -1,0 +1,57 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const corpus = "../../audit/testdata/corpus/"
+
+func TestAuditverify(t *testing.T) {
+	cases := []struct {
+		name string
+		args []string
+		code int
+		want []string
+	}{
+		{"intact", []string{corpus + "intact.jsonl"}, 0, []string{"OK 12 events in 1 file(s), seq 1..12", "decisions: ALLOW=8 ASK=4"}},
+		{"checkpoints", []string{"-pubkey", corpus + "pubkey.pem", "-checkpoints", corpus + "intact-checkpoints.checkpoints", corpus + "intact-checkpoints.jsonl"}, 0,
+			[]string{"signed checkpoints matched: 3 (last at seq 12)"}},
+		{"tampered", []string{corpus + "tampered-tool.jsonl"}, 1, []string{"FAIL tampered event", "file: " + corpus + "tampered-tool.jsonl", "line: 2", "seq:  2"}},
+		{"truncated", []string{"-pubkey", corpus + "pubkey.pem", "-checkpoints", corpus + "truncated.checkpoints", corpus + "truncated.jsonl"}, 1,
+			[]string{"FAIL truncated log", "line: 3", "seq:  12"}},
+		{"no args", nil, 2, nil},
+		{"checkpoints without key", []string{"-checkpoints", "x", corpus + "intact.jsonl"}, 2, nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var out, errb bytes.Buffer
+			if code := run(c.args, &out, &errb); code != c.code {
+				t.Fatalf("exit %d, want %d\n%s%s", code, c.code, out.String(), errb.String())
+			}
+			for _, w := range c.want {
+				if !strings.Contains(out.String(), w) {
+					t.Errorf("output lacks %q:\n%s", w, out.String())
+				}
+			}
+		})
+	}
+}
+
+func TestAuditverifyExpandsRotatedFiles(t *testing.T) {
+	dir := t.TempDir()
+	data, err := os.ReadFile(corpus + "intact.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := bytes.SplitAfter(data, []byte("\n"))
+	os.WriteFile(filepath.Join(dir, "a.jsonl.00000000000000000005"), bytes.Join(lines[:5], nil), 0o600)
+	os.WriteFile(filepath.Join(dir, "a.jsonl"), bytes.Join(lines[5:], nil), 0o600)
+	var out bytes.Buffer
+	if code := run([]string{filepath.Join(dir, "a.jsonl")}, &out, &out); code != 0 || !strings.Contains(out.String(), "OK 12 events in 2 file(s)") {
+		t.Fatalf("exit %d\n%s", code, out.String())
+	}
+}
