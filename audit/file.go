@@ -161,7 +161,7 @@ func (w *Writer) rotateDue(n int, now time.Time) bool {
 // so a rotated file is always complete; a crash between the rename and the
 // new file leaves no active file, and Open continues from the rotated one.
 func (w *Writer) rotate(now time.Time) error {
-	w.syncMu.Lock()
+	w.lockSync()
 	defer w.syncMu.Unlock()
 	if err := w.file.Sync(); err != nil {
 		return fmt.Errorf("audit: rotate: %w", err)

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"sync"
 	"testing"
@@ -130,3 +131,5 @@ func sha256Hex(s string) string {
 }
 
 func readCorpus(name string) ([]byte, error) { return os.ReadFile(filepath.Join(corpusDir, name)) }
+
+func runtimeProcs() int { return runtime.GOMAXPROCS(0) }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -36,10 +37,13 @@ type Writer struct {
 	ckDueTime time.Time // time of the last checkpoint scheduled
 	recovery  Recovery
 
-	syncMu  sync.Mutex    // group commit; taken after mu, never before
-	written atomic.Uint64 // seq of the last event written
-	synced  uint64        // seq up to which events are durable (under syncMu)
-	syncErr error         // under syncMu
+	syncMu   sync.Mutex    // group commit; taken after mu, never before
+	written  atomic.Uint64 // seq of the last event written
+	synced   uint64        // seq up to which events are durable (under syncMu)
+	syncErr  error         // under syncMu
+	inflight atomic.Int64  // Writes between start and append, with DurabilityGroup
+	syncing  bool          // a group fsync is running (under syncMu)
+	syncCond *sync.Cond    // on syncMu: signals the end of a group fsync
 
 	ckMu      sync.Mutex // guards the checkpoint sink
 	ckOut     io.Writer
@@ -77,6 +81,7 @@ func New(w io.Writer, opts *Options) (*Writer, error) {
 
 func newWriter(o Options) *Writer {
 	w := &Writer{o: o}
+	w.syncCond = sync.NewCond(&w.syncMu)
 	w.pool.New = func() any { return newEncoder(&w.o) }
 	return w
 }
@@ -98,10 +103,19 @@ func (w *Writer) Write(ctx context.Context, e *Event) error {
 func (w *Writer) write(e *Event) error {
 	enc := w.pool.Get().(*encoder)
 	defer w.pool.Put(enc)
-	if err := enc.prepare(e, &w.o); err != nil {
-		return err
+	group := w.o.Durability == DurabilityGroup
+	if group {
+		w.inflight.Add(1)
 	}
-	seq, cp, err := w.append(enc, e)
+	err := enc.prepare(e, &w.o)
+	var seq uint64
+	var cp *Checkpoint
+	if err == nil {
+		seq, cp, err = w.append(enc, e)
+	}
+	if group {
+		w.inflight.Add(-1)
+	}
 	if err != nil {
 		return err
 	}
@@ -205,32 +219,63 @@ func (enc *encoder) line2(e *Event, seq uint64, now time.Time, prev string) ([]b
 }
 
 // groupSync returns once an fsync begun after event seq was written is done.
+// One Write at a time (the leader) runs the fsync, without holding syncMu, so
+// Writes whose events it covers can return as soon as it ends and Writes that
+// come during it queue for the next one.
 func (w *Writer) groupSync(seq uint64) error {
 	w.syncMu.Lock()
-	if w.syncErr != nil {
-		w.syncMu.Unlock()
-		return fmt.Errorf("%w: %w", ErrClosed, w.syncErr)
+	for {
+		if w.syncErr != nil {
+			w.syncMu.Unlock()
+			return fmt.Errorf("%w: %w", ErrClosed, w.syncErr)
+		}
+		if w.synced >= seq {
+			w.syncMu.Unlock()
+			return nil
+		}
+		if !w.syncing {
+			break
+		}
+		w.syncCond.Wait()
 	}
-	if w.synced >= seq {
-		w.syncMu.Unlock()
-		return nil
+	w.syncing = true
+	out := w.out.(syncer) // rotate and Close wait while syncing
+	w.syncMu.Unlock()
+
+	// Let Writes already under way append their events first, so that this
+	// fsync covers them too (bounded: a few scheduler yields).
+	for i := 0; i < 64 && w.inflight.Load() > 0; i++ {
+		runtime.Gosched()
 	}
 	target := w.written.Load()
-	err := w.out.(syncer).Sync()
+	err := out.Sync()
+
+	w.syncMu.Lock()
+	w.syncing = false
 	if err == nil {
-		w.synced = target
-		w.syncMu.Unlock()
-		return nil
+		w.synced = max(w.synced, target)
+	} else {
+		err = fmt.Errorf("audit: fsync: %w", err)
+		w.syncErr = err
 	}
-	err = fmt.Errorf("audit: fsync: %w", err)
-	w.syncErr = err
+	w.syncCond.Broadcast()
 	w.syncMu.Unlock()
-	w.mu.Lock() // never while holding syncMu: rotate takes mu, then syncMu
-	if w.err == nil {
-		w.err = err
+	if err != nil {
+		w.mu.Lock() // never while holding syncMu: rotate takes mu, then syncMu
+		if w.err == nil {
+			w.err = err
+		}
+		w.mu.Unlock()
 	}
-	w.mu.Unlock()
 	return err
+}
+
+// lockSync takes syncMu once no group fsync is running.
+func (w *Writer) lockSync() {
+	w.syncMu.Lock()
+	for w.syncing {
+		w.syncCond.Wait()
+	}
 }
 
 // Last returns the seq and event_hash of the last event written (zero before
@@ -261,7 +306,7 @@ func (w *Writer) Close() error {
 	}
 	var errs []error
 	if w.file != nil && w.err == nil {
-		w.syncMu.Lock()
+		w.lockSync()
 		if err := w.file.Sync(); err != nil {
 			errs = append(errs, fmt.Errorf("audit: fsync: %w", err))
 		} else {
@@ -282,7 +327,7 @@ func (w *Writer) Close() error {
 			errs = append(errs, err)
 		}
 	}
-	w.syncMu.Lock()
+	w.lockSync()
 	if w.file != nil {
 		if err := w.file.Close(); err != nil {
 			errs = append(errs, fmt.Errorf("audit: close: %w", err))
