@@ -10,6 +10,14 @@ import (
 // hashPrefix starts every event_hash and previous_event_hash.
 const hashPrefix = "sha256:"
 
+// Punctuation written to hash.Hash values (shared, so writing them does not
+// allocate).
+var (
+	openBrace  = []byte{'{'}
+	comma      = []byte{','}
+	closeBrace = []byte{'}'}
+)
+
 // nullSeg is the canonical previous_event_hash of a genesis event.
 const nullSeg = "null"
 
@@ -61,10 +69,10 @@ func (p *eventParser) parse(line []byte) (eventInfo, error) {
 	var haveSeq, haveHash, havePrev bool
 	hashAt := -1
 	for i, m := range p.c.mem {
-		val := string(out[m.start+m.value : m.end])
+		val := out[m.start+m.value : m.end]
 		switch string(m.key) {
 		case "seq":
-			n, ok := parseSeq(val)
+			n, ok := parseSeq(string(val))
 			if !ok {
 				return info, errMalformed("seq is not an integer from 1 to 2^53-1")
 			}
@@ -73,15 +81,15 @@ func (p *eventParser) parse(line []byte) (eventInfo, error) {
 			if val[0] != '"' {
 				return info, errMalformed("event_hash is not a string")
 			}
-			info.hashSeg, haveHash, hashAt = val, true, i
+			info.hashSeg, haveHash, hashAt = string(val), true, i
 		case "previous_event_hash":
-			if val != nullSeg && val[0] != '"' {
+			if string(val) != nullSeg && val[0] != '"' {
 				return info, errMalformed("previous_event_hash is neither a string nor null")
 			}
-			info.prevSeg, havePrev = val, true
+			info.prevSeg, havePrev = string(val), true
 		case "decision":
 			if val[0] == '"' {
-				info.decision = unquote(val)
+				info.decision = string(val[1 : len(val)-1])
 			}
 		}
 	}
@@ -96,19 +104,19 @@ func (p *eventParser) parse(line []byte) (eventInfo, error) {
 	// event_hash = SHA-256 of the canonical object without event_hash: the
 	// members are already sorted, so leave that one segment out.
 	p.h.Reset()
-	p.h.Write([]byte{'{'})
+	p.h.Write(openBrace)
 	first := true
 	for i, m := range p.c.mem {
 		if i == hashAt {
 			continue
 		}
 		if !first {
-			p.h.Write([]byte{','})
+			p.h.Write(comma)
 		}
 		first = false
 		p.h.Write(out[m.start:m.end])
 	}
-	p.h.Write([]byte{'}'})
+	p.h.Write(closeBrace)
 	info.computed = p.hashSeg()
 	return info, nil
 }

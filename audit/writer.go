@@ -194,13 +194,13 @@ func (enc *encoder) line2(e *Event, seq uint64, now time.Time, prev string) ([]b
 	b.build(e, seq, now, prev, enc.args, enc.meta)
 	h := enc.h
 	h.Reset()
-	h.Write([]byte{'{'})
+	h.Write(openBrace)
 	h.Write(b.pre)
 	if len(b.pre) > 0 {
-		h.Write([]byte{','})
+		h.Write(comma)
 	}
 	h.Write(b.post)
-	h.Write([]byte{'}'})
+	h.Write(closeBrace)
 	var sum [sha256.Size]byte
 	l := append(enc.line[:0], '{')
 	l = append(l, b.pre...)
