@@ -1,0 +1,274 @@
+package audit
+
+import (
+	"fmt"
+	"strconv"
+	"unicode/utf16"
+	"unicode/utf8"
+
+	"github.com/gowebpki/jcs"
+)
+
+// Strings and numbers of the RFC 8785 canonicalizer (canonical.go).
+
+// decodeString reads a string body after its opening quote and returns the
+// decoded UTF-8. Without escapes the result aliases the input; with escapes it
+// aliases c.str, which the next escaped string overwrites.
+func (c *canon) decodeString() (s []byte, escaped bool, err error) {
+	start := c.pos
+	for c.pos < len(c.in) {
+		b := c.in[c.pos]
+		switch {
+		case b == '"':
+			c.pos++
+			return c.in[start : c.pos-1], false, nil
+		case b == '\\':
+			s, err := c.decodeEscaped(start)
+			return s, true, err
+		case b < 0x20:
+			return nil, false, c.fail("control character in string")
+		case b < utf8.RuneSelf:
+			c.pos++
+		default:
+			r, size := utf8.DecodeRune(c.in[c.pos:])
+			if r == utf8.RuneError && size <= 1 {
+				return nil, false, c.fail("invalid UTF-8")
+			}
+			c.pos += size
+		}
+	}
+	return nil, false, c.fail("unterminated string")
+}
+
+func (c *canon) decodeEscaped(start int) ([]byte, error) {
+	c.str = append(c.str[:0], c.in[start:c.pos]...)
+	for c.pos < len(c.in) {
+		b := c.in[c.pos]
+		switch {
+		case b == '"':
+			c.pos++
+			return c.str, nil
+		case b < 0x20:
+			return nil, c.fail("control character in string")
+		case b == '\\':
+			if c.pos+1 >= len(c.in) {
+				return nil, c.fail("unterminated escape")
+			}
+			e := c.in[c.pos+1]
+			c.pos += 2
+			switch e {
+			case '"', '\\', '/':
+				c.str = append(c.str, e)
+			case 'b':
+				c.str = append(c.str, '\b')
+			case 'f':
+				c.str = append(c.str, '\f')
+			case 'n':
+				c.str = append(c.str, '\n')
+			case 'r':
+				c.str = append(c.str, '\r')
+			case 't':
+				c.str = append(c.str, '\t')
+			case 'u':
+				r, err := c.hex4()
+				if err != nil {
+					return nil, err
+				}
+				if utf16.IsSurrogate(r) {
+					if r > 0xDBFF {
+						return nil, c.fail("lone low surrogate")
+					}
+					if c.pos+1 >= len(c.in) || c.in[c.pos] != '\\' || c.in[c.pos+1] != 'u' {
+						return nil, c.fail("missing low surrogate")
+					}
+					c.pos += 2
+					lo, err := c.hex4()
+					if err != nil {
+						return nil, err
+					}
+					if lo < 0xDC00 || lo > 0xDFFF {
+						return nil, c.fail("invalid low surrogate")
+					}
+					r = utf16.DecodeRune(r, lo)
+				}
+				c.str = utf8.AppendRune(c.str, r)
+			default:
+				return nil, c.fail("invalid escape")
+			}
+		case b < utf8.RuneSelf:
+			c.str = append(c.str, b)
+			c.pos++
+		default:
+			r, size := utf8.DecodeRune(c.in[c.pos:])
+			if r == utf8.RuneError && size <= 1 {
+				return nil, c.fail("invalid UTF-8")
+			}
+			c.str = append(c.str, c.in[c.pos:c.pos+size]...)
+			c.pos += size
+		}
+	}
+	return nil, c.fail("unterminated string")
+}
+
+func (c *canon) hex4() (rune, error) {
+	if c.pos+4 > len(c.in) {
+		return 0, c.fail("short \\u escape")
+	}
+	var r rune
+	for _, b := range c.in[c.pos : c.pos+4] {
+		switch {
+		case '0' <= b && b <= '9':
+			r = r<<4 | rune(b-'0')
+		case 'a' <= b && b <= 'f':
+			r = r<<4 | rune(b-'a'+10)
+		case 'A' <= b && b <= 'F':
+			r = r<<4 | rune(b-'A'+10)
+		default:
+			return 0, c.fail("invalid \\u escape")
+		}
+	}
+	c.pos += 4
+	return r, nil
+}
+
+// scalar reads a literal or a number; like jcs, the token runs to the next
+// ',', ']', '}' or whitespace.
+func (c *canon) scalar() error {
+	start := c.pos
+	for c.pos < len(c.in) {
+		b := c.in[c.pos]
+		if b == ',' || b == ']' || b == '}' || b == ' ' || b == '\t' || b == '\n' || b == '\r' {
+			break
+		}
+		c.pos++
+	}
+	tok := c.in[start:c.pos]
+	switch string(tok) {
+	case "true", "false", "null":
+		c.out = append(c.out, tok...)
+		return nil
+	}
+	var err error
+	c.out, err = appendNumber(c.out, tok)
+	if err != nil {
+		c.pos = start
+		return c.fail(err.Error())
+	}
+	return nil
+}
+
+// appendNumber appends the RFC 8785 §3.2.2.3 form of a JSON number token.
+func appendNumber(dst, tok []byte) ([]byte, error) {
+	integer, ok := numberShape(tok)
+	if !ok {
+		return dst, fmt.Errorf("invalid number %q", truncate(tok))
+	}
+	digits := len(tok)
+	if tok[0] == '-' {
+		digits--
+	}
+	if integer && digits <= 15 { // exact in float64 and printed in full by ES6
+		if string(tok) == "-0" {
+			return append(dst, '0'), nil
+		}
+		return append(dst, tok...), nil
+	}
+	f, err := strconv.ParseFloat(string(tok), 64)
+	if err != nil {
+		return dst, fmt.Errorf("number out of range %q", truncate(tok))
+	}
+	s, err := jcs.NumberToJSON(f)
+	if err != nil {
+		return dst, err
+	}
+	return append(dst, s...), nil
+}
+
+// numberShape checks the JSON number grammar (RFC 8259 §6) and reports
+// whether tok is an integer without fraction or exponent.
+func numberShape(tok []byte) (integer, ok bool) {
+	i := 0
+	if i < len(tok) && tok[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(tok) && tok[i] == '0':
+		i++
+	case i < len(tok) && '1' <= tok[i] && tok[i] <= '9':
+		for i < len(tok) && '0' <= tok[i] && tok[i] <= '9' {
+			i++
+		}
+	default:
+		return false, false
+	}
+	integer = true
+	if i < len(tok) && tok[i] == '.' {
+		integer = false
+		i++
+		if n := digitsAt(tok, i); n == 0 {
+			return false, false
+		} else {
+			i += n
+		}
+	}
+	if i < len(tok) && (tok[i] == 'e' || tok[i] == 'E') {
+		integer = false
+		i++
+		if i < len(tok) && (tok[i] == '+' || tok[i] == '-') {
+			i++
+		}
+		n := digitsAt(tok, i)
+		if n == 0 {
+			return false, false
+		}
+		i += n
+	}
+	return integer, i == len(tok)
+}
+
+func digitsAt(b []byte, i int) int {
+	n := 0
+	for i+n < len(b) && '0' <= b[i+n] && b[i+n] <= '9' {
+		n++
+	}
+	return n
+}
+
+func truncate(b []byte) []byte {
+	if len(b) > 32 {
+		return b[:32]
+	}
+	return b
+}
+
+// appendString appends the RFC 8785 §3.2.2.2 form of the UTF-8 string s.
+func appendString(dst, s []byte) []byte {
+	dst = append(dst, '"')
+	start := 0
+	for i, b := range s {
+		if b >= 0x20 && b != '"' && b != '\\' {
+			continue
+		}
+		dst = append(dst, s[start:i]...)
+		switch b {
+		case '"', '\\':
+			dst = append(dst, '\\', b)
+		case '\b':
+			dst = append(dst, '\\', 'b')
+		case '\f':
+			dst = append(dst, '\\', 'f')
+		case '\n':
+			dst = append(dst, '\\', 'n')
+		case '\r':
+			dst = append(dst, '\\', 'r')
+		case '\t':
+			dst = append(dst, '\\', 't')
+		default:
+			const hex = "0123456789abcdef"
+			dst = append(dst, '\\', 'u', '0', '0', hex[b>>4], hex[b&0xF])
+		}
+		start = i + 1
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
+}
