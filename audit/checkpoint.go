@@ -21,7 +21,7 @@ const maxCheckpointLine = 4096
 // Checkpoint is a signed statement that the chain had reached event Seq with
 // hash EventHash at Timestamp. A Verify given the checkpoints and the public
 // key detects a log cut short after a checkpoint, and a log rewritten under
-// one.
+// one. A Checkpoint is a plain value.
 type Checkpoint struct {
 	Seq       uint64 `json:"seq"`
 	EventHash string `json:"event_hash"`

@@ -92,7 +92,9 @@ func (k Kind) String() string {
 
 // ChainError is the first problem found in a log. It matches [ErrChainBroken]
 // with errors.Is, and errors.Is(err, &ChainError{Kind: k}) matches any
-// ChainError of kind k.
+// ChainError of kind k. For KindTruncated, KindCheckpointForged and
+// KindCheckpointMismatch, File and Line point into the checkpoint stream.
+// A ChainError is a plain value, safe to read from any goroutine.
 type ChainError struct {
 	Kind Kind
 	File string // the file, when known (VerifyFiles, Open)

@@ -27,7 +27,8 @@ const (
 // are the wire names, so json.Unmarshal reads a log line into an Event.
 //
 // Optional fields are left out of the line when zero. violation is always
-// written: AIP §6.1 requires it on every decision.
+// written: AIP §6.1 requires it on every decision. An Event is a plain value:
+// do not change it while a Write of it runs.
 type Event struct {
 	// Chain fields, set by Writer.Write (any value the caller sets is replaced).
 	Seq               uint64  `json:"seq"`
