@@ -183,11 +183,13 @@ func (b *Budget) spend(ctx context.Context, agent string, u Usage, mode SpendMod
 		return err
 	}
 	l := b.limits
-	// Per-request limits need no state (QWED §6.2: cost first).
-	if l.CostPerRequest > 0 && toMicros(u.Cost) > toMicros(l.CostPerRequest) {
+	// Per-request limits need no state (QWED §6.2: cost first). Record
+	// (SpendForce) is for usage that already happened and skips them.
+	force := mode == SpendForce
+	if !force && l.CostPerRequest > 0 && toMicros(u.Cost) > toMicros(l.CostPerRequest) {
 		return &BudgetError{Code: CodeBudgetCost, Limit: LimitCostPerRequest, Max: l.CostPerRequest, Request: u.Cost}
 	}
-	if l.TokensPerRequest > 0 && u.Tokens > l.TokensPerRequest {
+	if !force && l.TokensPerRequest > 0 && u.Tokens > l.TokensPerRequest {
 		return &BudgetError{Code: CodeBudgetTokens, Limit: LimitTokensPerRequest, Max: float64(l.TokensPerRequest), Request: float64(u.Tokens)}
 	}
 	now := b.now()
@@ -213,7 +215,7 @@ func (b *Budget) spend(ctx context.Context, agent string, u Usage, mode SpendMod
 	if len(res.Values) != len(counters) || res.Failed >= len(counters) {
 		return fmt.Errorf("%w: budget store answered %d values and failed index %d for %d counters", ErrUnavailable, len(res.Values), res.Failed, len(counters))
 	}
-	if res.Failed < 0 || mode == SpendForce {
+	if res.Failed < 0 || force {
 		return nil
 	}
 	i := res.Failed
