@@ -1,0 +1,28 @@
+package consent
+
+import "context"
+
+// Channel delivers a consent request to a human and waits for the answer
+// (ACP §2.4 steps 5-6). The built-in channels are [Terminal], [Webhook] and
+// [Telegram]; the root package adds MCP elicitation.
+//
+// Ask must return by the time ctx is done (the [Asker] sets its deadline at
+// the request's expires_at) with ctx.Err() or an error wrapping it, and a
+// Reply only for an answer it authenticated as coming from the human for
+// this very request. Any error denies the call. Implementations must be
+// safe for concurrent use and must pass consenttest.TestChannel.
+type Channel interface {
+	// Name is the channel's name for ConsentResponse.approver.channel and
+	// the audit log: "terminal", "webhook", "telegram", ...
+	Name() string
+	Ask(ctx context.Context, req *ConsentRequest) (Reply, error)
+}
+
+// Reply is a human's answer as a channel received it. Modifications is
+// set only with ApprovedWithModifications: its top-level keys replace the
+// request's parameters (see [ApplyModifications]).
+type Reply struct {
+	Decision      Decision
+	Approver      string // who decided, as the channel knows them
+	Modifications map[string]any
+}
