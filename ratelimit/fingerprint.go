@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"unicode/utf8"
 
-	"github.com/gowebpki/jcs"
 )
 
 // Bounds on fingerprint input, so a hostile argument cannot make
@@ -37,21 +36,23 @@ func FingerprintOf(tool string, args any) (Fingerprint, error) {
 	if b := checkJSON(args, 0); b != nil {
 		return Fingerprint{}, b.err()
 	}
-	raw, err := json.Marshal(struct {
-		Arguments any    `json:"arguments"`
-		Tool      string `json:"tool"`
-	}{args, tool})
-	if err != nil {
-		return Fingerprint{}, invalidAction("arguments are not JSON: " + err.Error())
-	}
-	if len(raw) > maxFingerprintBytes {
-		return Fingerprint{}, invalidAction(fmt.Sprintf("arguments serialize to %d bytes, at most %d allowed", len(raw), maxFingerprintBytes))
-	}
-	canon, err := jcs.Transform(raw)
+	bp := bufPool.Get().(*[]byte)
+	defer bufPool.Put(bp)
+	buf := append((*bp)[:0], `{"arguments":`...)
+	buf, err := appendCanonical(buf, args)
 	if err != nil {
 		return Fingerprint{}, invalidAction("arguments cannot be canonicalized (RFC 8785): " + err.Error())
 	}
-	return sha256.Sum256(canon), nil
+	buf = appendJCSString(append(buf, `,"tool":`...), tool)
+	buf = append(buf, '}')
+	if len(buf) > maxFingerprintBytes {
+		return Fingerprint{}, invalidAction(fmt.Sprintf("arguments serialize to %d bytes, at most %d allowed", len(buf), maxFingerprintBytes))
+	}
+	fp := Fingerprint(sha256.Sum256(buf))
+	if cap(buf) <= 64<<10 {
+		*bp = buf // keep small buffers for reuse
+	}
+	return fp, nil
 }
 
 // String returns the fingerprint in lowercase hex.

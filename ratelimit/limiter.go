@@ -3,6 +3,7 @@ package ratelimit
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"time"
 )
 
@@ -78,7 +79,7 @@ func Key(parts ...string) string {
 	}
 	b := make([]byte, 0, n)
 	for _, p := range parts {
-		b = fmt.Appendf(b, "%d:", len(p))
+		b = append(strconv.AppendInt(b, int64(len(p)), 10), ':')
 		b = append(b, p...)
 	}
 	return string(b)
