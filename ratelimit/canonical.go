@@ -190,5 +190,4 @@ func sortedKeys(m map[string]any) []string {
 	return keys
 }
 
-
 var bufPool = sync.Pool{New: func() any { b := make([]byte, 0, 512); return &b }}

@@ -43,7 +43,7 @@ func randNumber(rng *rand.Rand) any {
 	case 0:
 		return rng.NormFloat64() * math.Pow(10, float64(rng.IntN(40)-20))
 	case 1:
-		return math.Float64frombits(rng.Uint64() &^ (0x7ff << 52) | uint64(rng.IntN(0x7fe)+1)<<52) // any finite
+		return math.Float64frombits(rng.Uint64()&^(0x7ff<<52) | uint64(rng.IntN(0x7fe)+1)<<52) // any finite
 	case 2:
 		return float64(rng.Int64N(1<<60) - 1<<59)
 	case 3:

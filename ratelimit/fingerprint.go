@@ -8,7 +8,6 @@ import (
 	"math"
 	"strconv"
 	"unicode/utf8"
-
 )
 
 // Bounds on fingerprint input, so a hostile argument cannot make
