@@ -34,16 +34,41 @@ func (p *Policy) Evaluate(r Request) Decision {
 		}
 		return d
 	}
+	md := p.evaluateMethod(method)
+	if md.Outcome != Allow || method != MethodToolsCall {
+		return md
+	}
+	d := p.evaluateTool(method, normalize.Name(r.Tool), r.Args)
+	if md.Violation && d.Outcome == Allow && !d.Violation {
+		// Monitor mode let a denied tools/call method through: the tool
+		// checks still ran (protected paths stay enforced), and the method
+		// violation is what gets logged.
+		md.Tool = d.Tool
+		return md
+	}
+	return d
+}
+
+// EvaluateMethod is the method authorization of AIP §4.2 alone: the
+// decision for any request with this method, before tool checks. Callers
+// that enforce rate limits use it to authorize a tools/call's method before
+// their limiter, then call Evaluate for the tool. A nil *Policy denies.
+func (p *Policy) EvaluateMethod(method string) Decision {
+	method = normalize.Name(method)
+	if p == nil {
+		return Decision{Method: method, Violation: true, Code: CodeMethodNotAllowed, Message: MessageMethodNotAllowed, Reason: "No policy loaded"}
+	}
+	return p.evaluateMethod(method)
+}
+
+func (p *Policy) evaluateMethod(method string) Decision {
 	if reason, ok := p.methodAllowed(method); !ok {
 		return p.monitor(Decision{
 			Violation: true, Code: CodeMethodNotAllowed, Message: MessageMethodNotAllowed,
 			Reason: reason, Method: method,
 		})
 	}
-	if method != MethodToolsCall {
-		return Decision{Outcome: Allow, Method: method}
-	}
-	return p.evaluateTool(method, normalize.Name(r.Tool), r.Args)
+	return Decision{Outcome: Allow, Method: method}
 }
 
 func (p *Policy) methodAllowed(method string) (string, bool) {

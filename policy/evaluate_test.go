@@ -52,6 +52,28 @@ func TestDesign2_MethodAndToolShareNormalization(t *testing.T) {
 
 // TestDefaultMethods: the AIP §3.4.3 list plus server/discover,
 // subscriptions/listen and notifications/cancelled; denied before allowed.
+// TestMonitoredMethodStillChecksTools: monitor mode forwarding a denied
+// tools/call method must not skip the tool checks.
+func TestMonitoredMethodStillChecksTools(t *testing.T) {
+	p := parse(t, header+"spec:\n  mode: monitor\n  denied_methods: [tools/call]\n  allowed_tools: [a]\n  protected_paths: [/etc]\n")
+	if d := p.Evaluate(call("a", map[string]any{"p": "/etc/passwd"})); d.Outcome != policy.ProtectedPath {
+		t.Errorf("protected path skipped: %+v", d)
+	}
+	if d := p.Evaluate(call("a", nil)); !d.Monitored() || d.Reason != "Method is in denied_methods" || d.Tool != "a" {
+		t.Errorf("method violation lost: %+v", d)
+	}
+	if d := p.Evaluate(call("b", nil)); !d.Monitored() || d.Reason != "Tool not in allowed_tools list" {
+		t.Errorf("tool violation: %+v", d)
+	}
+	if d := p.EvaluateMethod("ｔｏｏｌｓ/ｃａｌｌ"); !d.Monitored() || d.Method != "tools/call" {
+		t.Errorf("EvaluateMethod: %+v", d)
+	}
+	var none *policy.Policy
+	if d := none.EvaluateMethod("ping"); d.Outcome != policy.Block || d.Code != policy.CodeMethodNotAllowed {
+		t.Errorf("nil policy EvaluateMethod: %+v", d)
+	}
+}
+
 func TestDefaultMethods(t *testing.T) {
 	p := parse(t, header+"spec:\n  denied_methods: [tools/list]\n")
 	for _, m := range policy.DefaultAllowedMethods {
