@@ -1,0 +1,47 @@
+package gatehouse
+
+import (
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/gatehouse-dev/gatehouse/normalize"
+)
+
+// maxAgentLen bounds an agent identity: it becomes part of limiter and
+// budget keys, and the client chooses part of it.
+const maxAgentLen = 128
+
+// identity returns the agent identity of a request: "user:<id>" from the
+// bearer token's user (HTTP auth) when present, else "client:<name>" from
+// the client's initialize info, else the default.
+//
+// Only the token identity is authenticated. A client name is what the
+// client says it is: good for attribution and per-client limits between
+// cooperating clients, not a security boundary. Names are normalized and
+// bounded, so look-alike spellings share one key.
+func identity(req mcp.Request, def string) string {
+	if req == nil {
+		return def
+	}
+	if ex := req.GetExtra(); ex != nil && ex.TokenInfo != nil && ex.TokenInfo.UserID != "" {
+		return "user:" + bound(normalize.Name(ex.TokenInfo.UserID))
+	}
+	if ss, ok := req.GetSession().(*mcp.ServerSession); ok && ss != nil {
+		if ip := ss.InitializeParams(); ip != nil && ip.ClientInfo != nil {
+			if n := normalize.Name(ip.ClientInfo.Name); n != "" {
+				return "client:" + bound(n)
+			}
+		}
+	}
+	return def
+}
+
+func bound(s string) string {
+	if len(s) <= maxAgentLen {
+		return s
+	}
+	cut := maxAgentLen
+	for cut > 0 && s[cut]&0xc0 == 0x80 {
+		cut--
+	}
+	return s[:cut]
+}

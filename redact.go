@@ -1,0 +1,233 @@
+package gatehouse
+
+import (
+	"context"
+	"encoding/json"
+	"unicode/utf8"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/gatehouse-dev/gatehouse/dlp"
+)
+
+// filterResult applies what the guard does to results: tools/list hides
+// tools the policy can never allow, and DLP redacts secrets in every text
+// a tool call, resource read or prompt returns (AIP §3.6, DESIGN §3 item 8),
+// auditing each rule that fired. Results are copied before any change: the
+// handler's values are never mutated.
+func (g *Guard) filterResult(ctx context.Context, method, tool, agent string, res mcp.Result) (mcp.Result, error) {
+	if r, ok := res.(*mcp.ListToolsResult); ok {
+		return g.filterTools(r), nil
+	}
+	if g.dlp == nil {
+		return res, nil
+	}
+	red := redactor{s: g.dlp}
+	switch r := res.(type) {
+	case *mcp.CallToolResult:
+		res = red.callTool(r)
+	case *mcp.ReadResourceResult:
+		res = red.readResource(r)
+	case *mcp.GetPromptResult:
+		res = red.getPrompt(r)
+	}
+	if red.err != nil {
+		d := internal(method, tool, "The result could not be checked for secrets, so it was withheld")
+		g.auditDecision(ctx, d, agent, nil)
+		return nil, rpcError(d, "")
+	}
+	if len(red.findings) > 0 {
+		if err := g.auditDLP(ctx, method, tool, agent, red.findings); err != nil {
+			d := internal(method, tool, "The audit log could not record a redaction, so the result was withheld")
+			return nil, rpcError(d, "")
+		}
+	}
+	return res, nil
+}
+
+// filterTools hides tools that the policy blocks whatever the arguments.
+func (g *Guard) filterTools(r *mcp.ListToolsResult) *mcp.ListToolsResult {
+	if g.o.ShowAllTools {
+		return r
+	}
+	kept := make([]*mcp.Tool, 0, len(r.Tools))
+	for _, t := range r.Tools {
+		if t != nil && g.p.MayAllow(t.Name) {
+			kept = append(kept, t)
+		}
+	}
+	if len(kept) == len(r.Tools) {
+		return r
+	}
+	c := *r
+	c.Tools = kept
+	return &c
+}
+
+// redactor collects findings across the parts of one result.
+type redactor struct {
+	s        *dlp.Scanner
+	findings []dlp.Finding
+	err      error
+}
+
+func (x *redactor) text(s string) (string, bool) {
+	if s == "" {
+		return s, false
+	}
+	out, f := x.s.Redact(s)
+	if len(f) == 0 {
+		return s, false
+	}
+	x.findings = append(x.findings, f...)
+	return out, true
+}
+
+func (x *redactor) callTool(r *mcp.CallToolResult) *mcp.CallToolResult {
+	content, changed := x.contents(r.Content)
+	var structured any
+	structChanged := false
+	if r.StructuredContent != nil {
+		raw, err := json.Marshal(r.StructuredContent)
+		if err != nil {
+			x.err = err
+			return r
+		}
+		out, f, err := x.s.RedactJSON(raw)
+		if err != nil {
+			x.err = err
+			return r
+		}
+		if len(f) > 0 {
+			x.findings = append(x.findings, f...)
+			structured, structChanged = json.RawMessage(out), true
+		}
+	}
+	if !changed && !structChanged {
+		return r
+	}
+	c := *r
+	c.Content = content
+	if structChanged {
+		c.StructuredContent = structured
+	}
+	return &c
+}
+
+func (x *redactor) contents(in []mcp.Content) ([]mcp.Content, bool) {
+	var out []mcp.Content
+	for i, item := range in {
+		n, changed := x.content(item)
+		if changed && out == nil {
+			out = append(make([]mcp.Content, 0, len(in)), in[:i]...)
+		}
+		if out != nil {
+			out = append(out, n)
+		}
+	}
+	if out == nil {
+		return in, false
+	}
+	return out, true
+}
+
+func (x *redactor) content(item mcp.Content) (mcp.Content, bool) {
+	switch c := item.(type) {
+	case *mcp.TextContent:
+		if t, ok := x.text(c.Text); ok {
+			n := *c
+			n.Text = t
+			return &n, true
+		}
+	case *mcp.EmbeddedResource:
+		if c.Resource != nil {
+			if rc, ok := x.resource(c.Resource); ok {
+				n := *c
+				n.Resource = rc
+				return &n, true
+			}
+		}
+	case *mcp.ResourceLink:
+		uri, a := x.text(c.URI)
+		desc, b := x.text(c.Description)
+		title, d := x.text(c.Title)
+		if a || b || d {
+			n := *c
+			n.URI, n.Description, n.Title = uri, desc, title
+			return &n, true
+		}
+	}
+	return item, false
+}
+
+// resource redacts a resource's text, and its blob when the blob is UTF-8
+// text (a secret in a served file is still a secret).
+func (x *redactor) resource(rc *mcp.ResourceContents) (*mcp.ResourceContents, bool) {
+	text, a := x.text(rc.Text)
+	blob, b := rc.Blob, false
+	if len(rc.Blob) > 0 && utf8.Valid(rc.Blob) {
+		var t string
+		if t, b = x.text(string(rc.Blob)); b {
+			blob = []byte(t)
+		}
+	}
+	if !a && !b {
+		return rc, false
+	}
+	n := *rc
+	n.Text, n.Blob = text, blob
+	return &n, true
+}
+
+func (x *redactor) readResource(r *mcp.ReadResourceResult) *mcp.ReadResourceResult {
+	var out []*mcp.ResourceContents
+	for i, rc := range r.Contents {
+		if rc == nil {
+			continue
+		}
+		n, changed := x.resource(rc)
+		if changed && out == nil {
+			out = append(make([]*mcp.ResourceContents, 0, len(r.Contents)), r.Contents[:i]...)
+		}
+		if out != nil {
+			out = append(out, n)
+		}
+	}
+	if out == nil {
+		return r
+	}
+	c := *r
+	c.Contents = out
+	return &c
+}
+
+func (x *redactor) getPrompt(r *mcp.GetPromptResult) *mcp.GetPromptResult {
+	var out []*mcp.PromptMessage
+	for i, m := range r.Messages {
+		if m == nil {
+			continue
+		}
+		n, changed := x.content(m.Content)
+		if changed && out == nil {
+			out = append(make([]*mcp.PromptMessage, 0, len(r.Messages)), r.Messages[:i]...)
+		}
+		if out != nil {
+			if changed {
+				pm := *m
+				pm.Content = n
+				m = &pm
+			}
+			out = append(out, m)
+		}
+	}
+	desc, dchanged := x.text(r.Description)
+	if out == nil && !dchanged {
+		return r
+	}
+	c := *r
+	if out != nil {
+		c.Messages = out
+	}
+	c.Description = desc
+	return &c
+}
