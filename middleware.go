@@ -30,7 +30,11 @@ func (g *Guard) serve(ctx context.Context, method string, req mcp.Request, next 
 		if r := recover(); r != nil {
 			// The panic value may hold anything; log its type and the stack only.
 			g.log.Error("gatehouse: recovered a panic; the request was denied", "method", method, "panic_type", fmt.Sprintf("%T", r), "stack", string(debug.Stack()))
-			d := internal(normalize.Name(method), "", "The server failed while handling this request; it was denied")
+			tool := ""
+			if call, ok := req.(*mcp.CallToolRequest); ok && call.Params != nil {
+				tool = normalize.Name(call.Params.Name)
+			}
+			d := internal(normalize.Name(method), tool, "The server failed while handling this request; it was denied")
 			g.auditDecision(context.WithoutCancel(ctx), d, identity(req, g.o.DefaultAgent), nil)
 			res, err = nil, rpcError(d, "")
 		}
