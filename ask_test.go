@@ -27,7 +27,10 @@ func TestAsker(t *testing.T) {
 		{"deny", func(context.Context) (gatehouse.Answer, error) {
 			return gatehouse.Answer{Reason: "not on a Friday"}, nil
 		}, "-32004", "not on a Friday", ""},
-		{"timeout", func(ctx context.Context) (gatehouse.Answer, error) { <-ctx.Done(); return gatehouse.Answer{}, ctx.Err() }, "-32005", "in time", ""},
+		{"timeout", func(ctx context.Context) (gatehouse.Answer, error) {
+			<-ctx.Done()
+			return gatehouse.Answer{}, ctx.Err()
+		}, "-32005", "in time", ""},
 		{"late approval after the deadline", func(ctx context.Context) (gatehouse.Answer, error) {
 			<-ctx.Done()
 			return gatehouse.Answer{Approved: true}, nil
