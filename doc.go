@@ -1,16 +1,54 @@
-// Package gatehouse puts authorization in front of every tool call of a
-// Model Context Protocol server, in process.
+// Package gatehouse puts authorization in front of every request of a Model
+// Context Protocol server built on the go-sdk, in process, with one call:
 //
-// The building blocks live in subpackages:
+//	p, _ := policy.Load("policy.yaml")
+//	guard, _ := gatehouse.New(p, &gatehouse.Options{Audit: auditLog, Asker: human})
+//	guard.Install(server) // before server.Run / Connect
 //
-//   - [github.com/gatehouse-dev/gatehouse/policy]: AIP v1alpha1 AgentPolicy
-//     parsing and a pure evaluator (allow / block / ask).
-//   - [github.com/gatehouse-dev/gatehouse/normalize]: the name and path
-//     normalization that no Unicode trick gets past.
-//   - ratelimit, dlp and audit: rates and budgets, secret redaction, a
-//     tamper-evident audit log.
+// For every request the guard, in this order: recovers panics (deny, keep
+// serving); authorizes the normalized method (AIP §4.2, -32006); for
+// tools/call decodes the arguments (UseNumber; anything but a JSON object is
+// -32602 and never forwarded), enforces the rule's rate limit per agent and
+// tool (-32002), evaluates the policy (AIP §4.3), runs the conversation guard
+// and budget when configured (QWED §6, §9), asks a human for "ask" decisions
+// (-32004 denied, -32005 timed out), and only then calls the handler; then
+// redacts secrets from every kind of result content (text, structured
+// content, embedded resources, resource links, resources/read and prompts/get
+// results), hides tools the policy can never allow from tools/list, and
+// writes one audit event per decision and per DLP redaction.
 //
-// The middleware that wraps a go-sdk *mcp.Server with all of them is the
-// subject of a later change; until then, call policy.Evaluate from your
-// handlers or from a receiving middleware of your own.
+// Denials are JSON-RPC errors exactly as AIP §5.1 writes them (code,
+// message, data.tool, data.reason), or, with Options.DenyAsToolResult, tool
+// results with IsError set that a model can read.
+//
+// [AddTool] registers a tool whose "ask" decisions go to the user through MCP
+// elicitation, with a signed request state, on both protocol versions go-sdk
+// v1.8 speaks.
+//
+// # Identity
+//
+// The agent identity keys limits and budgets and is written to the audit
+// log: "user:<id>" from the HTTP bearer token (Extra.TokenInfo.UserID) when
+// present, else "client:<name>" from the client's self-declared info, else
+// Options.DefaultAgent. Only the first is authenticated.
+//
+// # Security
+//
+// Every failure on the decision path denies: a limiter, budget or
+// conversation store that is down, an audit log that cannot be written, an
+// asker that fails, a result that cannot be scanned, a panic. Reasons shown
+// to the agent never contain a regex, an argument value or a secret.
+//
+// go-sdk clients turn the AIP code -32004 ("User denied") into a
+// "connection closed" error on their side (the session stays usable); the
+// code on the wire is still -32004, as AIP requires.
+//
+// Known limits: elicitation approvals are remembered (against replay) in
+// the Guard's memory, so with several replicas a client could replay one
+// approval once per replica within its five-minute life; use one ElicitKey
+// per replica or sticky sessions, or the approval package's passkeys.
+//
+// # Concurrency
+//
+// A Guard is safe for concurrent use and may be installed on many servers.
 package gatehouse

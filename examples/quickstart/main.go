@@ -1,10 +1,12 @@
-// Command quickstart loads policy.yaml, runs a scripted list of tool calls
-// through the gatehouse policy evaluator and prints the decision table.
+// Command quickstart runs an MCP server guarded by gatehouse and a scripted
+// agent against it, in one process (go-sdk in-memory transports), prints
+// what happened to each call, and verifies the audit log it wrote.
 //
 //	go run ./examples/quickstart [-policy path/to/policy.yaml]
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -15,40 +17,39 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
-	"time"
 
-	"golang.org/x/time/rate"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/gatehouse-dev/gatehouse/normalize"
+	"github.com/gatehouse-dev/gatehouse"
+	"github.com/gatehouse-dev/gatehouse/audit"
 	"github.com/gatehouse-dev/gatehouse/policy"
-	"github.com/gatehouse-dev/gatehouse/ratelimit"
 )
 
-// call is one scripted request, as an MCP client would send it.
+// call is one scripted request of the agent.
 type call struct {
-	note   string
-	method string
-	tool   string
-	args   string // JSON object
+	note string
+	tool string
+	args map[string]any
 }
 
 func script(policyFile string) []call {
 	return []call{
-		{"listed tool", "tools/call", "read_file", `{"path":"README.md"}`},
-		{"fullwidth disguise", "tools/call", "ｒｅａｄ＿ｆｉｌｅ", `{"path":"go.mod"}`},
-		{"not on the list", "tools/call", "drop_database", `{}`},
-		{"blocked by rule", "tools/call", "exec_shell", `{"cmd":"id"}`},
-		{"zero-width disguise", "tools/call", "exec\u200b_shell", `{"cmd":"id"}`},
-		{"argument ok", "tools/call", "fetch_url", `{"url":"https://github.com/gatehouse-dev"}`},
-		{"argument violates regex", "tools/call", "fetch_url", `{"url":"https://evil.example/x"}`},
-		{"third call in a minute", "tools/call", "fetch_url", `{"url":"https://api.github.com/repos"}`},
-		{"strict args", "tools/call", "run_query", `{"sql":"SELECT 1","as_admin":true}`},
-		{"protected path in a command", "tools/call", "search", `{"pattern":"key","dir":"cat ~/.ssh/id_rsa"}`},
-		{"percent-encoded .env", "tools/call", "read_file", `{"path":"config/..%2F.env"}`},
-		{"the policy file itself", "tools/call", "read_file", `{"path":"` + policyFile + `"}`},
-		{"needs a human", "tools/call", "delete_file", `{"path":"old.log"}`},
-		{"method not allowed", "resources/read", "", ``},
-		{"default safe method", "tools/list", "", ``},
+		{"listed tool", "read_file", map[string]any{"path": "README.md"}},
+		{"fullwidth disguise", "ＥＸＥＣ＿ＳＨＥＬＬ", map[string]any{"cmd": "id"}},
+		{"secret in the result", "read_file", map[string]any{"path": "deploy.conf"}},
+		{"not on the list", "drop_database", map[string]any{}},
+		{"blocked by rule", "exec_shell", map[string]any{"cmd": "id"}},
+		{"zero-width disguise", "exec\u200b_shell", map[string]any{"cmd": "id"}},
+		{"argument ok", "fetch_url", map[string]any{"url": "https://github.com/gatehouse-dev"}},
+		{"argument violates regex", "fetch_url", map[string]any{"url": "https://evil.example/x"}},
+		{"third call in a minute", "fetch_url", map[string]any{"url": "https://api.github.com/repos"}},
+		{"strict args", "run_query", map[string]any{"sql": "SELECT 1", "as_admin": true}},
+		{"protected path in a command", "search", map[string]any{"pattern": "key", "dir": "cat ~/.ssh/id_rsa"}},
+		{"percent-encoded .env", "read_file", map[string]any{"path": "config/..%2F.env"}},
+		{"the policy file itself", "read_file", map[string]any{"path": policyFile}},
+		{"asks a human: approved", "delete_file", map[string]any{"path": "build.tmp"}},
+		{"asks a human: denied", "delete_file", map[string]any{"path": "customers.db"}},
 	}
 }
 
@@ -72,53 +73,147 @@ func run(w io.Writer, path string) error {
 	if err != nil {
 		return err
 	}
+	dir, err := os.MkdirTemp("", "gatehouse-quickstart-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	logPath := filepath.Join(dir, "audit.jsonl")
+	log, err := audit.Open(logPath, nil)
+	if err != nil {
+		return err
+	}
+	guard, err := gatehouse.New(p, &gatehouse.Options{Audit: log, Asker: scriptedHuman{}})
+	if err != nil {
+		return err
+	}
+	ctx := context.Background()
+	cs, closeAll, err := connect(ctx, guard)
+	if err != nil {
+		return err
+	}
+	defer closeAll()
+
 	fmt.Fprintf(w, "policy %q (%s mode) from %s\n\n", p.Name(), p.Mode(), path)
-
-	// Rate limiting is the caller's first step (AIP §4.3): one token bucket
-	// per tool with a rate_limit, on a fixed clock so the output is stable.
-	limiters := map[string]*rate.Limiter{}
-	now := time.Date(2026, 1, 20, 10, 30, 0, 0, time.UTC)
-
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "#\tcall\tdecision\tcode\treason")
+	fmt.Fprintln(tw, "#\tcall\tdecision\tcode\twhat the agent got")
 	for i, c := range script(p.Path()) {
-		args, err := decodeArgs(c.args)
+		res, callErr := cs.CallTool(ctx, &mcp.CallToolParams{Name: c.tool, Arguments: c.args})
+		ev, err := lastDecision(logPath)
 		if err != nil {
-			return fmt.Errorf("call %d: %w", i+1, err)
+			return err
 		}
-		req := policy.Request{Method: c.method, Tool: c.tool, Args: args}
-		var d policy.Decision
-		if r, ok := p.RateLimit(c.tool); ok && !allow(limiters, r, c.tool, now) {
-			d = policy.RateLimitedDecision(c.method, c.tool)
-		} else {
-			d = p.Evaluate(req)
-		}
-		decision := d.AuditDecision()
-		if d.Outcome == policy.ProtectedPath {
-			decision = "PROTECTED_PATH"
-		}
-		code := ""
-		if d.Code != 0 {
-			code = fmt.Sprint(d.Code)
-		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\n", i+1, describe(c), decision, code, d.Reason)
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\n", i+1, describe(c), ev.decision, ev.code, outcome(res, callErr))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	fmt.Fprintln(w, "\nASK means: forward only after a human approves (the middleware asks; -32004 if denied, -32005 on timeout).")
+	if err := log.Close(); err != nil {
+		return err
+	}
+	files, err := audit.Files(logPath)
+	if err != nil {
+		return err
+	}
+	sum, err := audit.VerifyFiles(files, nil)
+	if err != nil {
+		return fmt.Errorf("the audit log does not verify: %w", err)
+	}
+	fmt.Fprintf(w, "\naudit log: %d events, hash chain intact (last %s...), decisions %v\n", sum.Events, sum.LastHash[:19], sum.Decisions)
 	return nil
 }
 
-// allow takes a token from the tool's bucket (burst = N, refilled at N/period).
-func allow(limiters map[string]*rate.Limiter, r ratelimit.Rate, tool string, now time.Time) bool {
-	key := normalize.Name(tool)
-	lim := limiters[key]
-	if lim == nil {
-		lim = rate.NewLimiter(rate.Every(r.Interval()), r.N)
-		limiters[key] = lim
+// scriptedHuman stands in for a consent channel: it approves deleting
+// temporary files and nothing else.
+type scriptedHuman struct{}
+
+func (scriptedHuman) Ask(ctx context.Context, r gatehouse.AskRequest) (gatehouse.Answer, error) {
+	path, _ := r.Args["path"].(string)
+	if strings.HasSuffix(path, ".tmp") {
+		return gatehouse.Answer{Approved: true}, nil
 	}
-	return lim.AllowN(now, 1)
+	return gatehouse.Answer{Reason: "not that file"}, nil
+}
+
+// connect builds the demo server, installs the guard and connects a client.
+func connect(ctx context.Context, g *gatehouse.Guard) (*mcp.ClientSession, func(), error) {
+	s := mcp.NewServer(&mcp.Implementation{Name: "quickstart-server", Version: "1"}, nil)
+	files := map[string]string{
+		"README.md":   "# hello",
+		"go.mod":      "module example.com/demo",
+		"deploy.conf": "region=eu-west-1 key=AKIA" + "IOSFODNN7EXAMPLE",
+	}
+	for _, name := range []string{"read_file", "search", "fetch_url", "run_query", "delete_file", "exec_shell", "drop_database"} {
+		s.AddTool(&mcp.Tool{Name: name, InputSchema: json.RawMessage(`{"type":"object"}`)}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			var args map[string]any
+			json.Unmarshal(req.Params.Arguments, &args)
+			text := "ok"
+			if req.Params.Name == "read_file" {
+				text = files[fmt.Sprint(args["path"])]
+			}
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}, nil
+		})
+	}
+	g.Install(s)
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := s.Connect(ctx, st, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "scripted-agent", Version: "1"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		ss.Close()
+		return nil, nil, err
+	}
+	return cs, func() { cs.Close(); ss.Close() }, nil
+}
+
+type decision struct{ decision, code string }
+
+// lastDecision reads the last upstream tools/call decision from the log.
+func lastDecision(path string) (decision, error) {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return decision{}, err
+	}
+	lines := strings.Split(strings.TrimSpace(string(raw)), "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		var e audit.Event
+		if err := json.Unmarshal([]byte(lines[i]), &e); err != nil {
+			return decision{}, err
+		}
+		if e.Direction == audit.DirectionUpstream && e.Method == "tools/call" {
+			d := decision{decision: e.Decision}
+			if c, ok := e.Metadata["error_code"]; ok {
+				d.code = fmt.Sprint(c)
+			}
+			return d, nil
+		}
+	}
+	return decision{}, errors.New("no decision in the audit log")
+}
+
+func outcome(res *mcp.CallToolResult, err error) string {
+	var we *jsonrpc.Error
+	switch {
+	case errors.As(err, &we):
+		var data struct{ Reason string }
+		json.Unmarshal(we.Data, &data)
+		return we.Message + ": " + data.Reason
+	case err != nil:
+		// go-sdk clients report -32004 "User denied" as a closed
+		// connection (the session stays usable); show the server's words.
+		msg := err.Error()
+		if i := strings.LastIndex(msg, ": "); i >= 0 {
+			msg = msg[i+2:]
+		}
+		return msg
+	case len(res.Content) > 0:
+		if t, ok := res.Content[0].(*mcp.TextContent); ok {
+			return strconv.Quote(t.Text)
+		}
+	}
+	return "(empty result)"
 }
 
 func findPolicy() (string, error) {
@@ -130,32 +225,15 @@ func findPolicy() (string, error) {
 	return "", errors.New("policy.yaml not found: run from the repository root or pass -policy")
 }
 
-// decodeArgs decodes arguments the way the middleware does: numbers stay
-// json.Number, anything but an object is an error.
-func decodeArgs(s string) (map[string]any, error) {
-	if s == "" {
-		return nil, nil
-	}
-	dec := json.NewDecoder(strings.NewReader(s))
-	dec.UseNumber()
-	var m map[string]any
-	if err := dec.Decode(&m); err != nil {
-		return nil, fmt.Errorf("arguments are not a JSON object: %w", err)
-	}
-	return m, nil
-}
-
 func describe(c call) string {
-	if c.method != "tools/call" {
-		return fmt.Sprintf("%s (%s)", c.method, c.note)
-	}
-	args := c.args
-	if len(args) > 48 {
-		args = args[:45] + "..."
+	args, _ := json.Marshal(c.args)
+	a := string(args)
+	if len(a) > 40 {
+		a = a[:37] + "..."
 	}
 	tool := c.tool
 	if q := strconv.QuoteToASCII(tool); q[1:len(q)-1] != tool {
 		tool = q
 	}
-	return fmt.Sprintf("%s %s (%s)", tool, args, c.note)
+	return fmt.Sprintf("%s %s (%s)", tool, a, c.note)
 }
