@@ -199,11 +199,11 @@ func TestStdioNothingSlipsThrough(t *testing.T) {
 	for name, tc := range map[string]struct {
 		proto, line, file string
 	}{
-		"fullwidth method":       {"2025-06-18", fmt.Sprintf(write, 5, "ｔｏｏｌｓ/ｃａｌｌ", "fw.txt"), "fw.txt"},
-		"zero-width method":      {"2025-06-18", fmt.Sprintf(write, 5, "tools/call\u200b", "zw.txt"), "zw.txt"},
-		"batch on 2025-06-18":    {"2025-06-18", "[" + fmt.Sprintf(write, 5, "tools/call", "b.txt") + "]", "b.txt"},
-		"unparseable line":       {"2025-06-18", `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"write_file","arguments":{"path":"u.txt"}} garbage`, "u.txt"},
-		"mixed-case method":      {"2025-06-18", fmt.Sprintf(write, 5, "Tools/Call", "case.txt"), "case.txt"},
+		"fullwidth method":    {"2025-06-18", fmt.Sprintf(write, 5, "ｔｏｏｌｓ/ｃａｌｌ", "fw.txt"), "fw.txt"},
+		"zero-width method":   {"2025-06-18", fmt.Sprintf(write, 5, "tools/call\u200b", "zw.txt"), "zw.txt"},
+		"batch on 2025-06-18": {"2025-06-18", "[" + fmt.Sprintf(write, 5, "tools/call", "b.txt") + "]", "b.txt"},
+		"unparseable line":    {"2025-06-18", `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"write_file","arguments":{"path":"u.txt"}} garbage`, "u.txt"},
+		"mixed-case method":   {"2025-06-18", fmt.Sprintf(write, 5, "Tools/Call", "case.txt"), "case.txt"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			dir := sandbox(t)
