@@ -1,0 +1,127 @@
+// Package redisnonce is a [consent.NonceStore] in Redis, so that a consent
+// approval is used once across every replica sharing the Redis (ACP §9
+// item 4, DESIGN §6).
+//
+// Each [Store.Use] is one SET key 1 NX PX ttl: atomic, one round trip. The
+// key lives until the approval's valid_until plus [consent.NonceGrace]
+// (at least the grace), measured by the caller's clock.
+//
+// # Security
+//
+// Every failure is an error wrapping [consent.ErrUnavailable]: Redis down,
+// slow past Options.Timeout, or answering anything unexpected. A nonce is
+// never taken as fresh when Redis cannot confirm it.
+//
+// # Concurrency
+//
+// A Store is safe for concurrent use and starts no goroutines; the client
+// belongs to the caller, who closes it.
+//
+// # Usage
+//
+//	rdb := redis.NewClient(&redis.Options{Addr: addr, ContextTimeoutEnabled: true})
+//	nonces, err := redisnonce.New(rdb, nil)
+package redisnonce
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/gatehouse-dev/gatehouse/consent"
+)
+
+// Options configure a [Store]. nil means defaults; zero fields too.
+type Options struct {
+	// Prefix starts every key (default DefaultPrefix).
+	Prefix string
+	// Timeout bounds each operation on top of the caller's context
+	// (default DefaultTimeout).
+	Timeout time.Duration
+	// Now is the clock turning valid_until into a TTL (default time.Now).
+	Now func() time.Time
+}
+
+// Defaults of [Options].
+const (
+	DefaultPrefix  = "gatehouse:consent:nonce:"
+	DefaultTimeout = 500 * time.Millisecond
+)
+
+// Store is the Redis [consent.NonceStore].
+type Store struct {
+	c       redis.Cmdable
+	prefix  string
+	timeout time.Duration
+	now     func() time.Time
+}
+
+var _ consent.NonceStore = (*Store)(nil)
+
+// New returns a Store using c. A *redis.Client, *redis.ClusterClient or
+// *redis.Ring must be created with ContextTimeoutEnabled, since go-redis
+// ignores context deadlines otherwise and a hung Redis would block
+// verification. opts may be nil.
+func New(c redis.Cmdable, opts *Options) (*Store, error) {
+	if c == nil {
+		return nil, fmt.Errorf("%w: redisnonce.New: nil client", consent.ErrInvalidOptions)
+	}
+	honours := true
+	switch c := c.(type) {
+	case *redis.Client:
+		honours = c.Options().ContextTimeoutEnabled
+	case *redis.ClusterClient:
+		honours = c.Options().ContextTimeoutEnabled
+	case *redis.Ring:
+		honours = c.Options().ContextTimeoutEnabled
+	}
+	if !honours {
+		return nil, fmt.Errorf("%w: redisnonce.New: the go-redis client must be created with ContextTimeoutEnabled: true", consent.ErrInvalidOptions)
+	}
+	s := &Store{c: c, prefix: DefaultPrefix, timeout: DefaultTimeout, now: time.Now}
+	if opts != nil {
+		if opts.Timeout < 0 {
+			return nil, fmt.Errorf("%w: redisnonce Options.Timeout is %v, want >= 0", consent.ErrInvalidOptions, opts.Timeout)
+		}
+		if opts.Timeout > 0 {
+			s.timeout = opts.Timeout
+		}
+		if opts.Prefix != "" {
+			if strings.ContainsAny(opts.Prefix, "{}") {
+				return nil, fmt.Errorf("%w: redisnonce Options.Prefix must not contain '{' or '}'", consent.ErrInvalidOptions)
+			}
+			s.prefix = opts.Prefix
+		}
+		if opts.Now != nil {
+			s.now = opts.Now
+		}
+	}
+	return s, nil
+}
+
+// Use implements [consent.NonceStore].
+func (s *Store) Use(ctx context.Context, nonce string, until time.Time) error {
+	if err := consent.CheckNonce(nonce); err != nil {
+		return err
+	}
+	ttl := until.Add(consent.NonceGrace).Sub(s.now())
+	if ttl < consent.NonceGrace {
+		ttl = consent.NonceGrace
+	}
+	ctx, cancel := context.WithTimeout(ctx, s.timeout)
+	defer cancel()
+	fresh, err := s.c.SetNX(ctx, s.prefix+nonce, 1, ttl).Result()
+	if err != nil {
+		return fmt.Errorf("%w: redis: %w", consent.ErrUnavailable, err)
+	}
+	if !fresh {
+		return &consent.ProofError{Kind: consent.FailReplayed, Detail: "nonce already used"}
+	}
+	return nil
+}
+
+// Key returns the Redis key holding nonce, for operators and tests.
+func (s *Store) Key(nonce string) string { return s.prefix + nonce }
