@@ -79,6 +79,8 @@ func (g *docGen) piece() string {
 			b[i] = byte(g.r.IntN(256))
 		}
 		return string(b)
+	case k == 14 && g.r.IntN(8) == 0: // dense literal hits: the anchored budget gives out
+		return strings.Repeat([]string{"secret=", "password ", "://a:b@", "eyJ", "AKIA"}[g.r.IntN(5)], 300+g.r.IntN(300))
 	case k < 14: // a secret cut short or with a byte flipped
 		p := []byte(g.pos[g.r.IntN(len(g.pos))])
 		if len(p) > 1 {

@@ -17,7 +17,7 @@ func genericRules() []Rule {
 			},
 			[]string{"-----BEGIN PUBLIC KEY-----" + pemBody + "-----END PUBLIC KEY-----", "-----BEGIN CERTIFICATE-----" + pemBody, "the private key is stored elsewhere"}),
 		mk("jwt",
-			`\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}`,
+			`eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}`,
 			"JSON Web Token (JWS compact form): base64url header and payload starting with eyJ, and a signature.",
 			[]string{"Bearer " + "eyJ" + jwtPart(30) + ".eyJ" + jwtPart(60) + "." + jwtPart(43)},
 			[]string{"eyJ" + jwtPart(30) + "." + jwtPart(60) + "." + jwtPart(43), "eyJ" + jwtPart(30) + ".eyJ" + jwtPart(60)}),

@@ -22,6 +22,9 @@ type lit struct {
 type litInfo struct {
 	exact []lit
 	req   []lit
+	// lo and hi bound the byte offset, from the start of the node's match, at
+	// which the req literal starts (exact literals start at 0).
+	lo, hi int
 }
 
 const (
@@ -32,20 +35,26 @@ const (
 )
 
 // requiredLiterals returns a set of strings such that every match of re
-// contains at least one of them, or nil when no such set is known.
-func requiredLiterals(re *syntax.Regexp) []lit {
-	info := analyze(re)
-	if r := reqOf(info); r != nil {
-		return dedupe(r)
+// contains at least one of them, starting between lo and hi bytes after the
+// start of the match (hi may be unbounded), or nil when no such set is known.
+func requiredLiterals(re *syntax.Regexp) (lits []lit, lo, hi int) {
+	r, lo, hi := reqOf(analyze(re))
+	if r == nil {
+		return nil, 0, 0
 	}
-	return nil
+	return dedupe(r), lo, hi
 }
 
-func reqOf(in litInfo) []lit {
+func reqOf(in litInfo) ([]lit, int, int) {
 	if in.exact != nil && !hasEmpty(in.exact) {
-		return in.exact
+		return in.exact, 0, 0
 	}
-	return in.req
+	return in.req, in.lo, in.hi
+}
+
+func reqInfo(in litInfo) litInfo {
+	r, lo, hi := reqOf(in)
+	return litInfo{req: r, lo: lo, hi: hi}
 }
 
 func hasEmpty(ls []lit) bool {
@@ -61,10 +70,18 @@ func analyze(re *syntax.Regexp) litInfo {
 	switch re.Op {
 	case syntax.OpLiteral:
 		parts := make([]litInfo, len(re.Rune))
+		lens := make([][2]int, len(re.Rune))
 		for i, r := range re.Rune {
 			parts[i] = litInfo{exact: runeLits(r, re.Flags&syntax.FoldCase != 0)}
+			lens[i] = [2]int{unbounded, 0}
+			for _, l := range parts[i].exact {
+				lens[i] = [2]int{min(lens[i][0], len(l.s)), max(lens[i][1], len(l.s))}
+			}
+			if parts[i].exact == nil {
+				lens[i] = [2]int{1, utf8.UTFMax}
+			}
 		}
-		return concatInfo(parts)
+		return concatInfo(parts, lens)
 	case syntax.OpCharClass:
 		return litInfo{exact: classLits(re.Rune)}
 	case syntax.OpEmptyMatch, syntax.OpBeginLine, syntax.OpEndLine, syntax.OpBeginText,
@@ -79,30 +96,35 @@ func analyze(re *syntax.Regexp) litInfo {
 		}
 		return litInfo{}
 	case syntax.OpPlus:
-		return litInfo{req: reqOf(analyze(re.Sub[0]))}
+		return reqInfo(analyze(re.Sub[0]))
 	case syntax.OpRepeat:
 		if re.Min == 0 {
 			return litInfo{}
 		}
 		c := analyze(re.Sub[0])
-		out := litInfo{req: reqOf(c)}
 		if re.Min == re.Max && c.exact != nil && re.Min <= 8 {
 			parts := make([]litInfo, re.Min)
+			lens := make([][2]int, re.Min)
+			short, long := lengths(re.Sub[0])
 			for i := range parts {
-				parts[i] = c
+				parts[i], lens[i] = c, [2]int{short, long}
 			}
-			return concatInfo(parts)
+			return concatInfo(parts, lens)
 		}
-		return out
+		return reqInfo(c)
 	case syntax.OpConcat:
 		parts := make([]litInfo, len(re.Sub))
+		lens := make([][2]int, len(re.Sub))
 		for i, s := range re.Sub {
 			parts[i] = analyze(s)
+			short, long := lengths(s)
+			lens[i] = [2]int{short, long}
 		}
-		return concatInfo(parts)
+		return concatInfo(parts, lens)
 	case syntax.OpAlternate:
 		var exact, req []lit
 		exactOK, reqOK := true, true
+		lo, hi := unbounded, 0
 		for _, s := range re.Sub {
 			c := analyze(s)
 			if exactOK && c.exact != nil && len(exact)+len(c.exact) <= maxExact {
@@ -110,8 +132,9 @@ func analyze(re *syntax.Regexp) litInfo {
 			} else {
 				exactOK = false
 			}
-			if r := reqOf(c); reqOK && r != nil && len(req)+len(r) <= maxReq {
+			if r, l, h := reqOf(c); reqOK && r != nil && len(req)+len(r) <= maxReq {
 				req = append(req, r...)
+				lo, hi = min(lo, l), max(hi, h)
 			} else {
 				reqOK = false
 			}
@@ -121,7 +144,7 @@ func analyze(re *syntax.Regexp) litInfo {
 			out.exact = dedupe(exact)
 		}
 		if reqOK {
-			out.req = dedupe(req)
+			out.req, out.lo, out.hi = dedupe(req), lo, hi
 		}
 		return out
 	}
@@ -129,45 +152,51 @@ func analyze(re *syntax.Regexp) litInfo {
 	return litInfo{}
 }
 
-// concatInfo combines the parts of a concatenation: runs of parts with exact
-// sets are multiplied out while small; the best candidate set wins.
-func concatInfo(parts []litInfo) litInfo {
+// concatInfo combines the parts of a concatenation (lens holds each part's
+// shortest and longest match): runs of parts with exact sets are multiplied
+// out while small; the best candidate set wins, with the offsets at which it
+// can start.
+func concatInfo(parts []litInfo, lens [][2]int) litInfo {
 	cur := []lit{{}}
-	var cands [][]lit
+	var cands []litInfo
 	allExact := true
-	for _, p := range parts {
+	plo, phi := 0, 0 // bounds of the offset of the current part
+	rlo, rhi := 0, 0 // bounds of the offset of the current run
+	for i, p := range parts {
 		if p.exact != nil && len(cur)*len(p.exact) <= maxExact {
 			cur = product(cur, p.exact)
-			continue
-		}
-		if !hasEmpty(cur) {
-			cands = append(cands, cur)
-		}
-		cur = []lit{{}}
-		if p.exact != nil {
-			cur = p.exact
+		} else {
+			if !hasEmpty(cur) {
+				cands = append(cands, litInfo{req: cur, lo: rlo, hi: rhi})
+			}
 			allExact = false
-			continue
+			cur = []lit{{}}
+			rlo, rhi = plo, phi
+			if p.exact != nil {
+				cur = p.exact
+			} else {
+				rlo, rhi = min(plo+lens[i][0], unbounded), min(phi+lens[i][1], unbounded)
+				if p.req != nil {
+					cands = append(cands, litInfo{req: p.req, lo: min(plo+p.lo, unbounded), hi: min(phi+p.hi, unbounded)})
+				}
+			}
 		}
-		allExact = false
-		if p.req != nil {
-			cands = append(cands, p.req)
-		}
+		plo, phi = min(plo+lens[i][0], unbounded), min(phi+lens[i][1], unbounded)
 	}
 	if allExact {
 		return litInfo{exact: cur}
 	}
 	if !hasEmpty(cur) {
-		cands = append(cands, cur)
+		cands = append(cands, litInfo{req: cur, lo: rlo, hi: rhi})
 	}
-	var best []lit
+	var best litInfo
 	bestScore := -1
 	for _, c := range cands {
-		if s := score(c); s > bestScore {
+		if s := score(c.req); s > bestScore {
 			best, bestScore = c, s
 		}
 	}
-	return litInfo{req: best}
+	return best
 }
 
 // score ranks candidate sets: longer shortest string first, then exact case,

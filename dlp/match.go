@@ -35,6 +35,19 @@ func (s *Scanner) spans(text string, depth int) []span {
 					continue
 				}
 				r := &s.rules[ref.rule]
+				if r.mode == modeAnchor {
+					// The match starts lo..hi bytes before the literal.
+					start := end - ref.n
+					w := window{lo: max(0, start-r.hi), hi: start - r.lo}
+					if w.hi < 0 {
+						continue
+					}
+					if wins == nil {
+						wins = make([][]window, len(s.rules))
+					}
+					wins[ref.rule] = append(wins[ref.rule], w)
+					continue
+				}
 				if r.mode == modeGate {
 					if fired == nil {
 						fired = make([]bool, len(s.rules))
@@ -66,6 +79,8 @@ func (s *Scanner) spans(text string, depth int) []span {
 			cands = s.matchAll(cands, text, int32(i), 0)
 		case r.mode == modeWindow && wins != nil && len(wins[i]) > 0:
 			cands = s.matchWindows(cands, text, int32(i), wins[i])
+		case r.mode == modeAnchor && wins != nil && len(wins[i]) > 0:
+			cands = s.matchAnchored(cands, text, int32(i), wins[i])
 		}
 	}
 	if s.opt.DetectEncoding && depth > 0 {
@@ -141,6 +156,71 @@ func (s *Scanner) matchWindows(cands []span, text string, ri int32, ws []window)
 		}
 	}
 	return cands
+}
+
+// matchAnchored finds the rule's matches by trying an anchored match at
+// each possible start: the intervals in starts (from the literal hits)
+// cover every start a match can have. Going through the starts in order and
+// resuming after each match is what FindAll does over the whole text, minus
+// the positions where no match can start, so the result is the same.
+func (s *Scanner) matchAnchored(cands []span, text string, ri int32, starts []window) []span {
+	r := &s.rules[ri]
+	slices.SortFunc(starts, func(a, b window) int { return a.lo - b.lo })
+	n := len(cands)
+	// Each attempt reads at most maxLen+2 bytes. When the literal hits are so
+	// dense that the attempts would read the text many times over (a crafted
+	// input), one pass over the whole text is cheaper: linear time either way.
+	budget := 8*len(text) + 64<<10
+	next := 0 // FindAll resumes at the end of the previous match
+	for _, iv := range starts {
+		for p := max(iv.lo, next); p <= iv.hi; p++ {
+			if budget -= r.maxLen + 2; budget < 0 {
+				return s.matchAll(cands[:n], text, ri, 0)
+			}
+			m := r.anchoredAt(text, p)
+			if m == nil {
+				continue
+			}
+			if a, b, ok := r.pick(text, m); ok {
+				cands = append(cands, span{start: a, end: b, rule: ri})
+			}
+			next = m[1]
+			p = next - 1
+		}
+	}
+	return cands
+}
+
+// anchoredAt returns the rule's preferred match starting exactly at p, as
+// submatch indices into text, or nil. The regex sees the byte before p (for
+// \b, ^ in multi-line mode) and a slice of text one byte longer than the
+// longest match; a match that reaches the end of that slice (where $ or \b
+// could see a different context) is checked again against the whole rest of
+// the text.
+func (r *rule) anchoredAt(text string, p int) []int {
+	re, base := r.at0, 0
+	if p > 0 {
+		re, base = r.atN, p-1
+	}
+	end := min(len(text), p+r.maxLen+1)
+	if !re.MatchString(text[base:end]) {
+		return nil // cheaper than asking for submatches; most attempts fail
+	}
+	m := re.FindStringSubmatchIndex(text[base:end])
+	if m != nil && m[3]+base == end && end < len(text) {
+		end = len(text)
+		m = re.FindStringSubmatchIndex(text[base:end])
+	}
+	if m == nil || m[2]+base != p { // p fell inside a multi-byte rune
+		return nil
+	}
+	m = m[2:]
+	for i := range m {
+		if m[i] >= 0 {
+			m[i] += base
+		}
+	}
+	return m
 }
 
 // resolve sorts candidates and merges overlapping ones (see spans).

@@ -24,7 +24,12 @@ const (
 	modeAlways mode = iota // no literal known: run over every text
 	modeGate               // literals known but length unbounded, or Keywords: run over the whole text on a hit
 	modeWindow             // literals and a bounded length: run only around hits
+	modeAnchor             // literals at a bounded offset: try anchored matches at the few possible starts
 )
+
+// maxStarts is the widest spread of literal offsets for which a rule is
+// matched anchored at each possible start rather than over a window.
+const maxStarts = 64
 
 type rule struct {
 	name       string
@@ -32,7 +37,12 @@ type rule struct {
 	secret     []int // submatch indices of groups named secret*
 	minEntropy float64
 	mode       mode
-	maxLen     int // longest match in bytes (modeWindow)
+	maxLen     int // longest match in bytes (unbounded when none)
+	// modeAnchor: the literal starts lo to hi bytes after the match start;
+	// at0 is ^(regex) and atN is ^(?s:.)(regex), which reads one byte of
+	// context before the start.
+	lo, hi   int
+	at0, atN *regexp.Regexp
 }
 
 // litRef ties an automaton pattern to a rule. exact, when set, is the
@@ -138,12 +148,23 @@ func compileRule(p Pattern, o Options) (rule, []lit, error) {
 		r.mode = modeGate
 		return r, lits, nil
 	}
-	lits := requiredLiterals(parsed)
+	r.maxLen = long
+	lits, lo, hi := requiredLiterals(parsed)
 	switch {
 	case lits == nil:
 		r.mode = modeAlways
+	case hi-lo < maxStarts && long < unbounded:
+		// The wrapped forms compile unless the regex ends inside \Q...
+		// (then the rule falls back to windows).
+		at0, err0 := regexp.Compile(`^(` + p.Regex + `)`)
+		atN, errN := regexp.Compile(`^(?s:.)(` + p.Regex + `)`)
+		if err0 == nil && errN == nil && at0.NumSubexp() == re.NumSubexp()+1 {
+			r.mode, r.lo, r.hi, r.at0, r.atN = modeAnchor, lo, hi, at0, atN
+			break
+		}
+		fallthrough
 	case long <= o.ChunkSize/4:
-		r.mode, r.maxLen = modeWindow, long
+		r.mode = modeWindow
 	default:
 		r.mode = modeGate
 	}

@@ -1,0 +1,157 @@
+package dlp_test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/gatehouse-dev/gatehouse/dlp"
+)
+
+var (
+	cleanOnce sync.Once
+	clean1MiB string
+)
+
+// cleanText returns 1 MiB of clean Go source and prose (no secrets).
+func cleanText(b *testing.B) string {
+	cleanOnce.Do(func() {
+		var sb strings.Builder
+		prose, err := os.ReadFile(filepath.Join("testdata", "fp", "prose.txt"))
+		if err != nil {
+			panic(err)
+		}
+		for _, dir := range []string{"strings", "bufio", "sort", "text/template", "go/parser", "net/url"} {
+			files, _ := filepath.Glob(filepath.Join(runtime.GOROOT(), "src", dir, "*.go"))
+			for _, f := range files {
+				if strings.HasSuffix(f, "_test.go") {
+					continue
+				}
+				raw, err := os.ReadFile(f)
+				if err != nil {
+					panic(err)
+				}
+				sb.Write(raw)
+				sb.Write(prose)
+			}
+		}
+		for sb.Len() < 1<<20 {
+			sb.Write(prose)
+		}
+		clean1MiB = sb.String()[:1<<20]
+	})
+	return clean1MiB
+}
+
+// policyPatterns are three AIP-style policy patterns without keywords.
+var policyPatterns = []dlp.Pattern{
+	{Name: "AWS Key", Regex: `(AKIA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|ASIA)[A-Z0-9]{16}`},
+	{Name: "GitHub Token", Regex: `ghp_[a-zA-Z0-9]{36}`},
+	{Name: "Private Key", Regex: `-----BEGIN (RSA |EC |DSA |OPENSSH )?PRIVATE KEY-----`},
+}
+
+func benchRedact(b *testing.B, s *dlp.Scanner, text string) {
+	if _, f := s.Redact(text); f != nil {
+		b.Fatalf("clean text has findings: %+v", f)
+	}
+	b.SetBytes(int64(len(text)))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		s.Redact(text)
+	}
+}
+
+func BenchmarkBuiltinClean1MiB(b *testing.B) {
+	benchRedact(b, builtinScanner(b, nil), cleanText(b))
+}
+
+func BenchmarkBuiltinClean1MiBDetectEncoding(b *testing.B) {
+	benchRedact(b, builtinScanner(b, &dlp.Options{DetectEncoding: true}), cleanText(b))
+}
+
+func BenchmarkBuiltinClean1MiBParallel(b *testing.B) {
+	s, text := builtinScanner(b, nil), cleanText(b)
+	b.SetBytes(int64(len(text)))
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			s.Redact(text)
+		}
+	})
+}
+
+func BenchmarkReferenceBuiltinClean1MiB(b *testing.B) {
+	ref, text := newRef(dlp.Builtin(), nil), cleanText(b)
+	b.SetBytes(int64(len(text)))
+	b.ReportAllocs()
+	for b.Loop() {
+		ref.redact(text)
+	}
+}
+
+func BenchmarkPolicy3Patterns1KiB(b *testing.B) {
+	benchRedact(b, mustNew(b, policyPatterns, nil), cleanText(b)[:1024])
+}
+
+func BenchmarkReferencePolicy3Patterns1KiB(b *testing.B) {
+	ref, text := newRef(policyPatterns, nil), cleanText(b)[:1024]
+	b.SetBytes(int64(len(text)))
+	b.ReportAllocs()
+	for b.Loop() {
+		ref.redact(text)
+	}
+}
+
+func BenchmarkBuiltinWithSecrets1MiB(b *testing.B) {
+	s, text := builtinScanner(b, nil), cleanText(b)
+	var sb strings.Builder
+	var positives []string
+	for _, r := range dlp.BuiltinRules() {
+		positives = append(positives, r.Positives...)
+	}
+	for i := 0; i < len(text); i += 4096 {
+		sb.WriteString(text[i:min(len(text), i+4096)])
+		sb.WriteString("\n" + positives[(i/4096)%len(positives)] + "\n")
+	}
+	in := sb.String()
+	b.SetBytes(int64(len(in)))
+	b.ReportAllocs()
+	for b.Loop() {
+		s.Redact(in)
+	}
+}
+
+func BenchmarkRedactJSON(b *testing.B) {
+	s := builtinScanner(b, nil)
+	doc := map[string]any{"content": []any{map[string]any{"type": "text", "text": cleanText(b)[:64<<10] + " " + awsKey}}}
+	raw, _ := json.Marshal(doc)
+	b.SetBytes(int64(len(raw)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, _, err := s.RedactJSON(raw); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkWriter1MiB(b *testing.B) {
+	s, text := builtinScanner(b, &dlp.Options{ChunkSize: 64 << 10}), []byte(cleanText(b))
+	b.SetBytes(int64(len(text)))
+	b.ReportAllocs()
+	for b.Loop() {
+		w := s.NewWriter(discard{})
+		for i := 0; i < len(text); i += 4096 {
+			w.Write(text[i:min(len(text), i+4096)])
+		}
+		w.Close()
+	}
+}
+
+type discard struct{}
+
+func (discard) Write(p []byte) (int, error) { return len(p), nil }
