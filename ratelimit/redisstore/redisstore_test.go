@@ -41,9 +41,14 @@ func TestConformance(t *testing.T) {
 	var n atomic.Int64
 	storetest.Run(t, func(t *testing.T) ratelimit.Store {
 		// A fresh prefix gives each subtest an empty store on one server.
-		return newStore(t, c, &redisstore.Options{Prefix: fmt.Sprintf("test%d:", n.Add(1))})
+		return newStore(t, c, &redisstore.Options{Prefix: fmt.Sprintf("test%d:", n.Add(1)), Timeout: raceTimeout})
 	})
 }
+
+// raceTimeout is the per-call timeout of tests that start 1,000 goroutines:
+// they queue for pooled connections, which counts against the timeout, and
+// these tests check atomicity, not latency (the kill and hang tests do).
+const raceTimeout = 10 * time.Second
 
 func TestNewRejectsBadOptions(t *testing.T) {
 	c := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1", ContextTimeoutEnabled: true})
@@ -156,7 +161,7 @@ func (h countHook) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.Pro
 // Guard on Redis; exactly one wins.
 func TestGuardRaceForOneStep(t *testing.T) {
 	srv := redistest.Start(t)
-	s := newStore(t, newClient(t, srv.Addr()), nil)
+	s := newStore(t, newClient(t, srv.Addr()), &redisstore.Options{Timeout: raceTimeout})
 	g, err := ratelimit.NewGuard(&ratelimit.GuardOptions{Store: s})
 	if err != nil {
 		t.Fatal(err)
@@ -192,7 +197,7 @@ func TestGuardRaceForOneStep(t *testing.T) {
 // requests per hour on Redis; exactly N succeed.
 func TestBudgetRaceSpendsExactlyN(t *testing.T) {
 	srv := redistest.Start(t)
-	s := newStore(t, newClient(t, srv.Addr()), nil)
+	s := newStore(t, newClient(t, srv.Addr()), &redisstore.Options{Timeout: raceTimeout})
 	const n = 250
 	b, err := ratelimit.NewBudget(ratelimit.Limits{RequestsPerHour: n}, &ratelimit.BudgetOptions{Store: s})
 	if err != nil {
