@@ -3,7 +3,6 @@ package dlp
 import (
 	"regexp/syntax"
 	"slices"
-	"strings"
 	"unicode"
 	"unicode/utf8"
 )
@@ -306,15 +305,18 @@ func dedupe(ls []lit) []lit {
 	})
 }
 
+// lowerASCII lower-cases ASCII letters byte by byte and leaves every other
+// byte, valid UTF-8 or not, as it is.
 func lowerASCII(s string) string {
 	for i := 0; i < len(s); i++ {
 		if c := s[i]; c >= 'A' && c <= 'Z' {
-			return strings.Map(func(r rune) rune {
-				if r >= 'A' && r <= 'Z' {
-					return r + 32
+			b := []byte(s)
+			for j := i; j < len(b); j++ {
+				if b[j] >= 'A' && b[j] <= 'Z' {
+					b[j] += 'a' - 'A'
 				}
-				return r
-			}, s)
+			}
+			return string(b)
 		}
 	}
 	return s
