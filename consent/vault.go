@@ -1,0 +1,241 @@
+package consent
+
+import (
+	"crypto/aes"
+	"crypto/cipher"
+	"crypto/ed25519"
+	"crypto/hkdf"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"slices"
+	"strconv"
+	"sync"
+	"time"
+)
+
+// Vault file format (ACP §2.3), version 1.
+const (
+	vaultVersion    = 1
+	vaultEncryption = "aes-256-gcm"
+	vaultKDF        = "hkdf-sha256"
+	vaultInfo       = "gatehouse consent vault v1"
+	vaultSaltLen    = 32
+	// MinMasterKeyLen is the shortest master key a vault accepts.
+	MinMasterKeyLen = 32
+)
+
+// secretName is what a vault key may be called.
+var secretName = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,64}$`)
+
+// VaultOptions configure a [Vault]. nil means defaults.
+type VaultOptions struct {
+	// OnEvent receives a credential_injected event per secret injected
+	// (key name only). An error stops the injection.
+	OnEvent EventFunc
+	// Now is the clock for events (default time.Now).
+	Now func() time.Time
+}
+
+// Vault holds named secrets encrypted at rest with AES-256-GCM under a key
+// derived by HKDF-SHA256 from a master key and a random per-vault salt
+// (ACP §2.3; the reference implementation's fixed salt is not used). A
+// secret reaches a tool only through [Vault.Inject], with the [Grant] of an
+// approved consent for that very call.
+//
+// Printing a Vault shows its size, never secrets. A Vault is safe for
+// concurrent use.
+type Vault struct {
+	key     []byte // AES-256 key
+	salt    []byte
+	onEvent EventFunc
+	now     func() time.Time
+
+	mu      sync.RWMutex
+	secrets map[string]string
+}
+
+// MasterKeyFromSigningKey returns the master key ACP derives the vault key
+// from: the seed of the Ed25519 signing key (ACP §2.3).
+func MasterKeyFromSigningKey(priv ed25519.PrivateKey) []byte {
+	return append([]byte(nil), priv.Seed()...)
+}
+
+// NewVault returns an empty vault with a fresh random salt. master must
+// have at least [MinMasterKeyLen] bytes of secret randomness. opts may be
+// nil.
+func NewVault(master []byte, opts *VaultOptions) (*Vault, error) {
+	salt := make([]byte, vaultSaltLen)
+	_, _ = rand.Read(salt)
+	return newVault(master, salt, opts)
+}
+
+func newVault(master, salt []byte, opts *VaultOptions) (*Vault, error) {
+	if len(master) < MinMasterKeyLen {
+		return nil, fmt.Errorf("%w: vault master key of %d bytes, want at least %d", ErrInvalidOptions, len(master), MinMasterKeyLen)
+	}
+	key, err := hkdf.Key(sha256.New, master, salt, vaultInfo, 32)
+	if err != nil {
+		return nil, fmt.Errorf("%w: deriving the vault key: %w", ErrInvalidOptions, err)
+	}
+	v := &Vault{key: key, salt: salt, now: time.Now, secrets: map[string]string{}}
+	if opts != nil {
+		v.onEvent = opts.OnEvent
+		if opts.Now != nil {
+			v.now = opts.Now
+		}
+	}
+	return v, nil
+}
+
+// vaultFile is the JSON form of ACP §2.3, with the KDF named.
+type vaultFile struct {
+	Version    int    `json:"version"`
+	Encryption string `json:"encryption"`
+	KDF        string `json:"kdf"`
+	Salt       string `json:"salt"`
+	IV         string `json:"iv"`
+	Data       string `json:"data"`
+	Tag        string `json:"tag"`
+}
+
+// aad binds the header to the ciphertext.
+func (f *vaultFile) aad() []byte {
+	return []byte(strconv.Itoa(f.Version) + "|" + f.Encryption + "|" + f.KDF + "|" + f.Salt)
+}
+
+// OpenVault decrypts a vault marshalled by [Vault.Marshal]. A wrong master
+// key and any change to the file fail with [ErrKeyFile]. opts may be nil.
+func OpenVault(data, master []byte, opts *VaultOptions) (*Vault, error) {
+	var f vaultFile
+	if err := json.Unmarshal(data, &f); err != nil {
+		return nil, fmt.Errorf("%w: vault is not JSON", ErrKeyFile)
+	}
+	if f.Version != vaultVersion || f.Encryption != vaultEncryption || f.KDF != vaultKDF {
+		return nil, fmt.Errorf("%w: unsupported vault version %d, encryption %q, kdf %q", ErrKeyFile, f.Version, clip(f.Encryption), clip(f.KDF))
+	}
+	salt, err1 := hex.DecodeString(f.Salt)
+	iv, err2 := hex.DecodeString(f.IV)
+	ct, err3 := hex.DecodeString(f.Data)
+	tag, err4 := hex.DecodeString(f.Tag)
+	if err1 != nil || err2 != nil || err3 != nil || err4 != nil || len(salt) != vaultSaltLen || len(iv) != 12 || len(tag) != 16 {
+		return nil, fmt.Errorf("%w: vault salt, iv, data or tag badly encoded", ErrKeyFile)
+	}
+	v, err := newVault(master, salt, opts)
+	if err != nil {
+		return nil, err
+	}
+	aead, err := v.aead()
+	if err != nil {
+		return nil, err
+	}
+	plain, err := aead.Open(nil, iv, append(ct, tag...), f.aad())
+	if err != nil {
+		return nil, fmt.Errorf("%w: vault does not decrypt: wrong master key or tampered file", ErrKeyFile)
+	}
+	if err := json.Unmarshal(plain, &v.secrets); err != nil || v.secrets == nil {
+		return nil, fmt.Errorf("%w: vault content is not a JSON object of strings", ErrKeyFile)
+	}
+	for name := range v.secrets {
+		if !secretName.MatchString(name) {
+			return nil, fmt.Errorf("%w: vault holds an invalid secret name", ErrKeyFile)
+		}
+	}
+	return v, nil
+}
+
+// LoadVault reads and opens the vault file at path. It refuses a file that
+// group or others may read.
+func LoadVault(path string, master []byte, opts *VaultOptions) (*Vault, error) {
+	data, err := readPrivateFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrKeyFile, err)
+	}
+	return OpenVault(data, master, opts)
+}
+
+func (v *Vault) aead() (cipher.AEAD, error) {
+	b, err := aes.NewCipher(v.key)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrKeyFile, err)
+	}
+	return cipher.NewGCM(b)
+}
+
+// Marshal encrypts the vault with a fresh random IV and returns the ACP
+// §2.3 JSON form.
+func (v *Vault) Marshal() ([]byte, error) {
+	v.mu.RLock()
+	plain, err := json.Marshal(v.secrets)
+	v.mu.RUnlock()
+	if err != nil {
+		return nil, err
+	}
+	aead, err := v.aead()
+	if err != nil {
+		return nil, err
+	}
+	iv := make([]byte, aead.NonceSize())
+	_, _ = rand.Read(iv)
+	f := vaultFile{Version: vaultVersion, Encryption: vaultEncryption, KDF: vaultKDF, Salt: hex.EncodeToString(v.salt), IV: hex.EncodeToString(iv)}
+	sealed := aead.Seal(nil, iv, plain, f.aad())
+	clear(plain)
+	n := len(sealed) - aead.Overhead()
+	f.Data, f.Tag = hex.EncodeToString(sealed[:n]), hex.EncodeToString(sealed[n:])
+	return json.MarshalIndent(f, "", "  ")
+}
+
+// Save writes the encrypted vault to path with mode 0600, atomically.
+func (v *Vault) Save(path string) error {
+	data, err := v.Marshal()
+	if err != nil {
+		return err
+	}
+	if err := writeFileAtomic(path, data, 0o600, false); err != nil {
+		return fmt.Errorf("%w: writing vault: %w", ErrKeyFile, err)
+	}
+	return nil
+}
+
+// Set stores value under name (1 to 64 of A-Z a-z 0-9 _ . -).
+func (v *Vault) Set(name, value string) error {
+	if !secretName.MatchString(name) {
+		return fmt.Errorf("%w: secret name %q, want 1 to 64 of A-Z a-z 0-9 _ . -", ErrInvalidRequest, clip(name))
+	}
+	v.mu.Lock()
+	v.secrets[name] = value
+	v.mu.Unlock()
+	return nil
+}
+
+// Delete removes name.
+func (v *Vault) Delete(name string) {
+	v.mu.Lock()
+	delete(v.secrets, name)
+	v.mu.Unlock()
+}
+
+// Names returns the names of the secrets, sorted.
+func (v *Vault) Names() []string {
+	v.mu.RLock()
+	defer v.mu.RUnlock()
+	names := make([]string, 0, len(v.secrets))
+	for n := range v.secrets {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// String describes the vault without its secrets.
+func (v *Vault) String() string {
+	v.mu.RLock()
+	defer v.mu.RUnlock()
+	return fmt.Sprintf("consent.Vault{%d secrets}", len(v.secrets))
+}
+
+// GoString is String.
+func (v *Vault) GoString() string { return v.String() }
