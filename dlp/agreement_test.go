@@ -113,9 +113,9 @@ func TestAgreesWithReference(t *testing.T) {
 		opts *dlp.Options
 		docs int
 	}{
-		{"plain", nil, 600},
-		{"encoded", &dlp.Options{DetectEncoding: true}, 400},
-		{"encoded-depth2", &dlp.Options{DetectEncoding: true, EncodingDepth: 2}, 150},
+		{"plain", nil, 300},
+		{"encoded", &dlp.Options{DetectEncoding: true}, 200},
+		{"encoded-depth2", &dlp.Options{DetectEncoding: true, EncodingDepth: 2}, 80},
 	}
 	if testing.Short() {
 		for i := range configs {

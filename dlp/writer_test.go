@@ -19,7 +19,7 @@ func TestWriterMatchesRedact(t *testing.T) {
 	s := builtinScanner(t, o)
 	g := newDocGen(42)
 	r := rand.New(rand.NewPCG(7, 7))
-	for i := 0; i < 30; i++ {
+	for i := 0; i < 15; i++ {
 		var b strings.Builder
 		for b.Len() < 12000 {
 			b.WriteString(g.doc())
