@@ -1,0 +1,164 @@
+package consent
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+)
+
+// TerminalOptions configure a [Terminal]. nil means defaults.
+type TerminalOptions struct {
+	// Path is the terminal device (default "/dev/tty", the controlling
+	// terminal of the process, which an MCP stdio server's agent does not
+	// hold: its stdin and stdout are pipes).
+	Path string
+	// Stdio are the files the terminal must not be (default os.Stdin and
+	// os.Stdout): when Path is the same file as one of them, the agent on
+	// the other end could read the prompt or type the answer, and Ask
+	// fails (ACP §9 item 7).
+	Stdio []*os.File
+	// Approver names who answers at this terminal in responses and audit
+	// events (default $USER, else "terminal").
+	Approver string
+}
+
+// Terminal is the terminal [Channel]: it prints the request on a TTY and
+// reads "approve" or "deny" (also "a"/"y"/"yes" and "d"/"n"/"no"); any
+// other line asks again, so only an explicit approval approves. Input typed
+// before the prompt is discarded (Linux), so a stray keypress cannot
+// approve a request nobody saw. One prompt is shown at a time; concurrent
+// requests wait their turn, each within its own deadline.
+//
+// The device is opened for each request and closed after, so a vanished
+// terminal fails the request (deny) instead of hanging. A Terminal is safe
+// for concurrent use.
+type Terminal struct {
+	path     string
+	stdio    []*os.File
+	approver string
+	turn     chan struct{} // one prompt at a time
+}
+
+var _ Channel = (*Terminal)(nil)
+
+// NewTerminal returns a terminal channel. It opens nothing until Ask.
+func NewTerminal(opts *TerminalOptions) (*Terminal, error) {
+	t := &Terminal{path: "/dev/tty", stdio: []*os.File{os.Stdin, os.Stdout}, approver: os.Getenv("USER"), turn: make(chan struct{}, 1)}
+	if opts != nil {
+		if opts.Path != "" {
+			t.path = opts.Path
+		}
+		if opts.Stdio != nil {
+			t.stdio = opts.Stdio
+		}
+		if opts.Approver != "" {
+			t.approver = opts.Approver
+		}
+	}
+	if t.approver == "" {
+		t.approver = "terminal"
+	}
+	return t, nil
+}
+
+// Name returns "terminal".
+func (t *Terminal) Name() string { return "terminal" }
+
+// Ask implements [Channel].
+func (t *Terminal) Ask(ctx context.Context, req *ConsentRequest) (Reply, error) {
+	select {
+	case t.turn <- struct{}{}:
+		defer func() { <-t.turn }()
+	case <-ctx.Done():
+		return Reply{}, ctx.Err()
+	}
+	f, err := t.open()
+	if err != nil {
+		return Reply{}, err
+	}
+	defer f.Close()
+	if err := f.SetReadDeadline(time.Time{}); err != nil {
+		// Without deadlines a timeout could not interrupt the read.
+		return Reply{}, fmt.Errorf("%w: terminal %s does not support read deadlines", ErrChannel, t.path)
+	}
+	stop := context.AfterFunc(ctx, func() { _ = f.SetReadDeadline(time.Unix(1, 0)) })
+	defer stop()
+
+	flushInput(f)
+	if _, err := f.WriteString("\n" + Summary(req)); err != nil {
+		return Reply{}, t.ioErr(ctx, err)
+	}
+	in := bufio.NewReaderSize(f, 256)
+	for {
+		if _, err := f.WriteString("Approve this call? [a]pprove / [d]eny: "); err != nil {
+			return Reply{}, t.ioErr(ctx, err)
+		}
+		line, err := readLine(in)
+		if err != nil {
+			return Reply{}, t.ioErr(ctx, err)
+		}
+		switch strings.ToLower(strings.TrimSpace(line)) {
+		case "a", "approve", "y", "yes":
+			_, _ = f.WriteString("approved\n")
+			return Reply{Decision: Approved, Approver: t.approver}, nil
+		case "d", "deny", "n", "no":
+			_, _ = f.WriteString("denied\n")
+			return Reply{Decision: Denied, Approver: t.approver}, nil
+		}
+	}
+}
+
+// open opens the terminal and checks it is a terminal and not the agent's
+// stdio.
+func (t *Terminal) open() (*os.File, error) {
+	f, err := openTTY(t.path)
+	if err != nil {
+		return nil, fmt.Errorf("%w: opening terminal: %w", ErrChannel, err)
+	}
+	st, err := f.Stat()
+	if err != nil || st.Mode()&os.ModeCharDevice == 0 {
+		f.Close()
+		return nil, fmt.Errorf("%w: %s is not a terminal", ErrChannel, t.path)
+	}
+	for _, s := range t.stdio {
+		if s == nil {
+			continue
+		}
+		if ss, err := s.Stat(); err == nil && os.SameFile(st, ss) {
+			f.Close()
+			return nil, fmt.Errorf("%w: terminal %s is the agent's stdio (%s); consent needs a channel the agent cannot reach", ErrChannel, t.path, s.Name())
+		}
+	}
+	return f, nil
+}
+
+// ioErr reports a read or write failure, as ctx's error when ctx ended it.
+func (t *Terminal) ioErr(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	return fmt.Errorf("%w: terminal: %w", ErrChannel, err)
+}
+
+// readLine reads one line of at most 256 bytes; longer lines are consumed
+// and answered with an empty line (ask again).
+func readLine(in *bufio.Reader) (string, error) {
+	line, err := in.ReadSlice('\n')
+	if errors.Is(err, bufio.ErrBufferFull) {
+		for errors.Is(err, bufio.ErrBufferFull) {
+			_, err = in.ReadSlice('\n')
+		}
+		if err != nil {
+			return "", err
+		}
+		return "", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	return string(line), nil
+}
