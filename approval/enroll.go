@@ -3,10 +3,10 @@ package approval
 import (
 	"context"
 	"encoding/base64"
-	"strings"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/go-webauthn/webauthn/protocol"
 	"github.com/go-webauthn/webauthn/webauthn"
