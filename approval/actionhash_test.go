@@ -76,16 +76,16 @@ func TestActionHashBindsEveryField(t *testing.T) {
 
 func TestActionHashRefuses(t *testing.T) {
 	for name, args := range map[string]string{
-		"array":          `[1]`,
-		"string":         `"x"`,
-		"null":           `null`,
-		"duplicate keys": `{"a":1,"a":2}`,
-		"invalid utf8":   "{\"a\":\"\xff\"}",
-		"truncated":      `{"a":`,
-		"trailing":       `{"a":1} x`,
-		"precision":      `{"n":12345678901234567891}`,
+		"array":                               `[1]`,
+		"string":                              `"x"`,
+		"null":                                `null`,
+		"duplicate keys":                      `{"a":1,"a":2}`,
+		"invalid utf8":                        "{\"a\":\"\xff\"}",
+		"truncated":                           `{"a":`,
+		"trailing":                            `{"a":1} x`,
+		"precision":                           `{"n":12345678901234567891}`,
 		"rfc example beyond double precision": `{"n":333333333.33333329}`,
-		"infinite":       `{"n":1e400}`,
+		"infinite":                            `{"n":1e400}`,
 	} {
 		if _, err := approval.ActionHash("t", []byte(args), "s"); !errors.Is(err, approval.ErrInvalidArguments) {
 			t.Errorf("%s: err = %v, want ErrInvalidArguments", name, err)

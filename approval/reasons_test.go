@@ -48,10 +48,10 @@ func TestReasonMissingEvidenceMalformed(t *testing.T) {
 	ch := f.challenge(testTool, testArgs)
 	for _, ev := range []string{
 		`"webauthn"`, `[]`, `{}`, `{`, `42`,
-		`{"method":"webauthn","response":{}}`,                           // no challengeId
-		`{"method":"webauthn","challengeId":"","response":{}}`,          // empty challengeId
-		`{"challengeId":"` + ch.ChallengeID + `","response":{}}`,        // no method
-		`{"method":"webauthn","challengeId":"` + ch.ChallengeID + `"}`,  // no response
+		`{"method":"webauthn","response":{}}`,                          // no challengeId
+		`{"method":"webauthn","challengeId":"","response":{}}`,         // empty challengeId
+		`{"challengeId":"` + ch.ChallengeID + `","response":{}}`,       // no method
+		`{"method":"webauthn","challengeId":"` + ch.ChallengeID + `"}`, // no response
 		`{"method":7,"challengeId":"` + ch.ChallengeID + `","response":{}}`,
 		`{"method":"webauthn","challengeId":"` + ch.ChallengeID + `","response":"x"}`,
 		`{"Method":"webauthn","ChallengeId":"` + ch.ChallengeID + `","Response":{}}`, // keys are case-sensitive
