@@ -28,6 +28,7 @@ var oddPatterns = []dlp.Pattern{
 	{Name: "grouped", Regex: `pin[ =]{1,2}(?P<secret>[0-9]{4,6})`},
 	{Name: "nolit", Regex: `[0-9]{3}-[0-9]{2}-[0-9]{4}`},
 	{Name: "email", Regex: `[a-zA-Z0-9._%+-]+@[a-zA-Z0-9.-]+\.[a-zA-Z]{2,}`},
+	{Name: "dense", Regex: `q[a-z]{0,200}Q`}, // on "qqq...", every attempt reads 200 bytes
 }
 
 // docGen builds documents that mix secrets, near misses, encoded secrets and
@@ -46,7 +47,7 @@ func newDocGen(seed uint64) *docGen {
 		g.neg = append(g.neg, r.Negatives...)
 	}
 	g.pos = append(g.pos, "foo123", "key=abcd", "barxyz", "KISS123", "ki\u017fs123", "\u212aiss123",
-		"green-1234", "zzabcabczz", "ticket ABC-123", "pin 12345", "123-45-6789", "alice@example.com")
+		"green-1234", "zzabcabczz", "ticket ABC-123", "pin 12345", "123-45-6789", "alice@example.com", "qabcQ")
 	g.neg = append(g.neg, "foo12", "xfoo123", "key=ab", "bar xy", "kis123", "mauve-1234", "zzzz", "ABC-123",
 		"pin", "12-345-678", "alice@", "AKIA", "ghp_", "xoxb-", "-----BEGIN", "eyJ", "postgres://", "password")
 	g.noise = []string{"the", "quick", "brown", "fox", " ", "\n", "\t", "=", ":", "\"", "'", ",", ";", "(", ")",
@@ -80,7 +81,8 @@ func (g *docGen) piece() string {
 		}
 		return string(b)
 	case k == 14 && g.r.IntN(8) == 0: // dense literal hits: the anchored budget gives out
-		return strings.Repeat([]string{"secret=", "password ", "://a:b@", "eyJ", "AKIA"}[g.r.IntN(5)], 300+g.r.IntN(300))
+		unit := []string{"secret=", "password ", "://a:b@", "eyJ", "AKIA", "q", "qzQ"}[g.r.IntN(7)]
+		return strings.Repeat(unit, 300+g.r.IntN(1500)) + "Q" // "qqq...qQ" matches only near its end
 	case k < 14: // a secret cut short or with a byte flipped
 		p := []byte(g.pos[g.r.IntN(len(g.pos))])
 		if len(p) > 1 {
@@ -139,8 +141,8 @@ func TestAgreesWithReference(t *testing.T) {
 				got, gf := fast.Redact(doc)
 				want, wf := ref.redact(doc)
 				if got != want || !reflect.DeepEqual(gf, wf) {
-					t.Fatalf("doc %d disagrees\ndoc:  %q\nfast: %q\n      %s\nref:  %q\n      %s",
-						i, doc, got, fmtFindings(gf), want, fmtFindings(wf))
+					t.Fatalf("doc %d disagrees\ndoc:  %q\nfast: %q\nref:  %q\nfindings only in fast: %s\nonly in ref: %s",
+						i, doc, got, want, findingsMinus(gf, wf), findingsMinus(wf, gf))
 				}
 				if len(gf) > 0 {
 					redacted++
@@ -151,4 +153,23 @@ func TestAgreesWithReference(t *testing.T) {
 			}
 		})
 	}
+}
+
+// findingsMinus lists the ranges (with rules) in a but not in b.
+func findingsMinus(a, b []dlp.Finding) string {
+	in := map[string]bool{}
+	for _, f := range b {
+		for _, r := range f.Ranges {
+			in[fmt.Sprint(f.Rule, r)] = true
+		}
+	}
+	var out []string
+	for _, f := range a {
+		for _, r := range f.Ranges {
+			if k := fmt.Sprint(f.Rule, r); !in[k] {
+				out = append(out, k)
+			}
+		}
+	}
+	return strings.Join(out, "; ")
 }

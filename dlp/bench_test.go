@@ -14,18 +14,21 @@ import (
 
 var (
 	cleanOnce sync.Once
-	clean1MiB string
+	clean1MiB string // Go source with some prose
+	prose1MiB string // prose about credentials, repeated: the prefilter's worst case
 )
 
-// cleanText returns 1 MiB of clean Go source and prose (no secrets).
-func cleanText(b *testing.B) string {
+// cleanText returns 1 MiB of clean Go source from the standard library with
+// testdata/fp/prose.txt after each package (no secrets).
+func cleanText(b testing.TB) string {
 	cleanOnce.Do(func() {
-		var sb strings.Builder
 		prose, err := os.ReadFile(filepath.Join("testdata", "fp", "prose.txt"))
 		if err != nil {
 			panic(err)
 		}
-		for _, dir := range []string{"strings", "bufio", "sort", "text/template", "go/parser", "net/url"} {
+		var sb strings.Builder
+		for _, dir := range []string{"strings", "bufio", "sort", "text/template", "go/parser", "net/url",
+			"encoding/json", "regexp", "go/ast", "go/printer", "net/http"} {
 			files, _ := filepath.Glob(filepath.Join(runtime.GOROOT(), "src", dir, "*.go"))
 			for _, f := range files {
 				if strings.HasSuffix(f, "_test.go") {
@@ -36,15 +39,24 @@ func cleanText(b *testing.B) string {
 					panic(err)
 				}
 				sb.Write(raw)
-				sb.Write(prose)
+			}
+			sb.Write(prose)
+			if sb.Len() >= 1<<20 {
+				break
 			}
 		}
-		for sb.Len() < 1<<20 {
-			sb.Write(prose)
+		if sb.Len() < 1<<20 {
+			panic("not enough Go source in GOROOT")
 		}
 		clean1MiB = sb.String()[:1<<20]
+		prose1MiB = strings.Repeat(string(prose), (1<<20)/len(prose)+1)[:1<<20]
 	})
 	return clean1MiB
+}
+
+func credentialProse(b testing.TB) string {
+	cleanText(b)
+	return prose1MiB
 }
 
 // policyPatterns are three AIP-style policy patterns without keywords.
@@ -72,6 +84,23 @@ func BenchmarkBuiltinClean1MiB(b *testing.B) {
 
 func BenchmarkBuiltinClean1MiBDetectEncoding(b *testing.B) {
 	benchRedact(b, builtinScanner(b, &dlp.Options{DetectEncoding: true}), cleanText(b))
+}
+
+func BenchmarkBuiltinCredentialProse1MiB(b *testing.B) {
+	benchRedact(b, builtinScanner(b, nil), credentialProse(b))
+}
+
+func BenchmarkBuiltinCredentialProse1MiBDetectEncoding(b *testing.B) {
+	benchRedact(b, builtinScanner(b, &dlp.Options{DetectEncoding: true}), credentialProse(b))
+}
+
+func BenchmarkReferenceBuiltinCredentialProse1MiB(b *testing.B) {
+	ref, text := newRef(dlp.Builtin(), nil), credentialProse(b)
+	b.SetBytes(int64(len(text)))
+	b.ReportAllocs()
+	for b.Loop() {
+		ref.redact(text)
+	}
 }
 
 func BenchmarkBuiltinClean1MiBParallel(b *testing.B) {

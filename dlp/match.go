@@ -1,7 +1,9 @@
 package dlp
 
 import (
+	"io"
 	"slices"
+	"unicode/utf8"
 )
 
 // span is one redaction: text[start:end] is replaced by the rule's marker.
@@ -167,17 +169,20 @@ func (s *Scanner) matchAnchored(cands []span, text string, ri int32, starts []wi
 	r := &s.rules[ri]
 	slices.SortFunc(starts, func(a, b window) int { return a.lo - b.lo })
 	n := len(cands)
-	// Each attempt reads at most maxLen+2 bytes. When the literal hits are so
-	// dense that the attempts would read the text many times over (a crafted
-	// input), one pass over the whole text is cheaper: linear time either way.
+	// The reader counts the bytes the regex engine reads. When the literal
+	// hits are so dense that the attempts read the text many times over (a
+	// crafted input), one pass over the whole text is cheaper: linear time
+	// either way.
 	budget := 8*len(text) + 64<<10
+	rd := new(countingReader)
 	next := 0 // FindAll resumes at the end of the previous match
 	for _, iv := range starts {
 		for p := max(iv.lo, next); p <= iv.hi; p++ {
-			if budget -= r.maxLen + 2; budget < 0 {
+			if budget < 0 {
 				return s.matchAll(cands[:n], text, ri, 0)
 			}
-			m := r.anchoredAt(text, p)
+			m := r.anchoredAt(rd, text, p)
+			budget -= rd.read
 			if m == nil {
 				continue
 			}
@@ -197,19 +202,27 @@ func (s *Scanner) matchAnchored(cands []span, text string, ri int32, starts []wi
 // longest match; a match that reaches the end of that slice (where $ or \b
 // could see a different context) is checked again against the whole rest of
 // the text.
-func (r *rule) anchoredAt(text string, p int) []int {
+//
+// The text goes in through an io.RuneReader on purpose: that makes package
+// regexp use its NFA, which stops as soon as an anchored attempt fails (most
+// attempts fail after a few bytes), instead of the backtracker, which clears a
+// bitmap of program size times input length on every call.
+func (r *rule) anchoredAt(rd *countingReader, text string, p int) []int {
 	re, base := r.at0, 0
 	if p > 0 {
 		re, base = r.atN, p-1
 	}
 	end := min(len(text), p+r.maxLen+1)
-	if !re.MatchString(text[base:end]) {
-		return nil // cheaper than asking for submatches; most attempts fail
+	rd.read = 0
+	if rd.reset(text[base:end]); !re.MatchReader(rd) {
+		return nil
 	}
-	m := re.FindStringSubmatchIndex(text[base:end])
+	rd.reset(text[base:end])
+	m := re.FindReaderSubmatchIndex(rd)
 	if m != nil && m[3]+base == end && end < len(text) {
 		end = len(text)
-		m = re.FindStringSubmatchIndex(text[base:end])
+		rd.reset(text[base:end])
+		m = re.FindReaderSubmatchIndex(rd)
 	}
 	if m == nil || m[2]+base != p { // p fell inside a multi-byte rune
 		return nil
@@ -221,6 +234,29 @@ func (r *rule) anchoredAt(text string, p int) []int {
 		}
 	}
 	return m
+}
+
+// countingReader is an io.RuneReader over a string that adds up how many
+// bytes were read across resets.
+type countingReader struct {
+	s    string
+	i    int
+	read int
+}
+
+func (c *countingReader) reset(s string) { c.s, c.i = s, 0 }
+
+func (c *countingReader) ReadRune() (rune, int, error) {
+	if c.i >= len(c.s) {
+		return 0, 0, io.EOF
+	}
+	r, w := rune(c.s[c.i]), 1
+	if r >= utf8.RuneSelf {
+		r, w = utf8.DecodeRuneInString(c.s[c.i:])
+	}
+	c.i += w
+	c.read += w
+	return r, w, nil
 }
 
 // resolve sorts candidates and merges overlapping ones (see spans).

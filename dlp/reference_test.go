@@ -68,7 +68,9 @@ func (r *refScanner) redact(text string) (string, []dlp.Finding) {
 		last = s.end
 		counts[s.rule].Rule = r.pats[s.rule].Name
 		counts[s.rule].Count++
-		counts[s.rule].Ranges = append(counts[s.rule].Ranges, dlp.Range{Start: s.start, End: s.end, Encoding: s.enc})
+		if len(counts[s.rule].Ranges) < dlp.MaxRanges {
+			counts[s.rule].Ranges = append(counts[s.rule].Ranges, dlp.Range{Start: s.start, End: s.end, Encoding: s.enc})
+		}
 	}
 	b.WriteString(text[last:])
 	var fs []dlp.Finding
