@@ -1,0 +1,87 @@
+package consent_test
+
+import (
+	"context"
+	"crypto/ed25519"
+	"encoding/json"
+	"fmt"
+
+	"github.com/gatehouse-dev/gatehouse/consent"
+)
+
+// approveAll is a stand-in for a human who approves everything.
+type approveAll struct{}
+
+func (approveAll) Name() string { return "example" }
+func (approveAll) Ask(context.Context, *consent.ConsentRequest) (consent.Reply, error) {
+	return consent.Reply{Decision: consent.Approved, Approver: "alice"}, nil
+}
+
+func Example() {
+	_, priv, _ := ed25519.GenerateKey(nil)
+	signer, _ := consent.NewSigner(priv)
+	nonces, _ := consent.NewMemoryNonceStore(nil)
+	events := func(_ context.Context, e consent.Event) error {
+		fmt.Printf("event: %s tool=%s decision=%q\n", e.Type, e.Tool, e.Decision)
+		return nil
+	}
+	asker, _ := consent.NewAsker(approveAll{}, signer, nonces, &consent.AskerOptions{OnEvent: events})
+
+	ans, err := asker.Ask(context.Background(), consent.Request{
+		Tool:  "send_email",
+		Args:  map[string]any{"to": "bob@example.com", "amount": json.Number("10")},
+		Agent: consent.Agent{ID: "agent-1"},
+	})
+	fmt.Println(ans.Approved(), ans.Outcome, err)
+	fmt.Println(ans.Response.Decision, ans.Response.Proof.Algorithm)
+	// Output:
+	// event: consent_requested tool=send_email decision=""
+	// event: consent_approved tool=send_email decision="approved"
+	// true approved <nil>
+	// approved Ed25519
+}
+
+func ExampleClassify() {
+	for _, tool := range []string{"read_file", "ＳＥＮＤ_email", "transfer_funds", "frobnicate"} {
+		c := consent.Classify(tool)
+		fmt.Println(tool, c.Category, c.Risk)
+	}
+	// Output:
+	// read_file read low
+	// ＳＥＮＤ_email communication high
+	// transfer_funds financial critical
+	// frobnicate unknown high
+}
+
+func ExampleTrustLevel_RequiresConsent() {
+	for _, l := range []consent.TrustLevel{consent.TrustUntrusted, consent.TrustSupervised, consent.TrustAutonomous, consent.TrustTrusted} {
+		fmt.Println(l, l.RequiresConsent(consent.RiskMedium), l.RequiresConsent(consent.RiskCritical))
+	}
+	// Output:
+	// untrusted true true
+	// supervised false true
+	// autonomous false true
+	// trusted false false
+}
+
+func ExampleVault_Inject() {
+	_, priv, _ := ed25519.GenerateKey(nil)
+	vault, _ := consent.NewVault(consent.MasterKeyFromSigningKey(priv), nil)
+	_ = vault.Set("github_token", "ghp_example")
+
+	signer, _ := consent.NewSigner(priv)
+	nonces, _ := consent.NewMemoryNonceStore(nil)
+	asker, _ := consent.NewAsker(approveAll{}, signer, nonces, nil)
+	args := map[string]any{"auth": "Bearer " + consent.SecretRef("github_token")}
+
+	// Without an approved consent for this call: nothing.
+	_, err := vault.Inject(context.Background(), nil, "create_issue", args)
+	fmt.Println(err)
+
+	ans, _ := asker.Ask(context.Background(), consent.Request{Tool: "create_issue", Args: args})
+	injected, _ := vault.Inject(context.Background(), ans.Grant, "create_issue", ans.Args)
+	fmt.Println(injected["auth"])
+	// Output:
+	// consent: no approved consent for this call: no grant
+	// Bearer ghp_example
+}
