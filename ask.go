@@ -14,7 +14,10 @@ type AskRequest struct {
 	Tool   string          // normalized tool name
 	Args   map[string]any  // arguments as received; numbers are json.Number
 	Reason string          // why the policy asks
-	Rule   policy.ToolRule // the rule that said ask
+	Rule   policy.ToolRule // the AIP tool rule that said ask (zero for ACP rules)
+	// For ACP rule lists: the rule ("rules[2]") and its risk level.
+	ACPRule string
+	Risk    policy.Risk
 }
 
 // Answer is a human's answer.
@@ -57,9 +60,13 @@ func (g *Guard) ask(ctx context.Context, d policy.Decision, agent string, args m
 		return d, nil
 	}
 	rule, _ := g.p.Rule(d.Tool)
-	actx, cancel := context.WithTimeout(ctx, g.o.AskTimeout)
+	timeout := g.o.AskTimeout
+	if d.AskTimeout > 0 {
+		timeout = d.AskTimeout // an ACP rule's own timeout
+	}
+	actx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	ans, err := g.o.Asker.Ask(actx, AskRequest{Agent: agent, Tool: d.Tool, Args: args, Reason: d.Reason, Rule: rule})
+	ans, err := g.o.Asker.Ask(actx, AskRequest{Agent: agent, Tool: d.Tool, Args: args, Reason: d.Reason, Rule: rule, ACPRule: d.Rule, Risk: d.Risk})
 	switch {
 	case err != nil && (errors.Is(err, context.DeadlineExceeded) || errors.Is(actx.Err(), context.DeadlineExceeded)):
 		return d.Denied(true), nil

@@ -28,6 +28,9 @@ type Options struct {
 	// client's initialize info names one. Default "anonymous".
 	DefaultAgent string
 
+	// ServerName is this server's name for ACP rules' match.server.
+	ServerName string
+
 	// RateStore holds the token buckets of the policy's rate_limit rules,
 	// keyed per agent and tool. nil means in memory (one process); use a
 	// Redis store for replicas.
@@ -90,7 +93,7 @@ type Guard struct {
 	now  func() time.Time
 	key  []byte
 	mu   sync.Mutex
-	lims map[string]*ratelimit.Limiter // by normalized tool; bounded by the policy's rules
+	lims map[string]*ratelimit.Limiter // by normalized tool or ACP rule; bounded by the policy's rules
 	// elicit holds the normalized names of tools registered with AddTool.
 	elicit sync.Map
 	used   *usedApprovals

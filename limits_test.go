@@ -1,6 +1,7 @@
 package gatehouse_test
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -80,5 +81,46 @@ func TestBudget(t *testing.T) {
 	e := rpcErr(res)
 	if fmt.Sprint(e["code"]) != "-32001" || !strings.Contains(fmt.Sprint(e["data"]), "requests_per_hour") || f.runs.Load() != 2 {
 		t.Fatalf("over budget: %v runs=%d", res, f.runs.Load())
+	}
+}
+
+// TestACPPolicyThroughTheGuard: an ACP rule list decides, its rate_limit is
+// enforced after matching, its timeout bounds the ask.
+func TestACPPolicyThroughTheGuard(t *testing.T) {
+	src := `version: "1"
+default_action: deny
+rules:
+  - match: {tool: "echo"}
+    action: allow
+    rate_limit: 1/minute
+  - match: {tool: "deploy"}
+    action: ask
+    timeout: 1
+  - match: {category: system}
+    action: deny
+`
+	asked := make(chan gatehouse.AskRequest, 1)
+	f := newFixture(t, src, &gatehouse.Options{AskTimeout: time.Hour, Asker: gatehouse.AskerFunc(func(ctx context.Context, r gatehouse.AskRequest) (gatehouse.Answer, error) {
+		asked <- r
+		<-ctx.Done()
+		return gatehouse.Answer{}, ctx.Err()
+	})})
+	c := dialRaw(t, f.ct, "2025-06-18")
+	if res := c.callTool(1, "echo", nil); rpcErr(res) != nil {
+		t.Fatal(res)
+	}
+	if e := rpcErr(c.callTool(2, "echo", nil)); fmt.Sprint(e["code"]) != "-32002" {
+		t.Fatalf("ACP rate_limit: %v", e)
+	}
+	start := time.Now()
+	e := rpcErr(c.callTool(3, "deploy", map[string]any{"env": "x"}))
+	if fmt.Sprint(e["code"]) != "-32005" || time.Since(start) > 30*time.Second {
+		t.Fatalf("ACP timeout: %v after %v", e, time.Since(start))
+	}
+	if r := <-asked; r.ACPRule != "rules[1]" || r.Risk != "high" {
+		t.Errorf("ask request: %+v", r)
+	}
+	if e := rpcErr(c.callTool(4, "unlisted", nil)); fmt.Sprint(e["code"]) != "-32001" || !strings.Contains(fmt.Sprint(e["data"]), "default_action") {
+		t.Fatalf("default deny: %v", e)
 	}
 }

@@ -88,22 +88,19 @@ func (g *Guard) toolCall(ctx context.Context, method string, call *mcp.CallToolR
 		return g.deny(ctx, invalidParams(tool, err.Error()), call, rawTool, nil)
 	}
 	if r, ok := g.p.RateLimit(tool); ok {
-		lim, err := g.limiter(tool, r)
-		if err != nil {
-			return g.deny(ctx, internal(md.Method, tool, "The rate limiter is misconfigured, so the call was denied"), call, rawTool, rawArgs)
-		}
-		res, err := lim.Allow(ctx, ratelimit.Key("gatehouse", "rate", agent, tool))
-		if err != nil {
-			g.log.Error("gatehouse: rate limiter failed", "tool", tool, "error", err)
-			return g.deny(ctx, internal(md.Method, tool, "The rate limiter is unavailable, so the call was denied"), call, rawTool, rawArgs)
-		}
-		if !res.Allowed {
-			return g.deny(ctx, policy.RateLimitedDecision(md.Method, tool), call, rawTool, rawArgs)
+		if denied, ok := g.rateLimited(ctx, md.Method, tool, tool, ratelimit.Key("gatehouse", "rate", agent, tool), r); !ok {
+			return g.deny(ctx, denied, call, rawTool, rawArgs)
 		}
 	}
-	d := g.p.Evaluate(policy.Request{Method: method, Tool: rawTool, Args: args})
+	d := g.p.Evaluate(policy.Request{Method: method, Tool: rawTool, Args: args, Server: g.o.ServerName, Now: g.now()})
 	if d.Outcome != policy.Allow && d.Outcome != policy.Ask {
 		return g.deny(ctx, d, call, rawTool, rawArgs)
+	}
+	if d.Rate.Valid() {
+		// An ACP rule's rate_limit, checked after rule matching (ACP §5.2).
+		if denied, ok := g.rateLimited(ctx, md.Method, tool, "acp:"+d.Rule, ratelimit.Key("gatehouse", "acp", d.Rule, agent, tool), d.Rate); !ok {
+			return g.deny(ctx, denied, call, rawTool, rawArgs)
+		}
 	}
 	if md.Violation && !d.Violation {
 		d.Violation, d.Reason = true, md.Reason // a monitored method denial
@@ -177,6 +174,24 @@ func (g *Guard) toolCall(ctx context.Context, method string, call *mcp.CallToolR
 		return res, err
 	}
 	return g.filterResult(ctx, md.Method, tool, agent, res)
+}
+
+// rateLimited takes a token for key from the limiter of rate r (one limiter
+// per limiterID); ok is false with the denial when the call must not go on.
+func (g *Guard) rateLimited(ctx context.Context, method, tool, limiterID, key string, r ratelimit.Rate) (policy.Decision, bool) {
+	lim, err := g.limiter(limiterID, r)
+	if err != nil {
+		return internal(method, tool, "The rate limiter is misconfigured, so the call was denied"), false
+	}
+	res, err := lim.Allow(ctx, key)
+	if err != nil {
+		g.log.Error("gatehouse: rate limiter failed", "tool", tool, "error", err)
+		return internal(method, tool, "The rate limiter is unavailable, so the call was denied"), false
+	}
+	if !res.Allowed {
+		return policy.RateLimitedDecision(method, tool), false
+	}
+	return policy.Decision{}, true
 }
 
 func (g *Guard) usage(c Call) ratelimit.Usage {

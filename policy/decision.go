@@ -1,5 +1,11 @@
 package policy
 
+import (
+	"time"
+
+	"github.com/gatehouse-dev/gatehouse/ratelimit"
+)
+
 // Outcome is what [Policy.Evaluate] decided for a request.
 type Outcome uint8
 
@@ -65,6 +71,12 @@ type Decision struct {
 	// FailedRule is the allow_args pattern that FailedArg failed (AIP §6.2
 	// failed_rule): for the operator's audit log, never for the agent.
 	FailedRule string
+
+	// ACP rule lists only:
+	Rule       string         // the rule that decided, "rules[2]" or "default_action"
+	Risk       Risk           // the rule's level, else the tool's class risk
+	AskTimeout time.Duration  // the rule's timeout for an ask, 0 if none
+	Rate       ratelimit.Rate // the rule's rate_limit, checked by the caller after matching (ACP §5.2); zero if none
 }
 
 // Monitored reports whether the request goes through only because the

@@ -1,12 +1,20 @@
 package policy
 
-import "github.com/gatehouse-dev/gatehouse/normalize"
+import (
+	"time"
+
+	"github.com/gatehouse-dev/gatehouse/normalize"
+)
 
 // Request is one JSON-RPC request to authorize.
 type Request struct {
 	Method string         // JSON-RPC method, e.g. "tools/call", "resources/read"
 	Tool   string         // tools/call only, as received (not normalized)
 	Args   map[string]any // decoded with json.Decoder.UseNumber: numbers stay json.Number
+
+	// For ACP rule lists (AIP policies ignore them):
+	Server string    // the MCP server's name, for match.server
+	Now    time.Time // the clock, for conditions.time_of_day; Evaluate reads no clock itself
 }
 
 // MethodToolsCall is the one method whose requests get tool checks.
@@ -38,7 +46,12 @@ func (p *Policy) Evaluate(r Request) Decision {
 	if md.Outcome != Allow || method != MethodToolsCall {
 		return md
 	}
-	d := p.evaluateTool(method, normalize.Name(r.Tool), r.Args)
+	var d Decision
+	if p.acp != nil {
+		d = p.evaluateACP(method, normalize.Name(r.Tool), r)
+	} else {
+		d = p.evaluateTool(method, normalize.Name(r.Tool), r.Args)
+	}
 	if md.Violation && d.Outcome == Allow && !d.Violation {
 		// Monitor mode let a denied tools/call method through: the tool
 		// checks still ran (protected paths stay enforced), and the method
@@ -92,17 +105,8 @@ func (p *Policy) evaluateTool(method, tool string, args map[string]any) Decision
 		return block("Tool name is empty")
 	}
 	// §4.3 step 2: protected paths, enforced in every mode.
-	if len(p.protected) > 0 {
-		for k, v := range args {
-			if p.protectedText(k) || p.protectedValue(v, 0) {
-				return Decision{
-					Outcome: ProtectedPath, Violation: true,
-					Code: CodeProtectedPath, Message: MessageProtectedPath,
-					Reason: "Argument " + quote(k) + " names a protected path",
-					Method: method, Tool: tool, FailedArg: k,
-				}
-			}
-		}
+	if d, hit := p.checkProtected(method, tool, args); hit {
+		return d
 	}
 	// §4.3 step 3: the tool rule.
 	r := p.rules[tool]
@@ -178,4 +182,22 @@ func (p *Policy) monitor(d Decision) Decision {
 		d.Outcome, d.Code, d.Message = Allow, 0, ""
 	}
 	return d
+}
+
+// checkProtected is AIP §4.3 step 2 for every argument, keys included.
+func (p *Policy) checkProtected(method, tool string, args map[string]any) (Decision, bool) {
+	if len(p.protected) == 0 {
+		return Decision{}, false
+	}
+	for k, v := range args {
+		if p.protectedText(k) || p.protectedValue(v, 0) {
+			return Decision{
+				Outcome: ProtectedPath, Violation: true,
+				Code: CodeProtectedPath, Message: MessageProtectedPath,
+				Reason: "Argument " + quote(k) + " names a protected path",
+				Method: method, Tool: tool, FailedArg: k,
+			}, true
+		}
+	}
+	return Decision{}, false
 }

@@ -56,7 +56,9 @@ type Options struct {
 	WorkDir string
 }
 
-// Parse compiles an AIP v1alpha1 AgentPolicy document. Parsing is strict:
+// Parse compiles an AIP v1alpha1 AgentPolicy document, or an ACP v0.2 rule
+// list (version, default_action, rules; told apart by the top-level keys,
+// and a document that mixes both is refused). Parsing is strict:
 // unknown fields, an unknown apiVersion or kind, a missing metadata.name, a
 // regex that does not compile, a malformed rate limit and tool rules that
 // collide after normalization are all errors, reported as *ParseError with
@@ -104,10 +106,9 @@ func parse(data []byte, opts *Options, file string) (*Policy, error) {
 	if len(data) > MaxPolicySize {
 		return nil, &ParseError{Msg: fmt.Sprintf("document is larger than %d bytes", MaxPolicySize)}
 	}
-	var doc docYAML
+	var root yaml.Node
 	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
-	if err := dec.Decode(&doc); err != nil {
+	if err := dec.Decode(&root); err != nil {
 		if err == io.EOF {
 			return nil, &ParseError{Msg: "empty document: want an AgentPolicy"}
 		}
@@ -118,15 +119,35 @@ func parse(data []byte, opts *Options, file string) (*Policy, error) {
 		if err != nil {
 			return nil, yamlError(err)
 		}
-		return nil, errAt(&extra, "more than one YAML document: a policy file holds exactly one AgentPolicy")
+		return nil, errAt(&extra, "more than one YAML document: a policy file holds exactly one policy")
+	}
+	shape, err := documentShape(&root)
+	if err != nil {
+		return nil, err
 	}
 	env, err := pathEnv(opts)
 	if err != nil {
 		return nil, err
 	}
 	c := compiler{p: &Policy{path: file, env: env}}
-	if err := c.doc(&doc); err != nil {
-		return nil, err
+	strict := yaml.NewDecoder(bytes.NewReader(data))
+	strict.KnownFields(true)
+	if shape == shapeACP {
+		var doc acpDocYAML
+		if err := strict.Decode(&doc); err != nil {
+			return nil, yamlError(err)
+		}
+		if err := c.acp(&doc); err != nil {
+			return nil, err
+		}
+	} else {
+		var doc docYAML
+		if err := strict.Decode(&doc); err != nil {
+			return nil, yamlError(err)
+		}
+		if err := c.doc(&doc); err != nil {
+			return nil, err
+		}
 	}
 	if file != "" {
 		c.protectFile(file)
@@ -157,6 +178,48 @@ func yamlError(err error) *ParseError {
 	return pe
 }
 
+type shape int
+
+const (
+	shapeAIP shape = iota
+	shapeACP
+)
+
+var (
+	aipKeys = map[string]bool{"apiVersion": true, "kind": true, "metadata": true, "spec": true}
+	acpKeys = map[string]bool{"version": true, "default_action": true, "rules": true}
+)
+
+// documentShape tells an AIP AgentPolicy from an ACP rule list by their
+// top-level keys; a document with keys of both is refused.
+func documentShape(root *yaml.Node) (shape, error) {
+	if len(root.Content) != 1 || root.Content[0].Kind != yaml.MappingNode {
+		return shapeAIP, nil // the strict decoder reports what is wrong
+	}
+	m := root.Content[0]
+	var aip, acp *yaml.Node
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		k := m.Content[i]
+		if aipKeys[k.Value] && aip == nil {
+			aip = k
+		}
+		if acpKeys[k.Value] && acp == nil {
+			acp = k
+		}
+	}
+	switch {
+	case aip != nil && acp != nil:
+		later := aip
+		if acp.Line > aip.Line {
+			later = acp
+		}
+		return 0, errAt(later, "the document mixes AIP keys (%s) and ACP keys (%s): a policy is one or the other", aip.Value, acp.Value)
+	case acp != nil:
+		return shapeACP, nil
+	}
+	return shapeAIP, nil
+}
+
 var unknownField = regexp.MustCompile(`^field (.*) not found in type policy\.(\w+)$`)
 
 // yamlTypes names the decoding types in errors, with their known fields.
@@ -167,6 +230,11 @@ var yamlTypes = map[string][2]string{
 	"toolRuleYAML":   {"a tool rule", "tool, action, rate_limit, strict_args, allow_args"},
 	"dlpYAML":        {"spec.dlp", "enabled, detect_encoding, filter_stderr, patterns"},
 	"dlpPatternYAML": {"a dlp pattern", "name, regex"},
+	"acpDocYAML":     {"the ACP policy", "version, default_action, rules"},
+	"acpRuleYAML":    {"an ACP rule", "match, action, level, timeout, rate_limit, conditions"},
+	"acpMatchYAML":   {"match", "tool, category, server, args"},
+	"acpCondYAML":    {"conditions", "time_of_day"},
+	"acpTimeYAML":    {"time_of_day", "after, before, timezone"},
 }
 
 func pathEnv(opts *Options) (normalize.PathEnv, error) {

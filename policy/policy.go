@@ -95,6 +95,7 @@ type Policy struct {
 	env                  normalize.PathEnv
 	protected            []protectedPath
 	dlp                  DLP
+	acp                  *acpPolicy // non-nil for an ACP rule list
 }
 
 // rule is a compiled tool rule.
@@ -129,7 +130,10 @@ type DLPPattern struct {
 	Regex string
 }
 
-// Name returns metadata.name.
+// IsACP reports whether the policy was an ACP rule list.
+func (p *Policy) IsACP() bool { return p.acp != nil }
+
+// Name returns metadata.name ("acp" for an ACP rule list).
 func (p *Policy) Name() string { return p.name }
 
 // Version returns metadata.version ("" if absent).
@@ -206,6 +210,9 @@ func (p *Policy) MayAllow(tool string) bool {
 		return true
 	}
 	n := normalize.Name(tool)
+	if p.acp != nil {
+		return p.acp.mayAllow(n)
+	}
 	if r := p.rules[n]; r != nil {
 		return r.action != ActionBlock
 	}
