@@ -113,6 +113,7 @@ func TestAutomatonMatchesNaiveSearch(t *testing.T) {
 		}
 		a := newAutomaton(pats)
 		text := randText(r) + randText(r)
+		a.skip = i%2 == 0 // both scan loops
 		got := map[[2]int]bool{}
 		a.scan(text, func(id int32, end int) { got[[2]int{int(id), end}] = true })
 		lt := lowerASCII(text)

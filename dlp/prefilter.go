@@ -12,6 +12,11 @@ type automaton struct {
 	next     []int32   // next[state+class], states premultiplied by nclass
 	outStart int32     // premultiplied states >= outStart have outputs
 	out      [][]int32 // out[state/nclass]: pattern ids ending in that state
+	// leaves[b] is true when byte b keeps the root state at the root: a run
+	// of such bytes is skipped without table lookups. skip is set when most
+	// lower-case letters are leaves, so that skipping pays off on text.
+	leaves [256]bool
+	skip   bool
 }
 
 // newAutomaton builds the automaton for pats, which must be non-empty,
@@ -97,6 +102,14 @@ func newAutomaton(pats []string) *automaton {
 	for i, s := range order {
 		newID[s] = int32(i)
 	}
+	letters := 0
+	for b := 0; b < 256; b++ {
+		a.leaves[b] = trie[0][a.class[b]] == 0
+		if a.leaves[b] && b >= 'a' && b <= 'z' {
+			letters++
+		}
+	}
+	a.skip = letters >= 20
 	a.next = make([]int32, len(trie)*nc)
 	a.out = make([][]int32, len(trie))
 	for i, s := range order {
@@ -111,9 +124,37 @@ func newAutomaton(pats []string) *automaton {
 // scan calls hit for every occurrence of every pattern in text, in order of
 // end position, with the pattern id and the end offset.
 func (a *automaton) scan(text string, hit func(id int32, end int)) {
+	if a.skip {
+		a.scanSkip(text, hit)
+		return
+	}
 	next, class, outStart := a.next, &a.class, a.outStart
 	s := int32(0)
 	for i := 0; i < len(text); i++ {
+		s = next[s+int32(class[text[i]])]
+		if s >= outStart {
+			for _, id := range a.out[s/a.nclass] {
+				hit(id, i+1)
+			}
+		}
+	}
+}
+
+// scanSkip is scan for automata whose root leaves most letters: at the root,
+// runs of bytes that lead nowhere are skipped in a loop without a dependent
+// load.
+func (a *automaton) scanSkip(text string, hit func(id int32, end int)) {
+	next, class, outStart, leaves := a.next, &a.class, a.outStart, &a.leaves
+	s := int32(0)
+	for i := 0; i < len(text); i++ {
+		if s == 0 {
+			for i < len(text) && leaves[text[i]] {
+				i++
+			}
+			if i == len(text) {
+				return
+			}
+		}
 		s = next[s+int32(class[text[i]])]
 		if s >= outStart {
 			for _, id := range a.out[s/a.nclass] {
