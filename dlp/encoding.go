@@ -190,13 +190,19 @@ func unhex(c byte) byte {
 
 // tokens handles percent-encoded and backslash-escaped tokens.
 func (s *Scanner) tokens(cands []span, text string, depth int) []span {
+	pct, bs := -1, -1 // next '%' and '\\' at or after pos; -1: to look up
 	for pos := 0; pos < len(text); {
-		i := strings.IndexAny(text[pos:], "%\\")
-		if i < 0 {
+		if pct >= 0 && pct < pos || pct == -1 {
+			pct = indexFrom(text, pos, '%')
+		}
+		if bs >= 0 && bs < pos || bs == -1 {
+			bs = indexFrom(text, pos, '\\')
+		}
+		i := min(uint(pct), uint(bs)) // -2 (none) is the largest uint
+		if i == ^uint(1) {
 			break
 		}
-		i += pos
-		lo, hi := i, i+1
+		lo, hi := int(i), int(i)+1
 		for lo > pos && !tokenDelim[text[lo-1]] {
 			lo--
 		}
@@ -217,6 +223,14 @@ func (s *Scanner) tokens(cands []span, text string, depth int) []span {
 		pos = hi
 	}
 	return cands
+}
+
+// indexFrom is the index of c in text at or after pos, or -2.
+func indexFrom(text string, pos int, c byte) int {
+	if i := strings.IndexByte(text[pos:], c); i >= 0 {
+		return pos + i
+	}
+	return -2
 }
 
 // percentDecode decodes every %XX in tok; ok is false when there is none.
