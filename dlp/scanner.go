@@ -13,7 +13,6 @@ type Scanner struct {
 	rules  []rule
 	ac     *automaton // nil when no rule has literals
 	refs   [][]litRef // per automaton pattern: the rules it feeds
-	always []int32    // rules without literals: run on every text
 	byName map[string]int32
 	opt    Options
 }
@@ -46,7 +45,7 @@ type rule struct {
 }
 
 // litRef ties an automaton pattern to a rule. exact, when set, is the
-// case-sensitive form that the text must hold.
+// case-sensitive form that the text must hold (the automaton ignores case).
 type litRef struct {
 	rule  int32
 	n     int
@@ -63,23 +62,20 @@ func New(patterns []Pattern, opts *Options) (*Scanner, error) {
 		return nil, err
 	}
 	s := &Scanner{opt: o, byName: make(map[string]int32, len(patterns))}
-	seen := make(map[string]bool, len(patterns))
 	litIDs := map[string]int32{}
 	var pats []string
 	for i, p := range patterns {
 		r, lits, err := compileRule(p, o)
-		if err == nil && seen[p.Name] {
+		if _, dup := s.byName[p.Name]; err == nil && dup {
 			err = ErrDuplicateName
 		}
 		if err != nil {
 			return nil, &PatternError{Index: i, Name: p.Name, Err: err}
 		}
-		seen[p.Name] = true
 		idx := int32(len(s.rules))
 		s.byName[p.Name] = idx
 		s.rules = append(s.rules, r)
 		if r.mode == modeAlways {
-			s.always = append(s.always, idx)
 			continue
 		}
 		for _, l := range lits {
@@ -92,7 +88,7 @@ func New(patterns []Pattern, opts *Options) (*Scanner, error) {
 				s.refs = append(s.refs, nil)
 			}
 			ref := litRef{rule: idx, n: len(l.s)}
-			if !l.fold && key != l.s {
+			if !l.fold {
 				ref.exact = l.s
 			}
 			s.refs[id] = append(s.refs[id], ref)
