@@ -169,3 +169,31 @@ func TestRedactUnchangedTextIsReturnedAsIs(t *testing.T) {
 }
 
 var dlpEncodingOptions = dlp.Options{DetectEncoding: true}
+
+// A Scanner is safe for concurrent use (run with -race).
+func TestRedactConcurrent(t *testing.T) {
+	s := builtinScanner(t, &dlp.Options{DetectEncoding: true})
+	in := "k " + awsKey + " " + base64.StdEncoding.EncodeToString([]byte("password=\"Fake-Pa55word!\""))
+	want, _ := s.Redact(in)
+	errs := make(chan string, 8)
+	for g := 0; g < 8; g++ {
+		go func() {
+			for i := 0; i < 50; i++ {
+				if got, _ := s.Redact(in); got != want {
+					errs <- got
+					return
+				}
+				if _, _, err := s.RedactJSON([]byte(`{"k": "` + awsKey + `"}`)); err != nil {
+					errs <- err.Error()
+					return
+				}
+			}
+			errs <- ""
+		}()
+	}
+	for g := 0; g < 8; g++ {
+		if e := <-errs; e != "" {
+			t.Errorf("concurrent Redact: %s", e)
+		}
+	}
+}
