@@ -29,6 +29,11 @@ type Answer struct {
 	// with modifications"). The policy evaluates the modified call again; it
 	// runs only if that evaluation allows or asks.
 	Args map[string]any
+	// RunArgs, when set on an approval, are the arguments the handler
+	// receives instead, never logged and never shown to the policy: values
+	// a vault injected after the approval (see AskConsent). They must be
+	// Args (or the original arguments) with secret references filled in.
+	RunArgs map[string]any
 }
 
 // Asker asks a human whether a call may run. Ask blocks until an answer, an
@@ -52,12 +57,13 @@ func (f AskerFunc) Ask(ctx context.Context, r AskRequest) (Answer, error) { retu
 const noAsker = "Tool requires user approval, and no approver is configured: set gatehouse.Options.Asker (for example a consent channel), or register the tool with gatehouse.AddTool to ask through MCP elicitation"
 
 // ask runs the Asker for an ask decision and returns the decision to carry
-// out: allowed (possibly with modified args), or denied.
-func (g *Guard) ask(ctx context.Context, d policy.Decision, agent string, args map[string]any) (policy.Decision, map[string]any) {
+// out: allowed (possibly with modified args, and with run args for the
+// handler only), or denied.
+func (g *Guard) ask(ctx context.Context, d policy.Decision, agent string, args map[string]any) (policy.Decision, map[string]any, map[string]any) {
 	if g.o.Asker == nil {
 		d = d.Denied(false)
 		d.Reason = noAsker
-		return d, nil
+		return d, nil, nil
 	}
 	rule, _ := g.p.Rule(d.Tool)
 	timeout := g.o.AskTimeout
@@ -69,31 +75,30 @@ func (g *Guard) ask(ctx context.Context, d policy.Decision, agent string, args m
 	ans, err := g.o.Asker.Ask(actx, AskRequest{Agent: agent, Tool: d.Tool, Args: args, Reason: d.Reason, Rule: rule, ACPRule: d.Rule, Risk: d.Risk})
 	switch {
 	case err != nil && (errors.Is(err, context.DeadlineExceeded) || errors.Is(actx.Err(), context.DeadlineExceeded)):
-		return d.Denied(true), nil
+		return d.Denied(true), nil, nil
 	case err != nil:
 		out := d.Denied(false)
 		out.Reason = "Approval could not be obtained; the call was denied"
 		g.log.Warn("gatehouse: asker failed", "tool", d.Tool, "error", err)
-		return out, nil
+		return out, nil, nil
 	case actx.Err() != nil:
-		return d.Denied(errors.Is(actx.Err(), context.DeadlineExceeded)), nil
+		return d.Denied(errors.Is(actx.Err(), context.DeadlineExceeded)), nil, nil
 	case !ans.Approved:
 		out := d.Denied(false)
 		if ans.Reason != "" {
 			out.Reason = fmt.Sprintf("User denied the call: %s", ans.Reason)
 		}
-		return out, nil
+		return out, nil, nil
 	}
 	approved := policy.Decision{Outcome: policy.Allow, Method: d.Method, Tool: d.Tool, Reason: "User approved"}
-	if ans.Args == nil {
-		return approved, nil
+	if ans.Args != nil {
+		// The human changed the call: the changed call must pass the policy too.
+		again := g.p.Evaluate(policy.Request{Method: policy.MethodToolsCall, Tool: d.Tool, Args: ans.Args, Server: g.o.ServerName, Now: g.now()})
+		if again.Outcome != policy.Allow && again.Outcome != policy.Ask {
+			again.Reason = "The approved modification is not allowed by policy: " + again.Reason
+			return again, nil, nil
+		}
+		approved.Reason = "User approved with modified arguments"
 	}
-	// The human changed the call: the changed call must pass the policy too.
-	again := g.p.Evaluate(policy.Request{Method: policy.MethodToolsCall, Tool: d.Tool, Args: ans.Args})
-	if again.Outcome != policy.Allow && again.Outcome != policy.Ask {
-		again.Reason = "The approved modification is not allowed by policy: " + again.Reason
-		return again, nil
-	}
-	approved.Reason = "User approved with modified arguments"
-	return approved, ans.Args
+	return approved, ans.Args, ans.RunArgs
 }

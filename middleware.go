@@ -136,8 +136,8 @@ func (g *Guard) toolCall(ctx context.Context, method string, call *mcp.CallToolR
 		}
 	}
 	if d.Outcome == policy.Ask && !viaElicit {
-		var newArgs map[string]any
-		d, newArgs = g.ask(ctx, d, agent, args)
+		var newArgs, runArgs map[string]any
+		d, newArgs, runArgs = g.ask(ctx, d, agent, args)
 		if d.Outcome != policy.Allow {
 			release()
 			return g.deny(ctx, d, call, rawTool, rawArgs)
@@ -150,6 +150,15 @@ func (g *Guard) toolCall(ctx context.Context, method string, call *mcp.CallToolR
 			}
 			call = withArguments(call, raw)
 			args, rawArgs, c.Args = newArgs, raw, newArgs
+		}
+		if runArgs != nil {
+			// Secrets for the handler only: the audit below keeps rawArgs.
+			raw, err := json.Marshal(runArgs)
+			if err != nil {
+				release()
+				return g.deny(ctx, internal(md.Method, tool, "The approved arguments cannot be prepared"), call, rawTool, rawArgs)
+			}
+			call = withArguments(call, raw)
 		}
 	}
 	// Only approved calls are charged (QWED §9.5); AddTool charges an

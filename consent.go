@@ -1,0 +1,61 @@
+package gatehouse
+
+import (
+	"context"
+	"time"
+
+	"github.com/gatehouse-dev/gatehouse/consent"
+)
+
+// AskConsent adapts a consent.Asker (ACP consent requests through a
+// terminal, webhook or Telegram channel, each answer an Ed25519 proof that
+// is verified before the call runs) to the guard's Asker.
+//
+// The human's modifications become Answer.Args, so the policy evaluates the
+// modified call again. With a vault, secrets referenced in the approved
+// arguments ({{vault:name}}) are injected for the handler only, after the
+// approval and never for plain allowed calls; the audit log and the policy
+// see the references, never the values.
+func AskConsent(a *consent.Asker, vault *consent.Vault) Asker {
+	return consentAsker{a: a, vault: vault}
+}
+
+type consentAsker struct {
+	a     *consent.Asker
+	vault *consent.Vault
+}
+
+func (c consentAsker) Ask(ctx context.Context, r AskRequest) (Answer, error) {
+	req := consent.Request{
+		Tool:   r.Tool,
+		Args:   r.Args,
+		Agent:  consent.Agent{ID: r.Agent, Name: r.Agent},
+		Reason: r.Reason,
+		Risk:   consent.Risk(r.Risk),
+		RuleID: r.ACPRule,
+	}
+	if dl, ok := ctx.Deadline(); ok {
+		req.Timeout = time.Until(dl)
+	}
+	ans, err := c.a.Ask(ctx, req)
+	switch {
+	case err != nil:
+		return Answer{}, err
+	case ans.Outcome == consent.OutcomeExpired:
+		return Answer{}, context.DeadlineExceeded
+	case !ans.Approved():
+		return Answer{Reason: ans.Reason}, nil
+	}
+	out := Answer{Approved: true}
+	if ans.Modified {
+		out.Args = ans.Args
+	}
+	if c.vault != nil {
+		run, err := c.vault.Inject(ctx, ans.Grant, r.Tool, ans.Args)
+		if err != nil {
+			return Answer{}, err // fail closed: no call without its secrets, or with a refused grant
+		}
+		out.RunArgs = run
+	}
+	return out, nil
+}
