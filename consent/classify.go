@@ -2,30 +2,15 @@ package consent
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/gatehouse-dev/gatehouse/normalize"
+	"github.com/gatehouse-dev/gatehouse/policy"
 )
 
 // Classification is a tool's category and default risk (ACP §5.5).
 type Classification struct {
 	Category Category
 	Risk     Risk
-}
-
-// builtin is the prefix table of ACP §5.5, in the spec's order. Each glob
-// "x_*" is the prefix "x_"; "exec*" is the prefix "exec".
-var builtin = []struct {
-	prefixes []string
-	class    Classification
-}{
-	{[]string{"read_", "get_", "list_", "search_"}, Classification{CategoryRead, RiskLow}},
-	{[]string{"write_", "create_", "update_"}, Classification{CategoryWrite, RiskMedium}},
-	{[]string{"send_", "email_", "message_"}, Classification{CategoryCommunication, RiskHigh}},
-	{[]string{"delete_", "remove_", "drop_"}, Classification{CategorySystem, RiskHigh}},
-	{[]string{"deploy_", "exec", "shell_"}, Classification{CategorySystem, RiskHigh}},
-	{[]string{"transfer_", "pay_", "charge_"}, Classification{CategoryFinancial, RiskCritical}},
-	{[]string{"publish_", "post_", "tweet_"}, Classification{CategoryPublic, RiskHigh}},
 }
 
 // Unclassified is what a tool matching no prefix and no override gets by
@@ -99,12 +84,9 @@ func (c *Classifier) Classify(tool string) Classification {
 	if cl, ok := c.overrides[n]; ok {
 		return cl
 	}
-	for _, row := range builtin {
-		for _, p := range row.prefixes {
-			if strings.HasPrefix(n, p) {
-				return row.class
-			}
-		}
+	// The ACP §5.5 table lives in policy, which ACP rule lists match on.
+	if pc := policy.Classify(n); pc.Category != policy.CategoryUnknown {
+		return Classification{Category: Category(pc.Category), Risk: Risk(pc.Risk)}
 	}
 	return c.def
 }

@@ -215,11 +215,4 @@ func TestClassify(t *testing.T) {
 			t.Errorf("Classify(%q) = %v, want %v", tool, got, want)
 		}
 	}
-	c := policy.Classifier{Overrides: map[string]policy.Class{"Read_Secrets": {Category: policy.CategoryRead, Risk: policy.RiskCritical}}}
-	if got := c.Classify("read_secrets"); got.Risk != policy.RiskCritical {
-		t.Errorf("override: %v", got)
-	}
-	if got := c.Classify("read_file"); got.Risk != policy.RiskLow {
-		t.Errorf("no override: %v", got)
-	}
 }

@@ -81,23 +81,3 @@ func Classify(tool string) Class {
 	}
 	return Class{CategoryUnknown, RiskHigh}
 }
-
-// Classifier is Classify with per-tool overrides. The zero value uses the
-// table alone. A Classifier must not be changed while in use.
-type Classifier struct {
-	// Overrides maps tool names (normalized when looked up) to their class.
-	Overrides map[string]Class
-}
-
-// Classify returns the override for tool, if any, else Classify(tool).
-func (c Classifier) Classify(tool string) Class {
-	if len(c.Overrides) > 0 {
-		n := normalize.Name(tool)
-		for name, cl := range c.Overrides {
-			if normalize.Name(name) == n {
-				return cl
-			}
-		}
-	}
-	return Classify(tool)
-}
