@@ -96,8 +96,16 @@ func (g *Gate) Verify(ctx context.Context, u User, c Call) (*Approval, error) {
 		return nil, reject(ReasonChallengeWrongTool, "the challenge was issued for another tool", nil)
 	}
 
-	// Step 8.
-	credID, ok := responseCredentialID(response)
+	// Step 8. The assertion is parsed once here; a response go-webauthn
+	// cannot parse still names its credential for this step, and fails at
+	// step 10.
+	parsed, parseErr := protocol.ParseCredentialRequestResponseBytes(response)
+	var credID []byte
+	if parseErr == nil {
+		credID, ok = parsed.RawID, len(parsed.RawID) > 0
+	} else {
+		credID, ok = responseCredentialID(response)
+	}
 	if !ok {
 		return nil, reject(ReasonUnknownCredential, "the assertion names no credential", nil)
 	}
@@ -115,9 +123,8 @@ func (g *Gate) Verify(ctx context.Context, u User, c Call) (*Approval, error) {
 
 	// Step 10. The session is rebuilt from the stored challenge; it requests
 	// no extensions, so go-webauthn rejects any client extension output.
-	parsed, err := protocol.ParseCredentialRequestResponseBytes(response)
-	if err != nil {
-		return nil, reject(ReasonSignatureFailed, "the assertion is malformed", err)
+	if parseErr != nil {
+		return nil, reject(ReasonSignatureFailed, "the assertion is malformed", parseErr)
 	}
 	session := webauthn.SessionData{
 		Challenge: b64(ch.Bytes), RelyingPartyID: g.rpID, UserID: u.Handle,
