@@ -32,6 +32,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/gatehouse-dev/gatehouse/consent"
+	"github.com/gatehouse-dev/gatehouse/internal/redisx"
 )
 
 // Options configure a [Store]. nil means defaults; zero fields too.
@@ -69,16 +70,7 @@ func New(c redis.Cmdable, opts *Options) (*Store, error) {
 	if c == nil {
 		return nil, fmt.Errorf("%w: redisnonce.New: nil client", consent.ErrInvalidOptions)
 	}
-	honours := true
-	switch c := c.(type) {
-	case *redis.Client:
-		honours = c.Options().ContextTimeoutEnabled
-	case *redis.ClusterClient:
-		honours = c.Options().ContextTimeoutEnabled
-	case *redis.Ring:
-		honours = c.Options().ContextTimeoutEnabled
-	}
-	if !honours {
+	if !redisx.HonoursDeadlines(c) {
 		return nil, fmt.Errorf("%w: redisnonce.New: the go-redis client must be created with ContextTimeoutEnabled: true", consent.ErrInvalidOptions)
 	}
 	s := &Store{c: c, prefix: DefaultPrefix, timeout: DefaultTimeout, now: time.Now}

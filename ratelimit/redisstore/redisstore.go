@@ -12,6 +12,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/gatehouse-dev/gatehouse/internal/redisx"
 	"github.com/gatehouse-dev/gatehouse/ratelimit"
 )
 
@@ -57,16 +58,7 @@ func New(c redis.Scripter, opts *Options) (*Store, error) {
 	if c == nil {
 		return nil, fmt.Errorf("%w: redisstore.New: nil client", ratelimit.ErrInvalidOptions)
 	}
-	honours := true
-	switch c := c.(type) {
-	case *redis.Client:
-		honours = c.Options().ContextTimeoutEnabled
-	case *redis.ClusterClient:
-		honours = c.Options().ContextTimeoutEnabled
-	case *redis.Ring:
-		honours = c.Options().ContextTimeoutEnabled
-	}
-	if !honours {
+	if !redisx.HonoursDeadlines(c) {
 		return nil, fmt.Errorf("%w: redisstore.New: the go-redis client must be created with ContextTimeoutEnabled: true, or a hung Redis would block checks past Options.Timeout", ratelimit.ErrInvalidOptions)
 	}
 	s := &Store{c: c, prefix: DefaultPrefix, timeout: DefaultTimeout}
