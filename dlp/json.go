@@ -3,6 +3,7 @@ package dlp
 import (
 	"encoding/json"
 	"fmt"
+	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -38,13 +39,9 @@ func (s *Scanner) RedactJSON(raw []byte) ([]byte, []Finding, error) {
 		case c == '"':
 			j, escaped := stringEnd(raw, i)
 			tok := raw[i:j]
-			var val string
+			val := string(tok[1 : len(tok)-1])
 			if escaped {
-				if err := json.Unmarshal(tok, &val); err != nil {
-					return nil, nil, fmt.Errorf("%w: %v", ErrInvalidJSON, err)
-				}
-			} else {
-				val = string(tok[1 : len(tok)-1])
+				val = decodeJSONString(tok)
 			}
 			red, f := s.Redact(val)
 			if f != nil {
@@ -113,6 +110,64 @@ func addJSON(a *aggregator, fs []Finding, i, j int, escaped bool, shift int) {
 		}
 		a.merge(g)
 	}
+}
+
+// decodeJSONString decodes a valid JSON string token (quotes included) the
+// way encoding/json does: invalid UTF-8 and a surrogate escape that is not
+// part of a pair become U+FFFD.
+func decodeJSONString(tok []byte) string {
+	b := make([]byte, 0, len(tok))
+	for i := 1; i < len(tok)-1; i++ {
+		c := tok[i]
+		if c >= utf8.RuneSelf {
+			r, w := utf8.DecodeRune(tok[i : len(tok)-1])
+			b = utf8.AppendRune(b, r) // invalid UTF-8 becomes U+FFFD
+			i += w - 1
+			continue
+		}
+		if c != '\\' {
+			b = append(b, c)
+			continue
+		}
+		i++
+		switch tok[i] {
+		case 'b':
+			b = append(b, '\b')
+		case 'f':
+			b = append(b, '\f')
+		case 'n':
+			b = append(b, '\n')
+		case 'r':
+			b = append(b, '\r')
+		case 't':
+			b = append(b, '\t')
+		case 'u':
+			r := rune(hex4(tok[i+1 : i+5]))
+			i += 4
+			if utf16.IsSurrogate(r) {
+				r2 := utf8.RuneError
+				if i+6 < len(tok) && tok[i+1] == '\\' && tok[i+2] == 'u' {
+					r2 = utf16.DecodeRune(r, rune(hex4(tok[i+3:i+7])))
+				}
+				if r2 != utf8.RuneError {
+					i += 6
+				}
+				r = r2
+			}
+			b = utf8.AppendRune(b, r)
+		default: // '"', '\\', '/'
+			b = append(b, tok[i])
+		}
+	}
+	return string(b)
+}
+
+func hex4(h []byte) uint32 {
+	var v uint32
+	for _, c := range h {
+		v = v<<4 | uint32(unhex(c))
+	}
+	return v
 }
 
 // appendJSONString appends s as a JSON string; invalid UTF-8 becomes U+FFFD.
