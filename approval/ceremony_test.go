@@ -245,3 +245,23 @@ func jsonString(v any) string {
 	}
 	return string(b)
 }
+
+// TestUnsolicitedExtensionOutputsRejected: the Gate requests no
+// extensions, and go-webauthn's default strictness is kept, so an
+// assertion reporting a client extension output fails verification.
+func TestUnsolicitedExtensionOutputsRejected(t *testing.T) {
+	f := newFixture(t, nil)
+	f.enroll()
+	ch := f.challenge(testTool, testArgs)
+	ev := f.evidence(ch)
+	var e approval.Evidence
+	_ = json.Unmarshal(ev, &e)
+	var resp map[string]any
+	_ = json.Unmarshal(e.Response, &resp)
+	resp["clientExtensionResults"] = map[string]any{"credProps": map[string]any{"rk": true}}
+	raw, _ := json.Marshal(resp)
+	f.wantDenied(testTool, testArgs, wrapEvidence(t, ch.ChallengeID, raw), approval.ReasonSignatureFailed)
+	if _, err := f.verify(testTool, testArgs, ev); err != nil {
+		t.Fatalf("the unmodified assertion: %v", err)
+	}
+}

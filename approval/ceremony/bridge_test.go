@@ -1,0 +1,161 @@
+package ceremony_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gatehouse-dev/gatehouse/approval/ceremony"
+)
+
+// newBridge serves a Bridge on httptest and returns the URLs it opens.
+func newBridge(t *testing.T, opts ceremony.Options) (*ceremony.Bridge, *httptest.Server, chan string) {
+	t.Helper()
+	urls := make(chan string, 4)
+	var srv *httptest.Server
+	b, err := ceremony.New(&ceremony.Options{BaseURL: "http://bridge.invalid", TTL: opts.TTL, MaxPending: opts.MaxPending,
+		Open: func(_ context.Context, u string) error {
+			urls <- srv.URL + strings.TrimPrefix(u, "http://bridge.invalid")
+			return nil
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv = httptest.NewServer(b)
+	t.Cleanup(srv.Close)
+	return b, srv, urls
+}
+
+func post(t *testing.T, url, origin, body string) int {
+	t.Helper()
+	req, _ := http.NewRequest("POST", url, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	if origin != "" {
+		req.Header.Set("Origin", origin)
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	return res.StatusCode
+}
+
+func TestBridgeGetRoundTrip(t *testing.T) {
+	b, srv, urls := newBridge(t, ceremony.Options{})
+	type out struct {
+		resp json.RawMessage
+		err  error
+	}
+	done := make(chan out, 1)
+	go func() {
+		r, err := b.Get(context.Background(), "Delete <b>x</b>", json.RawMessage(`{"challenge":"AAAA"}`))
+		done <- out{r, err}
+	}()
+	page := <-urls
+
+	res, err := http.Get(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	html, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	for h, want := range map[string]string{
+		"X-Frame-Options": "DENY", "X-Content-Type-Options": "nosniff", "Cache-Control": "no-store", "Referrer-Policy": "no-referrer",
+	} {
+		if got := res.Header.Get(h); got != want {
+			t.Errorf("%s = %q", h, got)
+		}
+	}
+	csp := res.Header.Get("Content-Security-Policy")
+	if !strings.Contains(csp, "script-src 'self'") || !strings.Contains(csp, "frame-ancestors 'none'") || strings.Contains(csp, "unsafe-inline") {
+		t.Errorf("CSP %q", csp)
+	}
+	if strings.Contains(string(html), "Delete") || !strings.Contains(string(html), `src="/static/ceremony.js"`) {
+		t.Fatal("page embeds the display text or lacks its script")
+	}
+	res, _ = http.Get(page + "/data")
+	var data struct{ Kind, DisplayText string }
+	_ = json.NewDecoder(res.Body).Decode(&data)
+	res.Body.Close()
+	if data.Kind != "get" || data.DisplayText != "Delete <b>x</b>" {
+		t.Fatalf("data %+v", data)
+	}
+
+	if code := post(t, page+"/result", "http://evil.test", `{"response":{"id":"x"}}`); code != http.StatusForbidden {
+		t.Fatalf("cross-origin post: %d", code)
+	}
+	if code := post(t, page+"/result", srv.URL, `{"response":{"id":"x"}}`); code != http.StatusNoContent {
+		t.Fatalf("post: %d", code)
+	}
+	if code := post(t, page+"/result", srv.URL, `{"response":{"id":"y"}}`); code != http.StatusNotFound {
+		t.Fatalf("second post: %d", code)
+	}
+	o := <-done
+	if o.err != nil || string(o.resp) != `{"id":"x"}` {
+		t.Fatalf("Get returned %s, %v", o.resp, o.err)
+	}
+	if res, _ := http.Get(page); res.StatusCode != http.StatusNotFound {
+		t.Fatalf("finished ceremony page: %d", res.StatusCode)
+	}
+}
+
+func TestBridgeDenyTimeoutBusy(t *testing.T) {
+	b, srv, urls := newBridge(t, ceremony.Options{TTL: 300 * time.Millisecond, MaxPending: 1})
+	errc := make(chan error, 1)
+	go func() {
+		_, err := b.Create(context.Background(), json.RawMessage(`{}`))
+		errc <- err
+	}()
+	page := <-urls
+	if _, err := b.Get(context.Background(), "x", json.RawMessage(`{}`)); !errors.Is(err, ceremony.ErrBusy) {
+		t.Fatalf("second ceremony at MaxPending 1: %v", err)
+	}
+	if code := post(t, page+"/result", srv.URL, `{"error":"NotAllowedError"}`); code != http.StatusNoContent {
+		t.Fatalf("deny post: %d", code)
+	}
+	if err := <-errc; !errors.Is(err, ceremony.ErrDenied) {
+		t.Fatalf("denied ceremony: %v", err)
+	}
+	if _, err := b.Get(context.Background(), "x", json.RawMessage(`{}`)); !errors.Is(err, ceremony.ErrTimeout) {
+		t.Fatalf("unanswered ceremony: %v", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { <-urls; cancel() }()
+	if _, err := b.Get(ctx, "x", json.RawMessage(`{}`)); !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled ceremony: %v", err)
+	}
+}
+
+func TestBridgeRefusesBadResults(t *testing.T) {
+	b, srv, urls := newBridge(t, ceremony.Options{})
+	go func() { _, _ = b.Get(context.Background(), "x", json.RawMessage(`{}`)) }()
+	page := <-urls
+	for _, body := range []string{`{}`, `{"response":{"a":1},"error":"x"}`, `not json`, `{"response":` + strings.Repeat(" ", 70<<10) + `1}`} {
+		if code := post(t, page+"/result", srv.URL, body); code < 400 {
+			t.Fatalf("%.40q accepted: %d", body, code)
+		}
+	}
+	req, _ := http.NewRequest("POST", page+"/result", strings.NewReader(`{"response":{}}`))
+	req.Header.Set("Content-Type", "text/plain") // a simple cross-site form post
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusUnsupportedMediaType {
+		t.Fatalf("text/plain post: %d", res.StatusCode)
+	}
+	if res, _ := http.Get(srv.URL + "/c/unknown"); res.StatusCode != http.StatusNotFound {
+		t.Fatalf("unknown ceremony: %d", res.StatusCode)
+	}
+	if _, err := ceremony.New(&ceremony.Options{BaseURL: "http://x"}); err == nil {
+		t.Fatal("New without Open")
+	}
+}
