@@ -12,6 +12,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/gatehouse-dev/gatehouse/approval/approvalmcp"
 	"github.com/gatehouse-dev/gatehouse/audit"
 	"github.com/gatehouse-dev/gatehouse/dlp"
 	"github.com/gatehouse-dev/gatehouse/policy"
@@ -69,6 +70,19 @@ type Options struct {
 	// ShowAllTools lists every tool in tools/list; by default tools the
 	// policy can never allow are hidden (calls to them are denied either way).
 	ShowAllTools bool
+
+	// Approval, when set, serves SEP-2672 verified approval: the
+	// approval/* methods (which then pass method authorization without being
+	// listed, and are audited), the extensions.verifiedApproval capability,
+	// and passkey evidence checks on every call to a tool that requires it
+	// (approvalmcp.Server.Require); such evidence also answers an ask rule.
+	// The approval user is the agent identity.
+	Approval *approvalmcp.Server
+	// ApprovalForUnauthenticated lets agents without a bearer-token identity
+	// (client names, the default agent) enroll and use passkeys. Set it only
+	// where the transport is the authentication, such as a local stdio
+	// server; elsewhere a client could claim another's name.
+	ApprovalForUnauthenticated bool
 
 	// ElicitKey signs the request state of AddTool's elicitation round trip
 	// (HMAC-SHA256). nil: 32 random bytes per Guard, so approvals do not
@@ -183,6 +197,9 @@ func (g *Guard) Policy() *policy.Policy { return g.p }
 // it: method authorization, rate limits, the policy, budgets, conversation
 // guards, asking, the handler, DLP redaction of the result, audit.
 func (g *Guard) Install(s *mcp.Server) {
+	if g.o.Approval != nil {
+		g.installApproval(s)
+	}
 	s.AddReceivingMiddleware(g.Middleware())
 }
 

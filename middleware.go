@@ -40,6 +40,9 @@ func (g *Guard) serve(ctx context.Context, method string, req mcp.Request, next 
 		}
 	}()
 	md := g.p.EvaluateMethod(method)
+	if g.o.Approval != nil && approvalMethods[md.Method] {
+		ctx, md = g.authorizeApprovalMethod(ctx, md, identity(req, g.o.DefaultAgent))
+	}
 	if md.Outcome != policy.Allow {
 		return g.deny(ctx, md, req, "", nil)
 	}
@@ -57,6 +60,9 @@ func (g *Guard) serve(ctx context.Context, method string, req mcp.Request, next 
 	res, err = next(ctx, method, req)
 	if err != nil || res == nil {
 		return res, err
+	}
+	if g.o.Approval != nil {
+		g.addApprovalCapability(res)
 	}
 	return g.filterResult(ctx, md.Method, "", agent, res)
 }
@@ -135,7 +141,8 @@ func (g *Guard) toolCall(ctx context.Context, method string, call *mcp.CallToolR
 			return g.deny(ctx, limitDecision(md.Method, tool, err), call, rawTool, rawArgs)
 		}
 	}
-	if d.Outcome == policy.Ask && !viaElicit {
+	needsApproval := g.requiresApproval(rawTool, tool)
+	if d.Outcome == policy.Ask && !viaElicit && !needsApproval {
 		var newArgs, runArgs map[string]any
 		d, newArgs, runArgs = g.ask(ctx, d, agent, args)
 		if d.Outcome != policy.Allow {
@@ -160,6 +167,21 @@ func (g *Guard) toolCall(ctx context.Context, method string, call *mcp.CallToolR
 			}
 			call = withArguments(call, raw)
 		}
+	}
+	if needsApproval {
+		// SEP-2672: the passkey evidence in params._meta, verified last so
+		// that no other check can burn a valid challenge. It also answers
+		// an ask rule for the tool.
+		var denied policy.Decision
+		var err error
+		if ctx, denied, err = g.verifyApproval(ctx, d, call, agent); err != nil {
+			release()
+			if aerr := g.auditDecision(ctx, denied, agent, rawArgs); aerr != nil {
+				g.log.Error("gatehouse: audit write failed", "error", aerr)
+			}
+			return nil, err
+		}
+		d = denied
 	}
 	// Only approved calls are charged (QWED §9.5); AddTool charges an
 	// elicited call once the user has approved it.

@@ -74,6 +74,12 @@ func (p *Policy) EvaluateMethod(method string) Decision {
 	return p.evaluateMethod(method)
 }
 
+// DeniesMethod reports whether denied_methods names method (normalized
+// here): an explicit denial, stronger than not being listed.
+func (p *Policy) DeniesMethod(method string) bool {
+	return p == nil || p.deniedMethods[normalize.Name(method)]
+}
+
 func (p *Policy) evaluateMethod(method string) Decision {
 	if reason, ok := p.methodAllowed(method); !ok {
 		return p.monitor(Decision{

@@ -1,0 +1,113 @@
+package gatehouse
+
+import (
+	"context"
+	"errors"
+	"maps"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/gatehouse-dev/gatehouse/approval"
+	"github.com/gatehouse-dev/gatehouse/approval/approvalmcp"
+	"github.com/gatehouse-dev/gatehouse/policy"
+)
+
+// approvalMethods are SEP-2672's methods (§4.4). With Options.Approval they
+// pass method authorization without being listed (and are audited);
+// without it they are not registered and the server answers -32601.
+var approvalMethods = map[string]bool{
+	"approval/enroll/begin":     true,
+	"approval/enroll/finish":    true,
+	"approval/challenge/create": true,
+}
+
+// installApproval registers the approval methods on s.
+func (g *Guard) installApproval(s *mcp.Server) {
+	if err := g.o.Approval.Register(s); err != nil {
+		// Register fails only for method names go-sdk reserves: a bug, not
+		// a runtime condition; refuse to serve half-configured.
+		panic("gatehouse: registering the approval methods: " + err.Error())
+	}
+}
+
+// approvalUser is the approval user of a request's agent: set for
+// approval/* methods and tools/call. Without a bearer-token identity,
+// approval is refused unless Options.ApprovalForUnauthenticated says the
+// transport itself is the authentication (a local stdio server).
+func (g *Guard) approvalUser(ctx context.Context, agent string) (context.Context, bool) {
+	if !strings.HasPrefix(agent, "user:") && !g.o.ApprovalForUnauthenticated {
+		return ctx, false
+	}
+	return approvalmcp.WithUser(ctx, approval.NewUser(agent)), true
+}
+
+const noApprovalUser = "Verified approval needs an authenticated user (an HTTP bearer token): self-declared client names cannot own passkeys. A local stdio server can set gatehouse.Options.ApprovalForUnauthenticated"
+
+// authorizeApprovalMethod is the method authorization of approval/*.
+func (g *Guard) authorizeApprovalMethod(ctx context.Context, md policy.Decision, agent string) (context.Context, policy.Decision) {
+	if g.o.Approval == nil || !approvalMethods[md.Method] || g.p.DeniesMethod(md.Method) {
+		return ctx, md
+	}
+	ctx, ok := g.approvalUser(ctx, agent)
+	if !ok {
+		return ctx, policy.Decision{Outcome: policy.Block, Violation: true, Code: policy.CodeForbidden, Message: policy.MessageForbidden, Reason: noApprovalUser, Method: md.Method}
+	}
+	return ctx, policy.Decision{Outcome: policy.Allow, Method: md.Method}
+}
+
+// verifyApproval checks the passkey evidence of a call to a tool that
+// requires verified approval (SEP-2672 §4.8). ok is false with the error to
+// send when the tool must not run.
+func (g *Guard) verifyApproval(ctx context.Context, d policy.Decision, call *mcp.CallToolRequest, agent string) (context.Context, policy.Decision, error) {
+	deny := d.Denied(false)
+	deny.Code, deny.Message = policy.CodeForbidden, policy.MessageForbidden
+	ctx, ok := g.approvalUser(ctx, agent)
+	if !ok {
+		deny.Reason = noApprovalUser
+		return ctx, deny, rpcError(deny, call.Params.Name)
+	}
+	if _, err := g.o.Approval.VerifyCall(ctx, call); err != nil {
+		var ae *approval.Error
+		if errors.As(err, &ae) {
+			deny.Reason = "Verified approval failed: " + string(ae.Reason)
+		} else {
+			deny = internal(d.Method, d.Tool, "Verified approval could not be checked, so the call was denied")
+		}
+		return ctx, deny, approvalmcp.RPCError(err)
+	}
+	return ctx, policy.Decision{Outcome: policy.Allow, Method: d.Method, Tool: d.Tool, Reason: "Verified approval (passkey)", Violation: d.Violation}, nil
+}
+
+// requiresApproval reports whether a tool is gated by verified approval,
+// by its name as called or normalized.
+func (g *Guard) requiresApproval(raw, tool string) bool {
+	if g.o.Approval == nil {
+		return false
+	}
+	gate := g.o.Approval.Gate()
+	return gate.Requires(raw) || gate.Requires(tool)
+}
+
+// addApprovalCapability declares extensions.verifiedApproval in the
+// initialize and server/discover results (SEP-2672 §4.3). Each call gets
+// its own result value; the capabilities struct is copied before the change.
+func (g *Guard) addApprovalCapability(res mcp.Result) {
+	var caps **mcp.ServerCapabilities
+	switch r := res.(type) {
+	case *mcp.InitializeResult:
+		caps = &r.Capabilities
+	case *mcp.DiscoverResult:
+		caps = &r.Capabilities
+	default:
+		return
+	}
+	c := &mcp.ServerCapabilities{}
+	if *caps != nil {
+		cp := **caps
+		cp.Extensions = maps.Clone(cp.Extensions) // the server's own map stays as it is
+		c = &cp
+	}
+	approvalmcp.AddCapability(c)
+	*caps = c
+}

@@ -1,0 +1,149 @@
+package gatehouse_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/gatehouse-dev/gatehouse"
+	"github.com/gatehouse-dev/gatehouse/approval"
+	"github.com/gatehouse-dev/gatehouse/approval/approvalclient"
+	"github.com/gatehouse-dev/gatehouse/approval/approvalmcp"
+	"github.com/gatehouse-dev/gatehouse/approval/approvaltest"
+	"github.com/gatehouse-dev/gatehouse/audit"
+)
+
+const approvalOrigin = "https://gatehouse.test"
+
+const approvalPolicy = `apiVersion: aip.io/v1alpha1
+kind: AgentPolicy
+metadata: {name: approval}
+spec:
+  allowed_tools: [echo, delete_file]
+  tool_rules:
+    - tool: wipe
+      action: ask
+`
+
+// approvalServer is a guarded server with two approval-gated tools:
+// delete_file (policy: allow) and wipe (policy: ask, answered by the passkey).
+func approvalServer(t *testing.T, unauthenticated bool, deletes *atomic.Int32, log *bytes.Buffer) mcp.Transport {
+	t.Helper()
+	gate, err := approval.New(approval.Config{ServerID: "https://mcp.gatehouse.test/mcp", RPID: "gatehouse.test", Origins: []string{approvalOrigin}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := approvalmcp.New(gate, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, _ := audit.New(log, nil)
+	g := mustGuard(t, mustPolicy(t, approvalPolicy), &gatehouse.Options{Approval: srv, ApprovalForUnauthenticated: unauthenticated, Audit: w})
+	return serve(t, g, func(s *mcp.Server) {
+		for _, name := range []string{"delete_file", "wipe"} {
+			tool := &mcp.Tool{Name: name}
+			if err := srv.Require(tool, approval.ToolPolicy{}); err != nil {
+				t.Fatal(err)
+			}
+			mcp.AddTool(s, tool, func(ctx context.Context, req *mcp.CallToolRequest, a map[string]any) (*mcp.CallToolResult, any, error) {
+				deletes.Add(1)
+				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "done"}}}, nil, nil
+			})
+		}
+		textTool(s, "echo", func(map[string]any) string { return "echo" }, nil)
+	})
+}
+
+func approvalClient(t *testing.T, ct mcp.Transport) (*approvalclient.Client, *mcp.ClientSession, *approvaltest.Authenticator) {
+	t.Helper()
+	auth := approvaltest.New(approvalOrigin, nil)
+	client := mcp.NewClient(&mcp.Implementation{Name: "passkey-agent", Version: "1"}, nil)
+	ac, err := approvalclient.New(client, auth, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := client.Connect(context.Background(), ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return ac, cs, auth
+}
+
+// TestVerifiedApprovalThroughTheGuard: enrollment and challenges pass method
+// authorization without being listed, the capability is declared, gated
+// tools run only with valid passkey evidence (which also answers an ask
+// rule), replays are refused, and every step is audited.
+func TestVerifiedApprovalThroughTheGuard(t *testing.T) {
+	var deletes atomic.Int32
+	var log bytes.Buffer
+	ct := approvalServer(t, true, &deletes, &log)
+	ac, cs, auth := approvalClient(t, ct)
+	ctx := context.Background()
+	if caps := cs.InitializeResult().Capabilities; caps == nil || !hasKey(caps.Extensions, approval.CapabilityKey) {
+		t.Fatalf("capability missing: %+v", caps)
+	}
+	if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "delete_file", Arguments: map[string]any{"path": "a"}}); err == nil || !strings.Contains(err.Error(), "Verified approval is required") {
+		t.Fatalf("without evidence: %v", err)
+	}
+	if _, err := ac.Enroll(ctx, cs); err != nil {
+		t.Fatalf("enroll through the guard: %v", err)
+	}
+	for _, tool := range []string{"delete_file", "wipe"} {
+		if _, err := ac.CallTool(ctx, cs, &mcp.CallToolParams{Name: tool, Arguments: map[string]any{"path": "a"}}); err != nil {
+			t.Fatalf("%s with a passkey: %v", tool, err)
+		}
+	}
+	if deletes.Load() != 2 || len(auth.Prompts()) != 2 {
+		t.Fatalf("runs %d, prompts %v", deletes.Load(), auth.Prompts())
+	}
+	if _, err := ac.CallTool(ctx, cs, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{}}); err != nil || len(auth.Prompts()) != 2 {
+		t.Fatalf("ungated tool: %v, prompts %d", err, len(auth.Prompts()))
+	}
+	for _, m := range []string{`"method":"approval/enroll/begin"`, `"method":"approval/enroll/finish"`, `"method":"approval/challenge/create"`, "Verified approval (passkey)", "missing_evidence"} {
+		if !strings.Contains(log.String(), m) {
+			t.Errorf("audit log lacks %s", m)
+		}
+	}
+}
+
+func hasKey(m map[string]any, k string) bool { _, ok := m[k]; return ok }
+
+// TestApprovalNeedsAuthenticatedUser: without a bearer-token identity (and
+// without ApprovalForUnauthenticated) nobody can enroll a passkey for a
+// self-declared client name, and gated tools stay closed.
+func TestApprovalNeedsAuthenticatedUser(t *testing.T) {
+	var deletes atomic.Int32
+	var log bytes.Buffer
+	ct := approvalServer(t, false, &deletes, &log)
+	ac, cs, _ := approvalClient(t, ct)
+	ctx := context.Background()
+	if _, err := ac.Enroll(ctx, cs); err == nil || !strings.Contains(err.Error(), "Forbidden") {
+		t.Fatalf("enrollment for an unauthenticated client: %v", err)
+	}
+	_, err := ac.CallTool(ctx, cs, &mcp.CallToolParams{Name: "delete_file", Arguments: map[string]any{"path": "a"}})
+	if err == nil || deletes.Load() != 0 {
+		t.Fatalf("gated call: %v, runs %d", err, deletes.Load())
+	}
+	raw, _ := json.Marshal(log.String())
+	if !strings.Contains(string(raw), "bearer token") {
+		t.Errorf("the audit log does not say why: %s", log.String())
+	}
+}
+
+// TestApprovalMethodsUnknownWithoutApproval: a guard without Options.Approval
+// leaves the approval methods unregistered: -32601, as SEP-2672 §4.4 says.
+func TestApprovalMethodsUnknownWithoutApproval(t *testing.T) {
+	f := newFixture(t, basePolicy, nil)
+	c := dialRaw(t, f.ct, "2025-06-18")
+	for i, m := range []string{"approval/enroll/begin", "approval/challenge/create"} {
+		if e := rpcErr(c.request(i, m, map[string]any{})); e == nil || e["code"] != json.Number("-32601") {
+			t.Errorf("%s: %v", m, e)
+		}
+	}
+}
