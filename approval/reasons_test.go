@@ -336,4 +336,3 @@ func tamper(t testing.TB, ev json.RawMessage, field string) json.RawMessage {
 	out, _ := json.Marshal(e)
 	return out
 }
-
