@@ -7,12 +7,18 @@
 // Tools: echo{text} returns the text verbatim; read_file{path},
 // write_file{path,content} and delete_file{path} work inside -root (a temp
 // directory with sample files by default). delete_file asks the user
-// through MCP elicitation, as the policy says. Diagnostics go to stderr;
+// through MCP elicitation, as the policy says; with -approval it needs a
+// passkey approval of each call instead (SEP-2672):
+//
+//	go run ./examples/stdio-server -approval -server-id 6f1c... -rp-id localhost \
+//	    -origin http://localhost:8787 -credentials passkeys.json Diagnostics go to stderr;
+//
 // stdout carries the protocol.
 package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -22,12 +28,15 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strconv"
 	"syscall"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/gatehouse-dev/gatehouse"
+	"github.com/gatehouse-dev/gatehouse/approval"
+	"github.com/gatehouse-dev/gatehouse/approval/approvalmcp"
 	"github.com/gatehouse-dev/gatehouse/audit"
 	"github.com/gatehouse-dev/gatehouse/policy"
 )
@@ -37,17 +46,46 @@ func main() {
 	auditPath := flag.String("audit", "", "append a hash-chained audit log to this file")
 	root := flag.String("root", "", "directory the file tools work in (default: a new temp directory with sample files)")
 	httpAddr := flag.String("http", "", "serve streamable HTTP on this address instead of stdio")
+	var ap approvalFlags
+	flag.BoolVar(&ap.on, "approval", false, "delete_file requires a passkey approval per call (SEP-2672) instead of elicitation")
+	flag.StringVar(&ap.serverID, "server-id", "", "with -approval: this server's unique, stable id (SEP-2672 §4.6), e.g. a UUID kept across restarts")
+	flag.StringVar(&ap.rpID, "rp-id", "localhost", "with -approval: the WebAuthn relying party id")
+	flag.StringVar(&ap.origin, "origin", "http://localhost:8787", "with -approval: the origin of the WebAuthn ceremony page")
+	flag.StringVar(&ap.credentials, "credentials", "", "with -approval: file of enrolled passkeys (default: in memory, lost on exit)")
 	flag.Parse()
 	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := run(ctx, log, *policyPath, *auditPath, *root, *httpAddr); err != nil {
+	if err := run(ctx, log, *policyPath, *auditPath, *root, *httpAddr, ap); err != nil {
 		fmt.Fprintln(os.Stderr, "stdio-server:", err)
 		os.Exit(1)
 	}
 }
 
-func run(ctx context.Context, log *slog.Logger, policyPath, auditPath, rootDir, httpAddr string) error {
+// approvalFlags are the -approval options.
+type approvalFlags struct {
+	on                                  bool
+	serverID, rpID, origin, credentials string
+}
+
+// approvalServer builds the SEP-2672 gate for -approval.
+func (a approvalFlags) server() (*approvalmcp.Server, error) {
+	var creds approval.CredentialStore
+	if a.credentials != "" {
+		fs, err := approval.OpenFileCredentialStore(a.credentials, nil)
+		if err != nil {
+			return nil, err
+		}
+		creds = fs
+	}
+	gate, err := approval.New(approval.Config{ServerID: a.serverID, RPID: a.rpID, Origins: []string{a.origin}}, &approval.Options{Credentials: creds})
+	if err != nil {
+		return nil, err
+	}
+	return approvalmcp.New(gate, nil)
+}
+
+func run(ctx context.Context, log *slog.Logger, policyPath, auditPath, rootDir, httpAddr string, ap approvalFlags) error {
 	if policyPath == "" {
 		policyPath = filepath.Join("examples", "stdio-server", "policy.yaml")
 	}
@@ -76,13 +114,22 @@ func run(ctx context.Context, log *slog.Logger, policyPath, auditPath, rootDir, 
 		defer w.Close()
 		opts.Audit = w
 	}
+	if ap.on {
+		if opts.Approval, err = ap.server(); err != nil {
+			return err
+		}
+		// Over stdio the user who started the server is the only user.
+		// Over HTTP, put bearer-token auth in front (auth.RequireBearerToken)
+		// so that each passkey belongs to an authenticated user.
+		opts.ApprovalForUnauthenticated = httpAddr == ""
+	}
 	guard, err := gatehouse.New(p, opts)
 	if err != nil {
 		return err
 	}
 	newServer := func() *mcp.Server {
 		s := mcp.NewServer(&mcp.Implementation{Name: "gatehouse-stdio-server", Version: "1.0.0"}, &mcp.ServerOptions{Logger: log})
-		addTools(s, guard, files)
+		addTools(s, guard, files, opts.Approval)
 		guard.Install(s)
 		return s
 	}
@@ -126,7 +173,7 @@ func text(s string) *mcp.CallToolResult {
 
 // addTools registers the demo tools. os.Root keeps every file operation
 // inside the directory, whatever the path says (.., symlinks).
-func addTools(s *mcp.Server, g *gatehouse.Guard, files *os.Root) {
+func addTools(s *mcp.Server, g *gatehouse.Guard, files *os.Root, passkeys *approvalmcp.Server) {
 	mcp.AddTool(s, &mcp.Tool{Name: "echo", Description: "Return the text verbatim."},
 		func(ctx context.Context, req *mcp.CallToolRequest, in textIn) (*mcp.CallToolResult, any, error) {
 			return text(in.Text), nil, nil
@@ -151,13 +198,29 @@ func addTools(s *mcp.Server, g *gatehouse.Guard, files *os.Root) {
 			}
 			return text(fmt.Sprintf("wrote %d bytes to %s", len(in.Content), in.Path)), nil, nil
 		})
-	gatehouse.AddTool(s, g, &mcp.Tool{Name: "delete_file", Description: "Delete a file of the served directory (asks the user first)."},
-		func(ctx context.Context, req *mcp.CallToolRequest, in pathIn) (*mcp.CallToolResult, any, error) {
-			if err := files.Remove(in.Path); err != nil {
-				return nil, nil, err
-			}
-			return text("deleted " + in.Path), nil, nil
-		})
+	del := func(ctx context.Context, req *mcp.CallToolRequest, in pathIn) (*mcp.CallToolResult, any, error) {
+		if err := files.Remove(in.Path); err != nil {
+			return nil, nil, err
+		}
+		return text("deleted " + in.Path), nil, nil
+	}
+	delTool := &mcp.Tool{Name: "delete_file", Description: "Delete a file of the served directory (asks the user first)."}
+	if passkeys == nil {
+		gatehouse.AddTool(s, g, delTool, del)
+		return
+	}
+	// With -approval the question is a passkey ceremony over the exact call.
+	err := passkeys.Require(delTool, approval.ToolPolicy{Describe: func(_ string, args json.RawMessage) (string, error) {
+		var in pathIn
+		if err := json.Unmarshal(args, &in); err != nil {
+			return "", err
+		}
+		return "Delete the file " + strconv.Quote(in.Path) + " from the served directory, permanently", nil
+	}})
+	if err != nil {
+		panic(err) // the tool name is fixed: a bug, not input
+	}
+	mcp.AddTool(s, delTool, del)
 }
 
 // sampleDir makes a temp directory with files that show the guard at work.

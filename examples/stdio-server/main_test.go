@@ -15,6 +15,9 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/gatehouse-dev/gatehouse/approval/approvalclient"
+	"github.com/gatehouse-dev/gatehouse/approval/approvaltest"
 )
 
 // TestMain lets the test binary be the server: the end-to-end tests run it
@@ -271,5 +274,52 @@ func TestStreamableHTTP(t *testing.T) {
 	}
 	if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "write_file", Arguments: map[string]any{"path": "x", "content": "y", "extra": 1}}); err == nil || !strings.Contains(err.Error(), "Forbidden") {
 		t.Fatalf("strict args over HTTP: %v", err)
+	}
+}
+
+// TestStdioApproval: with -approval, delete_file needs a passkey per call;
+// a go-sdk client with the approval client helper and a software
+// authenticator enrolls over stdio and approves one deletion; the enrolled
+// passkey survives a restart through -credentials.
+func TestStdioApproval(t *testing.T) {
+	dir := sandbox(t)
+	if err := os.WriteFile(filepath.Join(dir, "old.log"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	creds := filepath.Join(t.TempDir(), "passkeys.json")
+	args := []string{"-root", dir, "-approval", "-server-id", "urn:uuid:3f1e9f0e-7b55-4c1a-9d2e-5b8f6a1c2d3e", "-rp-id", "localhost", "-origin", "http://localhost:8787", "-credentials", creds}
+	auth := approvaltest.New("http://localhost:8787", nil)
+	ctx := context.Background()
+	connect := func() (*approvalclient.Client, *mcp.ClientSession) {
+		client := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "1"}, nil)
+		ac, err := approvalclient.New(client, auth, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: serverCmd(t, args...)}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ac, cs
+	}
+	ac, cs := connect()
+	if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "delete_file", Arguments: map[string]any{"path": "old.log"}}); err == nil {
+		t.Fatal("deleted without a passkey")
+	}
+	if _, err := ac.Enroll(ctx, cs); err != nil {
+		t.Fatalf("enroll: %v", err)
+	}
+	cs.Close()
+	ac, cs = connect() // a new server process: the passkey comes from -credentials
+	defer cs.Close()
+	res, err := ac.CallTool(ctx, cs, &mcp.CallToolParams{Name: "delete_file", Arguments: map[string]any{"path": "old.log"}})
+	if err != nil || res.Content[0].(*mcp.TextContent).Text != "deleted old.log" {
+		t.Fatalf("approved delete: %v %v", res, err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "old.log")); !os.IsNotExist(err) {
+		t.Fatalf("the file is still there: %v", err)
+	}
+	if p := auth.Prompts(); len(p) != 1 || p[0] != `Delete the file "old.log" from the served directory, permanently` {
+		t.Errorf("the user saw %q", p)
 	}
 }
