@@ -14,6 +14,7 @@ import (
 
 	"github.com/gatehouse-dev/gatehouse/approval/approvalmcp"
 	"github.com/gatehouse-dev/gatehouse/audit"
+	"github.com/gatehouse-dev/gatehouse/consent"
 	"github.com/gatehouse-dev/gatehouse/dlp"
 	"github.com/gatehouse-dev/gatehouse/policy"
 	"github.com/gatehouse-dev/gatehouse/ratelimit"
@@ -44,6 +45,14 @@ type Options struct {
 	// Conversations, when set, enforces QWED §9 conversation context on every
 	// tools/call: params._meta must carry conversation_id and step_number.
 	Conversations *ratelimit.Guard
+
+	// Trust, when set, applies agents' trust levels on top of the policy
+	// (QWED §8): suspended agents are refused, allowed calls above the
+	// level's risk become asks, and violations degrade the level (§8.3).
+	Trust consent.TrustStore
+	// Classifier gives tools their risk for Trust (default consent.Classify,
+	// the ACP §5.5 table). An ACP rule's level takes precedence.
+	Classifier *consent.Classifier
 
 	// DLP redacts secrets in results. nil means the policy's dlp block, if
 	// present and enabled; set NoDLP to turn redaction off entirely.

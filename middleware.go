@@ -71,8 +71,12 @@ const auditDown = "The audit log could not record this decision, so the request 
 
 // deny audits a denial and returns it in the configured form.
 func (g *Guard) deny(ctx context.Context, d policy.Decision, req mcp.Request, rawTool string, rawArgs json.RawMessage) (mcp.Result, error) {
-	if err := g.auditDecision(ctx, d, identity(req, g.o.DefaultAgent), rawArgs); err != nil {
+	agent := identity(req, g.o.DefaultAgent)
+	if err := g.auditDecision(ctx, d, agent, rawArgs); err != nil {
 		g.log.Error("gatehouse: audit write failed", "error", err)
+	}
+	if d.Method == policy.MethodToolsCall && d.Code != CodeInternalError {
+		g.recordTrust(ctx, agent, d, true)
 	}
 	if g.o.DenyAsToolResult && d.Method == policy.MethodToolsCall {
 		return toolError(d), nil
@@ -110,6 +114,11 @@ func (g *Guard) toolCall(ctx context.Context, method string, call *mcp.CallToolR
 	}
 	if md.Violation && !d.Violation {
 		d.Violation, d.Reason = true, md.Reason // a monitored method denial
+	}
+	if g.o.Trust != nil {
+		if d = g.trustGate(ctx, d, agent, rawTool); d.Outcome == policy.Block {
+			return g.deny(ctx, d, call, rawTool, rawArgs)
+		}
 	}
 
 	c := Call{Agent: agent, Tool: tool, Args: args}
@@ -199,6 +208,7 @@ func (g *Guard) toolCall(ctx context.Context, method string, call *mcp.CallToolR
 	if err := g.auditDecision(ctx, d, agent, rawArgs); err != nil {
 		return g.deny(ctx, internal(md.Method, tool, auditDown), call, rawTool, nil)
 	}
+	g.recordTrust(ctx, agent, d, false)
 	ctx = withDecision(ctx, decided{d: d, call: c})
 	res, err := next(ctx, method, call)
 	if err != nil || res == nil {
