@@ -153,7 +153,7 @@ func (g *Guard) toolCall(ctx context.Context, method string, call *mcp.CallToolR
 	needsApproval := g.requiresApproval(rawTool, tool)
 	if d.Outcome == policy.Ask && !viaElicit && !needsApproval {
 		var newArgs, runArgs map[string]any
-		d, newArgs, runArgs = g.ask(ctx, d, agent, args)
+		d, newArgs, runArgs = g.ask(withSession(ctx, call), d, agent, args)
 		if d.Outcome != policy.Allow {
 			release()
 			return g.deny(ctx, d, call, rawTool, rawArgs)
