@@ -1,23 +1,25 @@
 package policy_test
 
 import (
-	"path/filepath"
 	"testing"
 
 	"github.com/gatehouse-dev/gatehouse/policy"
 	"github.com/gatehouse-dev/gatehouse/policy/policytest"
 )
 
-// TestBypassCorpus walks testdata/bypass_*.yaml: adversarial names, methods,
-// arguments and paths (DESIGN §3 items 2, 3 and 4).
-func TestBypassCorpus(t *testing.T) {
-	files, err := filepath.Glob("testdata/bypass_*.yaml")
-	if err != nil || len(files) < 2 {
-		t.Fatalf("corpus files: %v %v", files, err)
-	}
-	for _, f := range files {
-		t.Run(filepath.Base(f), func(t *testing.T) {
-			policytest.RunFile(t, f, &policy.Options{Home: "/home/agent", WorkDir: "/srv/app"})
-		})
-	}
+var corpusOpts = &policy.Options{Home: "/home/agent", WorkDir: "/srv/app"}
+
+// TestBypassNameCorpus walks testdata/bypass_names.yaml: adversarial tool
+// and method names and argument types (DESIGN §3 items 2 and 3).
+func TestBypassNameCorpus(t *testing.T) {
+	policytest.RunFile(t, "testdata/bypass_names.yaml", corpusOpts)
+}
+
+// TestDesign4_ProtectedPathCorpus walks testdata/bypass_paths.yaml:
+// protected paths inside commands, after ~ and $HOME, ./ and ../, duplicate
+// slashes, percent-encoding, Unicode tricks and shell quoting, in nested
+// values and map keys, and the near misses that must stay allowed
+// (DESIGN §3 item 4). TestLoadProtectsPolicyFile covers the policy file.
+func TestDesign4_ProtectedPathCorpus(t *testing.T) {
+	policytest.RunFile(t, "testdata/bypass_paths.yaml", corpusOpts)
 }
