@@ -53,6 +53,11 @@ type AskerFunc func(ctx context.Context, r AskRequest) (Answer, error)
 // Ask calls f.
 func (f AskerFunc) Ask(ctx context.Context, r AskRequest) (Answer, error) { return f(ctx, r) }
 
+var (
+	_ Asker = AskerFunc(nil)
+	_ Asker = consentAsker{}
+)
+
 // noAsker is the reason for denying an ask without an Asker.
 const noAsker = "Tool requires user approval, and no approver is configured: set gatehouse.Options.Asker (for example a consent channel), or register the tool with gatehouse.AddTool to ask through MCP elicitation"
 
