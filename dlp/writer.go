@@ -9,8 +9,8 @@ import (
 // scans them as [Scanner.Redact] scans a long input, so its output for a
 // stream equals Redact's output for the same bytes however the stream is
 // split into Write calls, a secret of up to Options.Overlap bytes is caught
-// across Write boundaries, and memory stays bounded (a few times ChunkSize: the buffer, a copy being
-// scanned and the redacted output of one chunk).
+// across Write boundaries, and memory stays bounded: a few times ChunkSize
+// (the buffer, the copy being scanned and one chunk's redacted output).
 //
 // Output is delayed until ChunkSize bytes are buffered or Flush or Close is
 // called. A Writer is not safe for concurrent use.
