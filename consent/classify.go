@@ -86,7 +86,7 @@ func (c *Classifier) Classify(tool string) Classification {
 	}
 	// The ACP §5.5 table lives in policy, which ACP rule lists match on.
 	if pc := policy.Classify(n); pc.Category != policy.CategoryUnknown {
-		return Classification{Category: Category(pc.Category), Risk: Risk(pc.Risk)}
+		return Classification{Category: pc.Category, Risk: pc.Risk}
 	}
 	return c.def
 }

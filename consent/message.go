@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/gatehouse-dev/gatehouse/policy"
 )
 
 // Protocol constants of ACP §4.
@@ -17,48 +19,39 @@ const (
 	AlgorithmEd25519 = "Ed25519"          // Proof.Algorithm
 )
 
-// Risk is an ACP risk level (ACP §4.1 action.risk_level).
-type Risk string
+// Risk is an ACP risk level (ACP §4.1 action.risk_level): the policy
+// package's type, so a rule's level and a classification are one value.
+type Risk = policy.Risk
 
 // The risk levels, lowest first.
 const (
-	RiskLow      Risk = "low"
-	RiskMedium   Risk = "medium"
-	RiskHigh     Risk = "high"
-	RiskCritical Risk = "critical"
+	RiskLow      = policy.RiskLow
+	RiskMedium   = policy.RiskMedium
+	RiskHigh     = policy.RiskHigh
+	RiskCritical = policy.RiskCritical
 )
 
-// rank orders risk levels; an unknown level ranks as critical (fail closed).
-func (r Risk) rank() int {
-	switch r {
-	case RiskLow:
-		return 0
-	case RiskMedium:
-		return 1
-	case RiskHigh:
-		return 2
+// riskRank orders risk levels; an unknown level ranks as critical (fail closed).
+func riskRank(r Risk) int {
+	if n := r.Rank(); n > 0 {
+		return n
 	}
-	return 3
+	return RiskCritical.Rank()
 }
 
-// Valid reports whether r is one of the four ACP levels.
-func (r Risk) Valid() bool {
-	return r == RiskLow || r == RiskMedium || r == RiskHigh || r == RiskCritical
-}
-
-// Category is an ACP action category (ACP §5.3).
-type Category string
+// Category is an ACP action category (ACP §5.3), the policy package's type.
+type Category = policy.Category
 
 // The categories of ACP §5.3, plus CategoryUnknown for unclassified tools.
 const (
-	CategoryRead          Category = "read"
-	CategoryWrite         Category = "write"
-	CategoryCommunication Category = "communication"
-	CategoryFinancial     Category = "financial"
-	CategorySystem        Category = "system"
-	CategoryPublic        Category = "public"
-	CategoryPhysical      Category = "physical"
-	CategoryUnknown       Category = "unknown"
+	CategoryRead          = policy.CategoryRead
+	CategoryWrite         = policy.CategoryWrite
+	CategoryCommunication = policy.CategoryCommunication
+	CategoryFinancial     = policy.CategoryFinancial
+	CategorySystem        = policy.CategorySystem
+	CategoryPublic        = policy.CategoryPublic
+	CategoryPhysical      = policy.CategoryPhysical
+	CategoryUnknown       = policy.CategoryUnknown
 )
 
 // Decision is a human's answer (ACP §4.2).

@@ -51,9 +51,9 @@ func (l TrustLevel) RequiresConsent(r Risk) bool {
 	case TrustTrusted:
 		return false
 	case TrustAutonomous:
-		return r.rank() >= RiskCritical.rank()
+		return riskRank(r) >= riskRank(RiskCritical)
 	case TrustSupervised:
-		return r.rank() >= RiskHigh.rank()
+		return riskRank(r) >= riskRank(RiskHigh)
 	}
 	return true
 }

@@ -32,6 +32,9 @@ const (
 	RiskCritical Risk = "critical"
 )
 
+// Valid reports whether r is one of the four ACP levels.
+func (r Risk) Valid() bool { return r.Rank() > 0 }
+
 // Rank orders risk levels: low 1 ... critical 4; anything else 0.
 func (r Risk) Rank() int {
 	switch r {
