@@ -31,7 +31,7 @@ func (c consentAsker) Ask(ctx context.Context, r AskRequest) (Answer, error) {
 		Args:   r.Args,
 		Agent:  consent.Agent{ID: r.Agent, Name: r.Agent},
 		Reason: r.Reason,
-		Risk:   consent.Risk(r.Risk),
+		Risk:   r.Risk,
 		RuleID: r.ACPRule,
 	}
 	if dl, ok := ctx.Deadline(); ok {

@@ -25,7 +25,7 @@ func (g *Guard) trustGate(ctx context.Context, d policy.Decision, agent, rawTool
 	if d.Outcome != policy.Allow {
 		return d
 	}
-	risk := consent.Risk(d.Risk)
+	risk := d.Risk
 	if risk == "" {
 		risk = g.classify(rawTool).Risk
 	}
@@ -34,7 +34,7 @@ func (g *Guard) trustGate(ctx context.Context, d policy.Decision, agent, rawTool
 	}
 	d.Outcome = policy.Ask
 	d.Reason = "Trust level " + level.String() + " needs a human's consent for a " + string(risk) + "-risk action"
-	d.Risk = policy.Risk(risk)
+	d.Risk = risk
 	return d
 }
 
