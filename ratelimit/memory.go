@@ -81,7 +81,6 @@ func NewMemoryStore(opts *MemoryOptions) (*MemoryStore, error) {
 		return nil, err
 	}
 	for i := range s.rates {
-		s.rates[i].m = make(map[string]*bucket)
 		s.buds[i].m = make(map[string]*budgetScope)
 		s.convs[i].m = make(map[string]*conversation)
 	}
@@ -92,9 +91,9 @@ func NewMemoryStore(opts *MemoryOptions) (*MemoryStore, error) {
 // holds right now.
 func (s *MemoryStore) Len() (keys, budgetScopes, conversations int) {
 	for i := range s.rates {
-		s.rates[i].mu.RLock()
-		keys += len(s.rates[i].m)
-		s.rates[i].mu.RUnlock()
+		s.rates[i].mu.Lock()
+		keys += s.rates[i].n
+		s.rates[i].mu.Unlock()
 		s.buds[i].mu.Lock()
 		budgetScopes += len(s.buds[i].m)
 		s.buds[i].mu.Unlock()

@@ -5,36 +5,118 @@ import (
 	"fmt"
 	"math"
 	"sync"
+	"sync/atomic"
 	"time"
-
-	"golang.org/x/time/rate"
 )
 
-// rateShard holds part of the buckets. Take holds the read lock while it
-// uses a bucket, and eviction holds the write lock, so a bucket is never
-// evicted while a call is taking from it (that would hand out a fresh, full
-// bucket and let one extra event through).
+// rateShard holds part of the buckets. Lookups read the sync.Map without a
+// lock; inserts, deletes and sweeps hold mu. A bucket that a sweep evicts is
+// marked under its own lock, and a Take that finds it marked starts over,
+// so a Take never spends from a bucket that is no longer in the map (that
+// would hand out a fresh, full bucket and let extra events through).
 type rateShard struct {
-	mu        sync.RWMutex
-	m         map[string]*bucket
+	mu        sync.Mutex // guards inserts, deletes, n and lastSweep
+	m         sync.Map   // string -> *bucket
+	n         int
 	lastSweep time.Time
 	_         [64]byte // keep shards on separate cache lines
 }
 
+// bucket is a token bucket of capacity N that starts full, kept as GCRA
+// (the generic cell rate algorithm, as the Redis store does): one value, the
+// theoretical arrival time (TAT) of the next event, updated with one
+// compare-and-swap, so concurrent Takes on one hot key never wait for a lock.
+// TAT is float64 nanoseconds after base, exact to the nanosecond for 104
+// days and within the storetest model's tolerance long after.
 type bucket struct {
-	lim *rate.Limiter
-	r   Rate
+	r    Rate
+	t    float64 // nanoseconds one event costs: Per / N
+	per  float64 // nanoseconds of the period
+	base time.Time
+	tat  atomic.Uint64 // math.Float64bits(TAT); evicted when the bucket left the map
 }
 
-func newBucket(r Rate) *bucket {
-	return &bucket{lim: rate.NewLimiter(limitOf(r), r.N), r: r}
+// evicted marks a bucket a sweep or a rate change took out of the map (a
+// NaN bit pattern no arithmetic produces).
+const evicted = math.MaxUint64
+
+func newBucket(r Rate, now time.Time) *bucket {
+	b := &bucket{r: r, t: float64(r.Per) / float64(r.N), per: float64(r.Per), base: now}
+	b.tat.Store(math.Float64bits(0)) // TAT = now: full
+	return b
 }
 
-func limitOf(r Rate) rate.Limit {
-	return rate.Limit(float64(r.N) / r.Per.Seconds())
+// take spends one token at now; ok is false when the bucket was evicted.
+func (b *bucket) take(now time.Time) (res Result, ok bool) {
+	res.Limit = b.r
+	at := float64(now.Sub(b.base))
+	for {
+		old := b.tat.Load()
+		if old == evicted {
+			return Result{}, false
+		}
+		tat := math.Max(math.Float64frombits(old), at)
+		next := tat + b.t
+		allowAt := next - b.per
+		if at < allowAt {
+			res.RetryAfter = time.Duration(math.Ceil(allowAt - at))
+			return res, true
+		}
+		if b.tat.CompareAndSwap(old, math.Float64bits(next)) {
+			res.Allowed = true
+			// The epsilon keeps float rounding ((P - P/N) / (P/N) = N - 1 -
+			// 1e-15) from losing a whole token; it is far below a nanosecond.
+			res.Remaining = int(math.Floor((at-allowAt)/b.t + 1e-9))
+			return res, true
+		}
+	}
 }
 
-// Take implements [RateStore] on x/time/rate token buckets (burst = r.N).
+// tokens is the bucket's whole and fractional tokens at now, and false
+// once it is evicted.
+func (b *bucket) tokens(now time.Time) (float64, bool) {
+	old := b.tat.Load()
+	if old == evicted {
+		return 0, false
+	}
+	debt := math.Max(math.Float64frombits(old)-float64(now.Sub(b.base)), 0)
+	return (b.per - debt) / b.t, true
+}
+
+// evictIfIdle marks and reports a full bucket: nobody has spent from it
+// for at least one refill period, so a fresh bucket is the same.
+func (b *bucket) evictIfIdle(now time.Time) bool {
+	at := float64(now.Sub(b.base))
+	for {
+		old := b.tat.Load()
+		if old == evicted {
+			return true
+		}
+		if math.Float64frombits(old) > at {
+			return false
+		}
+		if b.tat.CompareAndSwap(old, evicted) {
+			return true
+		}
+	}
+}
+
+// evict marks the bucket evicted whatever its state and returns the tokens
+// it held at now.
+func (b *bucket) evict(now time.Time) float64 {
+	for {
+		old := b.tat.Load()
+		tok, ok := b.tokens(now)
+		if !ok {
+			return 0
+		}
+		if b.tat.CompareAndSwap(old, evicted) {
+			return tok
+		}
+	}
+}
+
+// Take implements [RateStore] on token buckets (burst = r.N).
 func (s *MemoryStore) Take(_ context.Context, key string, r Rate, now time.Time) (Result, error) {
 	if !r.Valid() {
 		return Result{Limit: r}, fmt.Errorf("%w: %d per %v", ErrInvalidRate, r.N, r.Per)
@@ -43,52 +125,57 @@ func (s *MemoryStore) Take(_ context.Context, key string, r Rate, now time.Time)
 		return Result{Limit: r}, err
 	}
 	sh := &s.rates[s.shardOf(key)]
-	sh.mu.RLock()
-	if b := sh.m[key]; b != nil && b.r == r {
-		res := take(b, now)
-		sh.mu.RUnlock()
-		return res, nil
-	}
-	sh.mu.RUnlock()
-
-	sh.mu.Lock()
-	defer sh.mu.Unlock()
-	b := sh.m[key]
-	switch {
-	case b != nil && b.r != r:
-		// The same key under a new rate: keep the tokens, change the refill.
-		b.lim.SetLimitAt(now, limitOf(r))
-		b.lim.SetBurstAt(now, r.N)
-		b.r = r
-	case b == nil:
-		if now.Sub(sh.lastSweep) >= sweepEvery {
-			sh.lastSweep = now
-			for k, old := range sh.m {
-				if old.lim.TokensAt(now) >= float64(old.r.N) {
-					delete(sh.m, k)
+	for {
+		if v, found := sh.m.Load(key); found {
+			if b := v.(*bucket); b.r == r {
+				if res, ok := b.take(now); ok {
+					return res, nil
 				}
+				continue // evicted meanwhile: look again
 			}
 		}
-		if len(sh.m) >= s.rateCap {
-			return Result{Limit: r}, capacityError("rate keys", s.rateCap*numShards)
+		b, err := s.insert(sh, key, r, now)
+		if err != nil {
+			return Result{Limit: r}, err
 		}
-		b = newBucket(r)
-		sh.m[key] = b
+		if res, ok := b.take(now); ok {
+			return res, nil
+		}
 	}
-	return take(b, now), nil
 }
 
-func take(b *bucket, now time.Time) Result {
-	res := Result{Limit: b.r}
-	if b.lim.AllowN(now, 1) {
-		res.Allowed = true
-		// Remaining costs a second lock of the bucket; it is worth it for
-		// rate-limit headers and still within the benchmark target.
-		res.Remaining = int(math.Floor(b.lim.TokensAt(now)))
-		return res
+// insert returns key's bucket with rate r, creating it (after sweeping idle
+// buckets at most once per sweepEvery) or changing its rate.
+func (s *MemoryStore) insert(sh *rateShard, key string, r Rate, now time.Time) (*bucket, error) {
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	if v, found := sh.m.Load(key); found {
+		b := v.(*bucket)
+		if b.r == r {
+			return b, nil
+		}
+		// The same key under a new rate: keep the tokens, change the refill.
+		tok := math.Min(b.evict(now), float64(r.N))
+		nb := newBucket(r, now)
+		nb.tat.Store(math.Float64bits((float64(r.N) - tok) * nb.t))
+		sh.m.Store(key, nb)
+		return nb, nil
 	}
-	// Time until the bucket holds one whole token again.
-	missing := 1 - b.lim.TokensAt(now)
-	res.RetryAfter = time.Duration(math.Ceil(missing * float64(b.r.Per) / float64(b.r.N)))
-	return res
+	if now.Sub(sh.lastSweep) >= sweepEvery {
+		sh.lastSweep = now
+		sh.m.Range(func(k, v any) bool {
+			if v.(*bucket).evictIfIdle(now) {
+				sh.m.Delete(k)
+				sh.n--
+			}
+			return true
+		})
+	}
+	if sh.n >= s.rateCap {
+		return nil, capacityError("rate keys", s.rateCap*numShards)
+	}
+	b := newBucket(r, now)
+	sh.m.Store(key, b)
+	sh.n++
+	return b, nil
 }
