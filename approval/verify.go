@@ -171,23 +171,145 @@ func (g *Gate) Verify(ctx context.Context, u User, c Call) (*Approval, error) {
 }
 
 // parseEvidence reads the §4.5 envelope with exact key names (encoding/json
-// would match keys case-insensitively).
+// would match keys case-insensitively). It splits the top-level object in
+// one pass without decoding the response, which go-webauthn parses (and so
+// validates) next; method and challengeId are decoded with encoding/json,
+// any other member is checked with json.Valid, and duplicate keys are
+// refused.
 func parseEvidence(ev []byte) (method, challengeID string, response json.RawMessage, ok bool) {
-	if ev[0] != '{' {
-		return "", "", nil, false
-	}
-	var m map[string]json.RawMessage
-	if json.Unmarshal(ev, &m) != nil {
-		return "", "", nil, false
-	}
-	if json.Unmarshal(m["method"], &method) != nil || json.Unmarshal(m["challengeId"], &challengeID) != nil || challengeID == "" {
-		return "", "", nil, false
-	}
-	response = bytes.TrimSpace(m["response"])
-	if len(response) == 0 || response[0] != '{' {
+	var seenMethod, seenID bool
+	if !splitObject(ev, func(key string, val []byte) bool {
+		switch key {
+		case "method":
+			if seenMethod {
+				return false
+			}
+			seenMethod = true
+			return json.Unmarshal(val, &method) == nil
+		case "challengeId":
+			if seenID {
+				return false
+			}
+			seenID = true
+			return json.Unmarshal(val, &challengeID) == nil
+		case "response":
+			if response != nil {
+				return false
+			}
+			response = val
+			return true
+		}
+		return json.Valid(val)
+	}) || !seenMethod || challengeID == "" || len(response) == 0 || response[0] != '{' {
 		return "", "", nil, false
 	}
 	return method, challengeID, response, true
+}
+
+// splitObject calls member for each member of the JSON object b, with the
+// key decoded and the value's raw bytes, in one pass. It checks the object's
+// structure (keys, colons, commas, balanced brackets, closed strings) but
+// not the inside of values: member does that for the values it uses.
+func splitObject(b []byte, member func(key string, val []byte) bool) bool {
+	i := skipSpace(b, 0)
+	if i >= len(b) || b[i] != '{' {
+		return false
+	}
+	i = skipSpace(b, i+1)
+	if i < len(b) && b[i] == '}' {
+		return skipSpace(b, i+1) == len(b)
+	}
+	for {
+		end := skipString(b, i)
+		if end < 0 {
+			return false
+		}
+		var key string
+		if json.Unmarshal(b[i:end], &key) != nil {
+			return false
+		}
+		i = skipSpace(b, end)
+		if i >= len(b) || b[i] != ':' {
+			return false
+		}
+		i = skipSpace(b, i+1)
+		end = skipValue(b, i)
+		if end < 0 || !member(key, b[i:end]) {
+			return false
+		}
+		i = skipSpace(b, end)
+		switch {
+		case i < len(b) && b[i] == ',':
+			i = skipSpace(b, i+1)
+		case i < len(b) && b[i] == '}':
+			return skipSpace(b, i+1) == len(b)
+		default:
+			return false
+		}
+	}
+}
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// skipString returns the index after the string starting at b[i], or -1.
+func skipString(b []byte, i int) int {
+	if i >= len(b) || b[i] != '"' {
+		return -1
+	}
+	for i++; i < len(b); i++ {
+		switch b[i] {
+		case '\\':
+			i++
+		case '"':
+			return i + 1
+		}
+	}
+	return -1
+}
+
+// skipValue returns the index after the value starting at b[i], or -1.
+func skipValue(b []byte, i int) int {
+	if i >= len(b) {
+		return -1
+	}
+	switch b[i] {
+	case '"':
+		return skipString(b, i)
+	case '{', '[':
+		depth := 0
+		for ; i < len(b); i++ {
+			switch b[i] {
+			case '"':
+				end := skipString(b, i)
+				if end < 0 {
+					return -1
+				}
+				i = end - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				if depth--; depth == 0 {
+					return i + 1
+				}
+			}
+		}
+		return -1
+	}
+	for j := i; j < len(b); j++ {
+		switch b[j] {
+		case ',', '}', ' ', '\t', '\n', '\r':
+			if j == i {
+				return -1
+			}
+			return j
+		}
+	}
+	return -1
 }
 
 // responseCredentialID reads the credential ID of an assertion: rawId, or
