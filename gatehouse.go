@@ -49,6 +49,8 @@ type Options struct {
 	// Trust, when set, applies agents' trust levels on top of the policy
 	// (QWED §8): suspended agents are refused, allowed calls above the
 	// level's risk become asks, and violations degrade the level (§8.3).
+	// consent.NewMemoryTrustStore for one process, consent/redistrust for
+	// replicas.
 	Trust consent.TrustStore
 	// Classifier gives tools their risk for Trust (default consent.Classify,
 	// the ACP §5.5 table). An ACP rule's level takes precedence.

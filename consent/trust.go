@@ -69,6 +69,10 @@ const (
 	ViolationComplaint Violation = "principal_complaint"       // suspend
 )
 
+// TrustWindow is the number of decisions [TrustStore.Record] looks at by
+// default (QWED §8.3 "more than 10%" of a window).
+const TrustWindow = 20
+
 // Degrade returns the level after violation v (QWED §8.3). Penalties stop
 // at TrustUntrusted; only a complaint suspends, and a suspended agent stays
 // suspended. An unknown violation suspends (fail closed).
@@ -141,7 +145,7 @@ const MaxAgentLen = 1024
 
 // NewMemoryTrustStore returns an empty store. opts may be nil.
 func NewMemoryTrustStore(opts *MemoryTrustOptions) (*MemoryTrustStore, error) {
-	s := &MemoryTrustStore{max: 100_000, window: 20, agents: map[string]*trustState{}}
+	s := &MemoryTrustStore{max: 100_000, window: TrustWindow, agents: map[string]*trustState{}}
 	if opts != nil {
 		if !opts.Default.Valid() || opts.MaxAgents < 0 || opts.Window < 0 {
 			return nil, fmt.Errorf("%w: MemoryTrustOptions Default %v MaxAgents %d Window %d", ErrInvalidOptions, opts.Default, opts.MaxAgents, opts.Window)
@@ -157,7 +161,9 @@ func NewMemoryTrustStore(opts *MemoryTrustOptions) (*MemoryTrustStore, error) {
 	return s, nil
 }
 
-func checkAgent(agent string) error {
+// CheckAgent refuses agent ids a trust store will not key on: empty, or
+// longer than MaxAgentLen. Store implementations call it first.
+func CheckAgent(agent string) error {
 	if agent == "" || len(agent) > MaxAgentLen {
 		return fmt.Errorf("%w: agent id of %d bytes, want 1 to %d", ErrInvalidRequest, len(agent), MaxAgentLen)
 	}
@@ -166,7 +172,7 @@ func checkAgent(agent string) error {
 
 // Level implements [TrustStore].
 func (s *MemoryTrustStore) Level(_ context.Context, agent string) (TrustLevel, error) {
-	if err := checkAgent(agent); err != nil {
+	if err := CheckAgent(agent); err != nil {
 		return TrustUntrusted, err
 	}
 	s.mu.Lock()
@@ -179,7 +185,7 @@ func (s *MemoryTrustStore) Level(_ context.Context, agent string) (TrustLevel, e
 
 // state returns agent's entry, creating it; s.mu is held.
 func (s *MemoryTrustStore) state(agent string) (*trustState, error) {
-	if err := checkAgent(agent); err != nil {
+	if err := CheckAgent(agent); err != nil {
 		return nil, err
 	}
 	if st, ok := s.agents[agent]; ok {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/gatehouse-dev/gatehouse/consent"
+	"github.com/gatehouse-dev/gatehouse/consent/consenttest"
 )
 
 func TestTrustLevelRequiresConsent(t *testing.T) {
@@ -48,6 +49,17 @@ func TestTrustLevelDegrade(t *testing.T) {
 			t.Errorf("%v.Degrade(%s) = %v, want %v", c.from, c.v, got, c.want)
 		}
 	}
+}
+
+// TestMemoryTrustStoreConformance runs the shared trust-store kit.
+func TestMemoryTrustStoreConformance(t *testing.T) {
+	consenttest.TestTrustStore(t, func(t *testing.T, def consent.TrustLevel, window int) consent.TrustStore {
+		s, err := consent.NewMemoryTrustStore(&consent.MemoryTrustOptions{Default: def, Window: window})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	})
 }
 
 func TestMemoryTrustStore(t *testing.T) {
