@@ -149,19 +149,36 @@ type Token struct {
 	// with "." or "~": an ordinary word such as "hello" that only names a
 	// file when a tool reads it as one.
 	Bare bool
+	// Glob is true for a word with shell wildcards (* ? [...]): Abs and
+	// Rel are then patterns, and a protected path matches when the
+	// pattern can name it or something inside it.
+	Glob bool
+	// HomeAbs is a relative word (not Bare) joined to the home directory
+	// instead of the working directory: "cd ~ && cat .ssh/id_rsa" reads
+	// from home. "" when the word was absolute or bare, or home is unknown.
+	HomeAbs string
 }
 
 // separators split free text into words. Quotes and back-ticks are not
 // among them: they are deleted, as a shell deletes them ("~/.s'sh'" is
-// "~/.ssh").
-const separators = ";|&<>(){}[],=:*?!#@"
+// "~/.ssh"). globSeparators are the same without the shell wildcards, for
+// the second pass that keeps "/etc/shado?" one word.
+const (
+	separators     = ";|&<>(){}[],=:*?!#@"
+	globSeparators = ";|&<>(){},=:!#@"
+	wildcards      = "*?["
+)
 
 // Scan calls visit for every path-like word of the free text s, after
-// PathText, "$HOME"/"${HOME}"/"%USERPROFILE%" and "~" expansion. A word is
-// what remains between white space and the characters ;|&<>(){}[],=:*?!#@
-// once quotes are deleted. Backslashes are read both ways, as Windows
-// separators and as shell escapes, so each such word is visited twice.
-// Scan stops and returns true as soon as visit returns true.
+// PathText, "$HOME"/"${HOME}"/"%USERPROFILE%" and "~"/"~user" expansion
+// ("$IFS" reads as a space). A word is what remains between white space and
+// the characters ;|&<>(){}[],=:*?!#@ once quotes are deleted; when the text
+// has shell wildcards, words that keep them ("/etc/shado?", ".e[n]v") are
+// visited again as Glob tokens. A word that starts with an option dash
+// ("-i/home/u/.ssh/id") is visited again from its first '/', '~' or '.'.
+// Backslashes are read both ways, as Windows separators and as shell
+// escapes, so each such word is visited twice. Scan stops and returns true
+// as soon as visit returns true.
 func (e PathEnv) Scan(s string, visit func(Token) bool) bool {
 	t := e.expandVars(PathText(s))
 	t = strings.Map(func(r rune) rune {
@@ -171,28 +188,32 @@ func (e PathEnv) Scan(s string, visit func(Token) bool) bool {
 		return r
 	}, t)
 	if !strings.Contains(t, `\`) {
-		return e.scanWords(t, visit)
+		return e.scanText(t, visit)
 	}
-	return e.scanWords(strings.ReplaceAll(t, `\`, "/"), visit) ||
-		e.scanWords(strings.ReplaceAll(t, `\`, ""), visit)
+	return e.scanText(strings.ReplaceAll(t, `\`, "/"), visit) ||
+		e.scanText(strings.ReplaceAll(t, `\`, ""), visit)
 }
 
-func isSeparator(r rune) bool {
-	return unicode.IsSpace(r) || strings.ContainsRune(separators, r)
+func (e PathEnv) scanText(t string, visit func(Token) bool) bool {
+	if e.scanWords(t, separators, false, visit) {
+		return true
+	}
+	return strings.ContainsAny(t, wildcards) && e.scanWords(t, globSeparators, true, visit)
 }
 
-func (e PathEnv) scanWords(t string, visit func(Token) bool) bool {
+func (e PathEnv) scanWords(t, seps string, globsOnly bool, visit func(Token) bool) bool {
+	isSep := func(r rune) bool { return unicode.IsSpace(r) || strings.ContainsRune(seps, r) }
 	for len(t) > 0 {
-		i := strings.IndexFunc(t, func(r rune) bool { return !isSeparator(r) })
+		i := strings.IndexFunc(t, func(r rune) bool { return !isSep(r) })
 		if i < 0 {
 			return false
 		}
 		t = t[i:]
-		j := strings.IndexFunc(t, isSeparator)
+		j := strings.IndexFunc(t, isSep)
 		if j < 0 {
 			j = len(t)
 		}
-		if visit(e.token(t[:j])) {
+		if e.visitWord(t[:j], globsOnly, visit) {
 			return true
 		}
 		t = t[j:]
@@ -200,23 +221,51 @@ func (e PathEnv) scanWords(t string, visit func(Token) bool) bool {
 	return false
 }
 
-func (e PathEnv) token(w string) Token {
+func (e PathEnv) visitWord(w string, globsOnly bool, visit func(Token) bool) bool {
+	glob := strings.ContainsAny(w, wildcards)
+	if globsOnly && !glob {
+		return false
+	}
+	if visit(e.token(w, glob)) {
+		return true
+	}
+	if len(w) > 1 && w[0] == '-' {
+		if k := strings.IndexAny(w, "/~."); k > 0 {
+			return visit(e.token(w[k:], glob))
+		}
+	}
+	return false
+}
+
+func (e PathEnv) token(w string, glob bool) Token {
 	w = e.expandTilde(w)
 	if strings.HasPrefix(w, "/") {
-		return Token{Abs: path.Clean(w)}
+		return Token{Abs: path.Clean(w), Glob: glob}
 	}
 	rel := path.Clean(w)
-	return Token{
+	tok := Token{
 		Abs:  path.Join(e.cwd, rel),
 		Rel:  rel,
 		Bare: !strings.ContainsRune(w, '/') && w[0] != '.',
+		Glob: glob,
 	}
+	if !tok.Bare && e.home != "" {
+		tok.HomeAbs = path.Join(e.home, rel)
+	}
+	return tok
 }
 
 // expandVars replaces the home-directory variables of POSIX shells and
-// Windows with the home directory. t is already case-folded.
+// Windows with the home directory, and the field separator $IFS with a
+// space. t is already case-folded.
 func (e PathEnv) expandVars(t string) string {
-	if e.home == "" || !strings.ContainsAny(t, "$%") {
+	if !strings.ContainsAny(t, "$%") {
+		return t
+	}
+	for _, v := range [...]string{"${ifs}", "$ifs"} {
+		t = strings.ReplaceAll(t, v, " ")
+	}
+	if e.home == "" {
 		return t
 	}
 	for _, v := range [...]string{"${home}", "$home", "%userprofile%"} {
@@ -225,16 +274,19 @@ func (e PathEnv) expandVars(t string) string {
 	return t
 }
 
-// expandTilde expands a leading "~" or "~/" (not "~user").
+// expandTilde expands a leading "~", "~/" and "~name" where name is the
+// home directory's own name ("~agent" for /home/agent). Other users' homes
+// are not known here.
 func (e PathEnv) expandTilde(w string) string {
 	if e.home == "" || w == "" || w[0] != '~' {
 		return w
 	}
-	if w == "~" {
+	name, rest, _ := strings.Cut(w[1:], "/")
+	if name != "" && name != path.Base(e.home) {
+		return w
+	}
+	if rest == "" && !strings.Contains(w, "/") {
 		return e.home
 	}
-	if w[1] == '/' {
-		return e.home + w[1:]
-	}
-	return w
+	return e.home + "/" + rest
 }

@@ -23,7 +23,12 @@
 //     Unicode normalization, quote removal, "~"/"$HOME" expansion and
 //     ".."/"."/"//" resolution against the working directory captured at
 //     load. Matching is case-insensitive and component-aligned: ".env"
-//     catches "/app/.env" but not ".env.example". [Load] protects the
+//     catches "/app/.env" but not ".env.example". Shell spellings count
+//     too: wildcards ("/etc/shado?", ".e[n]v", "~/.*/id_rsa"; a leading
+//     wildcard does not match a dot file, as in a shell), "~user" for the
+//     home directory's own user, "$IFS", an option with its value attached
+//     ("-i/home/u/.ssh/id"), and relative paths are also read from the
+//     home directory ("cd ~ && cat .ssh/id_rsa"). [Load] protects the
 //     policy file itself, by its absolute and its resolved path.
 //   - A tool_rules entry with action allow makes a tool allowed even when
 //     allowed_tools does not list it (AIP §5.2, vector auth-020).

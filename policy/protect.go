@@ -2,6 +2,7 @@ package policy
 
 import (
 	"encoding/json"
+	"path"
 	"path/filepath"
 	"strings"
 
@@ -83,6 +84,9 @@ func (p *Policy) ProtectedPaths() []string {
 // matchToken reports whether a path-like word names a protected path or
 // something inside one.
 func (pp *protectedPath) matchToken(t normalize.Token) bool {
+	if t.Glob {
+		return pp.matchGlob(t)
+	}
 	if !pp.abs {
 		// A relative protected path matches as whole components anywhere:
 		// ".env" catches "/app/.env" and "x/../.env" but not ".env.example".
@@ -99,7 +103,63 @@ func (pp *protectedPath) matchToken(t normalize.Token) bool {
 		// matched only against protected paths below the working directory.
 		return false
 	}
-	return pathWithin(t.Abs, pp.path)
+	return pathWithin(t.Abs, pp.path) || (t.HomeAbs != "" && pathWithin(t.HomeAbs, pp.path))
+}
+
+// matchGlob reports whether a shell pattern ("/etc/shado?", ".e[n]v",
+// "~/.ss*/id_rsa") can name the protected path or something inside it:
+// each of the protected path's components is matched by the pattern's
+// component in the same place (for a relative protected path, anywhere
+// along the pattern). A malformed pattern component is compared literally.
+func (pp *protectedPath) matchGlob(t normalize.Token) bool {
+	if t.Bare {
+		// "what?", "5 * 3", "*": words, or globs a shell keeps to the
+		// working directory's own names without dot files. Not matched, or
+		// prose would be blocked; path-like patterns are.
+		return false
+	}
+	pc := strings.Split(strings.TrimPrefix(pp.path, "/"), "/")
+	if !pp.abs {
+		g := t.Abs
+		if t.Rel != "" {
+			g = t.Rel // not joined: the working directory's components must not count
+		}
+		gc := strings.Split(strings.TrimPrefix(g, "/"), "/")
+		for i := 0; i+len(pc) <= len(gc); i++ {
+			if componentsMatch(gc[i:i+len(pc)], pc) {
+				return true
+			}
+		}
+		return false
+	}
+	for _, g := range []string{t.Abs, t.HomeAbs} {
+		if g == "" {
+			continue
+		}
+		gc := strings.Split(strings.TrimPrefix(g, "/"), "/")
+		if pp.path == "/" || len(gc) >= len(pc) && componentsMatch(gc[:len(pc)], pc) {
+			return true
+		}
+	}
+	return false
+}
+
+// componentsMatch matches name components against pattern components as
+// a shell does: a name starting with '.' needs a pattern starting with '.'.
+func componentsMatch(patterns, names []string) bool {
+	for i, p := range patterns {
+		if strings.HasPrefix(names[i], ".") && !strings.HasPrefix(p, ".") {
+			return false
+		}
+		ok, err := path.Match(p, names[i])
+		if err != nil {
+			ok = p == names[i]
+		}
+		if !ok {
+			return false
+		}
+	}
+	return true
 }
 
 // pathWithin reports whether p is dir or inside dir (both canonical, absolute).
