@@ -54,11 +54,17 @@ func (g *Guard) serve(ctx context.Context, method string, req mcp.Request, next 
 		return g.toolCall(ctx, method, call, md, next)
 	}
 	agent := identity(req, g.o.DefaultAgent)
+	if d, hit := g.p.ProtectedArgs(md.Method, fileArgs(req)); hit {
+		return g.deny(ctx, d, req, "", nil)
+	}
 	if err := g.auditDecision(ctx, md, agent, nil); err != nil {
 		return nil, rpcError(internal(md.Method, "", auditDown), "")
 	}
 	res, err = next(ctx, method, req)
-	if err != nil || res == nil {
+	if err != nil {
+		return nil, g.redactError(ctx, md.Method, "", agent, err)
+	}
+	if res == nil {
 		return res, err
 	}
 	if g.o.Approval != nil {
@@ -211,7 +217,10 @@ func (g *Guard) toolCall(ctx context.Context, method string, call *mcp.CallToolR
 	g.recordTrust(ctx, agent, d, false)
 	ctx = withDecision(ctx, decided{d: d, call: c})
 	res, err := next(ctx, method, call)
-	if err != nil || res == nil {
+	if err != nil {
+		return nil, g.redactError(ctx, md.Method, tool, agent, err)
+	}
+	if res == nil {
 		return res, err
 	}
 	return g.filterResult(ctx, md.Method, tool, agent, res)
@@ -256,6 +265,31 @@ func limitDecision(method, tool string, err error) policy.Decision {
 			Reason: le.Error(), Method: method, Tool: tool, FailedRule: string(le.Code)}
 	}
 	return internal(method, tool, "The budget or conversation store is unavailable, so the call was denied")
+}
+
+// fileArgs are the arguments of requests other than tools/call that can
+// name files, for the protected-path check: the URI of resources/read and
+// resources/subscribe, the arguments of prompts/get.
+func fileArgs(req mcp.Request) map[string]any {
+	switch r := req.(type) {
+	case *mcp.ReadResourceRequest:
+		if r.Params != nil {
+			return map[string]any{"uri": r.Params.URI}
+		}
+	case *mcp.SubscribeRequest:
+		if r.Params != nil {
+			return map[string]any{"uri": r.Params.URI}
+		}
+	case *mcp.GetPromptRequest:
+		if r.Params != nil {
+			args := make(map[string]any, len(r.Params.Arguments))
+			for k, v := range r.Params.Arguments {
+				args[k] = v
+			}
+			return args
+		}
+	}
+	return nil
 }
 
 // decodeArgs decodes tool arguments with UseNumber. Absent or null

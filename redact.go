@@ -3,8 +3,9 @@ package gatehouse
 import (
 	"context"
 	"encoding/json"
-	"unicode/utf8"
+	"errors"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/gatehouse-dev/gatehouse/dlp"
@@ -151,21 +152,23 @@ func (x *redactor) content(item mcp.Content) (mcp.Content, bool) {
 		uri, a := x.text(c.URI)
 		desc, b := x.text(c.Description)
 		title, d := x.text(c.Title)
-		if a || b || d {
+		name, e := x.text(c.Name)
+		if a || b || d || e {
 			n := *c
-			n.URI, n.Description, n.Title = uri, desc, title
+			n.URI, n.Description, n.Title, n.Name = uri, desc, title, name
 			return &n, true
 		}
 	}
 	return item, false
 }
 
-// resource redacts a resource's text, and its blob when the blob is UTF-8
-// text (a secret in a served file is still a secret).
+// resource redacts a resource's text and its blob, whatever the blob's
+// encoding (a secret in a Latin-1 .env or next to binary is still a secret;
+// a false positive in binary data costs a corrupted blob, not a leak).
 func (x *redactor) resource(rc *mcp.ResourceContents) (*mcp.ResourceContents, bool) {
 	text, a := x.text(rc.Text)
 	blob, b := rc.Blob, false
-	if len(rc.Blob) > 0 && utf8.Valid(rc.Blob) {
+	if len(rc.Blob) > 0 {
 		var t string
 		if t, b = x.text(string(rc.Blob)); b {
 			blob = []byte(t)
@@ -230,4 +233,39 @@ func (x *redactor) getPrompt(r *mcp.GetPromptResult) *mcp.GetPromptResult {
 	}
 	c.Description = desc
 	return &c
+}
+
+// redactError redacts a handler's error before it reaches the agent: a
+// JSON-RPC error's message and data, or any other error's text (a Go
+// *url.Error carries the URL, query-string keys included). Findings are
+// audited like a result's.
+func (g *Guard) redactError(ctx context.Context, method, tool, agent string, err error) error {
+	if g.dlp == nil {
+		return err
+	}
+	x := redactor{s: g.dlp}
+	var out error = err
+	if we, ok := err.(*jsonrpc.Error); ok {
+		msg, a := x.text(we.Message)
+		data, b := we.Data, false
+		if len(we.Data) > 0 {
+			if red, f, rerr := g.dlp.RedactJSON(we.Data); rerr == nil && len(f) > 0 {
+				x.findings = append(x.findings, f...)
+				data, b = red, true
+			} else if rerr != nil {
+				data, b = nil, true // unscannable data is dropped, never passed on
+			}
+		}
+		if a || b {
+			out = &jsonrpc.Error{Code: we.Code, Message: msg, Data: data}
+		}
+	} else if msg, changed := x.text(err.Error()); changed {
+		out = errors.New(msg)
+	}
+	if len(x.findings) > 0 {
+		if aerr := g.auditDLP(ctx, method, tool, agent, x.findings); aerr != nil {
+			return rpcError(internal(method, tool, "The audit log could not record a redaction, so the error was withheld"), "")
+		}
+	}
+	return out
 }

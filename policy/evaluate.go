@@ -190,6 +190,18 @@ func (p *Policy) monitor(d Decision) Decision {
 	return d
 }
 
+// ProtectedArgs is the protected-path check alone (AIP §3.4.5), for
+// requests other than tools/call that name files: a resources/read URI,
+// prompts/get arguments. It returns the ProtectedPath decision and true
+// when an argument names a protected path. A nil *Policy reports nothing
+// (Evaluate already denies every request then).
+func (p *Policy) ProtectedArgs(method string, args map[string]any) (Decision, bool) {
+	if p == nil {
+		return Decision{}, false
+	}
+	return p.checkProtected(normalize.Name(method), "", args)
+}
+
 // checkProtected is AIP §4.3 step 2 for every argument, keys included.
 func (p *Policy) checkProtected(method, tool string, args map[string]any) (Decision, bool) {
 	if len(p.protected) == 0 {
