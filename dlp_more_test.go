@@ -140,3 +140,30 @@ func TestDLPRedactsJSONRPCErrorData(t *testing.T) {
 		t.Error("the redaction was not audited")
 	}
 }
+
+// TestDLPRedactsCompletions: completion/complete values are results too.
+func TestDLPRedactsCompletions(t *testing.T) {
+	p := mustPolicy(t, strings.Replace(basePolicy, "spec:\n", "spec:\n  allowed_methods: ['*']\n", 1))
+	g := mustGuard(t, p, nil)
+	s := mcp.NewServer(&mcp.Implementation{Name: "s", Version: "1"}, &mcp.ServerOptions{
+		CompletionHandler: func(ctx context.Context, req *mcp.CompleteRequest) (*mcp.CompleteResult, error) {
+			return &mcp.CompleteResult{Completion: mcp.CompletionResultDetails{Values: []string{"plain", "AWS_KEY=" + fakeKey}}}, nil
+		},
+	})
+	s.AddPrompt(&mcp.Prompt{Name: "p", Arguments: []*mcp.PromptArgument{{Name: "a"}}}, func(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+		return &mcp.GetPromptResult{}, nil
+	})
+	g.Install(s)
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := s.Connect(context.Background(), st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ss.Close()
+	res := dialRaw(t, ct, "2025-06-18").request(1, "completion/complete", map[string]any{
+		"ref": map[string]any{"type": "ref/prompt", "name": "p"}, "argument": map[string]any{"name": "a", "value": ""},
+	})
+	if rpcErr(res) != nil || strings.Contains(fmt.Sprint(res), fakeKey) || !strings.Contains(fmt.Sprint(res), "plain") {
+		t.Fatalf("%v", res)
+	}
+}

@@ -6,15 +6,18 @@
 //	guard.Install(server) // before server.Run / Connect
 //
 // For every request the guard, in this order: recovers panics (deny, keep
-// serving); authorizes the normalized method (AIP §4.2, -32006); for
+// serving); authorizes the normalized method (AIP §4.2, -32006); checks
+// the URI of resources/read and resources/subscribe and the arguments of
+// prompts/get against the protected paths (-32007); for
 // tools/call decodes the arguments (UseNumber; anything but a JSON object is
 // -32602 and never forwarded), enforces the rule's rate limit per agent and
 // tool (-32002), evaluates the policy (AIP §4.3), runs the conversation guard
 // and budget when configured (QWED §6, §9), asks a human for "ask" decisions
 // (-32004 denied, -32005 timed out), and only then calls the handler; then
 // redacts secrets from every kind of result content (text, structured
-// content, embedded resources, resource links, resources/read and prompts/get
-// results), hides tools the policy can never allow from tools/list, and
+// content, embedded resources and their blobs, resource links,
+// resources/read, prompts/get and completion/complete results, and handler
+// errors), hides tools the policy can never allow from tools/list, and
 // writes one audit event per decision and per DLP redaction.
 //
 // Denials are JSON-RPC errors exactly as AIP §5.1 writes them (code,
@@ -29,8 +32,12 @@
 //
 // The agent identity keys limits and budgets and is written to the audit
 // log: "user:<id>" from the HTTP bearer token (Extra.TokenInfo.UserID) when
-// present, else "client:<name>" from the client's self-declared info, else
-// Options.DefaultAgent. Only the first is authenticated.
+// present (exact, never case-folded; hashed when long or unprintable),
+// else "client:<name>" from the client's self-declared info (normalized),
+// else Options.DefaultAgent. Only the first is authenticated: a client can
+// claim another's name, and with it its rate buckets, budget and trust
+// level (so a hostile client can spend or degrade them). Put bearer-token
+// auth in front of any server that several untrusted clients share.
 //
 // # Security
 //

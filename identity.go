@@ -1,6 +1,9 @@
 package gatehouse
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/gatehouse-dev/gatehouse/normalize"
@@ -23,7 +26,9 @@ func identity(req mcp.Request, def string) string {
 		return def
 	}
 	if ex := req.GetExtra(); ex != nil && ex.TokenInfo != nil && ex.TokenInfo.UserID != "" {
-		return "user:" + bound(normalize.Name(ex.TokenInfo.UserID))
+		// Exact: two authenticated users never share an identity, so no
+		// folding; long or unprintable ids are hashed, never cut.
+		return "user:" + bound(ex.TokenInfo.UserID)
 	}
 	if ss, ok := req.GetSession().(*mcp.ServerSession); ok && ss != nil {
 		if ip := ss.InitializeParams(); ip != nil && ip.ClientInfo != nil {
@@ -35,13 +40,22 @@ func identity(req mcp.Request, def string) string {
 	return def
 }
 
+// bound keeps an identity short and printable: printable ASCII up to
+// maxAgentLen bytes as is, anything else as "sha256:" and 32 hex digits of
+// its hash (collision-resistant, unlike truncation).
 func bound(s string) string {
-	if len(s) <= maxAgentLen {
+	if len(s) <= maxAgentLen && printableASCII(s) {
 		return s
 	}
-	cut := maxAgentLen
-	for cut > 0 && s[cut]&0xc0 == 0x80 {
-		cut--
+	sum := sha256.Sum256([]byte(s))
+	return "sha256:" + hex.EncodeToString(sum[:16])
+}
+
+func printableASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x20 || s[i] > 0x7e {
+			return false
+		}
 	}
-	return s[:cut]
+	return true
 }

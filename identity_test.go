@@ -39,7 +39,7 @@ func TestIdentityFromBearerToken(t *testing.T) {
 	textTool(s, "limited", func(map[string]any) string { return "ok" }, nil)
 	g.Install(s)
 	verify := func(ctx context.Context, token string, _ *http.Request) (*auth.TokenInfo, error) {
-		if token != "alice-token" && token != "bob-token" {
+		if token != "alice-token" && token != "bob-token" && token != "Alice-token" {
 			return nil, auth.ErrInvalidToken
 		}
 		return &auth.TokenInfo{UserID: strings.TrimSuffix(token, "-token"), Expiration: time.Now().Add(time.Hour)}, nil
@@ -71,6 +71,10 @@ func TestIdentityFromBearerToken(t *testing.T) {
 	}
 	if err := call(bob); err != nil {
 		t.Fatalf("bob has his own bucket although both clients share a name: %v", err)
+	}
+	// "Alice" is another authenticated user than "alice": no case folding.
+	if err := call(connect("Alice-token")); err != nil {
+		t.Fatalf("Alice shares alice's bucket: %v", err)
 	}
 	if !strings.Contains(log.String(), `"agent":"user:alice"`) || !strings.Contains(log.String(), `"agent":"user:bob"`) || strings.Contains(log.String(), `"tool":"limited","agent":"client:same-name"`) {
 		t.Errorf("audit agents:\n%s", log.String())

@@ -31,6 +31,8 @@ func (g *Guard) filterResult(ctx context.Context, method, tool, agent string, re
 		res = red.readResource(r)
 	case *mcp.GetPromptResult:
 		res = red.getPrompt(r)
+	case *mcp.CompleteResult:
+		res = red.complete(r)
 	}
 	if red.err != nil {
 		d := internal(method, tool, "The result could not be checked for secrets, so it was withheld")
@@ -232,6 +234,27 @@ func (x *redactor) getPrompt(r *mcp.GetPromptResult) *mcp.GetPromptResult {
 		c.Messages = out
 	}
 	c.Description = desc
+	return &c
+}
+
+// complete redacts completion values (completion/complete can suggest
+// the contents of files and variables).
+func (x *redactor) complete(r *mcp.CompleteResult) *mcp.CompleteResult {
+	var vals []string
+	for i, v := range r.Completion.Values {
+		n, changed := x.text(v)
+		if changed && vals == nil {
+			vals = append(make([]string, 0, len(r.Completion.Values)), r.Completion.Values[:i]...)
+		}
+		if vals != nil {
+			vals = append(vals, n)
+		}
+	}
+	if vals == nil {
+		return r
+	}
+	c := *r
+	c.Completion.Values = vals
 	return &c
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 )
 
 // maxDepth bounds how deep Evaluate walks nested argument values. Deeper
@@ -51,6 +52,21 @@ func stringify(v any) (string, error) {
 // checkArgs is VALIDATE_ARGUMENTS of AIP §4.5. It returns the first failing
 // argument (in name order), its pattern and a reason, or ok.
 func (r *rule) checkArgs(args map[string]any) (arg, pattern, reason string, ok bool) {
+	if len(r.args) > 0 {
+		// A second spelling of a declared argument ("PATH" beside "path")
+		// would be checked by nobody, while a handler decoding with
+		// encoding/json (case-insensitive) might take it.
+		for k := range args {
+			if r.declared[k] {
+				continue
+			}
+			for i := range r.args {
+				if strings.EqualFold(k, r.args[i].name) {
+					return k, r.args[i].pattern, "Argument " + quote(k) + " is another spelling of the declared argument " + quote(r.args[i].name), false
+				}
+			}
+		}
+	}
 	for i := range r.args {
 		a := &r.args[i]
 		v, present := args[a.name]
