@@ -12,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/gatehouse-dev/gatehouse"
+	"github.com/gatehouse-dev/gatehouse/consent"
 )
 
 func TestAsker(t *testing.T) {
@@ -209,5 +210,37 @@ func TestElicitationStateCannotBeForged(t *testing.T) {
 	res := dialRaw(t, bare, "2025-06-18").callTool(1, "deploy", map[string]any{})
 	if e := rpcErr(res); e == nil || !strings.Contains(fmt.Sprint(e["data"]), "guard is not installed") || runs.Load() != 1 {
 		t.Errorf("unguarded AddTool: %v", res)
+	}
+}
+
+// TestElicitationAcrossReplicas: two guards with one ElicitKey and one
+// nonce store (consent/redisnonce in production) accept an approval made on
+// either, and run it once.
+func TestElicitationAcrossReplicas(t *testing.T) {
+	key := []byte(strings.Repeat("k", 32))
+	nonces, err := consent.NewMemoryNonceStore(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var runs atomic.Int64
+	replica := func() *rawConn {
+		g := mustGuard(t, mustPolicy(t, basePolicy), &gatehouse.Options{ElicitKey: key, ElicitNonces: nonces})
+		return dialRaw(t, serve(t, g, func(s *mcp.Server) {
+			gatehouse.AddTool(s, g, &mcp.Tool{Name: "deploy"}, func(ctx context.Context, req *mcp.CallToolRequest, a map[string]any) (*mcp.CallToolResult, any, error) {
+				runs.Add(1)
+				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "ok"}}}, nil, nil
+			})
+		}), newProtocol)
+	}
+	a, b := replica(), replica()
+	args := map[string]any{"env": "staging"}
+	state := a.callTool(1, "deploy", args)["result"].(map[string]any)["requestState"].(string)
+	yes := map[string]any{gatehouse.ApprovalInputID: map[string]any{"action": "accept", "content": map[string]any{"approve": true}}}
+	retry := map[string]any{"name": "deploy", "arguments": args, "requestState": state, "inputResponses": yes}
+	if res := b.request(2, "tools/call", retry); rpcErr(res) != nil || runs.Load() != 1 {
+		t.Fatalf("approval made on a, used on b: %v", res)
+	}
+	if res := a.request(3, "tools/call", retry); rpcErr(res) == nil || runs.Load() != 1 {
+		t.Fatalf("the same approval replayed on a: %v", res)
 	}
 }

@@ -50,10 +50,9 @@
 // "connection closed" error on their side (the session stays usable); the
 // code on the wire is still -32004, as AIP requires.
 //
-// Known limits: elicitation approvals are remembered (against replay) in
-// the Guard's memory, so with several replicas a client could replay one
-// approval once per replica within its five-minute life; use one ElicitKey
-// per replica or sticky sessions, or the approval package's passkeys.
+// With several replicas, give every Guard the same Options.ElicitKey and a
+// shared Options.ElicitNonces (consent/redisnonce), so an elicitation
+// approval verifies on any replica and still runs once.
 //
 // # Concurrency
 //

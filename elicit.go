@@ -11,12 +11,12 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/gowebpki/jcs"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/gatehouse-dev/gatehouse/consent"
 	"github.com/gatehouse-dev/gatehouse/normalize"
 	"github.com/gatehouse-dev/gatehouse/policy"
 )
@@ -26,9 +26,6 @@ const ApprovalInputID = "gatehouse_approval"
 
 // elicitTTL is how long an elicitation round trip may take.
 const elicitTTL = 5 * time.Minute
-
-// maxPendingApprovals bounds the memory that remembers used approvals.
-const maxPendingApprovals = 100_000
 
 // AddTool registers a typed tool on s, like mcp.AddTool, whose "ask"
 // decisions are answered by the user through MCP elicitation (DESIGN §4):
@@ -45,7 +42,9 @@ const maxPendingApprovals = 100_000
 // installed on; a call that did not pass through g is refused.
 //
 // The signature (HMAC-SHA256 under Options.ElicitKey) stops a client from
-// forging or reusing an approval for a different call. It cannot prove that
+// forging or reusing an approval for a different call. Each approval runs
+// once: its nonce goes to Options.ElicitNonces (shared in Redis across
+// replicas with consent/redisnonce; per Guard in memory by default). It cannot prove that
 // a human, rather than the client program, answered: elicitation trusts the
 // client's UI. Use the approval package (passkeys) where that matters.
 func AddTool[In, Out any](s *mcp.Server, g *Guard, t *mcp.Tool, h mcp.ToolHandlerFor[In, Out]) {
@@ -85,34 +84,6 @@ type approvalState struct {
 	Nonce string `json:"n"`
 }
 
-// usedApprovals remembers consumed nonces until they expire.
-type usedApprovals struct {
-	mu   sync.Mutex
-	seen map[string]int64 // nonce -> expiry (unix ms)
-}
-
-// consume marks a nonce used; false if it was used before or memory is full
-// (then the approval is refused: fail closed).
-func (u *usedApprovals) consume(nonce string, exp, now int64) bool {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	if _, dup := u.seen[nonce]; dup {
-		return false
-	}
-	if len(u.seen) >= maxPendingApprovals {
-		for n, e := range u.seen {
-			if e <= now {
-				delete(u.seen, n)
-			}
-		}
-		if len(u.seen) >= maxPendingApprovals {
-			return false
-		}
-	}
-	u.seen[nonce] = exp
-	return true
-}
-
 // elicitApproval returns a result or error to send instead of running the
 // tool, or (nil, nil) when the user approved this very call.
 func (g *Guard) elicitApproval(ctx context.Context, d policy.Decision, agent string, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -139,8 +110,13 @@ func (g *Guard) elicitApproval(ctx context.Context, d policy.Decision, agent str
 	if ans.Action != "accept" || ans.Content["approve"] != true {
 		return nil, g.elicitDenied(ctx, d, agent, req, false, "User denied the call")
 	}
-	if !g.used.consume(st.Nonce, st.Exp, now.UnixMilli()) {
-		return nil, g.elicitDenied(ctx, d, agent, req, false, "This approval was already used")
+	if err := g.elicitNonces.Use(ctx, "gatehouse-elicit:"+st.Nonce, time.UnixMilli(st.Exp)); err != nil {
+		reason := "This approval was already used"
+		if !errors.Is(err, consent.ErrReplayed) {
+			g.log.Error("gatehouse: elicitation nonce store failed", "error", err)
+			reason = "The approval could not be checked for reuse, so the call was denied"
+		}
+		return nil, g.elicitDenied(ctx, d, agent, req, false, reason)
 	}
 	approved := policy.Decision{Outcome: policy.Allow, Method: d.Method, Tool: d.Tool, Reason: "User approved through elicitation"}
 	if err := g.auditDecision(ctx, approved, agent, p.Arguments); err != nil {

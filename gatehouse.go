@@ -99,6 +99,10 @@ type Options struct {
 	// (HMAC-SHA256). nil: 32 random bytes per Guard, so approvals do not
 	// survive a restart or cross replicas; set the same key on every replica.
 	ElicitKey []byte
+	// ElicitNonces remembers used elicitation approvals so each runs once.
+	// nil: in this Guard's memory; use consent/redisnonce (and one
+	// ElicitKey) on every replica so no approval runs twice across them.
+	ElicitNonces consent.NonceStore
 
 	// Logger receives operational messages (panics recovered, audit
 	// failures). nil discards them. Secrets and argument values are never logged.
@@ -120,8 +124,8 @@ type Guard struct {
 	mu   sync.Mutex
 	lims map[string]*ratelimit.Limiter // by normalized tool or ACP rule; bounded by the policy's rules
 	// elicit holds the normalized names of tools registered with AddTool.
-	elicit sync.Map
-	used   *usedApprovals
+	elicit       sync.Map
+	elicitNonces consent.NonceStore
 }
 
 // New returns a Guard for p. A nil policy is an error: with no policy every
@@ -130,7 +134,7 @@ func New(p *policy.Policy, opts *Options) (*Guard, error) {
 	if p == nil {
 		return nil, errors.New("gatehouse: nil policy")
 	}
-	g := &Guard{p: p, lims: map[string]*ratelimit.Limiter{}, used: &usedApprovals{seen: map[string]int64{}}}
+	g := &Guard{p: p, lims: map[string]*ratelimit.Limiter{}}
 	if opts != nil {
 		g.o = *opts
 	}
@@ -153,6 +157,14 @@ func New(p *policy.Policy, opts *Options) (*Guard, error) {
 		if _, err := rand.Read(g.key); err != nil {
 			return nil, fmt.Errorf("gatehouse: %w", err)
 		}
+	}
+	g.elicitNonces = o.ElicitNonces
+	if g.elicitNonces == nil {
+		ns, err := consent.NewMemoryNonceStore(nil)
+		if err != nil {
+			return nil, fmt.Errorf("gatehouse: %w", err)
+		}
+		g.elicitNonces = ns
 	}
 	g.now = o.Clock
 	if g.now == nil {
