@@ -6,6 +6,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"math/big"
+	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/gowebpki/jcs"
@@ -92,6 +95,11 @@ func checkPlain(v any, depth int) error {
 		if _, err := jcs.Transform([]byte(x)); err != nil || x == "" {
 			return plainError("hold an invalid json.Number")
 		}
+		if !exactDouble(string(x)) {
+			// RFC 8785 rounds to an IEEE-754 double: two different numbers
+			// would hash alike, so a proof could cover another call.
+			return plainError("hold a number with more precision than RFC 8785 keeps")
+		}
 	case []any:
 		for _, e := range x {
 			if err := checkPlain(e, depth+1); err != nil {
@@ -126,4 +134,41 @@ func ApplyModifications(params, mods map[string]any) map[string]any {
 		out[k] = v
 	}
 	return out
+}
+
+// exactDouble reports whether the JSON number text n denotes exactly the
+// value of its nearest float64, so JCS hashing cannot merge it with another
+// number. Numbers with at most 15 significant digits and no exponent are
+// always exact; others are compared with big.Rat, with the exponent bounded.
+func exactDouble(n string) bool {
+	digits := 0
+	for i := 0; i < len(n); i++ {
+		switch c := n[i]; {
+		case c >= '0' && c <= '9':
+			digits++
+		case c == 'e' || c == 'E':
+			digits = 99
+		}
+	}
+	if digits <= 15 {
+		return true
+	}
+	if i := strings.IndexAny(n, "eE"); i >= 0 {
+		e, err := strconv.Atoi(strings.TrimPrefix(n[i+1:], "+"))
+		if err != nil || e > 400 || e < -400 {
+			return false
+		}
+	}
+	f, err := strconv.ParseFloat(n, 64)
+	if err != nil || math.IsInf(f, 0) {
+		return false
+	}
+	var lit, got big.Rat
+	if _, ok := lit.SetString(n); !ok {
+		return false
+	}
+	if _, ok := got.SetString(strconv.FormatFloat(f, 'g', -1, 64)); !ok {
+		return false
+	}
+	return lit.Cmp(&got) == 0
 }
