@@ -13,9 +13,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gowebpki/jcs"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/gatehouse-dev/gatehouse/approval"
 	"github.com/gatehouse-dev/gatehouse/consent"
 	"github.com/gatehouse-dev/gatehouse/normalize"
 	"github.com/gatehouse-dev/gatehouse/policy"
@@ -187,7 +187,9 @@ func hashArgs(raw json.RawMessage) (string, error) {
 	if len(strings.TrimSpace(string(raw))) == 0 {
 		raw = json.RawMessage("{}")
 	}
-	c, err := jcs.Transform(raw)
+	// RFC 8785 with numbers that a double would round refused, so two
+	// different calls never share a signed state (found in review).
+	c, err := approval.CanonicalArguments(raw)
 	if err != nil {
 		return "", err
 	}
