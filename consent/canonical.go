@@ -6,12 +6,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"math/big"
-	"strconv"
-	"strings"
 	"unicode/utf8"
 
 	"github.com/gowebpki/jcs"
+
+	"github.com/gatehouse-dev/gatehouse/internal/jsonnum"
 )
 
 // Bounds on hashed values, so hostile arguments cannot make hashing costly.
@@ -95,7 +94,7 @@ func checkPlain(v any, depth int) error {
 		if _, err := jcs.Transform([]byte(x)); err != nil || x == "" {
 			return plainError("hold an invalid json.Number")
 		}
-		if !exactDouble(string(x)) {
+		if !jsonnum.ExactDouble(string(x)) {
 			// RFC 8785 rounds to an IEEE-754 double: two different numbers
 			// would hash alike, so a proof could cover another call.
 			return plainError("hold a number with more precision than RFC 8785 keeps")
@@ -134,41 +133,4 @@ func ApplyModifications(params, mods map[string]any) map[string]any {
 		out[k] = v
 	}
 	return out
-}
-
-// exactDouble reports whether the JSON number text n denotes exactly the
-// value of its nearest float64, so JCS hashing cannot merge it with another
-// number. Numbers with at most 15 significant digits and no exponent are
-// always exact; others are compared with big.Rat, with the exponent bounded.
-func exactDouble(n string) bool {
-	digits := 0
-	for i := 0; i < len(n); i++ {
-		switch c := n[i]; {
-		case c >= '0' && c <= '9':
-			digits++
-		case c == 'e' || c == 'E':
-			digits = 99
-		}
-	}
-	if digits <= 15 {
-		return true
-	}
-	if i := strings.IndexAny(n, "eE"); i >= 0 {
-		e, err := strconv.Atoi(strings.TrimPrefix(n[i+1:], "+"))
-		if err != nil || e > 400 || e < -400 {
-			return false
-		}
-	}
-	f, err := strconv.ParseFloat(n, 64)
-	if err != nil || math.IsInf(f, 0) {
-		return false
-	}
-	var lit, got big.Rat
-	if _, ok := lit.SetString(n); !ok {
-		return false
-	}
-	if _, ok := got.SetString(strconv.FormatFloat(f, 'g', -1, 64)); !ok {
-		return false
-	}
-	return lit.Cmp(&got) == 0
 }
