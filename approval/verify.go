@@ -88,6 +88,9 @@ func (g *Gate) Verify(ctx context.Context, u User, c Call) (*Approval, error) {
 		return nil, reject(ReasonChallengeUnknown, "challenges could not be read", errors.Join(ErrUnavailable, err))
 	case ch.Kind != KindApproval || !sameHandle(ch.UserHandle, u.Handle):
 		return nil, reject(ReasonChallengeUnknown, "unknown challenge", nil)
+	case len(ch.Bytes) != 64:
+		// nonce || actionHash (§4.4.3): anything else is a damaged store.
+		return nil, reject(ReasonChallengeUnknown, "the stored challenge is malformed", ErrUnavailable)
 	case ch.Consumed:
 		return nil, reject(ReasonChallengeConsumed, "the challenge was used already", nil)
 	case !now.Before(ch.ExpiresAt):
@@ -96,10 +99,11 @@ func (g *Gate) Verify(ctx context.Context, u User, c Call) (*Approval, error) {
 		return nil, reject(ReasonChallengeWrongTool, "the challenge was issued for another tool", nil)
 	}
 
-	// Step 8. The assertion is parsed once here; a response go-webauthn
-	// cannot parse still names its credential for this step, and fails at
-	// step 10.
-	parsed, parseErr := protocol.ParseCredentialRequestResponseBytes(response)
+	// Step 8. The assertion is parsed once here (go-webauthn's parse after
+	// a strict one-pass JSON decode, see parseAssertion); a response that
+	// cannot be parsed still names its credential for this step, and fails
+	// at step 10.
+	parsed, parseErr := parseAssertion(response)
 	var credID []byte
 	if parseErr == nil {
 		credID, ok = parsed.RawID, len(parsed.RawID) > 0
@@ -147,7 +151,7 @@ func (g *Gate) Verify(ctx context.Context, u User, c Call) (*Approval, error) {
 	}
 	hash, err := ActionHash(c.Tool, c.Arguments, g.serverID)
 	if err != nil || subtle.ConstantTimeCompare(hash[:], ch.ActionHash[:]) != 1 ||
-		subtle.ConstantTimeCompare(ch.Bytes[len(ch.Bytes)-32:], ch.ActionHash[:]) != 1 {
+		subtle.ConstantTimeCompare(ch.Bytes[32:], ch.ActionHash[:]) != 1 {
 		return nil, reject(ReasonArgumentHashMismatch, "the approval does not match the arguments of this call", err)
 	}
 
@@ -185,13 +189,13 @@ func parseEvidence(ev []byte) (method, challengeID string, response json.RawMess
 				return false
 			}
 			seenMethod = true
-			return json.Unmarshal(val, &method) == nil
+			return decodeString(val, &method)
 		case "challengeId":
 			if seenID {
 				return false
 			}
 			seenID = true
-			return json.Unmarshal(val, &challengeID) == nil
+			return decodeString(val, &challengeID)
 		case "response":
 			if response != nil {
 				return false
@@ -225,7 +229,7 @@ func splitObject(b []byte, member func(key string, val []byte) bool) bool {
 			return false
 		}
 		var key string
-		if json.Unmarshal(b[i:end], &key) != nil {
+		if !decodeString(b[i:end], &key) {
 			return false
 		}
 		i = skipSpace(b, end)

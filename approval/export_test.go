@@ -1,0 +1,4 @@
+package approval
+
+// ParseAssertion exposes parseAssertion to the external tests.
+var ParseAssertion = parseAssertion
