@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/go-webauthn/webauthn/protocol"
 
@@ -142,4 +144,37 @@ func FuzzAssertionDecoding(f *testing.F) {
 	f.Fuzz(func(t *testing.T, raw []byte) {
 		sameAsGoWebAuthn(t, raw)
 	})
+}
+
+// truncatingStore returns stored challenges with their bytes cut short, as
+// a damaged or tampered store might.
+type truncatingStore struct {
+	approval.ChallengeStore
+	keep int
+}
+
+func (s truncatingStore) Get(ctx context.Context, id string, now time.Time) (*approval.Challenge, error) {
+	c, err := s.ChallengeStore.Get(ctx, id, now)
+	if err == nil && c.Kind == approval.KindApproval {
+		c.Bytes = c.Bytes[:s.keep]
+	}
+	return c, err
+}
+
+// A challenge store returning challenge bytes of the wrong length denies
+// (unknown challenge, ErrUnavailable) and never panics or verifies.
+func TestVerifyDamagedChallengeDenies(t *testing.T) {
+	for _, keep := range []int{0, 16, 31, 32, 63} {
+		mem, err := approval.NewMemoryChallengeStore(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := newFixture(t, &fixtureOpts{challenges: truncatingStore{mem, keep}})
+		f.enroll()
+		_, err = f.verify(testTool, testArgs, f.evidence(f.challenge(testTool, testArgs)))
+		wantReason(t, err, approval.ReasonChallengeUnknown)
+		if !errors.Is(err, approval.ErrUnavailable) {
+			t.Errorf("keep %d: %v does not wrap ErrUnavailable", keep, err)
+		}
+	}
 }
