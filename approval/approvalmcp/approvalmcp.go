@@ -17,12 +17,48 @@ type Options struct {
 	// User returns the user a request acts for (default: the user stored
 	// in ctx by [WithUser]). An error refuses the request.
 	User func(ctx context.Context) (approval.User, error)
+	// Enrollment says who may enroll passkeys through approval/enroll/*
+	// (default [EnrollFirstOnly]).
+	Enrollment EnrollmentPolicy
 }
+
+// EnrollmentPolicy says when approval/enroll/begin and approval/enroll/finish
+// may add a credential. It exists because the MCP client is the party the
+// approval guards against: a client that may enroll for a user can enroll a
+// software passkey of its own and then approve its own calls. Enrollment
+// through the Gate's Go API ([approval.Gate.BeginEnrollment] and
+// [approval.Gate.FinishEnrollment], for example behind a page the server
+// hosts for its users) is not affected.
+type EnrollmentPolicy int
+
+const (
+	// EnrollFirstOnly (the default) lets a user enroll over MCP only while
+	// no credential is enrolled for them: trust on first use. Once the user
+	// enrolled a passkey, a client cannot add its own; further credentials
+	// are enrolled out of band. The first enrollment is only as trustworthy
+	// as the client that runs it, and two enrollments finished at the same
+	// moment may both land: enroll the first passkey out of band too where
+	// that matters ([EnrollOutOfBand]).
+	EnrollFirstOnly EnrollmentPolicy = iota
+	// EnrollOutOfBand refuses both enrollment methods: credentials are
+	// enrolled only through the Gate's Go API.
+	EnrollOutOfBand
+	// EnrollOpen lets any client enroll any number of credentials for its
+	// user over MCP, as SEP-2672 describes. Choose it only when every client
+	// that can act for a user is trusted not to approve its own calls.
+	EnrollOpen
+)
+
+// ReasonEnrollmentNotPermitted is the data.reason of a -32001 error from
+// approval/enroll/begin or approval/enroll/finish refused by the
+// [EnrollmentPolicy]. It is gatehouse's one reason beyond SEP-2672 §4.10.
+const ReasonEnrollmentNotPermitted approval.Reason = "enrollment_not_permitted"
 
 // Server serves a Gate's methods and verifies evidence over MCP.
 type Server struct {
-	gate *approval.Gate
-	user func(ctx context.Context) (approval.User, error)
+	gate   *approval.Gate
+	user   func(ctx context.Context) (approval.User, error)
+	enroll EnrollmentPolicy
 }
 
 // New returns a Server for g. opts may be nil.
@@ -31,8 +67,14 @@ func New(g *approval.Gate, opts *Options) (*Server, error) {
 		return nil, fmt.Errorf("%w: approvalmcp.New: nil gate", approval.ErrInvalidOptions)
 	}
 	s := &Server{gate: g, user: userFromContext}
-	if opts != nil && opts.User != nil {
-		s.user = opts.User
+	if opts != nil {
+		if opts.User != nil {
+			s.user = opts.User
+		}
+		if opts.Enrollment < EnrollFirstOnly || opts.Enrollment > EnrollOpen {
+			return nil, fmt.Errorf("%w: approvalmcp.New: unknown EnrollmentPolicy %d", approval.ErrInvalidOptions, opts.Enrollment)
+		}
+		s.enroll = opts.Enrollment
 	}
 	return s, nil
 }
@@ -160,6 +202,7 @@ var messages = map[approval.Reason]string{
 	approval.ReasonCredentialAlreadyEnrolled:  "Credential is already enrolled",
 	approval.ReasonNoPendingEnrollment:        "No pending enrollment",
 	approval.ReasonVerificationFailed:         "Registration verification failed",
+	ReasonEnrollmentNotPermitted:              "Enrollment over MCP is not permitted for this user; enroll out of band",
 }
 
 // Message returns the fixed -32001 message of reason r.

@@ -33,6 +33,15 @@
 //
 // # Security
 //
+// The MCP client is the party an approval guards against, so enrollment over
+// MCP is limited by [Options.Enrollment]: by default ([EnrollFirstOnly]) a
+// user may enroll over MCP only while no credential is enrolled for them, so
+// that a client cannot add a software passkey of its own and approve its
+// own calls. [EnrollOutOfBand] closes the enrollment methods (enroll through
+// the Gate's Go API, e.g. a page the server hosts); [EnrollOpen] is SEP-2672
+// as written. A refused enrollment is -32001 with data.reason
+// "enrollment_not_permitted".
+//
 // Errors leave as [*jsonrpc.Error]: approval rejections as -32001 with
 // data.reason and a fixed message per reason ([RPCError]); invalid params as
 // -32602; anything else (store outages included) as -32603 with a generic

@@ -61,6 +61,9 @@ func (s *Server) enrollBegin(ctx context.Context, _ *mcp.ServerSession, _ *Enrol
 	if err != nil {
 		return nil, RPCError(err)
 	}
+	if err := s.mayEnroll(ctx, u); err != nil {
+		return nil, RPCError(err)
+	}
 	res, err := s.gate.BeginEnrollment(ctx, u)
 	if err != nil {
 		return nil, RPCError(err)
@@ -74,6 +77,9 @@ func (s *Server) enrollFinish(ctx context.Context, _ *mcp.ServerSession, p *Enro
 	}
 	u, err := s.user(ctx)
 	if err != nil {
+		return nil, RPCError(err)
+	}
+	if err := s.mayEnroll(ctx, u); err != nil {
 		return nil, RPCError(err)
 	}
 	res, err := s.gate.FinishEnrollment(ctx, u, p.Response)
@@ -96,4 +102,23 @@ func (s *Server) challengeCreate(ctx context.Context, _ *mcp.ServerSession, p *C
 		return nil, RPCError(err)
 	}
 	return &ChallengeResult{ChallengeResult: *res}, nil
+}
+
+// mayEnroll applies the EnrollmentPolicy to u; it runs at begin and again at
+// finish, so a credential enrolled between the two stops the second.
+func (s *Server) mayEnroll(ctx context.Context, u approval.User) error {
+	switch s.enroll {
+	case EnrollOpen:
+		return nil
+	case EnrollFirstOnly:
+		creds, err := s.gate.Credentials(ctx, u)
+		if err != nil {
+			return err
+		}
+		if len(creds) == 0 {
+			return nil
+		}
+		return &approval.Error{Reason: ReasonEnrollmentNotPermitted, Detail: "the user has a credential enrolled; more are enrolled out of band"}
+	}
+	return &approval.Error{Reason: ReasonEnrollmentNotPermitted, Detail: "enrollment over MCP is disabled; credentials are enrolled out of band"}
 }
