@@ -38,18 +38,7 @@ var (
 )
 
 func decodeAssertion(raw []byte, car *protocol.CredentialAssertionResponse) bool {
-	var seen [6]bool
-	return splitObject(raw, func(key string, val []byte) bool {
-		i := memberIndex(credentialMembers, key)
-		switch {
-		case i == -2:
-			return false
-		case i == -1:
-			return json.Valid(val)
-		case seen[i]:
-			return false
-		}
-		seen[i] = true
+	return decodeMembers(raw, credentialMembers, func(i int, val []byte) bool {
 		switch i {
 		case 0:
 			return decodeString(val, &car.ID)
@@ -61,38 +50,35 @@ func decodeAssertion(raw []byte, car *protocol.CredentialAssertionResponse) bool
 			return decodeString(val, &car.AuthenticatorAttachment)
 		case 4:
 			return json.Unmarshal(val, &car.ClientExtensionResults) == nil
-		default:
-			if val[0] != '{' {
-				return json.Unmarshal(val, &car.AssertionResponse) == nil
-			}
-			return decodeAssertionResponse(val, &car.AssertionResponse)
 		}
+		if val[0] != '{' {
+			return json.Unmarshal(val, &car.AssertionResponse) == nil
+		}
+		r := &car.AssertionResponse
+		return decodeMembers(val, responseMembers, func(i int, val []byte) bool {
+			return decodeBase64(val, [...]*protocol.URLEncodedBase64{&r.ClientDataJSON, &r.AuthenticatorData, &r.Signature, &r.UserHandle}[i])
+		})
 	})
 }
 
-func decodeAssertionResponse(raw []byte, r *protocol.AuthenticatorAssertionResponse) bool {
-	var seen [4]bool
+// decodeMembers splits the JSON object raw and calls field once for each
+// member named in names (fewer than 64), with its index; other members must
+// be valid JSON. A repeated member, and a member whose name matches one of
+// names only when case is folded, refuse the object.
+func decodeMembers(raw []byte, names []string, field func(i int, val []byte) bool) bool {
+	var seen uint64
 	return splitObject(raw, func(key string, val []byte) bool {
-		i := memberIndex(responseMembers, key)
+		i := memberIndex(names, key)
 		switch {
 		case i == -2:
 			return false
 		case i == -1:
 			return json.Valid(val)
-		case seen[i]:
+		case seen&(1<<i) != 0:
 			return false
 		}
-		seen[i] = true
-		switch i {
-		case 0:
-			return decodeBase64(val, &r.ClientDataJSON)
-		case 1:
-			return decodeBase64(val, &r.AuthenticatorData)
-		case 2:
-			return decodeBase64(val, &r.Signature)
-		default:
-			return decodeBase64(val, &r.UserHandle)
-		}
+		seen |= 1 << i
+		return field(i, val)
 	})
 }
 

@@ -20,12 +20,7 @@ import (
 func genuineAssertion(t testing.TB) string {
 	f := newFixture(t, nil)
 	f.enroll()
-	ch := f.challenge(testTool, testArgs)
-	resp, err := f.auth.Get(context.Background(), ch.DisplayText, ch.RequestOptions)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(resp)
+	return string(f.assertion(f.challenge(testTool, testArgs)))
 }
 
 // sameAsGoWebAuthn checks the differential property of parseAssertion: what

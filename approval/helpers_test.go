@@ -123,11 +123,17 @@ func (f *fixture) challenge(tool, args string) *approval.ChallengeResult {
 // evidence signs ch with the authenticator and wraps it per §4.5.
 func (f *fixture) evidence(ch *approval.ChallengeResult) json.RawMessage {
 	f.t.Helper()
+	return wrapEvidence(f.t, ch.ChallengeID, f.assertion(ch))
+}
+
+// assertion signs ch with the authenticator: the PublicKeyCredential JSON.
+func (f *fixture) assertion(ch *approval.ChallengeResult) json.RawMessage {
+	f.t.Helper()
 	resp, err := f.auth.Get(context.Background(), ch.DisplayText, ch.RequestOptions)
 	if err != nil {
 		f.t.Fatalf("authenticator Get: %v", err)
 	}
-	return wrapEvidence(f.t, ch.ChallengeID, resp)
+	return resp
 }
 
 func wrapEvidence(t testing.TB, challengeID string, resp json.RawMessage) json.RawMessage {

@@ -79,16 +79,13 @@ func TestReasonChallengeUnknown(t *testing.T) {
 	f := newFixture(t, nil)
 	f.enroll()
 	ch := f.challenge(testTool, testArgs)
-	resp, err := f.auth.Get(context.Background(), ch.DisplayText, ch.RequestOptions)
-	if err != nil {
-		t.Fatal(err)
-	}
+	resp := f.assertion(ch)
 	f.wantDenied(testTool, testArgs, wrapEvidence(t, "no-such-challenge", resp), approval.ReasonChallengeUnknown)
 
 	// A challenge issued to another user is unknown to this one.
 	bob := approval.NewUser("agent-bob")
 	ev := wrapEvidence(t, ch.ChallengeID, resp)
-	_, err = f.gate.Verify(context.Background(), bob, approval.Call{Tool: testTool, Arguments: json.RawMessage(testArgs), Evidence: ev})
+	_, err := f.gate.Verify(context.Background(), bob, approval.Call{Tool: testTool, Arguments: json.RawMessage(testArgs), Evidence: ev})
 	wantReason(t, err, approval.ReasonChallengeUnknown)
 }
 
