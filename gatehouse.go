@@ -87,7 +87,9 @@ type Options struct {
 	// listed, and are audited), the extensions.verifiedApproval capability,
 	// and passkey evidence checks on every call to a tool that requires it
 	// (approvalmcp.Server.Require); such evidence also answers an ask rule.
-	// The approval user is the agent identity.
+	// The approval user is the agent identity. Who may enroll passkeys over
+	// MCP is the Server's approvalmcp.Options.Enrollment (by default only a
+	// user's first credential, so a client cannot add its own next to it).
 	Approval *approvalmcp.Server
 	// ApprovalForUnauthenticated lets agents without a bearer-token identity
 	// (client names, the default agent) enroll and use passkeys. Set it only
