@@ -7,6 +7,8 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -77,7 +79,7 @@ func TestBridgeGetRoundTrip(t *testing.T) {
 	if !strings.Contains(csp, "script-src 'self'") || !strings.Contains(csp, "frame-ancestors 'none'") || strings.Contains(csp, "unsafe-inline") {
 		t.Errorf("CSP %q", csp)
 	}
-	if strings.Contains(string(html), "Delete") || !strings.Contains(string(html), `src="/static/ceremony.js"`) {
+	if strings.Contains(string(html), "Delete") || !strings.Contains(string(html), `src="../static/ceremony.js"`) {
 		t.Fatal("page embeds the display text or lacks its script")
 	}
 	res, _ = http.Get(page + "/data")
@@ -157,5 +159,129 @@ func TestBridgeRefusesBadResults(t *testing.T) {
 	}
 	if _, err := ceremony.New(&ceremony.Options{BaseURL: "http://x"}); err == nil {
 		t.Fatal("New without Open")
+	}
+}
+
+// TestBridgeUnderPrefix: mounted under a path prefix with http.StripPrefix,
+// every URL the page uses (assets, data, result) resolves under the prefix.
+func TestBridgeUnderPrefix(t *testing.T) {
+	urls := make(chan string, 1)
+	var srv *httptest.Server
+	b, err := ceremony.New(&ceremony.Options{BaseURL: "http://bridge.invalid/approval", Open: func(_ context.Context, u string) error {
+		urls <- srv.URL + strings.TrimPrefix(u, "http://bridge.invalid")
+		return nil
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/approval/", http.StripPrefix("/approval", b))
+	mux.Handle("/", http.NotFoundHandler()) // anything escaping the prefix fails
+	srv = httptest.NewServer(mux)
+	defer srv.Close()
+	done := make(chan error, 1)
+	go func() {
+		_, err := b.Get(context.Background(), "x", json.RawMessage(`{}`))
+		done <- err
+	}()
+	page := <-urls
+	if !strings.HasPrefix(page, srv.URL+"/approval/c/") {
+		t.Fatalf("ceremony URL %s", page)
+	}
+	get := func(u string) (int, string, string) {
+		res, err := http.Get(u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		body, _ := io.ReadAll(res.Body)
+		return res.StatusCode, res.Header.Get("Content-Type"), string(body)
+	}
+	code, _, html := get(page)
+	if code != http.StatusOK {
+		t.Fatalf("page: %d", code)
+	}
+	base, _ := url.Parse(page)
+	refs := regexp.MustCompile(`(?:src|href)="([^"]+)"`).FindAllStringSubmatch(html, -1)
+	if len(refs) != 2 {
+		t.Fatalf("page references %v", refs)
+	}
+	for _, m := range refs {
+		ref, _ := url.Parse(m[1])
+		u := base.ResolveReference(ref)
+		if code, ctype, _ := get(u.String()); code != http.StatusOK || !strings.HasPrefix(u.Path, "/approval/static/") || !strings.Contains(ctype, "text/") {
+			t.Errorf("%s -> %s: %d %s", m[1], u, code, ctype)
+		}
+	}
+	// ceremony.js fetches location.pathname + "/data" and "/result".
+	if code, _, _ := get(page + "/data"); code != http.StatusOK {
+		t.Fatalf("data: %d", code)
+	}
+	if code := post(t, page+"/result", srv.URL, `{"response":{"id":"x"}}`); code != http.StatusNoContent {
+		t.Fatalf("result: %d", code)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestBridgeCreateChecked: the page's post is answered with the caller's
+// verdict: 200 {"accepted":true} when the check passes, 422 with the
+// check's error text when it fails; CreateChecked returns the verdict.
+func TestBridgeCreateChecked(t *testing.T) {
+	b, srv, urls := newBridge(t, ceremony.Options{})
+	for _, tc := range []struct {
+		name     string
+		verdict  error
+		wantCode int
+		wantBody string
+	}{
+		{"accepted", nil, http.StatusOK, `{"accepted":true}`},
+		{"refused", errors.New("approval: credential_already_enrolled"), http.StatusUnprocessableEntity, `{"error":"approval: credential_already_enrolled"}`},
+		{"long reason", errors.New(strings.Repeat("é", 300)), http.StatusUnprocessableEntity, `{"error":"` + strings.Repeat("é", 200) + `"}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var seen json.RawMessage
+			done := make(chan error, 1)
+			go func() {
+				done <- b.CreateChecked(context.Background(), json.RawMessage(`{}`), func(_ context.Context, resp json.RawMessage) error {
+					seen = resp
+					return tc.verdict
+				})
+			}()
+			page := <-urls
+			req, _ := http.NewRequest("POST", page+"/result", strings.NewReader(`{"response":{"id":"c"}}`))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Origin", srv.URL)
+			res, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ := io.ReadAll(res.Body)
+			res.Body.Close()
+			if res.StatusCode != tc.wantCode || strings.TrimSpace(string(body)) != tc.wantBody {
+				t.Fatalf("post answered %d %s", res.StatusCode, body)
+			}
+			if err := <-done; err != tc.verdict || string(seen) != `{"id":"c"}` {
+				t.Fatalf("CreateChecked = %v, check saw %s", err, seen)
+			}
+		})
+	}
+	// A denial is not checked: the page gets 204 and the caller ErrDenied.
+	done := make(chan error, 1)
+	go func() {
+		done <- b.CreateChecked(context.Background(), json.RawMessage(`{}`), func(context.Context, json.RawMessage) error {
+			t.Error("check ran on a denial")
+			return nil
+		})
+	}()
+	if code := post(t, <-urls+"/result", srv.URL, `{"error":"NotAllowedError"}`); code != http.StatusNoContent {
+		t.Fatalf("deny: %d", code)
+	}
+	if err := <-done; !errors.Is(err, ceremony.ErrDenied) {
+		t.Fatalf("denied: %v", err)
+	}
+	if err := b.CreateChecked(context.Background(), json.RawMessage(`{}`), nil); err == nil {
+		t.Fatal("CreateChecked without a check")
 	}
 }

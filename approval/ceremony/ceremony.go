@@ -68,6 +68,10 @@ type pendingCeremony struct {
 	expires     time.Time
 	done        chan result // buffered(1); written once
 	answered    bool
+	// With a check (CreateChecked): the caller's verdict on the response,
+	// buffered(1), and left, closed when the caller stops waiting.
+	verdict chan error
+	left    chan struct{}
 }
 
 type result struct {
@@ -106,15 +110,31 @@ func New(opts *Options) (*Bridge, error) {
 
 // Create runs navigator.credentials.create in the browser.
 func (b *Bridge) Create(ctx context.Context, creationOptions json.RawMessage) (json.RawMessage, error) {
-	return b.run(ctx, "create", "", creationOptions)
+	return b.run(ctx, "create", "", creationOptions, nil)
 }
 
 // Get shows displayText and runs navigator.credentials.get in the browser.
 func (b *Bridge) Get(ctx context.Context, displayText string, requestOptions json.RawMessage) (json.RawMessage, error) {
-	return b.run(ctx, "get", displayText, requestOptions)
+	return b.run(ctx, "get", displayText, requestOptions, nil)
 }
 
-func (b *Bridge) run(ctx context.Context, kind, text string, options json.RawMessage) (json.RawMessage, error) {
+// CreateChecked runs navigator.credentials.create like Create, for a caller
+// that decides itself whether the ceremony succeeded, such as a server
+// finishing enrollment with approval.Gate.FinishEnrollment: the page's
+// answer is held until check(ctx, response) returns, and only then does
+// the page report the outcome. When check returns nil the page says the
+// passkey was enrolled; otherwise it shows check's error text (as text, at
+// most 200 characters, so keep secrets out of it). CreateChecked returns
+// check's error, or the ceremony's (ErrDenied, ErrTimeout, ErrBusy, ctx).
+func (b *Bridge) CreateChecked(ctx context.Context, creationOptions json.RawMessage, check func(context.Context, json.RawMessage) error) error {
+	if check == nil {
+		return errors.New("ceremony: CreateChecked needs a check")
+	}
+	_, err := b.run(ctx, "create", "", creationOptions, check)
+	return err
+}
+
+func (b *Bridge) run(ctx context.Context, kind, text string, options json.RawMessage, check func(context.Context, json.RawMessage) error) (json.RawMessage, error) {
 	if !json.Valid(options) {
 		return nil, errors.New("ceremony: options are not JSON")
 	}
@@ -124,6 +144,10 @@ func (b *Bridge) run(ctx context.Context, kind, text string, options json.RawMes
 	}
 	id := base64.RawURLEncoding.EncodeToString(raw[:])
 	p := &pendingCeremony{Kind: kind, DisplayText: text, Options: options, expires: b.now().Add(b.ttl), done: make(chan result, 1)}
+	if check != nil {
+		p.verdict, p.left = make(chan error, 1), make(chan struct{})
+		defer close(p.left)
+	}
 	b.mu.Lock()
 	b.reap()
 	if len(b.pending) >= b.maxPending {
@@ -145,7 +169,12 @@ func (b *Bridge) run(ctx context.Context, kind, text string, options json.RawMes
 	defer timer.Stop()
 	select {
 	case r := <-p.done:
-		return r.response, r.err
+		if r.err != nil || check == nil {
+			return r.response, r.err
+		}
+		err := check(ctx, r.response)
+		p.verdict <- err
+		return r.response, err
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	case <-timer.C:
@@ -260,7 +289,31 @@ func (b *Bridge) result(w http.ResponseWriter, r *http.Request) {
 		res = result{err: fmt.Errorf("%w: %.200s", ErrDenied, msg.Error)}
 	}
 	p.done <- res
-	w.WriteHeader(http.StatusNoContent)
+	if p.verdict == nil || res.err != nil {
+		w.WriteHeader(http.StatusNoContent)
+		return
+	}
+	// CreateChecked: answer the page with the caller's verdict.
+	var verdict error
+	select {
+	case verdict = <-p.verdict:
+	case <-p.left:
+		select {
+		case verdict = <-p.verdict:
+		default:
+			http.Error(w, "nobody is waiting for this ceremony any more", http.StatusServiceUnavailable)
+			return
+		}
+	case <-r.Context().Done():
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if verdict != nil {
+		w.WriteHeader(http.StatusUnprocessableEntity)
+		_ = json.NewEncoder(w).Encode(map[string]string{"error": fmt.Sprintf("%.200s", verdict.Error())})
+		return
+	}
+	_ = json.NewEncoder(w).Encode(map[string]bool{"accepted": true})
 }
 
 // sameOrigin accepts a request whose Origin (sent by browsers on POST)

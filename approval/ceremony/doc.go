@@ -14,8 +14,14 @@
 //	c, _ := approvalclient.New(mcpClient, bridge, nil)
 //
 // A server can serve the same Bridge to enroll its users' passkeys in a
-// browser (Create with the options of Gate.BeginEnrollment, then
-// Gate.FinishEnrollment).
+// browser: [Bridge.CreateChecked] with the options of Gate.BeginEnrollment
+// and a check calling Gate.FinishEnrollment, so that the page tells the
+// user whether the server enrolled the passkey, not only that the browser
+// created one. The page uses relative URLs only, so the Bridge can be
+// mounted under a path prefix (BaseURL then ends with the prefix):
+//
+//	bridge, _ := ceremony.New(&ceremony.Options{BaseURL: "https://acme.dev/approval", Open: redirect})
+//	mux.Handle("/approval/", http.StripPrefix("/approval", bridge))
 //
 // The page's origin must be one of the Gate's Config.Origins and its host
 // the RP ID (for example RP ID "localhost" and origin

@@ -1,8 +1,10 @@
 // Browser side of the gatehouse approval ceremony. displayText is only ever
 // assigned with textContent: it is shown verbatim and never parsed as HTML.
+// Every URL is relative to the page (<base>/c/<id>), so the bridge works
+// mounted under any path prefix.
 "use strict";
 
-const id = location.pathname.split("/").pop();
+const here = location.pathname;
 const $ = (sel) => document.getElementById(sel);
 
 function b64urlToBytes(s) {
@@ -50,10 +52,19 @@ function credentialJSON(cred) {
   return out;
 }
 
+// Refused: the program waiting for the ceremony checked the result and
+// turned it down (CreateChecked); message is its reason, shown as text.
+class Refused extends Error {}
+
+// post sends the result. It resolves to true when the waiting program
+// checked and accepted it, false when it takes the result unchecked.
 async function post(body) {
-  const res = await fetch("/c/" + encodeURIComponent(id) + "/result", {
+  const res = await fetch(here + "/result", {
     method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
-  if (!res.ok) throw new Error("the bridge refused the result (" + res.status + ")");
+  if (res.status === 204) return false;
+  if (res.status === 200) return (await res.json()).accepted === true;
+  if (res.status === 422) throw new Refused((await res.json()).error || "no reason given");
+  throw new Error("the bridge refused the result (" + res.status + ")");
 }
 
 function finish(text, state) {
@@ -63,7 +74,7 @@ function finish(text, state) {
 }
 
 async function main() {
-  const res = await fetch("/c/" + encodeURIComponent(id) + "/data");
+  const res = await fetch(here + "/data");
   if (!res.ok) { finish("This request is unknown, finished or expired.", "gone"); return; }
   const c = await res.json();
   if (c.kind === "get") {
@@ -82,15 +93,22 @@ async function main() {
   });
   $("approve").addEventListener("click", async () => {
     $("approve").disabled = true;
+    let cred;
     try {
-      const cred = c.kind === "get"
+      cred = c.kind === "get"
         ? await navigator.credentials.get({ publicKey: requestOptions(c.options) })
         : await navigator.credentials.create({ publicKey: creationOptions(c.options) });
-      await post({ response: credentialJSON(cred) });
-      finish("Done. You can close this tab.", "done");
     } catch (e) {
       await post({ error: String(e && e.name || e) }).catch(() => {});
       finish("The passkey ceremony failed: " + (e && e.message || e), "failed");
+      return;
+    }
+    try {
+      const accepted = await post({ response: credentialJSON(cred) });
+      finish(accepted ? "Your passkey is enrolled. You can close this tab." : "Done. You can close this tab.", "done");
+    } catch (e) {
+      if (e instanceof Refused) finish("The server did not accept this passkey: " + e.message, "refused");
+      else finish("Sending the result failed: " + e.message, "failed");
     }
   });
 }
