@@ -8,12 +8,50 @@
 // write_file{path,content} and delete_file{path} work inside -root (a temp
 // directory with sample files by default). delete_file asks the user
 // through MCP elicitation, as the policy says; with -approval it needs a
-// passkey approval of each call instead (SEP-2672):
+// passkey approval of each call instead (SEP-2672).
 //
-//	go run ./examples/stdio-server -approval -server-id 6f1c... -rp-id localhost \
-//	    -origin http://localhost:8787 -credentials passkeys.json Diagnostics go to stderr;
+// # Passkey approval over stdio
 //
-// stdout carries the protocol.
+//	go run ./examples/stdio-server -approval -server-id urn:uuid:3f1e9f0e-7b55-4c1a-9d2e-5b8f6a1c2d3e \
+//	    -rp-id localhost -origin http://localhost:8787 -credentials passkeys.json
+//
+// The user who started the server is its only user. The client enrolls
+// over MCP (approval/enroll/*) and runs the WebAuthn ceremonies itself, for
+// example in the user's browser through a local approval/ceremony Bridge
+// served at the -origin.
+//
+// # Passkey approval over HTTP
+//
+//	go run ./examples/stdio-server -http 127.0.0.1:8080 -approval \
+//	    -server-id urn:uuid:3f1e9f0e-7b55-4c1a-9d2e-5b8f6a1c2d3e -credentials passkeys.json \
+//	    [-tokens tokens.txt] [-origin http://localhost:8080,http://localhost:8787]
+//
+// One listener serves MCP streamable HTTP at / and the enrollment pages
+// under /approval/. Every MCP request needs "Authorization: Bearer TOKEN",
+// so that each passkey belongs to an authenticated user: tokens come from
+// -tokens (one "token user" pair per line, # comments), or, without it,
+// one random 256-bit token for user "operator" is printed to stderr at
+// start. For each user, stderr then shows a one-time enrollment link
+//
+//	stdio-server: enrollment link for user "operator" (works once, for 15m0s): http://localhost:8080/approval/enroll?code=...
+//
+// Open it in a browser on the machine with the passkey and press "Create
+// passkey": the page says whether the server enrolled it. A used, expired
+// or wrong link is refused (403); restart the server for new links.
+//
+// A client then approves each delete_file call with
+// approval/approvalclient and a local approval/ceremony Bridge (the
+// client's Authenticator) served at one of the -origin values whose host is
+// the -rp-id, such as http://localhost:8787 (browsers treat
+// http://localhost as a secure context): the bridge opens its page in the
+// user's browser, the page shows what will be deleted and asks for the
+// passkey, and the client sends the assertion with the call.
+//
+// The first -origin is where browsers reach this server's own pages; the
+// others are where clients' bridges run. With -http and no -origin they
+// are http://localhost:PORT and http://localhost:8787.
+//
+// Diagnostics go to stderr; over stdio, stdout carries the protocol.
 package main
 
 import (
@@ -24,11 +62,14 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/signal"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -37,26 +78,45 @@ import (
 	"github.com/gatehouse-dev/gatehouse"
 	"github.com/gatehouse-dev/gatehouse/approval"
 	"github.com/gatehouse-dev/gatehouse/approval/approvalmcp"
+	"github.com/gatehouse-dev/gatehouse/approval/ceremony"
 	"github.com/gatehouse-dev/gatehouse/audit"
 	"github.com/gatehouse-dev/gatehouse/policy"
 )
 
+// config is the command line.
+type config struct {
+	policyPath, auditPath, root string
+	httpAddr, tokensPath        string
+	ap                          approvalFlags
+}
+
 func main() {
-	policyPath := flag.String("policy", "", "policy file (default: policy.yaml beside this program's source, when run from the repository)")
-	auditPath := flag.String("audit", "", "append a hash-chained audit log to this file")
-	root := flag.String("root", "", "directory the file tools work in (default: a new temp directory with sample files)")
-	httpAddr := flag.String("http", "", "serve streamable HTTP on this address instead of stdio")
-	var ap approvalFlags
-	flag.BoolVar(&ap.on, "approval", false, "delete_file requires a passkey approval per call (SEP-2672) instead of elicitation")
-	flag.StringVar(&ap.serverID, "server-id", "", "with -approval: this server's unique, stable id (SEP-2672 §4.6), e.g. a UUID kept across restarts")
-	flag.StringVar(&ap.rpID, "rp-id", "localhost", "with -approval: the WebAuthn relying party id")
-	flag.StringVar(&ap.origin, "origin", "http://localhost:8787", "with -approval: the origin of the WebAuthn ceremony page")
-	flag.StringVar(&ap.credentials, "credentials", "", "with -approval: file of enrolled passkeys (default: in memory, lost on exit)")
+	var c config
+	flag.StringVar(&c.policyPath, "policy", "", "policy file (default: policy.yaml beside this program's source, when run from the repository)")
+	flag.StringVar(&c.auditPath, "audit", "", "append a hash-chained audit log to this file")
+	flag.StringVar(&c.root, "root", "", "directory the file tools work in (default: a new temp directory with sample files)")
+	flag.StringVar(&c.httpAddr, "http", "", "serve streamable HTTP on this address instead of stdio (with -approval: bearer-token auth and the enrollment pages under /approval/)")
+	flag.StringVar(&c.tokensPath, "tokens", "", "with -http: bearer tokens, one \"token user\" pair per line (default with -approval: one random token for user \"operator\", printed to stderr)")
+	flag.BoolVar(&c.ap.on, "approval", false, "delete_file requires a passkey approval per call (SEP-2672) instead of elicitation")
+	flag.StringVar(&c.ap.serverID, "server-id", "", "with -approval: this server's unique, stable id (SEP-2672 §4.6), e.g. a UUID kept across restarts")
+	flag.StringVar(&c.ap.rpID, "rp-id", "localhost", "with -approval: the WebAuthn relying party id (the host of every origin)")
+	flag.StringVar(&c.ap.origin, "origin", "", "with -approval: comma-separated origins of the WebAuthn ceremony pages: with -http this server's own first, then clients' local bridges (default http://localhost:PORT,http://localhost:8787 with -http, else http://localhost:8787)")
+	flag.StringVar(&c.ap.credentials, "credentials", "", "with -approval: file of enrolled passkeys (default: in memory, lost on exit)")
+	flag.DurationVar(&c.ap.linkTTL, "enroll-link-ttl", defaultEnrollLinkTTL, "with -approval and -http: how long each printed enrollment link works")
+	flag.Usage = func() {
+		out := flag.CommandLine.Output()
+		fmt.Fprintf(out, "usage: stdio-server [flags]\n\n"+
+			"Over HTTP with passkey approval (-http ADDR -approval -server-id ID): MCP at / needs a bearer token;\n"+
+			"stderr shows the token (unless -tokens) and a one-time enrollment link per user: open it in a browser\n"+
+			"and create a passkey. Clients approve each call with approval/approvalclient and a local\n"+
+			"approval/ceremony Bridge at one of the -origin values (e.g. http://localhost:8787, host = -rp-id).\n\n")
+		flag.PrintDefaults()
+	}
 	flag.Parse()
 	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := run(ctx, log, *policyPath, *auditPath, *root, *httpAddr, ap); err != nil {
+	if err := run(ctx, log, os.Stderr, c); err != nil {
 		fmt.Fprintln(os.Stderr, "stdio-server:", err)
 		os.Exit(1)
 	}
@@ -66,62 +126,97 @@ func main() {
 type approvalFlags struct {
 	on                                  bool
 	serverID, rpID, origin, credentials string
+	linkTTL                             time.Duration
+	origins                             []string // parsed from origin by run
 }
 
-// approvalServer builds the SEP-2672 gate for -approval.
-func (a approvalFlags) server() (*approvalmcp.Server, error) {
+// parseOrigins splits a comma-separated -origin value; each must be a bare
+// http(s) origin such as http://localhost:8080.
+func parseOrigins(list string) ([]string, error) {
+	var out []string
+	for _, o := range strings.Split(list, ",") {
+		o = strings.TrimSpace(o)
+		u, err := url.Parse(o)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil ||
+			(u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" {
+			return nil, fmt.Errorf("-origin: %q is not an origin like http://localhost:8080", o)
+		}
+		out = append(out, u.Scheme+"://"+u.Host)
+	}
+	return out, nil
+}
+
+// server builds the SEP-2672 gate for -approval.
+func (a approvalFlags) server() (*approval.Gate, *approvalmcp.Server, error) {
 	var creds approval.CredentialStore
 	if a.credentials != "" {
 		fs, err := approval.OpenFileCredentialStore(a.credentials, nil)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		creds = fs
 	}
-	gate, err := approval.New(approval.Config{ServerID: a.serverID, RPID: a.rpID, Origins: []string{a.origin}}, &approval.Options{Credentials: creds})
+	gate, err := approval.New(approval.Config{ServerID: a.serverID, RPID: a.rpID, Origins: a.origins}, &approval.Options{Credentials: creds})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return approvalmcp.New(gate, nil)
+	s, err := approvalmcp.New(gate, nil)
+	return gate, s, err
 }
 
-func run(ctx context.Context, log *slog.Logger, policyPath, auditPath, rootDir, httpAddr string, ap approvalFlags) error {
-	if policyPath == "" {
-		policyPath = filepath.Join("examples", "stdio-server", "policy.yaml")
+func run(ctx context.Context, log *slog.Logger, stderr io.Writer, c config) error {
+	if c.policyPath == "" {
+		c.policyPath = filepath.Join("examples", "stdio-server", "policy.yaml")
 	}
-	p, err := policy.Load(policyPath)
+	if c.tokensPath != "" && c.httpAddr == "" {
+		return errors.New("-tokens needs -http")
+	}
+	if c.ap.linkTTL <= 0 {
+		return errors.New("-enroll-link-ttl must be positive")
+	}
+	p, err := policy.Load(c.policyPath)
 	if err != nil {
 		return err
 	}
-	if rootDir == "" {
-		if rootDir, err = sampleDir(); err != nil {
+	if c.root == "" {
+		if c.root, err = sampleDir(); err != nil {
 			return err
 		}
-		log.Info("serving a sample directory", "root", rootDir)
+		log.Info("serving a sample directory", "root", c.root)
 	}
-	files, err := os.OpenRoot(rootDir)
+	files, err := os.OpenRoot(c.root)
 	if err != nil {
 		return err
 	}
 	defer files.Close()
 
 	opts := &gatehouse.Options{Logger: log}
-	if auditPath != "" {
-		w, err := audit.Open(auditPath, &audit.Options{Durability: audit.DurabilityGroup})
+	if c.auditPath != "" {
+		w, err := audit.Open(c.auditPath, &audit.Options{Durability: audit.DurabilityGroup})
 		if err != nil {
 			return err
 		}
 		defer w.Close()
 		opts.Audit = w
 	}
-	if ap.on {
-		if opts.Approval, err = ap.server(); err != nil {
+	var gate *approval.Gate
+	if c.ap.on {
+		if c.ap.origin == "" {
+			c.ap.origin = "http://localhost:8787"
+			if _, port, err := net.SplitHostPort(c.httpAddr); err == nil && port != "8787" {
+				c.ap.origin = "http://localhost:" + port + "," + c.ap.origin
+			}
+		}
+		if c.ap.origins, err = parseOrigins(c.ap.origin); err != nil {
+			return err
+		}
+		if gate, opts.Approval, err = c.ap.server(); err != nil {
 			return err
 		}
 		// Over stdio the user who started the server is the only user.
-		// Over HTTP, put bearer-token auth in front (auth.RequireBearerToken)
-		// so that each passkey belongs to an authenticated user.
-		opts.ApprovalForUnauthenticated = httpAddr == ""
+		// Over HTTP each user is a bearer token's (auth.RequireBearerToken
+		// below), so that each passkey belongs to an authenticated user.
+		opts.ApprovalForUnauthenticated = c.httpAddr == ""
 	}
 	guard, err := gatehouse.New(p, opts)
 	if err != nil {
@@ -133,22 +228,70 @@ func run(ctx context.Context, log *slog.Logger, policyPath, auditPath, rootDir, 
 		guard.Install(s)
 		return s
 	}
-	if httpAddr == "" {
+	if c.httpAddr == "" {
 		return newServer().Run(ctx, &mcp.StdioTransport{})
 	}
-	srv := &http.Server{
-		Addr:              httpAddr,
-		Handler:           mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return newServer() }, nil),
-		ReadHeaderTimeout: 10 * time.Second,
+	return serveHTTP(ctx, log, stderr, c, gate, mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return newServer() }, nil))
+}
+
+// serveHTTP serves MCP at / (behind bearer tokens with -approval or
+// -tokens) and, with -approval, the enrollment pages under /approval/.
+func serveHTTP(ctx context.Context, log *slog.Logger, stderr io.Writer, c config, gate *approval.Gate, mcpHandler http.Handler) error {
+	var users *tokens
+	switch {
+	case c.tokensPath != "":
+		var err error
+		if users, err = loadTokens(c.tokensPath); err != nil {
+			return fmt.Errorf("-tokens: %w", err)
+		}
+	case c.ap.on:
+		var tok string
+		var err error
+		if users, tok, err = randomToken("operator"); err != nil {
+			return err
+		}
+		// The one line that shows a token: it is for the operator.
+		fmt.Fprintf(stderr, "stdio-server: bearer token for user \"operator\": %s\n", tok)
 	}
+	mux := http.NewServeMux()
+	if users != nil {
+		mcpHandler = users.requireToken(mcpHandler)
+	}
+	mux.Handle("/", mcpHandler)
+	var links *enrollLinks
+	if c.ap.on {
+		bridge, err := ceremony.New(&ceremony.Options{BaseURL: c.ap.origins[0] + "/approval", Open: openInRedirect})
+		if err != nil {
+			return err
+		}
+		links = &enrollLinks{ttl: c.ap.linkTTL, now: time.Now}
+		pages := &enrollPages{ctx: ctx, gate: gate, links: links, bridge: bridge, log: log}
+		mux.Handle("/approval/", pages.handler())
+	}
+
+	l, err := net.Listen("tcp", c.httpAddr)
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	go func() {
 		<-ctx.Done()
 		shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		srv.Shutdown(shutdown)
 	}()
-	log.Info("serving streamable HTTP", "addr", httpAddr)
-	if err := srv.ListenAndServe(); !errors.Is(err, http.ErrServerClosed) {
+	log.Info("serving streamable HTTP", "addr", l.Addr().String())
+	if links != nil {
+		for _, u := range users.users() {
+			code, err := links.issue(u)
+			if err != nil {
+				srv.Close()
+				return err
+			}
+			fmt.Fprintf(stderr, "stdio-server: enrollment link for user %q (works once, for %s): %s/approval/enroll?code=%s\n", u, c.ap.linkTTL, c.ap.origins[0], code)
+		}
+	}
+	if err := srv.Serve(l); !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}
 	return nil
