@@ -7,6 +7,7 @@ import (
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -84,7 +85,9 @@ func parseTokens(name string, r io.Reader) (*tokens, error) {
 		seen[e.sum] = true
 		ts.entries = append(ts.entries, e)
 	}
-	if err := sc.Err(); err != nil {
+	if err := sc.Err(); errors.Is(err, bufio.ErrTooLong) {
+		return nil, fmt.Errorf("%s:%d: line longer than 4096 bytes", name, line+1)
+	} else if err != nil {
 		return nil, fmt.Errorf("%s:%d: %w", name, line+1, err)
 	}
 	if len(ts.entries) == 0 {

@@ -121,3 +121,18 @@ func Approve(tab context.Context, url string) (v Visit) {
 	v.Status, v.Err = chromedp.Run(ctx, chromedp.TextContent(chromedp.CSS("#status")))
 	return v
 }
+
+// Read opens url in the tab (following redirects) and reads a page's
+// #title and #status without clicking anything; State is empty.
+func Read(tab context.Context, url string) (v Visit) {
+	ctx, cancel := context.WithTimeout(tab, 30*time.Second)
+	defer cancel()
+	if v.Err = chromedp.Do(ctx, chromedp.Navigate(url), chromedp.WaitReady(chromedp.CSS("#title"))); v.Err != nil {
+		return v
+	}
+	if v.Title, v.Err = chromedp.Run(ctx, chromedp.TextContent(chromedp.CSS("#title"))); v.Err != nil {
+		return v
+	}
+	v.Status, v.Err = chromedp.Run(ctx, chromedp.TextContent(chromedp.CSS("#status")))
+	return v
+}
