@@ -28,7 +28,8 @@ const (
 // Options configure a Bridge.
 type Options struct {
 	// BaseURL is where the Bridge is served, without a trailing slash, such
-	// as "http://localhost:8787". Required.
+	// as "http://localhost:8787", or "https://acme.dev/approval" when it is
+	// mounted under a path prefix with http.StripPrefix. Required.
 	BaseURL string
 	// Open is given the URL of each new ceremony page; it should show it to
 	// the user or open a browser. Required.

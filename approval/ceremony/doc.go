@@ -36,7 +36,9 @@
 // only), frame-ancestors 'none' and X-Frame-Options DENY against
 // clickjacking, no-store and no-referrer. Ceremony IDs are 128-bit random
 // and single-use; results must be JSON posted from the same origin and are
-// accepted once. The bridge holds at most MaxPending ceremonies.
+// accepted once. The bridge holds at most MaxPending ceremonies. With
+// [Bridge.CreateChecked] the page shows the check's error text (as text,
+// bounded), so a check must not put secrets in it.
 //
 // # Concurrency
 //
