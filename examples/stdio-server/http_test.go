@@ -21,6 +21,8 @@ import (
 
 	"github.com/gatehouse-dev/gatehouse/approval"
 	"github.com/gatehouse-dev/gatehouse/approval/approvalclient"
+	"github.com/gatehouse-dev/gatehouse/approval/approvalmcp"
+	"github.com/gatehouse-dev/gatehouse/approval/approvaltest"
 	"github.com/gatehouse-dev/gatehouse/approval/ceremony"
 	"github.com/gatehouse-dev/gatehouse/internal/browsertest"
 )
@@ -221,6 +223,17 @@ func TestHTTPApprovalRefusals(t *testing.T) {
 	}
 	if !exists(victim) {
 		t.Fatal("delete_file ran without approval")
+	}
+	// The client cannot enroll a passkey of its own: over HTTP passkeys are
+	// enrolled only through the links.
+	agentClient := mcp.NewClient(&mcp.Implementation{Name: "agent", Version: "v0"}, nil)
+	agent, err := approvalclient.New(agentClient, approvaltest.New(fmt.Sprintf("http://localhost:%d", port), nil), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ae *approval.Error
+	if _, err := agent.Enroll(context.Background(), srv.connect(t, agentClient, srv.token)); !errors.As(err, &ae) || ae.Reason != approvalmcp.ReasonEnrollmentNotPermitted {
+		t.Fatalf("enrollment over MCP: %v, want %s", err, approvalmcp.ReasonEnrollmentNotPermitted)
 	}
 
 	link := srv.links["operator"]

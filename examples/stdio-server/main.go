@@ -16,7 +16,8 @@
 //	    -rp-id localhost -origin http://localhost:8787 -credentials passkeys.json
 //
 // The user who started the server is its only user. The client enrolls
-// over MCP (approval/enroll/*) and runs the WebAuthn ceremonies itself, for
+// the user's first passkey over MCP (approval/enroll/*; a second is refused,
+// approvalmcp.EnrollFirstOnly) and runs the WebAuthn ceremonies itself, for
 // example in the user's browser through a local approval/ceremony Bridge
 // served at the -origin.
 //
@@ -36,7 +37,10 @@
 //	stdio-server: enrollment link for user "operator" (works once, for 15m0s): http://localhost:8080/approval/enroll?code=...
 //
 // Open it in a browser on the machine with the passkey and press "Create
-// passkey": the page says whether the server enrolled it. A used, expired
+// passkey": the page says whether the server enrolled it. These links are
+// the only way to enroll: over HTTP, approval/enroll/* answers -32001
+// "enrollment_not_permitted" (approvalmcp.EnrollOutOfBand), so an MCP
+// client cannot enroll a passkey of its own. A used, expired
 // or wrong link is refused (403); restart the server for new links.
 //
 // A client then approves each delete_file call with
@@ -146,8 +150,11 @@ func parseOrigins(list string) ([]string, error) {
 	return out, nil
 }
 
-// server builds the SEP-2672 gate for -approval.
-func (a approvalFlags) server() (*approval.Gate, *approvalmcp.Server, error) {
+// server builds the SEP-2672 gate for -approval. Over HTTP passkeys are
+// enrolled only through the one-time links (out of band), so that an MCP
+// client cannot enroll a passkey of its own; over stdio the client enrolls
+// the user's first passkey.
+func (a approvalFlags) server(enroll approvalmcp.EnrollmentPolicy) (*approval.Gate, *approvalmcp.Server, error) {
 	var creds approval.CredentialStore
 	if a.credentials != "" {
 		fs, err := approval.OpenFileCredentialStore(a.credentials, nil)
@@ -160,7 +167,7 @@ func (a approvalFlags) server() (*approval.Gate, *approvalmcp.Server, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	s, err := approvalmcp.New(gate, nil)
+	s, err := approvalmcp.New(gate, &approvalmcp.Options{Enrollment: enroll})
 	return gate, s, err
 }
 
@@ -210,7 +217,11 @@ func run(ctx context.Context, log *slog.Logger, stderr io.Writer, c config) erro
 		if c.ap.origins, err = parseOrigins(c.ap.origin); err != nil {
 			return err
 		}
-		if gate, opts.Approval, err = c.ap.server(); err != nil {
+		enroll := approvalmcp.EnrollFirstOnly
+		if c.httpAddr != "" {
+			enroll = approvalmcp.EnrollOutOfBand
+		}
+		if gate, opts.Approval, err = c.ap.server(enroll); err != nil {
 			return err
 		}
 		// Over stdio the user who started the server is the only user.
