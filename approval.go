@@ -42,6 +42,14 @@ func (g *Guard) approvalUser(ctx context.Context, agent string) (context.Context
 	return approvalmcp.WithUser(ctx, approval.NewUser(agent)), true
 }
 
+// ApprovalUser returns the approval user the guard gives requests whose
+// bearer token names userID (auth.TokenInfo.UserID): use it to enroll a
+// user's passkeys out of band, with approval.Gate.BeginEnrollment and
+// FinishEnrollment, for the same user the guard later verifies calls for.
+func ApprovalUser(userID string) approval.User {
+	return approval.NewUser("user:" + bound(userID))
+}
+
 const noApprovalUser = "Verified approval needs an authenticated user (an HTTP bearer token): self-declared client names cannot own passkeys. A local stdio server can set gatehouse.Options.ApprovalForUnauthenticated"
 
 // authorizeApprovalMethod is the method authorization of approval/*.

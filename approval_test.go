@@ -4,10 +4,15 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/gatehouse-dev/gatehouse"
@@ -144,6 +149,84 @@ func TestApprovalMethodsUnknownWithoutApproval(t *testing.T) {
 	for i, m := range []string{"approval/enroll/begin", "approval/challenge/create"} {
 		if e := rpcErr(c.request(i, m, map[string]any{})); e == nil || e["code"] != json.Number("-32601") {
 			t.Errorf("%s: %v", m, e)
+		}
+	}
+}
+
+// TestApprovalUserMatchesBearerIdentity: a passkey enrolled out of band for
+// gatehouse.ApprovalUser(id) approves the calls of the bearer token whose
+// user is id (short, long and unprintable ids alike), and no other user's.
+func TestApprovalUserMatchesBearerIdentity(t *testing.T) {
+	gate, err := approval.New(approval.Config{ServerID: "https://mcp.gatehouse.test/mcp", RPID: "gatehouse.test", Origins: []string{approvalOrigin}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := approvalmcp.New(gate, &approvalmcp.Options{Enrollment: approvalmcp.EnrollOutOfBand})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var runs atomic.Int32
+	g := mustGuard(t, mustPolicy(t, approvalPolicy), &gatehouse.Options{Approval: srv})
+	s := mcp.NewServer(&mcp.Implementation{Name: "s", Version: "1"}, nil)
+	del := &mcp.Tool{Name: "delete_file"}
+	if err := srv.Require(del, approval.ToolPolicy{}); err != nil {
+		t.Fatal(err)
+	}
+	mcp.AddTool(s, del, func(ctx context.Context, req *mcp.CallToolRequest, a map[string]any) (*mcp.CallToolResult, any, error) {
+		runs.Add(1)
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "done"}}}, nil, nil
+	})
+	g.Install(s)
+	users := map[string]string{"t1": "alice", "t2": "Alice", "t3": strings.Repeat("long-", 40), "t4": "ålice\x01"}
+	verify := func(ctx context.Context, token string, _ *http.Request) (*auth.TokenInfo, error) {
+		if u, ok := users[token]; ok {
+			return &auth.TokenInfo{UserID: u, Expiration: time.Now().Add(time.Hour)}, nil
+		}
+		return nil, auth.ErrInvalidToken
+	}
+	hs := httptest.NewServer(auth.RequireBearerToken(verify, nil)(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil)))
+	t.Cleanup(hs.Close)
+	ctx := context.Background()
+	call := func(token string, a *approvaltest.Authenticator) error {
+		client := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, nil)
+		ac, err := approvalclient.New(client, a, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr := &mcp.StreamableClientTransport{Endpoint: hs.URL, HTTPClient: &http.Client{Transport: bearer{token, http.DefaultTransport}}, MaxRetries: -1}
+		cs, err := client.Connect(ctx, tr, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer cs.Close()
+		_, err = ac.CallTool(ctx, cs, &mcp.CallToolParams{Name: "delete_file", Arguments: map[string]any{"path": "a"}})
+		return err
+	}
+	for _, token := range []string{"t1", "t3", "t4"} {
+		a := approvaltest.New(approvalOrigin, nil)
+		u := gatehouse.ApprovalUser(users[token])
+		begin, err := gate.BeginEnrollment(ctx, u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp, err := a.Create(ctx, begin.Options)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := gate.FinishEnrollment(ctx, u, resp); err != nil {
+			t.Fatal(err)
+		}
+		before := runs.Load()
+		if err := call(token, a); err != nil || runs.Load() != before+1 {
+			t.Fatalf("%q with the passkey enrolled for ApprovalUser: %v", users[token], err)
+		}
+		if token == "t1" {
+			// "Alice" is another user than "alice": alice's passkey is not hers.
+			err := call("t2", a)
+			var ae *approval.Error
+			if !errors.As(err, &ae) || ae.Reason != approval.ReasonNoEligibleCredential || runs.Load() != before+1 {
+				t.Fatalf("Alice with alice's passkey: %v", err)
+			}
 		}
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/gatehouse-dev/gatehouse"
 	"github.com/gatehouse-dev/gatehouse/approval"
 	"github.com/gatehouse-dev/gatehouse/approval/ceremony"
 )
@@ -25,13 +26,6 @@ const (
 	maxEnrollLinks       = 1024
 	maxCodeLen           = 128
 )
-
-// approvalUser is the approval user of a -tokens user: the guard names a
-// bearer-token user "user:<UserID>" (gatehouse identity, kept verbatim for
-// the short printable names userName allows).
-func approvalUser(name string) approval.User {
-	return approval.NewUser("user:" + name)
-}
 
 // enrollLinks are one-time enrollment codes, each for one user. Safe for
 // concurrent use; holds at most maxEnrollLinks codes.
@@ -165,7 +159,7 @@ func (p *enrollPages) enroll(w http.ResponseWriter, r *http.Request) {
 			"This enrollment link is unknown, used or expired. Each link works once, for a limited time: restart the server for a new one.")
 		return
 	}
-	u := approvalUser(user)
+	u := gatehouse.ApprovalUser(user)
 	begin, err := p.gate.BeginEnrollment(r.Context(), u)
 	if err != nil {
 		p.log.Error("beginning an enrollment", "user", user, "err", err)

@@ -19,6 +19,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/gatehouse-dev/gatehouse"
 	"github.com/gatehouse-dev/gatehouse/approval"
 	"github.com/gatehouse-dev/gatehouse/approval/approvalclient"
 	"github.com/gatehouse-dev/gatehouse/approval/approvalmcp"
@@ -178,7 +179,7 @@ func enrolled(t *testing.T, file, user string) int {
 	if err != nil {
 		t.Fatal(err)
 	}
-	creds, err := fs.List(context.Background(), approvalUser(user).Handle)
+	creds, err := fs.List(context.Background(), gatehouse.ApprovalUser(user).Handle)
 	if err != nil {
 		t.Fatal(err)
 	}

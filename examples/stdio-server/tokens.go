@@ -25,10 +25,10 @@ const (
 	maxTokens   = 4096
 )
 
-// userName is what a -tokens user may be called. The guard's approval
-// identity is "user:" + the name unchanged (printable ASCII up to 128
-// bytes is kept as is), so the enrollment page enrolls the passkey of the
-// very identity the MCP requests of that token get.
+// userName is what a -tokens user may be called: short names that read
+// well in logs and in the enrollment lines on stderr. (The enrollment page
+// enrolls for gatehouse.ApprovalUser(name), the identity the guard gives
+// MCP requests of that token, whatever the name.)
 var userName = regexp.MustCompile(`^[A-Za-z0-9._@-]{1,64}$`)
 
 // tokens maps bearer tokens to users. It is immutable once built, so safe
