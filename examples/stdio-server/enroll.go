@@ -64,6 +64,12 @@ func (l *enrollLinks) issue(user string) (string, error) {
 // that is unknown, used or expired. Every outstanding code is compared in
 // constant time.
 func (l *enrollLinks) redeem(code string) (user string, ok bool) {
+	return l.find(code, true)
+}
+
+// find looks code up, comparing every outstanding code in constant time,
+// and spends it when spend is set.
+func (l *enrollLinks) find(code string, spend bool) (user string, ok bool) {
 	if code == "" || len(code) > maxCodeLen {
 		return "", false
 	}
@@ -81,7 +87,9 @@ func (l *enrollLinks) redeem(code string) (user string, ok bool) {
 		return "", false
 	}
 	user = l.codes[match].user
-	l.codes = append(l.codes[:match], l.codes[match+1:]...)
+	if spend {
+		l.codes = append(l.codes[:match], l.codes[match+1:]...)
+	}
 	return user, true
 }
 
@@ -97,9 +105,11 @@ func (l *enrollLinks) reap() {
 	l.codes = kept
 }
 
-// enrollPages serves /approval/: GET /approval/enroll?code=... spends the
-// code, begins an enrollment for its user with the Gate and redirects the
-// browser to a ceremony page of bridge; the page's result finishes the
+// enrollPages serves /approval/: GET /approval/enroll?code=... shows a
+// page with one button (so that a link preview or a prefetch does not
+// spend the code); the button POSTs the code, which spends it, begins an
+// enrollment for its user with the Gate and redirects the browser to a
+// ceremony page of bridge; the page's result finishes the
 // enrollment and the page shows whether it worked. Everything else under
 // /approval/ is the bridge.
 type enrollPages struct {
@@ -127,36 +137,67 @@ func openInRedirect(ctx context.Context, url string) error {
 
 func (p *enrollPages) handler() http.Handler {
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET /approval/enroll", p.enroll)
+	mux.HandleFunc("GET /approval/enroll", p.confirm)
+	mux.HandleFunc("POST /approval/enroll", p.enroll)
 	mux.Handle("/approval/", http.StripPrefix("/approval", p.bridge))
 	return mux
 }
+
+var confirmPage = template.Must(template.New("confirm").Parse(`<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Enroll a passkey</title></head>
+<body><main><h1 id="title">Enroll a passkey</h1>
+<p id="status">This link enrolls a passkey that will approve calls for user {{.User}}. It works once.</p>
+<form method="post" action="enroll"><input type="hidden" name="code" value="{{.Code}}">
+<button id="continue" type="submit">Continue</button></form></main></body></html>
+`))
 
 var messagePage = template.Must(template.New("msg").Parse(`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>{{.Title}}</title></head>
 <body><main><h1 id="title">{{.Title}}</h1><p id="status">{{.Text}}</p></main></body></html>
 `))
 
-// message answers with a small page (no script) and the bridge's headers:
-// no caching, no referrer (the URL holds the code), no framing.
-func message(w http.ResponseWriter, code int, title, text string) {
+// page answers with a small page (no script) and the bridge's headers: no
+// caching, no referrer (the URL holds the code), no framing; forms may post
+// to this origin only.
+func page(w http.ResponseWriter, code int, t *template.Template, data any) {
 	h := w.Header()
-	h.Set("Content-Security-Policy", "default-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
+	h.Set("Content-Security-Policy", "default-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
 	h.Set("X-Frame-Options", "DENY")
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Referrer-Policy", "no-referrer")
 	h.Set("Cache-Control", "no-store")
 	h.Set("Content-Type", "text/html; charset=utf-8")
 	w.WriteHeader(code)
-	_ = messagePage.Execute(w, struct{ Title, Text string }{title, text})
+	_ = t.Execute(w, data)
+}
+
+// message answers with a page that says one thing.
+func message(w http.ResponseWriter, code int, title, text string) {
+	page(w, code, messagePage, struct{ Title, Text string }{title, text})
+}
+
+func refuseLink(w http.ResponseWriter, log *slog.Logger) {
+	log.Warn("refused an enrollment link: unknown, used or expired")
+	message(w, http.StatusForbidden, "Enrollment link not valid",
+		"This enrollment link is unknown, used or expired. Each link works once, for a limited time: restart the server for a new one.")
+}
+
+// confirm shows the button that spends a valid code.
+func (p *enrollPages) confirm(w http.ResponseWriter, r *http.Request) {
+	code := r.URL.Query().Get("code")
+	user, ok := p.links.find(code, false)
+	if !ok {
+		refuseLink(w, p.log)
+		return
+	}
+	page(w, http.StatusOK, confirmPage, struct{ User, Code string }{user, code})
 }
 
 func (p *enrollPages) enroll(w http.ResponseWriter, r *http.Request) {
-	user, ok := p.links.redeem(r.URL.Query().Get("code"))
+	r.Body = http.MaxBytesReader(w, r.Body, 4096)
+	user, ok := p.links.redeem(r.PostFormValue("code"))
 	if !ok {
-		p.log.Warn("refused an enrollment link: unknown, used or expired")
-		message(w, http.StatusForbidden, "Enrollment link not valid",
-			"This enrollment link is unknown, used or expired. Each link works once, for a limited time: restart the server for a new one.")
+		refuseLink(w, p.log)
 		return
 	}
 	u := gatehouse.ApprovalUser(user)

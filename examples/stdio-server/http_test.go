@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -248,6 +249,17 @@ func TestHTTPApprovalRefusals(t *testing.T) {
 		if code, body := get(t, u); code != http.StatusForbidden || !strings.Contains(body, "unknown, used or expired") {
 			t.Errorf("%s: %d %q", name, code, body)
 		}
+		// The button's POST refuses the same codes.
+		base, query, _ := strings.Cut(u, "?")
+		form, _ := url.ParseQuery(query)
+		resp, err := http.PostForm(base, form)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusForbidden {
+			t.Errorf("%s: POST %d", name, resp.StatusCode)
+		}
 	}
 
 	// A link that expired before anyone used it.
@@ -336,7 +348,20 @@ func TestHTTPBrowserEnrollAndApprove(t *testing.T) {
 		t.Fatalf("enrollment link %q", link)
 	}
 
-	v := browsertest.Approve(tab, link)
+	// Opening the link (as a link preview would) spends nothing: only the
+	// page's button does.
+	for range 2 {
+		if v := browsertest.Read(tab, link); v.Err != nil || v.Title != "Enroll a passkey" || !strings.Contains(v.Status, `user operator`) {
+			t.Fatalf("the link's page: %+v", v)
+		}
+	}
+	if code, _ := get(t, link); code != http.StatusOK {
+		t.Fatalf("GET of the link: %d", code)
+	}
+	if n := enrolled(t, creds, "operator"); n != 0 {
+		t.Fatalf("opening the link enrolled %d passkeys", n)
+	}
+	v := browsertest.ContinueAndApprove(tab, link, "#continue")
 	if v.Err != nil || v.Title != "Enroll a passkey for approvals" || v.State != "done" || !strings.Contains(v.Status, "enrolled") {
 		t.Fatalf("enrollment page: %+v\n%s", v, srv.err())
 	}

@@ -36,8 +36,9 @@
 //
 //	stdio-server: enrollment link for user "operator" (works once, for 15m0s): http://localhost:8080/approval/enroll?code=...
 //
-// Open it in a browser on the machine with the passkey and press "Create
-// passkey": the page says whether the server enrolled it. These links are
+// Open it in a browser on the machine with the passkey, press "Continue"
+// (opening the link spends nothing, so a link preview cannot use it up) and
+// then "Create passkey": the page says whether the server enrolled it. These links are
 // the only way to enroll: over HTTP, approval/enroll/* answers -32001
 // "enrollment_not_permitted" (approvalmcp.EnrollOutOfBand), so an MCP
 // client cannot enroll a passkey of its own. A used, expired

@@ -95,9 +95,24 @@ type Visit struct {
 // page, clicks its approve button and waits up to 30 seconds for the
 // outcome.
 func Approve(tab context.Context, url string) (v Visit) {
+	return ContinueAndApprove(tab, url, "")
+}
+
+// ContinueAndApprove is Approve for a ceremony reached through a button: it
+// opens url, clicks the element matching the CSS selector button (when not
+// empty), and goes on as Approve on the page that leads to.
+func ContinueAndApprove(tab context.Context, url, button string) (v Visit) {
 	ctx, cancel := context.WithTimeout(tab, 30*time.Second)
 	defer cancel()
-	if v.Err = chromedp.Do(ctx, chromedp.Navigate(url), chromedp.WaitVisible(chromedp.CSS("#approve"))); v.Err != nil {
+	if v.Err = chromedp.Do(ctx, chromedp.Navigate(url)); v.Err != nil {
+		return v
+	}
+	if button != "" {
+		if v.Err = chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(button)), chromedp.Click(chromedp.CSS(button))); v.Err != nil {
+			return v
+		}
+	}
+	if v.Err = chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS("#approve"))); v.Err != nil {
 		return v
 	}
 	if v.Title, v.Err = chromedp.Run(ctx, chromedp.TextContent(chromedp.CSS("#title"))); v.Err != nil {
