@@ -5,12 +5,13 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
-	"math/big"
-	"strconv"
+	"io"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/gowebpki/jcs"
+
+	"github.com/gatehouse-dev/gatehouse/internal/jsonnum"
 )
 
 // ActionHash returns the SEP-2672 §4.6 action hash of a tool call:
@@ -101,23 +102,15 @@ func checkNumbers(raw []byte) error {
 	dec.UseNumber()
 	for {
 		tok, err := dec.Token()
-		if err != nil {
-			return nil // end of input; syntax was already checked by JCS
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil { // JCS accepted the syntax; refuse anyway rather than skip numbers
+			return fmt.Errorf("%w: arguments are not valid JSON", ErrInvalidArguments)
 		}
 		n, ok := tok.(json.Number)
-		if !ok || !riskyNumber(string(n)) {
-			continue
-		}
-		f, err := strconv.ParseFloat(string(n), 64)
-		if err != nil {
-			return fmt.Errorf("%w: a number is out of the IEEE-754 double range", ErrInvalidArguments)
-		}
-		var lit, got big.Rat
-		if _, ok := lit.SetString(string(n)); !ok {
-			return fmt.Errorf("%w: malformed number", ErrInvalidArguments)
-		}
-		if _, ok := got.SetString(strconv.FormatFloat(f, 'g', -1, 64)); !ok || lit.Cmp(&got) != 0 {
-			return fmt.Errorf("%w: a number has more precision than RFC 8785 (IEEE-754 double) preserves", ErrInvalidArguments)
+		if ok && !jsonnum.ExactDouble(string(n)) {
+			return fmt.Errorf("%w: a number is outside the IEEE-754 double range or has more precision than RFC 8785 (IEEE-754 double) preserves", ErrInvalidArguments)
 		}
 	}
 }
@@ -155,26 +148,4 @@ func hasRiskyNumber(raw []byte) bool {
 		}
 	}
 	return false
-}
-
-// riskyNumber reports whether the literal n may not survive a round trip
-// through float64: more than 15 significant digits, or an exponent.
-func riskyNumber(n string) bool {
-	if strings.ContainsAny(n, "eE") {
-		return true
-	}
-	sig := 0
-	leading := true
-	for i := 0; i < len(n); i++ {
-		c := n[i]
-		if c < '0' || c > '9' {
-			continue
-		}
-		if leading && c == '0' {
-			continue
-		}
-		leading = false
-		sig++
-	}
-	return sig > 15
 }

@@ -4,7 +4,10 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"strings"
 	"testing"
+
+	"github.com/gowebpki/jcs"
 
 	"github.com/gatehouse-dev/gatehouse/approval"
 )
@@ -86,6 +89,11 @@ func TestActionHashRefuses(t *testing.T) {
 		"precision":                           `{"n":12345678901234567891}`,
 		"rfc example beyond double precision": `{"n":333333333.33333329}`,
 		"infinite":                            `{"n":1e400}`,
+		"underflows to zero":                  `{"n":1e-400}`,
+		"huge exponent":                       `{"n":1e-999999}`,
+		"subnormal beyond its precision":      `{"n":0.` + strings.Repeat("0", 319) + `123456789012345}`,
+		"longer than jsonnum.MaxLen":          `{"n":1.` + strings.Repeat("0", 2000) + `}`,
+		"nested in an array":                  `{"a":[1,{"b":[9007199254740993]}]}`,
 	} {
 		if _, err := approval.ActionHash("t", []byte(args), "s"); !errors.Is(err, approval.ErrInvalidArguments) {
 			t.Errorf("%s: err = %v, want ErrInvalidArguments", name, err)
@@ -114,5 +122,33 @@ func TestValidateServerID(t *testing.T) {
 	_, err := approval.New(approval.Config{ServerID: "mcp-default", RPID: "acme.dev", Origins: []string{"https://acme.dev"}}, nil)
 	if !errors.Is(err, approval.ErrInvalidServerID) {
 		t.Fatalf("New with a constant serverId: %v", err)
+	}
+}
+
+// TestActionHashSubnormalCollision is the differential the number check
+// exists for: two 15-digit literals in the subnormal range are different
+// values to a tool decoding json.Number, but one double to RFC 8785, so
+// without the check an approval of one would verify the other.
+func TestActionHashSubnormalCollision(t *testing.T) {
+	zeros := strings.Repeat("0", 319)
+	a := `{"amount":0.` + zeros + `123456789012345}`
+	b := `{"amount":0.` + zeros + `123456789012346}`
+	ca, errA := jcs.Transform([]byte(a))
+	cb, errB := jcs.Transform([]byte(b))
+	if errA != nil || errB != nil || string(ca) != string(cb) {
+		t.Fatalf("premise: JCS should merge the two literals, got %q / %v and %q / %v", ca, errA, cb, errB)
+	}
+	for _, args := range []string{a, b} {
+		if _, err := approval.ActionHash("pay", []byte(args), "srv"); !errors.Is(err, approval.ErrInvalidArguments) {
+			t.Errorf("ActionHash accepted %.30s…: %v", args, err)
+		}
+	}
+}
+
+func TestActionHashExactNumbersAccepted(t *testing.T) {
+	for _, args := range []string{`{"n":9007199254740992}`, `{"n":1e21}`, `{"n":5e-324}`, `{"n":0.1000000000000000}`, `{"n":1E+2}`} {
+		if _, err := approval.ActionHash("t", []byte(args), "s"); err != nil {
+			t.Errorf("%s: %v", args, err)
+		}
 	}
 }

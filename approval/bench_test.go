@@ -7,6 +7,7 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 
@@ -121,6 +122,18 @@ func BenchmarkActionHash(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		if _, err := approval.ActionHash(testTool, args, testServerID); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkActionHashHugeExponent: a number the exact check must refuse
+// without evaluating 10^999999.
+func BenchmarkActionHashHugeExponent(b *testing.B) {
+	args := []byte(`{"n":1e-999999,"pad":"` + strings.Repeat("x", 64) + `"}`)
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		if _, err := approval.ActionHash(testTool, args, testServerID); err == nil {
+			b.Fatal("accepted")
 		}
 	}
 }

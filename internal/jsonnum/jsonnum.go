@@ -1,35 +1,42 @@
 // Package jsonnum holds the check that a JSON number survives RFC 8785
 // canonicalization (IEEE-754 doubles) unchanged, shared by the packages that
-// hash arguments (consent proofs; approval and audit should use it too).
+// hash arguments (consent proofs, approval action hashes).
 package jsonnum
 
 import (
 	"math"
 	"math/big"
 	"strconv"
-	"strings"
 )
 
-// ExactDouble reports whether the JSON number text n denotes exactly the
-// value of its nearest float64, so JCS hashing cannot merge it with another
-// number. Numbers with at most 15 significant digits and no exponent are
-// always exact; others are compared with big.Rat, with the exponent bounded.
+// MaxLen is the longest number text ExactDouble accepts. The decimal
+// expansion of any double needs at most 767 significant digits, and the cost
+// of the exact comparison grows faster than linearly with the length, so
+// longer texts are refused without looking further.
+const MaxLen = 1024
+
+// maxExp bounds the exponent ExactDouble evaluates: 10^±400 is beyond the
+// double range (±1.8e308, 4.9e-324) whatever the mantissa of a MaxLen text.
+const maxExp = 400 + MaxLen
+
+// ExactDouble reports whether the JSON number text n is valid (RFC 8259
+// grammar) and denotes exactly the value of the float64 that RFC 8785
+// serializes for it, so JCS hashing cannot merge it with another number: two
+// different texts accepted by ExactDouble hash alike only when they denote
+// the same value. Texts with at most 15 digits and no exponent are always
+// exact; others are compared with big.Rat, with the length (MaxLen) and the
+// exponent bounded so the cost stays small.
 func ExactDouble(n string) bool {
-	digits := 0
-	for i := 0; i < len(n); i++ {
-		switch c := n[i]; {
-		case c >= '0' && c <= '9':
-			digits++
-		case c == 'e' || c == 'E':
-			digits = 99
-		}
+	digits, expAt, ok := scan(n)
+	if !ok || len(n) > MaxLen {
+		return false
 	}
-	if digits <= 15 {
+	if expAt < 0 && digits <= 15 {
 		return true
 	}
-	if i := strings.IndexAny(n, "eE"); i >= 0 {
-		e, err := strconv.Atoi(strings.TrimPrefix(n[i+1:], "+"))
-		if err != nil || e > 400 || e < -400 {
+	if expAt >= 0 {
+		e, err := strconv.Atoi(n[expAt+1:])
+		if err != nil || e > maxExp || e < -maxExp {
 			return false
 		}
 	}
@@ -46,3 +53,53 @@ func ExactDouble(n string) bool {
 	}
 	return lit.Cmp(&got) == 0
 }
+
+// scan checks n against the JSON number grammar
+//
+//	[-] (0 | [1-9][0-9]*) [. [0-9]+] [(e|E) [+|-] [0-9]+]
+//
+// and returns the number of mantissa digits (leading zeros included) and the
+// index of the exponent marker, or -1.
+func scan(n string) (digits, expAt int, ok bool) {
+	i := 0
+	if i < len(n) && n[i] == '-' {
+		i++
+	}
+	start := i
+	for i < len(n) && isDigit(n[i]) {
+		i++
+	}
+	if i == start || (n[start] == '0' && i-start > 1) {
+		return 0, -1, false
+	}
+	digits = i - start
+	if i < len(n) && n[i] == '.' {
+		i++
+		start = i
+		for i < len(n) && isDigit(n[i]) {
+			i++
+		}
+		if i == start {
+			return 0, -1, false
+		}
+		digits += i - start
+	}
+	expAt = -1
+	if i < len(n) && (n[i] == 'e' || n[i] == 'E') {
+		expAt = i
+		i++
+		if i < len(n) && (n[i] == '+' || n[i] == '-') {
+			i++
+		}
+		start = i
+		for i < len(n) && isDigit(n[i]) {
+			i++
+		}
+		if i == start {
+			return 0, -1, false
+		}
+	}
+	return digits, expAt, i == len(n)
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
