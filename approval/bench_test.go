@@ -15,7 +15,7 @@ import (
 )
 
 func benchFixture(b *testing.B) *fixture {
-	chals, _ := approval.NewMemoryChallengeStore(&approval.MemoryChallengeOptions{MaxChallenges: 1 << 22})
+	chals, _ := approval.NewMemoryChallengeStore(&approval.MemoryChallengeOptions{MaxChallenges: 1 << 22, MaxPendingPerUser: 1 << 22})
 	f := newFixture(b, &fixtureOpts{challenges: chals})
 	f.enroll()
 	return f

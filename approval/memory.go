@@ -11,6 +11,7 @@ import (
 // Defaults of the in-memory stores.
 const (
 	DefaultMaxChallenges         = 100_000
+	DefaultMaxPendingPerUser     = 64
 	DefaultRetention             = time.Minute
 	DefaultMaxCredentials        = 100_000
 	DefaultMaxCredentialsPerUser = 16
@@ -22,6 +23,11 @@ type MemoryChallengeOptions struct {
 	// MaxChallenges caps stored challenges, pending or not (default
 	// 100,000). When full, Put fails with ErrCapacity after reaping.
 	MaxChallenges int
+	// MaxPendingPerUser caps the pending challenges (neither consumed nor
+	// expired) of one user handle, approval and enrollment alike (default
+	// 64), so that one user cannot fill the store for everyone. Put beyond it
+	// fails with ErrCapacity until one is consumed or expires.
+	MaxPendingPerUser int
 	// Retention keeps a challenge past its ExpiresAt (default one minute), so
 	// that it reports consumed or expired rather than unknown.
 	Retention time.Duration
@@ -31,25 +37,35 @@ type MemoryChallengeOptions struct {
 // challenges are reaped on every call (in expiry order, amortized
 // O(log n)); nothing runs in the background. Safe for concurrent use.
 type MemoryChallengeStore struct {
-	max       int
-	retention time.Duration
+	max, maxPerUser int
+	retention       time.Duration
 
 	mu      sync.Mutex
-	entries map[string]*Challenge
-	byExp   expiryHeap
+	entries map[string]*memChallenge
+	pending map[string]int // user handle -> pending challenges; no zero entries
+	byExp   expiryHeap     // two events per challenge: expiry, then forgetting
+}
+
+type memChallenge struct {
+	c       *Challenge
+	pending bool // counted in MemoryChallengeStore.pending
 }
 
 var _ ChallengeStore = (*MemoryChallengeStore)(nil)
 
 // NewMemoryChallengeStore returns an empty store. opts may be nil.
 func NewMemoryChallengeStore(opts *MemoryChallengeOptions) (*MemoryChallengeStore, error) {
-	s := &MemoryChallengeStore{max: DefaultMaxChallenges, retention: DefaultRetention, entries: map[string]*Challenge{}}
+	s := &MemoryChallengeStore{max: DefaultMaxChallenges, maxPerUser: DefaultMaxPendingPerUser, retention: DefaultRetention,
+		entries: map[string]*memChallenge{}, pending: map[string]int{}}
 	if opts != nil {
-		if opts.MaxChallenges < 0 || opts.Retention < 0 {
+		if opts.MaxChallenges < 0 || opts.MaxPendingPerUser < 0 || opts.Retention < 0 {
 			return nil, fmt.Errorf("%w: MemoryChallengeOptions fields must be >= 0", ErrInvalidOptions)
 		}
 		if opts.MaxChallenges > 0 {
 			s.max = opts.MaxChallenges
+		}
+		if opts.MaxPendingPerUser > 0 {
+			s.maxPerUser = opts.MaxPendingPerUser
 		}
 		if opts.Retention > 0 {
 			s.retention = opts.Retention
@@ -74,11 +90,21 @@ func (s *MemoryChallengeStore) Put(_ context.Context, c *Challenge, now time.Tim
 		return fmt.Errorf("%w: challenge id", ErrDuplicate)
 	}
 	if len(s.entries) >= s.max {
-		return fmt.Errorf("%w: %d challenges pending", ErrCapacity, len(s.entries))
+		return fmt.Errorf("%w: %d challenges held (MemoryChallengeOptions.MaxChallenges)", ErrCapacity, len(s.entries))
+	}
+	user := string(c.UserHandle)
+	if n := s.pending[user]; n >= s.maxPerUser {
+		return fmt.Errorf("%w: the user has %d pending challenges (MemoryChallengeOptions.MaxPendingPerUser); retry when one is used or expires", ErrCapacity, n)
 	}
 	cp := cloneChallenge(c)
 	cp.Consumed = false
-	s.entries[c.ID] = cp
+	e := &memChallenge{c: cp}
+	s.entries[c.ID] = e
+	if now.Before(c.ExpiresAt) {
+		e.pending = true
+		s.pending[user]++
+		heap.Push(&s.byExp, expiryItem{id: c.ID, at: c.ExpiresAt, expiry: true})
+	}
 	heap.Push(&s.byExp, expiryItem{id: c.ID, at: c.ExpiresAt.Add(s.retention)})
 	return nil
 }
@@ -88,11 +114,11 @@ func (s *MemoryChallengeStore) Get(_ context.Context, id string, now time.Time) 
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.reap(now)
-	c, ok := s.entries[id]
+	e, ok := s.entries[id]
 	if !ok {
 		return nil, ErrNotFound
 	}
-	return cloneChallenge(c), nil
+	return cloneChallenge(e.c), nil
 }
 
 // Consume implements [ChallengeStore].
@@ -100,24 +126,47 @@ func (s *MemoryChallengeStore) Consume(_ context.Context, id string, now time.Ti
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.reap(now)
-	c, ok := s.entries[id]
+	e, ok := s.entries[id]
 	switch {
 	case !ok:
 		return ErrNotFound
-	case c.Consumed:
+	case e.c.Consumed:
 		return ErrConsumed
-	case !now.Before(c.ExpiresAt):
+	case !now.Before(e.c.ExpiresAt):
 		return ErrExpired
 	}
-	c.Consumed = true
+	e.c.Consumed = true
+	s.unpend(e)
 	return nil
 }
 
-// reap drops challenges whose retention has passed. Callers hold s.mu.
+// reap ends the pending state of expired challenges and drops those whose
+// retention has passed. Callers hold s.mu.
 func (s *MemoryChallengeStore) reap(now time.Time) {
 	for len(s.byExp) > 0 && !now.Before(s.byExp[0].at) {
 		it := heap.Pop(&s.byExp).(expiryItem)
-		delete(s.entries, it.id)
+		e, ok := s.entries[it.id]
+		if !ok {
+			continue
+		}
+		s.unpend(e)
+		if !it.expiry {
+			delete(s.entries, it.id)
+		}
+	}
+}
+
+// unpend stops counting e as pending. Callers hold s.mu.
+func (s *MemoryChallengeStore) unpend(e *memChallenge) {
+	if !e.pending {
+		return
+	}
+	e.pending = false
+	user := string(e.c.UserHandle)
+	if s.pending[user] <= 1 {
+		delete(s.pending, user)
+	} else {
+		s.pending[user]--
 	}
 }
 
@@ -129,8 +178,9 @@ func cloneChallenge(c *Challenge) *Challenge {
 }
 
 type expiryItem struct {
-	id string
-	at time.Time
+	id     string
+	at     time.Time
+	expiry bool // the end of the pending state, not of the retention
 }
 
 type expiryHeap []expiryItem

@@ -2,7 +2,9 @@ package approval_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -38,6 +40,18 @@ func newFileCredentials(t *testing.T) approval.CredentialStore {
 
 func TestMemoryChallengeStoreConformance(t *testing.T) {
 	storetest.TestChallengeStore(t, newMemChallenges)
+}
+
+func TestMemoryChallengeStoreUserCap(t *testing.T) {
+	storetest.TestChallengeStoreUserCap(t, func(t *testing.T) approval.ChallengeStore {
+		s, err := approval.NewMemoryChallengeStore(&approval.MemoryChallengeOptions{MaxPendingPerUser: 5, Retention: time.Hour})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}, 5)
+	// The default cap.
+	storetest.TestChallengeStoreUserCap(t, newMemChallenges, approval.DefaultMaxPendingPerUser)
 }
 
 func TestMemoryCredentialStoreConformance(t *testing.T) {
@@ -182,4 +196,71 @@ func TestFileCredentialStoreFailsClosed(t *testing.T) {
 	if l, _ := s.List(ctx, c.UserHandle); len(l) != 0 {
 		t.Fatal("failed Add left the credential in memory")
 	}
+}
+
+// TestMemoryChallengeStorePendingBounded: the per-user pending counts are
+// dropped when their challenges are consumed or expire, so many users
+// passing through leave nothing behind.
+func TestMemoryChallengeStorePendingBounded(t *testing.T) {
+	ctx := context.Background()
+	s, _ := approval.NewMemoryChallengeStore(&approval.MemoryChallengeOptions{Retention: time.Second})
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for i := 0; i < 1000; i++ {
+		c := &approval.Challenge{ID: fmt.Sprint("c", i), UserHandle: []byte(fmt.Sprint("user-", i)), ExpiresAt: now.Add(time.Minute)}
+		if err := s.Put(ctx, c, now); err != nil {
+			t.Fatal(err)
+		}
+		if i%2 == 0 {
+			if err := s.Consume(ctx, c.ID, now); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if got := s.PendingUsers(); got != 500 {
+		t.Fatalf("%d users counted with 500 pending challenges", got)
+	}
+	// Expired but retained: no longer pending, still stored.
+	if _, err := s.Get(ctx, "c1", now.Add(time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.PendingUsers(); got != 0 || s.Len() != 1000 {
+		t.Fatalf("after expiry: %d users counted, %d stored", got, s.Len())
+	}
+	// A challenge put already expired is never pending.
+	if err := s.Put(ctx, &approval.Challenge{ID: "late", UserHandle: []byte("u"), ExpiresAt: now}, now.Add(time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.PendingUsers(); got != 0 {
+		t.Fatalf("an expired challenge counts as pending for %d users", got)
+	}
+	if _, err := s.Get(ctx, "c1", now.Add(2*time.Minute)); !errors.Is(err, approval.ErrNotFound) || s.Len() != 0 {
+		t.Fatalf("after retention: %v, %d stored", err, s.Len())
+	}
+}
+
+// TestGateChallengeFloodPerUser: an agent that asks for challenges without
+// ever approving reaches its own cap; other users still get challenges, and
+// approving one of its challenges lets it ask again.
+func TestGateChallengeFloodPerUser(t *testing.T) {
+	f := newFixture(t, nil)
+	f.enroll()
+	var first *approval.ChallengeResult
+	for i := 0; i < approval.DefaultMaxPendingPerUser; i++ {
+		ch := f.challenge(testTool, testArgs)
+		if first == nil {
+			first = ch
+		}
+	}
+	ctx := context.Background()
+	if _, err := f.gate.CreateChallenge(ctx, f.user, testTool, json.RawMessage(testArgs)); !errors.Is(err, approval.ErrCapacity) {
+		t.Fatalf("challenge beyond the per-user cap: %v, want ErrCapacity", err)
+	}
+	bob := newFixture(t, &fixtureOpts{challenges: f.chals})
+	bob.user = approval.NewUser("agent-bob")
+	bob.enroll()
+	bob.challenge(testTool, testArgs)
+	if _, err := f.verify(testTool, testArgs, f.evidence(first)); err != nil {
+		t.Fatal(err)
+	}
+	f.challenge(testTool, testArgs)
 }

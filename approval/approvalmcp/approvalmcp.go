@@ -216,8 +216,10 @@ func Message(r approval.Reason) string {
 // RPCError maps an error of this package or of package approval to the
 // *jsonrpc.Error go-sdk sends unchanged: an [*approval.Error] becomes -32001
 // with data {"reason": ...} (SEP-2672 §4.10); invalid arguments or params
-// -32602; a missing user -32600; anything else -32603 "Internal error"
-// without detail. nil stays nil.
+// -32602; a missing user -32600; a full store (too many pending challenges
+// for the user, or too many credentials) -32603 saying so, so a client can
+// back off; anything else -32603 "Internal error" without detail. nil stays
+// nil.
 func RPCError(err error) error {
 	if err == nil {
 		return nil
@@ -233,6 +235,8 @@ func RPCError(err error) error {
 		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "Invalid params"}
 	case errors.Is(err, ErrNoUser):
 		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "No authenticated user"}
+	case errors.Is(err, approval.ErrCapacity):
+		return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "Approval store full: too many pending challenges or enrolled credentials; use or let expire pending challenges, then retry"}
 	}
 	return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "Internal error"}
 }

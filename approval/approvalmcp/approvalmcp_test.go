@@ -40,6 +40,10 @@ func TestRPCErrorTable(t *testing.T) {
 			t.Fatalf("%v: %#v", c.err, we)
 		}
 	}
+	full := approvalmcp.RPCError(fmt.Errorf("approval: storing the challenge: %w: 64 pending", approval.ErrCapacity)).(*jsonrpc.Error)
+	if full.Code != jsonrpc.CodeInternalError || !strings.Contains(full.Message, "too many pending challenges") {
+		t.Fatalf("capacity: %#v", full)
+	}
 	if approvalmcp.RPCError(nil) != nil {
 		t.Fatal("nil error mapped to non-nil")
 	}

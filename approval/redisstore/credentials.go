@@ -15,6 +15,7 @@ import (
 //
 //	P{creds}:c:<base64url credential ID>   hash: u (user handle), d (JSON), n (sign count)
 //	P{creds}:u:<base64url user handle>     list of credential keys, oldest first
+//	P{creds}:n                             credentials added (for Options.MaxCredentials)
 type CredentialStore struct{ base }
 
 var _ approval.CredentialStore = (*CredentialStore)(nil)
@@ -31,6 +32,7 @@ func NewCredentialStore(c redis.Cmdable, opts *Options) (*CredentialStore, error
 
 func (s *CredentialStore) credKey(id []byte) string   { return s.prefix + "{creds}:c:" + b64(id) }
 func (s *CredentialStore) userKey(user []byte) string { return s.prefix + "{creds}:u:" + b64(user) }
+func (s *CredentialStore) countKey() string           { return s.prefix + "{creds}:n" }
 
 // Add implements [approval.CredentialStore] in one script.
 func (s *CredentialStore) Add(ctx context.Context, c *approval.Credential) error {
@@ -41,8 +43,8 @@ func (s *CredentialStore) Add(ctx context.Context, c *approval.Credential) error
 	if err != nil {
 		return err
 	}
-	v, err := s.run(ctx, "credential add", addScript, []string{s.credKey(c.ID), s.userKey(c.UserHandle)},
-		c.UserHandle, d, c.SignCount, s.maxCredentialsPerUsr)
+	v, err := s.run(ctx, "credential add", addScript, []string{s.credKey(c.ID), s.userKey(c.UserHandle), s.countKey()},
+		c.UserHandle, d, c.SignCount, s.maxCredentialsPerUsr, s.maxCredentials)
 	if err != nil {
 		return err
 	}
@@ -53,6 +55,8 @@ func (s *CredentialStore) Add(ctx context.Context, c *approval.Credential) error
 		return fmt.Errorf("%w: credential ID enrolled already", approval.ErrDuplicate)
 	case 2:
 		return fmt.Errorf("%w: user has %d credentials, the maximum", approval.ErrCapacity, s.maxCredentialsPerUsr)
+	case 3:
+		return fmt.Errorf("%w: %d credentials enrolled (redisstore Options.MaxCredentials)", approval.ErrCapacity, s.maxCredentials)
 	}
 	return fmt.Errorf("%w: redis credential add: unexpected reply %v", approval.ErrUnavailable, v)
 }
@@ -127,8 +131,10 @@ func decode(d, n any) (*approval.Credential, error) {
 var addScript = redis.NewScript(`
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
 if redis.call('LLEN', KEYS[2]) >= tonumber(ARGV[4]) then return 2 end
+if tonumber(redis.call('GET', KEYS[3]) or '0') >= tonumber(ARGV[5]) then return 3 end
 redis.call('HSET', KEYS[1], 'u', ARGV[1], 'd', ARGV[2], 'n', ARGV[3])
 redis.call('RPUSH', KEYS[2], KEYS[1])
+redis.call('INCR', KEYS[3])
 return 1`)
 
 // listScript returns d, n pairs of the user's credentials that still name

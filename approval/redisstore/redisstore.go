@@ -34,19 +34,30 @@ type Options struct {
 	// Retention keeps a challenge past its ExpiresAt (default one minute) so
 	// it reports consumed or expired rather than unknown.
 	Retention time.Duration
+	// MaxPendingPerUser caps the pending challenges (neither consumed nor
+	// expired) of one user handle (default 64), so that one user cannot
+	// fill Redis for everyone; Put beyond it fails with ErrCapacity.
+	MaxPendingPerUser int
 	// MaxCredentialsPerUser caps enrollments per user (default 16).
 	MaxCredentialsPerUser int
+	// MaxCredentials caps enrolled credentials in total (default 100,000),
+	// counted from the first Add through this package.
+	MaxCredentials int
 }
 
 type base struct {
 	c                    redis.Cmdable
 	prefix               string
 	timeout, retention   time.Duration
+	maxPendingPerUser    int
 	maxCredentialsPerUsr int
+	maxCredentials       int
 }
 
 func newBase(c redis.Cmdable, opts *Options) (base, error) {
-	b := base{c: c, prefix: DefaultPrefix, timeout: DefaultTimeout, retention: DefaultRetention, maxCredentialsPerUsr: approval.DefaultMaxCredentialsPerUser}
+	b := base{c: c, prefix: DefaultPrefix, timeout: DefaultTimeout, retention: DefaultRetention,
+		maxPendingPerUser: approval.DefaultMaxPendingPerUser, maxCredentialsPerUsr: approval.DefaultMaxCredentialsPerUser,
+		maxCredentials: approval.DefaultMaxCredentials}
 	if c == nil {
 		return b, fmt.Errorf("%w: redisstore: nil client", approval.ErrInvalidOptions)
 	}
@@ -63,7 +74,7 @@ func newBase(c redis.Cmdable, opts *Options) (base, error) {
 		return b, fmt.Errorf("%w: redisstore: create the go-redis client with ContextTimeoutEnabled: true, or a hung Redis would block calls past Options.Timeout", approval.ErrInvalidOptions)
 	}
 	if opts != nil {
-		if opts.Timeout < 0 || opts.Retention < 0 || opts.MaxCredentialsPerUser < 0 {
+		if opts.Timeout < 0 || opts.Retention < 0 || opts.MaxPendingPerUser < 0 || opts.MaxCredentialsPerUser < 0 || opts.MaxCredentials < 0 {
 			return b, fmt.Errorf("%w: redisstore Options fields must be >= 0", approval.ErrInvalidOptions)
 		}
 		if opts.Prefix != "" {
@@ -75,8 +86,14 @@ func newBase(c redis.Cmdable, opts *Options) (base, error) {
 		if opts.Retention > 0 {
 			b.retention = opts.Retention
 		}
+		if opts.MaxPendingPerUser > 0 {
+			b.maxPendingPerUser = opts.MaxPendingPerUser
+		}
 		if opts.MaxCredentialsPerUser > 0 {
 			b.maxCredentialsPerUsr = opts.MaxCredentialsPerUser
+		}
+		if opts.MaxCredentials > 0 {
+			b.maxCredentials = opts.MaxCredentials
 		}
 	}
 	if strings.ContainsAny(b.prefix, "{}") {
@@ -121,6 +138,10 @@ func NewChallengeStore(c redis.Cmdable, opts *Options) (*ChallengeStore, error) 
 
 func (s *ChallengeStore) key(id string) string { return s.prefix + "ch:{" + id + "}" }
 
+// pendingKey names the sorted set of a user's pending challenge IDs, scored
+// by ExpiresAt (Unix ms).
+func (s *ChallengeStore) pendingKey(user []byte) string { return s.prefix + "pu:{" + b64(user) + "}" }
+
 func checkID(id string) error {
 	if id == "" || len(id) > maxIDLen {
 		return approval.ErrNotFound
@@ -151,14 +172,45 @@ func (s *ChallengeStore) Put(ctx context.Context, c *approval.Challenge, now tim
 	if ttl < time.Millisecond {
 		ttl = time.Millisecond
 	}
-	v, err := s.run(ctx, "challenge put", putScript, []string{s.key(c.ID)}, d, c.ExpiresAt.UnixMilli(), ttl.Milliseconds())
-	if err != nil {
-		return err
+	// The per-user reservation and the challenge live in different hash
+	// slots, so they are two scripts: reserve, put, and release the
+	// reservation if the put fails.
+	pending := now.Before(c.ExpiresAt)
+	if pending {
+		v, err := s.run(ctx, "challenge reserve", reserveScript, []string{s.pendingKey(c.UserHandle)},
+			now.UnixMilli(), c.ExpiresAt.UnixMilli(), c.ID, s.maxPendingPerUser)
+		if err != nil {
+			return err
+		}
+		switch n, _ := v.(int64); n {
+		case 1:
+		case 0:
+			return fmt.Errorf("%w: the user has %d pending challenges (redisstore Options.MaxPendingPerUser); retry when one is used or expires", approval.ErrCapacity, s.maxPendingPerUser)
+		case 2:
+			return fmt.Errorf("%w: challenge id", approval.ErrDuplicate)
+		default:
+			return fmt.Errorf("%w: redis challenge reserve: unexpected reply %v", approval.ErrUnavailable, v)
+		}
 	}
-	if n, _ := v.(int64); n != 1 {
+	v, err := s.run(ctx, "challenge put", putScript, []string{s.key(c.ID)}, d, c.ExpiresAt.UnixMilli(), ttl.Milliseconds(), b64(c.UserHandle))
+	if n, _ := v.(int64); err != nil || n != 1 {
+		if pending {
+			s.release(ctx, c.UserHandle, c.ID)
+		}
+		if err != nil {
+			return err
+		}
 		return fmt.Errorf("%w: challenge id", approval.ErrDuplicate)
 	}
 	return nil
+}
+
+// release drops id from the user's pending set. A failure is ignored: the
+// entry leaves the set by itself once its ExpiresAt has passed.
+func (s *ChallengeStore) release(ctx context.Context, user []byte, id string) {
+	ctx, cancel := context.WithTimeout(ctx, s.timeout)
+	defer cancel()
+	_ = s.c.ZRem(ctx, s.pendingKey(user), id).Err()
 }
 
 // Get implements [approval.ChallengeStore].
@@ -196,9 +248,15 @@ func (s *ChallengeStore) Consume(ctx context.Context, id string, now time.Time) 
 	if err != nil {
 		return err
 	}
+	if r, ok := v.([]any); ok && len(r) == 2 { // consumed: {2, base64url user handle}
+		if n, _ := r[0].(int64); n == 2 {
+			if u, err := base64.RawURLEncoding.DecodeString(fmt.Sprint(r[1])); err == nil {
+				s.release(ctx, u, id)
+			}
+			return nil
+		}
+	}
 	switch n, _ := v.(int64); n {
-	case 2:
-		return nil
 	case 1:
 		return approval.ErrConsumed
 	case 3:
@@ -211,8 +269,20 @@ func (s *ChallengeStore) Consume(ctx context.Context, id string, now time.Time) 
 
 var putScript = redis.NewScript(`
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
-redis.call('HSET', KEYS[1], 'd', ARGV[1], 'e', ARGV[2], 's', 'p')
+redis.call('HSET', KEYS[1], 'd', ARGV[1], 'e', ARGV[2], 's', 'p', 'u', ARGV[4])
 redis.call('PEXPIRE', KEYS[1], ARGV[3])
+return 1`)
+
+// reserveScript: ARGV now, expiresAt, id, cap. Drops expired entries, then
+// adds id unless the user is at the cap (0) or id is there already (2).
+// The set lives until its latest entry expires.
+var reserveScript = redis.NewScript(`
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
+if redis.call('ZSCORE', KEYS[1], ARGV[3]) then return 2 end
+if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[4]) then return 0 end
+redis.call('ZADD', KEYS[1], ARGV[2], ARGV[3])
+local last = redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')
+redis.call('PEXPIRE', KEYS[1], math.max(1, tonumber(last[2]) - tonumber(ARGV[1])))
 return 1`)
 
 var consumeScript = redis.NewScript(`
@@ -221,4 +291,4 @@ if not st then return 0 end
 if st == 'c' then return 1 end
 if tonumber(ARGV[1]) >= tonumber(redis.call('HGET', KEYS[1], 'e')) then return 3 end
 redis.call('HSET', KEYS[1], 's', 'c')
-return 2`)
+return {2, redis.call('HGET', KEYS[1], 'u') or ''}`)

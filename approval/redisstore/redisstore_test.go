@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -119,5 +120,91 @@ func TestNewRefusesClientWithoutContextTimeouts(t *testing.T) {
 	defer c2.Close()
 	if _, err := redisstore.NewCredentialStore(c2, &redisstore.Options{Prefix: "a{b}"}); !errors.Is(err, approval.ErrInvalidOptions) {
 		t.Fatalf("prefix with braces: %v", err)
+	}
+}
+
+func TestChallengeUserCap(t *testing.T) {
+	srv := redistest.Start(t)
+	c := newClient(t, srv.Addr())
+	var n atomic.Int64
+	for _, perUser := range []int{3, approval.DefaultMaxPendingPerUser} {
+		opts := &redisstore.Options{Timeout: testTimeout}
+		if perUser != approval.DefaultMaxPendingPerUser {
+			opts.MaxPendingPerUser = perUser
+		}
+		storetest.TestChallengeStoreUserCap(t, func(t *testing.T) approval.ChallengeStore {
+			o := *opts
+			o.Prefix = fmt.Sprintf("cap%d:", n.Add(1))
+			s, err := redisstore.NewChallengeStore(c, &o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return s
+		}, perUser)
+	}
+}
+
+// TestChallengeUserCapConcurrent: replicas racing to put challenges for
+// one user never exceed the cap together.
+func TestChallengeUserCapConcurrent(t *testing.T) {
+	srv := redistest.Start(t)
+	c := newClient(t, srv.Addr())
+	s, err := redisstore.NewChallengeStore(c, &redisstore.Options{Prefix: "race:", Timeout: testTimeout, MaxPendingPerUser: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	now := time.Now()
+	var ok, full atomic.Int64
+	var wg sync.WaitGroup
+	for i := 0; i < 200; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			err := s.Put(ctx, &approval.Challenge{ID: fmt.Sprint("c", i), UserHandle: []byte("alice"), Bytes: make([]byte, 64), ExpiresAt: now.Add(time.Minute)}, now)
+			switch {
+			case err == nil:
+				ok.Add(1)
+			case errors.Is(err, approval.ErrCapacity):
+				full.Add(1)
+			default:
+				t.Error(err)
+			}
+		}(i)
+	}
+	wg.Wait()
+	if ok.Load() != 10 || full.Load() != 190 {
+		t.Fatalf("%d stored and %d refused of 200 with a cap of 10", ok.Load(), full.Load())
+	}
+}
+
+func TestCredentialTotalCap(t *testing.T) {
+	srv := redistest.Start(t)
+	c := newClient(t, srv.Addr())
+	s, err := redisstore.NewCredentialStore(c, &redisstore.Options{Prefix: "total:", MaxCredentials: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	add := func(user, id string) error {
+		return s.Add(ctx, &approval.Credential{ID: []byte(id), UserHandle: []byte(user), PublicKey: []byte("k")})
+	}
+	for i, u := range []string{"a", "b", "c"} {
+		if err := add(u, fmt.Sprint("k", i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := add("d", "k9"); !errors.Is(err, approval.ErrCapacity) {
+		t.Fatalf("fourth credential: %v, want ErrCapacity", err)
+	}
+	// A duplicate is still reported as one, and refused adds count nothing.
+	if err := add("d", "k0"); !errors.Is(err, approval.ErrDuplicate) {
+		t.Fatalf("duplicate at capacity: %v", err)
+	}
+	if l, err := s.List(ctx, []byte("d")); err != nil || len(l) != 0 {
+		t.Fatalf("refused credential listed: %v %v", l, err)
+	}
+	if n, err := c.Get(ctx, "total:{creds}:n").Int(); err != nil || n != 3 {
+		t.Fatalf("count %d (%v), want 3", n, err)
 	}
 }

@@ -125,7 +125,9 @@ func TestChallengeStore(t *testing.T, newStore func(t *testing.T) approval.Chall
 	t.Run("ManyChallenges", func(t *testing.T) {
 		s := newStore(t)
 		for i := 0; i < 200; i++ {
-			if err := s.Put(ctx, challenge(fmt.Sprint("c", i), exp), t0); err != nil {
+			c := challenge(fmt.Sprint("c", i), exp)
+			c.UserHandle = []byte(fmt.Sprint("user-", i%10)) // 20 each, below any per-user cap
+			if err := s.Put(ctx, c, t0); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -134,6 +136,75 @@ func TestChallengeStore(t *testing.T, newStore func(t *testing.T) approval.Chall
 		}
 		if got, _ := s.Get(ctx, "c8", t0); got == nil || got.Consumed {
 			t.Fatal("consuming one challenge touched another")
+		}
+	})
+}
+
+// TestChallengeStoreUserCap checks a store's cap on the pending
+// challenges of one user: newStore returns an empty store that allows
+// perUser pending challenges per user handle. A user at the cap is refused
+// with ErrCapacity while other users are not, and consuming or expiring one
+// of the user's challenges makes room again.
+func TestChallengeStoreUserCap(t *testing.T, newStore func(t *testing.T) approval.ChallengeStore, perUser int) {
+	ctx := context.Background()
+	exp := t0.Add(time.Minute)
+	put := func(s approval.ChallengeStore, user, id string, exp, now time.Time) error {
+		c := challenge(id, exp)
+		c.UserHandle = []byte(user)
+		return s.Put(ctx, c, now)
+	}
+	fill := func(t *testing.T, s approval.ChallengeStore) {
+		t.Helper()
+		for i := 0; i < perUser; i++ {
+			if err := put(s, "alice", fmt.Sprint("a", i), exp, t0); err != nil {
+				t.Fatalf("Put %d of %d: %v", i+1, perUser, err)
+			}
+		}
+		if err := put(s, "alice", "a-over", exp, t0); !errors.Is(err, approval.ErrCapacity) {
+			t.Fatalf("Put beyond the per-user cap: %v, want ErrCapacity", err)
+		}
+	}
+	t.Run("OtherUsersUnaffected", func(t *testing.T) {
+		s := newStore(t)
+		fill(t, s)
+		if err := put(s, "bob", "b0", exp, t0); err != nil {
+			t.Fatalf("bob refused while alice is at her cap: %v", err)
+		}
+		// The cap is on the user handle's bytes, not a case-folded form.
+		if err := put(s, "Alice", "A0", exp, t0); err != nil {
+			t.Fatalf("Alice refused while alice is at her cap: %v", err)
+		}
+		// The refused Put stored nothing.
+		if _, err := s.Get(ctx, "a-over", t0); !errors.Is(err, approval.ErrNotFound) {
+			t.Fatalf("refused challenge is stored: %v", err)
+		}
+	})
+	t.Run("ConsumeMakesRoom", func(t *testing.T) {
+		s := newStore(t)
+		fill(t, s)
+		if err := s.Consume(ctx, "a0", t0); err != nil {
+			t.Fatal(err)
+		}
+		if err := put(s, "alice", "a-next", exp, t0); err != nil {
+			t.Fatalf("Put after consuming one: %v", err)
+		}
+		if err := put(s, "alice", "a-over2", exp, t0); !errors.Is(err, approval.ErrCapacity) {
+			t.Fatalf("Put beyond the cap again: %v, want ErrCapacity", err)
+		}
+		// A consumed challenge still reports consumed.
+		if err := s.Consume(ctx, "a0", t0); !errors.Is(err, approval.ErrConsumed) {
+			t.Fatalf("Consume of the consumed challenge: %v", err)
+		}
+	})
+	t.Run("ExpiryMakesRoom", func(t *testing.T) {
+		s := newStore(t)
+		fill(t, s)
+		later := exp.Add(time.Second) // expired, still within any retention
+		if err := put(s, "alice", "a-later", later.Add(time.Minute), later); err != nil {
+			t.Fatalf("Put after the others expired: %v", err)
+		}
+		if err := s.Consume(ctx, "a1", later); !errors.Is(err, approval.ErrExpired) {
+			t.Fatalf("Consume of an expired challenge: %v, want ErrExpired", err)
 		}
 	})
 }
