@@ -15,14 +15,14 @@ func TestExactDouble(t *testing.T) {
 		{"-0", true},
 		{"1", true},
 		{"-12.5", true},
-		{"0.1", true},     // not a dyadic fraction, but the double's shortest form
-		{"1e21", true},    // JCS writes 1e+21; same value
-		{"1E+2", true},    // 100
-		{"5e-324", true},  // smallest subnormal, shortest form
-		{"1e308", true},   // near the top of the range
+		{"0.1", true},    // not a dyadic fraction, but the double's shortest form
+		{"1e21", true},   // JCS writes 1e+21; same value
+		{"1E+2", true},   // 100
+		{"5e-324", true}, // smallest subnormal, shortest form
+		{"1e308", true},  // near the top of the range
 		{"123456789012345", true},
-		{"9007199254740992", true},   // 2^53
-		{"9007199254740993", false},  // 2^53+1 rounds to 2^53
+		{"9007199254740992", true},  // 2^53
+		{"9007199254740993", false}, // 2^53+1 rounds to 2^53
 		{"12345678901234567891", false},
 		{"0.10000000000000000555", false}, // the double nearest 0.1 has more digits; not its shortest form
 		{"0.1000000000000000", true},      // trailing zeros keep the value
