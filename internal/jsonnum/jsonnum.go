@@ -65,24 +65,16 @@ func scan(n string) (digits, expAt int, ok bool) {
 	if i < len(n) && n[i] == '-' {
 		i++
 	}
-	start := i
-	for i < len(n) && isDigit(n[i]) {
-		i++
-	}
-	if i == start || (n[start] == '0' && i-start > 1) {
+	end := skipDigits(n, i)
+	if end == i || (n[i] == '0' && end-i > 1) {
 		return 0, -1, false
 	}
-	digits = i - start
+	digits, i = end-i, end
 	if i < len(n) && n[i] == '.' {
-		i++
-		start = i
-		for i < len(n) && isDigit(n[i]) {
-			i++
-		}
-		if i == start {
+		if end = skipDigits(n, i+1); end == i+1 {
 			return 0, -1, false
 		}
-		digits += i - start
+		digits, i = digits+end-i-1, end
 	}
 	expAt = -1
 	if i < len(n) && (n[i] == 'e' || n[i] == 'E') {
@@ -91,15 +83,18 @@ func scan(n string) (digits, expAt int, ok bool) {
 		if i < len(n) && (n[i] == '+' || n[i] == '-') {
 			i++
 		}
-		start = i
-		for i < len(n) && isDigit(n[i]) {
-			i++
-		}
-		if i == start {
+		if end = skipDigits(n, i); end == i {
 			return 0, -1, false
 		}
+		i = end
 	}
 	return digits, expAt, i == len(n)
 }
 
-func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+// skipDigits returns the index of the first non-digit at or after i.
+func skipDigits(n string, i int) int {
+	for i < len(n) && n[i] >= '0' && n[i] <= '9' {
+		i++
+	}
+	return i
+}
