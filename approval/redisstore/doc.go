@@ -3,11 +3,16 @@
 // replica verifies on another, and is consumed exactly once across all of
 // them.
 //
-// [ChallengeStore] implements [approval.ChallengeStore]; its Put and
-// Consume are each one Lua script (check and write in one atomic step).
+// [ChallengeStore] implements [approval.ChallengeStore]; its Consume is one
+// Lua script (check and write in one atomic step). Put is two: it first
+// reserves a place among the user's pending challenges (a sorted set per
+// user handle, capped by Options.MaxPendingPerUser, so one user cannot fill
+// Redis for everyone), then writes the challenge, releasing the place if the
+// write fails; a consumed challenge releases its place, an expired one
+// leaves the set by itself.
 // [CredentialStore] implements [approval.CredentialStore]; Add (duplicate
-// check across all users, per-user cap, write) and UpdateCounter (the
-// SEP-2672 §4.8 step 11/14 compare-and-set) are Lua scripts too.
+// check across all users, per-user and total caps, write) and UpdateCounter
+// (the SEP-2672 §4.8 step 11/14 compare-and-set) are Lua scripts too.
 //
 // # Security
 //
@@ -24,7 +29,8 @@
 // synchronized clocks; expiry decisions never use Redis's clock, which only
 // reclaims memory.
 //
-// Redis Cluster: a challenge is one key; all credential keys of a prefix
+// Redis Cluster: a challenge is one key, a user's pending set another (the
+// two scripts of Put touch one key each); all credential keys of a prefix
 // share the hash tag {creds} and so one slot.
 //
 // # Concurrency
