@@ -57,8 +57,10 @@
 //     Gate requests no extensions, so an assertion or registration that
 //     reports any client extension output is rejected. Browsers report only
 //     requested extensions; a client that adds outputs is refused.
-//   - Bounded memory: challenges are capped (MaxChallenges) and reaped
-//     after ExpiresAt plus Retention; credentials are capped per user and
+//   - Bounded memory: challenges are capped in total (MaxChallenges) and
+//     per user while pending (MaxPendingPerUser, 64 by default, so one user
+//     cannot exhaust the store for others), and reaped after ExpiresAt plus
+//     Retention; credentials are capped per user and
 //     in total; arguments and evidence have size limits. Rate-limit
 //     approval/challenge/create per user (package ratelimit) as well.
 //   - Errors never contain keys, signatures, or argument values.
