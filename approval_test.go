@@ -3,6 +3,8 @@ package gatehouse_test
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -178,6 +180,9 @@ func TestApprovalUserMatchesBearerIdentity(t *testing.T) {
 	})
 	g.Install(s)
 	users := map[string]string{"t1": "alice", "t2": "Alice", "t3": strings.Repeat("long-", 40), "t4": "ålice\x01"}
+	// t5 chose an id that reads like the hashed form of t4's.
+	sum := sha256.Sum256([]byte(users["t4"]))
+	users["t5"] = "sha256:" + hex.EncodeToString(sum[:16])
 	verify := func(ctx context.Context, token string, _ *http.Request) (*auth.TokenInfo, error) {
 		if u, ok := users[token]; ok {
 			return &auth.TokenInfo{UserID: u, Expiration: time.Now().Add(time.Hour)}, nil
@@ -220,12 +225,13 @@ func TestApprovalUserMatchesBearerIdentity(t *testing.T) {
 		if err := call(token, a); err != nil || runs.Load() != before+1 {
 			t.Fatalf("%q with the passkey enrolled for ApprovalUser: %v", users[token], err)
 		}
-		if token == "t1" {
-			// "Alice" is another user than "alice": alice's passkey is not hers.
-			err := call("t2", a)
+		// "Alice" is another user than "alice", and "sha256:…" another
+		// than the user whose id hashes to it: the passkey is not theirs.
+		if other := map[string]string{"t1": "t2", "t4": "t5"}[token]; other != "" {
+			err := call(other, a)
 			var ae *approval.Error
 			if !errors.As(err, &ae) || ae.Reason != approval.ReasonNoEligibleCredential || runs.Load() != before+1 {
-				t.Fatalf("Alice with alice's passkey: %v", err)
+				t.Fatalf("%q with %q's passkey: %v", users[other], users[token], err)
 			}
 		}
 	}

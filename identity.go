@@ -3,6 +3,7 @@ package gatehouse
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -12,6 +13,9 @@ import (
 // maxAgentLen bounds an agent identity: it becomes part of limiter and
 // budget keys, and the client chooses part of it.
 const maxAgentLen = 128
+
+// hashedPrefix starts an identity that bound replaced by its hash.
+const hashedPrefix = "sha256:"
 
 // identity returns the agent identity of a request: "user:<id>" from the
 // bearer token's user (HTTP auth) when present, else "client:<name>" from
@@ -42,13 +46,15 @@ func identity(req mcp.Request, def string) string {
 
 // bound keeps an identity short and printable: printable ASCII up to
 // maxAgentLen bytes as is, anything else as "sha256:" and 32 hex digits of
-// its hash (collision-resistant, unlike truncation).
+// its hash (collision-resistant, unlike truncation). An id that itself
+// starts with "sha256:" is hashed too, so that no user can choose an id
+// that reads as the hashed form of another's: the mapping is one-to-one.
 func bound(s string) string {
-	if len(s) <= maxAgentLen && printableASCII(s) {
+	if len(s) <= maxAgentLen && printableASCII(s) && !strings.HasPrefix(s, hashedPrefix) {
 		return s
 	}
 	sum := sha256.Sum256([]byte(s))
-	return "sha256:" + hex.EncodeToString(sum[:16])
+	return hashedPrefix + hex.EncodeToString(sum[:16])
 }
 
 func printableASCII(s string) bool {
