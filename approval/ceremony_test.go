@@ -160,6 +160,47 @@ func TestDescribeFunction(t *testing.T) {
 	}
 }
 
+// TestDisplayTextShowsHiddenRunes: runes that render as nothing or reorder
+// their neighbours reach the user as visible escapes, in the default text
+// and in a Describe function's; a custom text keeps its newlines.
+func TestDisplayTextShowsHiddenRunes(t *testing.T) {
+	f := newFixture(t, nil)
+	f.enroll()
+	for _, c := range []struct{ args, want string }{
+		// U+202E RIGHT-TO-LEFT OVERRIDE would show "report_exe.txt".
+		{`{"path":"report_\u202etxt.exe"}`, `{"path":"report_\u202etxt.exe"}`},
+		{"{\"path\":\"report_\u202etxt.exe\"}", `{"path":"report_\u202etxt.exe"}`},
+		// Zero-width space, word joiner, line separator, BOM, a variation
+		// selector, a tag character (astral, as a surrogate pair).
+		{"{\"to\":\"ab\u200bc\u2060d\u2028e\ufefff\ufe0fg\U000e0041\"}", `{"to":"ab\u200bc\u2060d\u2028e\ufefff\ufe0fg\udb40\udc41"}`},
+		// A control character is escaped by JCS already.
+		{`{"a":"x\u0007y"}`, `{"a":"x\u0007y"}`},
+		// Visible text is left alone.
+		{`{"name":"Zoë 東京 👍"}`, `{"name":"Zoë 東京 👍"}`},
+	} {
+		ch := f.challenge(testTool, c.args)
+		want := `Allow the tool "` + testTool + `" to run with the arguments ` + c.want
+		if ch.DisplayText != want {
+			t.Errorf("args %q:\n got %q\nwant %q", c.args, ch.DisplayText, want)
+		}
+	}
+
+	err := f.gate.Require("wire", approval.ToolPolicy{Describe: func(tool string, args json.RawMessage) (string, error) {
+		var a struct{ To string }
+		if err := json.Unmarshal(args, &a); err != nil {
+			return "", err
+		}
+		return "Send EUR 10\nto " + a.To + "\t(IBAN)\xff", nil
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ch := f.challenge("wire", "{\"To\":\"DE89\u202e3704\"}")
+	if want := "Send EUR 10\nto DE89\\u202e3704\t(IBAN)\\ufffd"; ch.DisplayText != want {
+		t.Fatalf("custom displayText %q, want %q", ch.DisplayText, want)
+	}
+}
+
 // TestAuthenticatorClassFiltering: cross-platform excludes internal-only
 // (and transport-less) credentials; platform accepts all (§4.7).
 func TestAuthenticatorClassFiltering(t *testing.T) {

@@ -53,6 +53,7 @@ func (g *Gate) CreateChallenge(ctx context.Context, u User, tool string, args js
 	if err != nil {
 		return nil, fmt.Errorf("%w: describing the call: %v", ErrInvalidArguments, err)
 	}
+	text = visibleText(text, true)
 
 	var buf [16 + 32 + 32]byte // challenge ID || nonce || action hash
 	if _, err := rand.Read(buf[:48]); err != nil {

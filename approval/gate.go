@@ -68,18 +68,24 @@ type ToolPolicy struct {
 	// Describe turns the proposed arguments (raw JSON as received, or empty)
 	// into the displayText the user reviews before signing (§4.4.3). It must
 	// describe the action accurately; its error refuses the challenge and
-	// wraps [ErrInvalidArguments]. nil means [DefaultDescribe].
+	// wraps [ErrInvalidArguments]. nil means [DefaultDescribe]. Runes that
+	// render as nothing or reorder their neighbours (controls other than
+	// newline and tab, bidi overrides, zero-width characters, variation
+	// selectors) are shown as \uXXXX escapes in the displayText, since
+	// arguments come from the agent the approval guards against.
 	Describe func(tool string, args json.RawMessage) (string, error)
 }
 
 // DefaultDescribe is the displayText of a tool without a Describe function:
-// the tool name and the canonical (RFC 8785) arguments, in full.
+// the tool name and the canonical (RFC 8785) arguments, in full, with every
+// invisible or reordering rune (see [ToolPolicy].Describe) escaped as
+// \uXXXX, so the arguments shown are still the JSON signed for.
 func DefaultDescribe(tool string, args json.RawMessage) (string, error) {
 	canon, err := CanonicalArguments(args)
 	if err != nil {
 		return "", err
 	}
-	return fmt.Sprintf("Allow the tool %q to run with the arguments %s", tool, canon), nil
+	return fmt.Sprintf("Allow the tool %q to run with the arguments %s", tool, visibleText(string(canon), false)), nil
 }
 
 // User identifies the human whose credentials approve calls. Handle is the
