@@ -183,6 +183,10 @@ func TestDisplayTextShowsHiddenRunes(t *testing.T) {
 		if ch.DisplayText != want {
 			t.Errorf("args %q:\n got %q\nwant %q", c.args, ch.DisplayText, want)
 		}
+		// DefaultDescribe alone, as tool authors may call it, escapes too.
+		if text, err := approval.DefaultDescribe(testTool, json.RawMessage(c.args)); err != nil || text != want {
+			t.Errorf("DefaultDescribe(%q) = %q, %v", c.args, text, err)
+		}
 	}
 
 	err := f.gate.Require("wire", approval.ToolPolicy{Describe: func(tool string, args json.RawMessage) (string, error) {
