@@ -32,7 +32,8 @@ func newCredTable(opts *MemoryCredentialOptions) (credTable, error) {
 	return t, nil
 }
 
-func (t *credTable) add(c *Credential) error {
+// add stores c; with first, only when c's user has no credential.
+func (t *credTable) add(c *Credential, first bool) error {
 	if len(c.ID) == 0 || len(c.UserHandle) == 0 {
 		return fmt.Errorf("%w: credential without ID or user handle", ErrInvalidOptions)
 	}
@@ -43,6 +44,9 @@ func (t *credTable) add(c *Credential) error {
 		return fmt.Errorf("%w: %d credentials enrolled", ErrCapacity, len(t.owner))
 	}
 	u := string(c.UserHandle)
+	if first && len(t.byUser[u]) > 0 {
+		return ErrHasCredentials
+	}
 	if len(t.byUser[u]) >= t.maxPerUser {
 		return fmt.Errorf("%w: user has %d credentials, the maximum", ErrCapacity, len(t.byUser[u]))
 	}

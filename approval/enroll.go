@@ -88,6 +88,21 @@ func (g *Gate) BeginEnrollment(ctx context.Context, u User) (*EnrollBeginResult,
 // persisting, atomically with the write). The challenge is consumed only
 // once the response verified.
 func (g *Gate) FinishEnrollment(ctx context.Context, u User, response json.RawMessage) (*EnrollFinishResult, error) {
+	return g.finishEnrollment(ctx, u, response, false)
+}
+
+// FinishFirstEnrollment is FinishEnrollment for a user's first credential
+// only: when u has a credential enrolled already, it fails with an error
+// wrapping [ErrHasCredentials] and stores nothing. The check is atomic with
+// the write when the credential store implements [FirstCredentialAdder]
+// (the stores of this module do), so of two enrollments finished at the
+// same moment for a user without credentials, one at most lands. With other
+// stores it is atomic only among the calls of this Gate.
+func (g *Gate) FinishFirstEnrollment(ctx context.Context, u User, response json.RawMessage) (*EnrollFinishResult, error) {
+	return g.finishEnrollment(ctx, u, response, true)
+}
+
+func (g *Gate) finishEnrollment(ctx context.Context, u User, response json.RawMessage, first bool) (*EnrollFinishResult, error) {
 	if err := u.check(); err != nil {
 		return nil, err
 	}
@@ -137,13 +152,45 @@ func (g *Gate) FinishEnrollment(ctx context.Context, u User, response json.RawMe
 	for _, t := range parsed.Response.Transports {
 		c.Transports = append(c.Transports, string(t))
 	}
-	if err := g.credentials.Add(ctx, c); err != nil {
+	if err := g.addCredential(ctx, c, first); err != nil {
 		if errors.Is(err, ErrDuplicate) {
 			return nil, reject(ReasonCredentialAlreadyEnrolled, "this credential is enrolled already", nil)
 		}
 		return nil, fmt.Errorf("approval: storing the credential: %w", err)
 	}
 	return &EnrollFinishResult{Success: true, CredentialID: b64(c.ID), CreatedAt: c.CreatedAt}, nil
+}
+
+// addCredential stores c; with first, only if c's user has no credential
+// (see FinishFirstEnrollment).
+func (g *Gate) addCredential(ctx context.Context, c *Credential, first bool) error {
+	if !first {
+		return g.credentials.Add(ctx, c)
+	}
+	if fa, ok := g.credentials.(FirstCredentialAdder); ok {
+		return fa.AddFirst(ctx, c)
+	}
+	mu := &g.firstLocks[firstLockIndex(c.UserHandle)]
+	mu.Lock()
+	defer mu.Unlock()
+	have, err := g.credentials.List(ctx, c.UserHandle)
+	if err != nil {
+		return errors.Join(ErrUnavailable, err)
+	}
+	if len(have) > 0 {
+		return ErrHasCredentials
+	}
+	return g.credentials.Add(ctx, c)
+}
+
+// firstLockIndex picks one of the Gate's first-enrollment locks for a user
+// handle (a fixed set: memory does not grow with the number of users).
+func firstLockIndex(user []byte) int {
+	var h uint32 = 2166136261 // FNV-1a
+	for _, b := range user {
+		h = (h ^ uint32(b)) * 16777619
+	}
+	return int(h % firstLockCount)
 }
 
 // storeCause keeps a store error as the cause, marking non-sentinel

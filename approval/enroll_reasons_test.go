@@ -4,8 +4,12 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/gatehouse-dev/gatehouse/approval"
 	"github.com/gatehouse-dev/gatehouse/approval/approvaltest"
@@ -95,4 +99,66 @@ func tamperReg(t testing.TB, reg json.RawMessage) json.RawMessage {
 	inner["attestationObject"] = base64.RawURLEncoding.EncodeToString(b)
 	out, _ := json.Marshal(resp)
 	return out
+}
+
+// plainCredentials hides AddFirst: a third-party store that cannot add a
+// first credential atomically. Its List is slow, which widens the window
+// between the Gate's check and its write that the Gate's locks must close.
+type plainCredentials struct{ approval.CredentialStore }
+
+func (p plainCredentials) List(ctx context.Context, user []byte) ([]approval.Credential, error) {
+	l, err := p.CredentialStore.List(ctx, user)
+	time.Sleep(2 * time.Millisecond) // the answer may be stale by the time it arrives
+	return l, err
+}
+
+// TestFinishFirstEnrollment: a second credential is refused with
+// ErrHasCredentials; of concurrent first enrollments one lands, with the
+// module's stores (AddFirst) and with a store without AddFirst (the Gate's
+// own locks).
+func TestFinishFirstEnrollment(t *testing.T) {
+	for _, wrap := range []bool{false, true} {
+		mem, _ := approval.NewMemoryCredentialStore(nil)
+		var creds approval.CredentialStore = mem
+		if wrap {
+			creds = plainCredentials{mem}
+		}
+		f := newFixture(t, &fixtureOpts{credentials: creds})
+		ctx := context.Background()
+		const n = 20
+		responses := make([]json.RawMessage, n)
+		for i := range responses {
+			begin, err := f.gate.BeginEnrollment(ctx, f.user)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if responses[i], err = approvaltest.New(testOrigin, nil).Create(ctx, begin.Options); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var wins, refused atomic.Int32
+		var wg sync.WaitGroup
+		for i := range responses {
+			wg.Add(1)
+			go func(resp json.RawMessage) {
+				defer wg.Done()
+				_, err := f.gate.FinishFirstEnrollment(ctx, f.user, resp)
+				switch {
+				case err == nil:
+					wins.Add(1)
+				case errors.Is(err, approval.ErrHasCredentials):
+					refused.Add(1)
+				default:
+					t.Error(err)
+				}
+			}(responses[i])
+		}
+		wg.Wait()
+		if wins.Load() != 1 || refused.Load() != n-1 {
+			t.Fatalf("without AddFirst %v: %d of %d first enrollments landed, %d refused", wrap, wins.Load(), n, refused.Load())
+		}
+		if l, _ := mem.List(ctx, f.user.Handle); len(l) != 1 {
+			t.Fatalf("without AddFirst %v: %d credentials stored", wrap, len(l))
+		}
+	}
 }

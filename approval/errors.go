@@ -133,7 +133,10 @@ var (
 	// strictly exceed the stored non-zero count.
 	ErrCounterNotAdvanced = errors.New("approval: signature counter did not advance")
 	// ErrCapacity: a bounded store is full; existing entries keep working.
-	ErrCapacity = errors.New("approval: store at capacity")
+	// ErrHasCredentials is returned by AddFirst and FinishFirstEnrollment
+	// when the user already has a credential enrolled.
+	ErrHasCredentials = errors.New("approval: the user has a credential enrolled already")
+	ErrCapacity       = errors.New("approval: store at capacity")
 	// ErrUnavailable: the store could not answer (I/O error, Redis down or
 	// slow). Always a denial, never an allow.
 	ErrUnavailable = errors.New("approval: store unavailable")

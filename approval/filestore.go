@@ -33,7 +33,10 @@ type FileCredentialStore struct {
 	t  credTable
 }
 
-var _ CredentialStore = (*FileCredentialStore)(nil)
+var (
+	_ CredentialStore      = (*FileCredentialStore)(nil)
+	_ FirstCredentialAdder = (*FileCredentialStore)(nil)
+)
 
 type credentialFile struct {
 	Version     int           `json:"version"`
@@ -85,9 +88,18 @@ func OpenFileCredentialStore(path string, opts *MemoryCredentialOptions) (*FileC
 
 // Add implements [CredentialStore].
 func (s *FileCredentialStore) Add(_ context.Context, c *Credential) error {
+	return s.add(c, false)
+}
+
+// AddFirst implements [FirstCredentialAdder].
+func (s *FileCredentialStore) AddFirst(_ context.Context, c *Credential) error {
+	return s.add(c, true)
+}
+
+func (s *FileCredentialStore) add(c *Credential, first bool) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if err := s.t.add(c); err != nil {
+	if err := s.t.add(c, first); err != nil {
 		return err
 	}
 	if err := s.persist(); err != nil {

@@ -130,7 +130,11 @@ type Gate struct {
 
 	mu    sync.RWMutex
 	tools map[string]ToolPolicy
+
+	firstLocks [firstLockCount]sync.Mutex // FinishFirstEnrollment on stores without AddFirst
 }
+
+const firstLockCount = 64
 
 // New returns a Gate. cfg is validated ([ValidateServerID], RPID, Origins);
 // opts may be nil.

@@ -211,7 +211,10 @@ type MemoryCredentialStore struct {
 	t  credTable
 }
 
-var _ CredentialStore = (*MemoryCredentialStore)(nil)
+var (
+	_ CredentialStore      = (*MemoryCredentialStore)(nil)
+	_ FirstCredentialAdder = (*MemoryCredentialStore)(nil)
+)
 
 // NewMemoryCredentialStore returns an empty store. opts may be nil.
 func NewMemoryCredentialStore(opts *MemoryCredentialOptions) (*MemoryCredentialStore, error) {
@@ -226,7 +229,14 @@ func NewMemoryCredentialStore(opts *MemoryCredentialOptions) (*MemoryCredentialS
 func (s *MemoryCredentialStore) Add(_ context.Context, c *Credential) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.t.add(c)
+	return s.t.add(c, false)
+}
+
+// AddFirst implements [FirstCredentialAdder].
+func (s *MemoryCredentialStore) AddFirst(_ context.Context, c *Credential) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.t.add(c, true)
 }
 
 // List implements [CredentialStore].

@@ -86,6 +86,16 @@ type CredentialStore interface {
 	UpdateCounter(ctx context.Context, userHandle, id []byte, count uint32) error
 }
 
+// FirstCredentialAdder is implemented by credential stores that can add a
+// user's first credential atomically: AddFirst is Add, except that it
+// fails with an error wrapping [ErrHasCredentials] when the user has any
+// credential, and the check and the write are one atomic step (across every
+// process sharing the store). [Gate.FinishFirstEnrollment] uses it; the
+// stores of this module implement it.
+type FirstCredentialAdder interface {
+	AddFirst(ctx context.Context, c *Credential) error
+}
+
 // counterAdvances is the UpdateCounter rule shared by the stores in this
 // module: stored zero and count zero is a no-op (counterless credentials);
 // otherwise count must strictly exceed stored.

@@ -200,3 +200,52 @@ func TestEnrollmentPolicyValidated(t *testing.T) {
 		}
 	}
 }
+
+// staleList answers List with nothing, as a check made before another
+// enrollment's write would: only the atomic AddFirst can stop a second
+// credential then.
+type staleList struct {
+	*approval.MemoryCredentialStore
+}
+
+func (staleList) List(context.Context, []byte) ([]approval.Credential, error) { return nil, nil }
+
+// Two enrollments that both passed the "no credential yet" check (a
+// compromised client finishing its own next to the user's) land one
+// credential, not two.
+func TestEnrollFirstOnlyAtomicAtFinish(t *testing.T) {
+	mem, _ := approval.NewMemoryCredentialStore(nil)
+	g, err := approval.New(approval.Config{ServerID: "urn:uuid:approvalmcp-enroll-test", RPID: enrollRP, Origins: []string{enrollOrigin}},
+		&approval.Options{Credentials: staleList{mem}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	var responses []json.RawMessage
+	var sessions []*mcp.ClientSession
+	for i := 0; i < 2; i++ {
+		a := newAuthenticator(t)
+		cs, _ := enrollServer(t, g, approvalmcp.EnrollFirstOnly, a)
+		begin, err := mcp.CallCustomMethod[*approvalmcp.EnrollBeginParams, *approvalmcp.EnrollBeginResult](ctx, cs, approval.MethodEnrollBegin, &approvalmcp.EnrollBeginParams{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp, err := a.Create(ctx, begin.Options)
+		if err != nil {
+			t.Fatal(err)
+		}
+		responses, sessions = append(responses, resp), append(sessions, cs)
+	}
+	finish := func(i int) error {
+		_, err := mcp.CallCustomMethod[*approvalmcp.EnrollFinishParams, *approvalmcp.EnrollFinishResult](ctx, sessions[i], approval.MethodEnrollFinish,
+			&approvalmcp.EnrollFinishParams{EnrollFinishParams: approval.EnrollFinishParams{Response: responses[i]}})
+		return approvalclient.Wrap(err)
+	}
+	if err := finish(0); err != nil {
+		t.Fatalf("first finish: %v", err)
+	}
+	wantNotPermitted(t, finish(1))
+	if l, _ := mem.List(ctx, alice.Handle); len(l) != 1 {
+		t.Fatalf("%d credentials enrolled, want 1", len(l))
+	}
+}

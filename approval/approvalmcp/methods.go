@@ -2,6 +2,7 @@ package approvalmcp
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -82,7 +83,17 @@ func (s *Server) enrollFinish(ctx context.Context, _ *mcp.ServerSession, p *Enro
 	if err := s.mayEnroll(ctx, u); err != nil {
 		return nil, RPCError(err)
 	}
-	res, err := s.gate.FinishEnrollment(ctx, u, p.Response)
+	finish := s.gate.FinishEnrollment
+	if s.enroll == EnrollFirstOnly {
+		// Checked again atomically with the write: two finishes racing for a
+		// user without credentials (one of them a compromised client's) land
+		// one credential at most.
+		finish = s.gate.FinishFirstEnrollment
+	}
+	res, err := finish(ctx, u, p.Response)
+	if errors.Is(err, approval.ErrHasCredentials) {
+		err = &approval.Error{Reason: ReasonEnrollmentNotPermitted, Detail: "the user has a credential enrolled; more are enrolled out of band"}
+	}
 	if err != nil {
 		return nil, RPCError(err)
 	}

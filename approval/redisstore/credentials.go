@@ -18,7 +18,10 @@ import (
 //	P{creds}:n                             credentials added (for Options.MaxCredentials)
 type CredentialStore struct{ base }
 
-var _ approval.CredentialStore = (*CredentialStore)(nil)
+var (
+	_ approval.CredentialStore      = (*CredentialStore)(nil)
+	_ approval.FirstCredentialAdder = (*CredentialStore)(nil)
+)
 
 // NewCredentialStore returns a CredentialStore on c, a go-redis client
 // created with ContextTimeoutEnabled. opts may be nil.
@@ -36,6 +39,15 @@ func (s *CredentialStore) countKey() string           { return s.prefix + "{cred
 
 // Add implements [approval.CredentialStore] in one script.
 func (s *CredentialStore) Add(ctx context.Context, c *approval.Credential) error {
+	return s.add(ctx, c, false)
+}
+
+// AddFirst implements [approval.FirstCredentialAdder] in one script.
+func (s *CredentialStore) AddFirst(ctx context.Context, c *approval.Credential) error {
+	return s.add(ctx, c, true)
+}
+
+func (s *CredentialStore) add(ctx context.Context, c *approval.Credential, first bool) error {
 	if len(c.ID) == 0 || len(c.UserHandle) == 0 {
 		return fmt.Errorf("%w: credential without ID or user handle", approval.ErrInvalidOptions)
 	}
@@ -43,8 +55,12 @@ func (s *CredentialStore) Add(ctx context.Context, c *approval.Credential) error
 	if err != nil {
 		return err
 	}
+	onlyFirst := "0"
+	if first {
+		onlyFirst = "1"
+	}
 	v, err := s.run(ctx, "credential add", addScript, []string{s.credKey(c.ID), s.userKey(c.UserHandle), s.countKey()},
-		c.UserHandle, d, c.SignCount, s.maxCredentialsPerUsr, s.maxCredentials)
+		c.UserHandle, d, c.SignCount, s.maxCredentialsPerUsr, s.maxCredentials, onlyFirst)
 	if err != nil {
 		return err
 	}
@@ -57,6 +73,8 @@ func (s *CredentialStore) Add(ctx context.Context, c *approval.Credential) error
 		return fmt.Errorf("%w: user has %d credentials, the maximum", approval.ErrCapacity, s.maxCredentialsPerUsr)
 	case 3:
 		return fmt.Errorf("%w: %d credentials enrolled (redisstore Options.MaxCredentials)", approval.ErrCapacity, s.maxCredentials)
+	case 4:
+		return approval.ErrHasCredentials
 	}
 	return fmt.Errorf("%w: redis credential add: unexpected reply %v", approval.ErrUnavailable, v)
 }
@@ -130,6 +148,7 @@ func decode(d, n any) (*approval.Credential, error) {
 
 var addScript = redis.NewScript(`
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+if ARGV[6] == '1' and redis.call('LLEN', KEYS[2]) > 0 then return 4 end
 if redis.call('LLEN', KEYS[2]) >= tonumber(ARGV[4]) then return 2 end
 if tonumber(redis.call('GET', KEYS[3]) or '0') >= tonumber(ARGV[5]) then return 3 end
 redis.call('HSET', KEYS[1], 'u', ARGV[1], 'd', ARGV[2], 'n', ARGV[3])

@@ -322,4 +322,59 @@ func TestCredentialStore(t *testing.T, newStore func(t *testing.T) approval.Cred
 			t.Fatalf("%d of 200 identical counter updates succeeded, want 1", wins.Load())
 		}
 	})
+	t.Run("AddFirst", func(t *testing.T) {
+		s, ok := newStore(t).(approval.FirstCredentialAdder)
+		if !ok {
+			t.Log("the store does not implement approval.FirstCredentialAdder; nothing to check")
+			return
+		}
+		cs := s.(approval.CredentialStore)
+		if err := s.AddFirst(ctx, credential("alice", "k1", 0)); err != nil {
+			t.Fatalf("first credential: %v", err)
+		}
+		if err := s.AddFirst(ctx, credential("alice", "k2", 0)); !errors.Is(err, approval.ErrHasCredentials) {
+			t.Fatalf("second credential through AddFirst: %v, want ErrHasCredentials", err)
+		}
+		if err := s.AddFirst(ctx, credential("bob", "k1", 0)); !errors.Is(err, approval.ErrDuplicate) {
+			t.Fatalf("another user's credential ID: %v, want ErrDuplicate", err)
+		}
+		if l, _ := cs.List(ctx, []byte("alice")); len(l) != 1 {
+			t.Fatalf("alice has %d credentials after refused adds", len(l))
+		}
+		if l, _ := cs.List(ctx, []byte("bob")); len(l) != 0 {
+			t.Fatalf("bob has %d credentials after a refused add", len(l))
+		}
+		// Add is not restricted.
+		if err := cs.Add(ctx, credential("alice", "k3", 0)); err != nil {
+			t.Fatalf("Add of a second credential: %v", err)
+		}
+	})
+	t.Run("ConcurrentAddFirst", func(t *testing.T) {
+		s, ok := newStore(t).(approval.FirstCredentialAdder)
+		if !ok {
+			t.Log("the store does not implement approval.FirstCredentialAdder; nothing to check")
+			return
+		}
+		var wins, refused atomic.Int32
+		var wg sync.WaitGroup
+		for i := 0; i < 50; i++ {
+			wg.Add(1)
+			go func(i int) {
+				defer wg.Done()
+				err := s.AddFirst(ctx, credential("carol", fmt.Sprint("c", i), 0))
+				switch {
+				case err == nil:
+					wins.Add(1)
+				case errors.Is(err, approval.ErrHasCredentials):
+					refused.Add(1)
+				default:
+					t.Error(err)
+				}
+			}(i)
+		}
+		wg.Wait()
+		if wins.Load() != 1 || refused.Load() != 49 {
+			t.Fatalf("%d of 50 concurrent first credentials landed (%d refused), want 1", wins.Load(), refused.Load())
+		}
+	})
 }
