@@ -35,10 +35,12 @@ const (
 	// EnrollFirstOnly (the default) lets a user enroll over MCP only while
 	// no credential is enrolled for them: trust on first use. Once the user
 	// enrolled a passkey, a client cannot add its own; further credentials
-	// are enrolled out of band. The first enrollment is only as trustworthy
-	// as the client that runs it, and two enrollments finished at the same
-	// moment may both land: enroll the first passkey out of band too where
-	// that matters ([EnrollOutOfBand]).
+	// are enrolled out of band. The check is made again at finish,
+	// atomically with the write ([approval.Gate.FinishFirstEnrollment]), so
+	// of two enrollments finished at the same moment one at most lands. The
+	// first enrollment is only as trustworthy as the client that runs it:
+	// enroll the first passkey out of band too where that matters
+	// ([EnrollOutOfBand]).
 	EnrollFirstOnly EnrollmentPolicy = iota
 	// EnrollOutOfBand refuses both enrollment methods: credentials are
 	// enrolled only through the Gate's Go API.
