@@ -116,10 +116,11 @@ func AddCapability(caps *mcp.ServerCapabilities) {
 	caps.AddExtension(approval.CapabilityKey, nil)
 }
 
-// Annotate sets the §4.2 annotation on t._meta, keeping other _meta keys.
-// Annotate a tool before adding it to a server (go-sdk lists the server's
-// own *Tool).
-func Annotate(t *mcp.Tool, class approval.Class) {
+// annotate sets the §4.2 annotation on t._meta, keeping other _meta keys.
+// It is not exported: a tool that advertised approval without the Gate
+// requiring it would make clients run the ceremony for a tool that runs
+// without evidence; [Server.Require] does both.
+func annotate(t *mcp.Tool, class approval.Class) {
 	if t.Meta == nil {
 		t.Meta = mcp.Meta{}
 	}
@@ -150,7 +151,7 @@ func (s *Server) Require(t *mcp.Tool, p approval.ToolPolicy) error {
 	if err := s.gate.Require(t.Name, p); err != nil {
 		return err
 	}
-	Annotate(t, p.Class)
+	annotate(t, p.Class)
 	return nil
 }
 

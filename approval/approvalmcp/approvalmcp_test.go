@@ -51,7 +51,17 @@ func TestRPCErrorTable(t *testing.T) {
 
 func TestAnnotateKeepsOtherMeta(t *testing.T) {
 	tool := &mcp.Tool{Name: "x", Meta: mcp.Meta{"vendor/key": 1}}
-	approvalmcp.Annotate(tool, approval.ClassPlatform)
+	g, err := approval.New(approval.Config{ServerID: "urn:uuid:annotate-test", RPID: "gatehouse.test", Origins: []string{"https://gatehouse.test"}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, _ := approvalmcp.New(g, nil)
+	if err := srv.Require(tool, approval.ToolPolicy{Class: approval.ClassPlatform}); err != nil {
+		t.Fatal(err)
+	}
+	if !g.Requires("x") {
+		t.Fatal("Require annotated the tool without the Gate requiring it")
+	}
 	raw, _ := json.Marshal(tool.Meta)
 	if string(raw) != `{"io.modelcontextprotocol/verified-approval":{"authenticatorClass":"platform","required":"verified"},"vendor/key":1}` {
 		t.Fatalf("meta %s", raw)

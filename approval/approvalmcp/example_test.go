@@ -10,9 +10,20 @@ import (
 	"github.com/gatehouse-dev/gatehouse/approval/approvalmcp"
 )
 
-func ExampleAnnotate() {
+// Require makes the Gate require approval for the tool and sets the §4.2
+// annotation clients read from tools/list; add the tool to the server after.
+func ExampleServer_Require() {
+	gate, err := approval.New(approval.Config{ServerID: "urn:uuid:6d3c1f9e-example", RPID: "localhost", Origins: []string{"http://localhost:8787"}}, nil)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	srv, _ := approvalmcp.New(gate, nil)
 	tool := &mcp.Tool{Name: "delete_resource"}
-	approvalmcp.Annotate(tool, approval.ClassCrossPlatform)
+	if err := srv.Require(tool, approval.ToolPolicy{Class: approval.ClassCrossPlatform}); err != nil {
+		fmt.Println(err)
+		return
+	}
 	out, _ := json.Marshal(tool.Meta)
 	fmt.Println(string(out))
 	// Output: {"io.modelcontextprotocol/verified-approval":{"authenticatorClass":"cross-platform","required":"verified"}}
