@@ -184,9 +184,14 @@ func (g *Guard) toolCall(ctx context.Context, method string, call *mcp.CallToolR
 		}
 	}
 	if needsApproval {
-		// SEP-2672: the passkey evidence in params._meta, verified last so
-		// that no other check can burn a valid challenge. It also answers
-		// an ask rule for the tool.
+		// SEP-2672: the passkey evidence in params._meta, verified after
+		// every check that denies by policy, limit or budget (Budget.Check,
+		// the conversation reservation above), so none of those burns a
+		// valid challenge. Only the atomic budget charge, the reservation
+		// commit and the audit write come after; they fail only when a
+		// concurrent call took the last unit of budget or a store or the
+		// audit log fails, and then the call is denied with the approval
+		// spent (the user approves again). It also answers an ask rule.
 		var denied policy.Decision
 		var err error
 		if ctx, denied, err = g.verifyApproval(ctx, d, call, agent); err != nil {
