@@ -63,7 +63,16 @@
 //     Retention; credentials are capped per user and
 //     in total; arguments and evidence have size limits. Rate-limit
 //     approval/challenge/create per user (package ratelimit) as well.
+//   - displayText shows every character signed for: runes that render as
+//     nothing or reorder their neighbours (bidi overrides, zero-width
+//     characters) appear as \uXXXX escapes.
 //   - Errors never contain keys, signatures, or argument values.
+//
+// The transports stored at enrollment are what the client reported; they
+// are not signed. authenticatorClass filtering (§4.7) therefore steers
+// honest clients to the right authenticator but proves nothing about the
+// authenticator's kind; an attestation ("packed") with its AAGUID is what
+// names the model, and the Gate records both without judging them.
 //
 // Residual risks are those of SEP-2672 §8.3: display tampering on synced
 // credentials, counter-zero credentials (no clone detection), and schema
