@@ -5,13 +5,13 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/gatehouse-dev/gatehouse/normalize"
+	"github.com/gatehouse-dev/gatehouse/internal/runes"
 )
 
 // visibleText returns s with every rune that renders as nothing or changes
 // how its neighbours render (controls, format characters such as bidi
 // overrides and zero-width joiners, line separators, variation selectors:
-// [normalize.Invisible]) written as a JSON-style \uXXXX escape, so that the
+// the runes name normalization removes) written as a JSON-style \uXXXX escape, so that the
 // user sees every character of what they sign for: "report_\u202etxt.exe"
 // cannot display as "report_exe.txt". keepLayout keeps '\n' and '\t'.
 // Invalid UTF-8 becomes \ufffd.
@@ -47,5 +47,5 @@ func hidden(r rune, keepLayout bool) bool {
 	if keepLayout && (r == '\n' || r == '\t') {
 		return false
 	}
-	return normalize.Invisible(r)
+	return runes.Invisible(r)
 }

@@ -8,6 +8,8 @@ import (
 
 	"golang.org/x/text/cases"
 	"golang.org/x/text/unicode/norm"
+
+	"github.com/gatehouse-dev/gatehouse/internal/runes"
 )
 
 // maxRounds bounds the NFKC / fold / clean-up loop in [Name]. Two rounds
@@ -109,15 +111,7 @@ func keepRune(r rune) rune {
 // than U+0020, U+FFFD standing for invalid UTF-8) or is a default-ignorable
 // rune that renders as nothing (variation selectors, combining grapheme
 // joiner, Hangul fillers).
-func Invisible(r rune) bool {
-	if r < utf8.RuneSelf {
-		return r < 0x20 || r == 0x7f
-	}
-	if r == utf8.RuneError || !unicode.IsPrint(r) {
-		return true
-	}
-	return unicode.In(r, unicode.Variation_Selector, unicode.Other_Default_Ignorable_Code_Point)
-}
+func Invisible(r rune) bool { return runes.Invisible(r) }
 
 // foldNFKC applies NFKC, full case folding and NFKC again.
 func foldNFKC(s string) string {
