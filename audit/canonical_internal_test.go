@@ -87,3 +87,25 @@ func FuzzCanon(f *testing.F) {
 		checkCanon(t, in)
 	})
 }
+
+// BenchmarkCanonNumbers: canonicalizing argument objects by kind of number.
+// Integers of at most 15 digits take the fast path.
+func BenchmarkCanonNumbers(b *testing.B) {
+	for _, c := range []struct{ name, in string }{
+		{"smallInt", `{"a":123,"b":-45,"c":100000000000000}`},
+		{"decimal", `{"a":0.1,"b":-12.5,"c":3.14159}`},
+		{"exponent", `{"a":1e21,"b":5e-324,"c":1E+2}`},
+		{"bigInt", `{"a":12345678901234567891,"b":9007199254740993,"c":9007199254740992}`},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			var cn canon
+			in := []byte(c.in)
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				if err := cn.transform(in); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
