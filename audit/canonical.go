@@ -26,11 +26,14 @@ type member struct {
 	value      int    // offset of the value inside the segment
 }
 
-// canon is a reusable RFC 8785 (JCS) canonicalizer. It accepts exactly what
-// jcs.Transform accepts (up to maxDepth) and produces the same bytes; the
-// tests check both claims against jcs.Transform. Unlike jcs.Transform it
-// keeps the members of the top-level object so callers can hash the event
-// without its event_hash member, and it reuses its buffers.
+// canon is a reusable RFC 8785 (JCS) canonicalizer with one deviation
+// (FORMAT.md, "Numbers"): a number whose RFC 8785 form would denote another
+// value is kept as written instead of rounded to a double (appendNumber).
+// Otherwise it accepts exactly what jcs.Transform accepts (up to maxDepth)
+// and produces the same bytes; the tests check both claims against refCanon,
+// which is jcs.Transform with that deviation. Unlike jcs.Transform it keeps
+// the members of the top-level object so callers can hash the event without
+// its event_hash member, and it reuses its buffers.
 //
 // A canon is not safe for concurrent use.
 type canon struct {

@@ -6,6 +6,7 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 
+	"github.com/gatehouse-dev/gatehouse/internal/jsonnum"
 	"github.com/gowebpki/jcs"
 )
 
@@ -157,7 +158,14 @@ func (c *canon) scalar() error {
 	return nil
 }
 
-// appendNumber appends the RFC 8785 §3.2.2.3 form of a JSON number token.
+// appendNumber appends the canonical form of a JSON number token (FORMAT.md,
+// "Numbers"): the RFC 8785 §3.2.2.3 form when that form denotes the same
+// value as the token (jsonnum.ExactDouble), and otherwise the token as
+// written, so that no number is rounded to a double and two numbers of
+// different values never share a canonical form. Tokens longer than
+// jsonnum.MaxLen are kept as written. The result is its own canonical form:
+// an exact number's RFC 8785 form is exact, and a token kept as written is
+// kept again.
 func appendNumber(dst, tok []byte) ([]byte, error) {
 	integer, ok := numberShape(tok)
 	if !ok {
@@ -173,15 +181,19 @@ func appendNumber(dst, tok []byte) ([]byte, error) {
 		}
 		return append(dst, tok...), nil
 	}
-	f, err := strconv.ParseFloat(string(tok), 64)
-	if err != nil {
+	s := string(tok)
+	if !jsonnum.ExactDouble(s) {
+		return append(dst, tok...), nil // a double would change its value
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil { // ExactDouble parsed it already
 		return dst, fmt.Errorf("number out of range %q", truncate(tok))
 	}
-	s, err := jcs.NumberToJSON(f)
+	n, err := jcs.NumberToJSON(f)
 	if err != nil {
 		return dst, err
 	}
-	return append(dst, s...), nil
+	return append(dst, n...), nil
 }
 
 // numberShape checks the JSON number grammar (RFC 8259 §6) and reports

@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"github.com/gatehouse-dev/gatehouse/audit"
-	"github.com/gowebpki/jcs"
 )
 
 // t0 is the time of the first event in tests (the AIP §6.3 example's).
@@ -44,7 +43,7 @@ func sampleEvent(i int) *audit.Event {
 			PolicyMode: "enforce", Violation: true, FailedArg: "path", FailedRule: "^/home/.*"}
 	case 1:
 		return &audit.Event{Direction: audit.DirectionUpstream, Method: "tools/call", Tool: "read_file",
-			Args: json.RawMessage(`{"path":"/home/u/notes.txt","n":` + strconv.Itoa(i) + `}`), Decision: "ALLOW", PolicyMode: "enforce"}
+			Args: json.RawMessage(`{"path":"/home/u/notes.txt","n":` + strconv.Itoa(i) + `,"id":1234567890123456789` + strconv.Itoa(i%10) + `}`), Decision: "ALLOW", PolicyMode: "enforce"}
 	case 2:
 		return &audit.Event{Direction: audit.DirectionDownstream, Event: "DLP_TRIGGERED", DLPRule: "AWS Key",
 			DLPAction: "REDACTED", DLPMatchCount: 2}
@@ -73,7 +72,8 @@ func makeLog(t testing.TB, n int) []byte {
 }
 
 // refVerify is the slow, obviously correct verifier: for every line, canonicalize
-// with jcs.Transform, drop event_hash, hash again, and check seq and link.
+// with audit.RefCanon (jcs.Transform, numbers a double does not hold kept as
+// written), drop event_hash, hash again, and check seq and link.
 // It returns the number of intact events and the 1-based line of the first
 // problem (0 when the log is intact).
 func refVerify(log []byte) (events, badLine int) {
@@ -89,7 +89,7 @@ func refVerify(log []byte) (events, badLine int) {
 			return i, i + 1
 		}
 		var m map[string]json.RawMessage
-		json.Unmarshal(mustJCS(line), &m)
+		json.Unmarshal(mustCanon(line), &m)
 		prevHash = m["event_hash"]
 	}
 	if len(last) > 0 {
@@ -99,7 +99,7 @@ func refVerify(log []byte) (events, badLine int) {
 }
 
 func refEventOK(line []byte, seq uint64, prevHash json.RawMessage) bool {
-	canon, err := jcs.Transform(line)
+	canon, err := audit.RefCanon(line)
 	if err != nil {
 		return false
 	}
@@ -113,12 +113,12 @@ func refEventOK(line []byte, seq uint64, prevHash json.RawMessage) bool {
 	}
 	delete(m, "event_hash")
 	rest, _ := json.Marshal(m)
-	sum := sha256.Sum256(mustJCS(rest))
+	sum := sha256.Sum256(mustCanon(rest))
 	return string(got) == `"sha256:`+hex.EncodeToString(sum[:])+`"`
 }
 
-func mustJCS(b []byte) []byte {
-	c, err := jcs.Transform(b)
+func mustCanon(b []byte) []byte {
+	c, err := audit.RefCanon(b)
 	if err != nil {
 		panic(err)
 	}

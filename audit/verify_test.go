@@ -160,9 +160,10 @@ func TestVerifyCheckpoints(t *testing.T) {
 }
 
 // FuzzVerify: Verify never panics, and accepts only logs the reference
-// verifier (every hash recomputed with jcs.Transform) finds intact.
+// verifier (every hash recomputed with audit.RefCanon) finds intact.
 func FuzzVerify(f *testing.F) {
 	f.Add(makeLog(f, 3))
+	f.Add(writeLog(f, nil, callWith(`{"amount":12345678901234567891,"max":1e400,"min":-0.0,"r":0.1}`)))
 	f.Add([]byte{})
 	f.Add([]byte("\n"))
 	for _, name := range []string{"tampered-tool", "inserted-perfect-link", "reordered", "duplicate-line", "torn"} {
