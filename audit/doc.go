@@ -6,9 +6,13 @@
 // (and the §6.4 DLP and ACP §7.4 fields where they apply). A [Writer] adds
 // seq (1, 2, 3, ...), a UTC millisecond timestamp from its clock,
 // previous_event_hash (null at the genesis) and event_hash: "sha256:" and the
-// lowercase hex SHA-256 of the RFC 8785 (JCS) form of the event without its
-// event_hash member. FORMAT.md beside this file specifies the format with a
-// worked example, so a verifier needs only JCS and SHA-256.
+// lowercase hex SHA-256 of the canonical form of the event without its
+// event_hash member. The canonical form is RFC 8785 (JCS), except that a
+// number a double does not hold exactly (12345678901234567891, 1e-400) is
+// kept as written instead of rounded, as is any number longer than 1024
+// bytes. FORMAT.md beside this file specifies the format, that number rule
+// ("Numbers") and a worked example, so a verifier needs only JCS, the rule
+// and SHA-256; plain JCS agrees on every line whose numbers a double holds.
 //
 // [Verify] and [VerifyFiles] stream a log of any size in bounded memory and
 // return the first problem as a [*ChainError] whose [Kind] says what is wrong
@@ -24,12 +28,14 @@
 //
 // The chain makes any change to a logged event, and any deletion, insertion
 // or reordering of lines, detectable by recomputing hashes; every member is
-// hashed, metadata and args included. The chain alone cannot detect a log cut
-// short at its end, nor a log rewritten whole by someone who recomputes every
-// hash: signed checkpoints (Options.Signer, kept with a key the agent cannot
-// read, written to a sink it cannot rewrite) close both gaps, and [Verify]
-// with the public key reports KindTruncated and KindCheckpointMismatch. Keep
-// the log where the agent cannot write (AIP §8.5).
+// hashed, metadata and args included, and no number is rounded: two events
+// that differ in any value, even beyond double precision, differ in their
+// lines and hashes. The chain alone cannot detect a log cut short at its end,
+// nor a log rewritten whole by someone who recomputes every hash: signed
+// checkpoints (Options.Signer, kept with a key the agent cannot read,
+// written to a sink it cannot rewrite) close both gaps, and [Verify] with the
+// public key reports KindTruncated and KindCheckpointMismatch. Keep the log
+// where the agent cannot write (AIP §8.5).
 //
 // The Writer fails closed: an event it cannot redact, encode or write makes
 // Write return an error (the caller should then refuse the call), and after a
@@ -44,8 +50,10 @@
 //
 // Parsing is strict I-JSON as RFC 8785 requires: duplicate member names,
 // invalid UTF-8, lone surrogates and nesting deeper than 100 levels are
-// rejected, so one line cannot be read two ways. Only one Writer may have a
-// log open at a time; the package does not lock the file.
+// rejected, so one line cannot be read two ways; numbers beyond the precision
+// or range of a double, which I-JSON advises against, are accepted and kept
+// as written. Only one Writer may have a log open at a time; the package
+// does not lock the file.
 //
 // # Concurrency
 //

@@ -12,9 +12,11 @@ import (
 
 // Redactor rewrites the raw JSON object of tool arguments before it is logged
 // (AIP §6.2: args SHOULD be redacted). It returns valid JSON; an error fails
-// the Write, so unredacted arguments are never logged by mistake. It must be
-// safe for concurrent use: Writes call it in parallel, outside the Writer's
-// lock.
+// the Write, so unredacted arguments are never logged by mistake. It should
+// keep numbers as written (decoding them into float64 rounds those beyond
+// double precision, and the log then records other values than the call
+// carried). It must be safe for concurrent use: Writes call it in parallel,
+// outside the Writer's lock.
 //
 // A DLP scanner whose method also returns its findings fits through
 // [RedactorFunc] in one line:
