@@ -30,6 +30,7 @@ import (
 	"time"
 
 	"github.com/gatehouse-dev/gatehouse/audit"
+	"github.com/gatehouse-dev/gatehouse/internal/jsonnum"
 	"github.com/gowebpki/jcs"
 )
 
@@ -136,7 +137,9 @@ func baseLog(n int, start time.Time) ([][]byte, []byte) {
 }
 
 // rehash sets a line's event_hash from its other members (JCS + SHA-256),
-// optionally after setting members, as a forger would.
+// optionally after setting members, as a forger would. JCS rounds numbers the
+// audit canonical form keeps as written (FORMAT.md, "Numbers"), so rehash
+// refuses lines that hold one.
 func rehash(line []byte, set map[string]any) []byte {
 	var m map[string]any
 	d := json.NewDecoder(bytes.NewReader(line))
@@ -146,6 +149,9 @@ func rehash(line []byte, set map[string]any) []byte {
 	}
 	for k, v := range set {
 		m[k] = v
+	}
+	if n, ok := inexactNumber(m); ok {
+		log.Fatalf("rehash: JCS would round %.40s in %s", n, line)
 	}
 	delete(m, "event_hash")
 	body, _ := json.Marshal(m)
@@ -158,6 +164,28 @@ func rehash(line []byte, set map[string]any) []byte {
 	out, _ := json.Marshal(m)
 	out, _ = jcs.Transform(out)
 	return out
+}
+
+// inexactNumber finds a number in v (decoded with UseNumber) that
+// jsonnum.ExactDouble refuses.
+func inexactNumber(v any) (json.Number, bool) {
+	switch v := v.(type) {
+	case json.Number:
+		return v, !jsonnum.ExactDouble(string(v))
+	case map[string]any:
+		for _, x := range v {
+			if n, ok := inexactNumber(x); ok {
+				return n, true
+			}
+		}
+	case []any:
+		for _, x := range v {
+			if n, ok := inexactNumber(x); ok {
+				return n, true
+			}
+		}
+	}
+	return "", false
 }
 
 func field(line []byte, name string) any {
@@ -315,6 +343,7 @@ func (g *gen) run() {
 	}
 	g.add("checkpoint-mismatch", t, nil, ck, "checkpoint mismatch", 2)
 
+	g.numbers()
 	g.flips()
 
 	data, _ := json.MarshalIndent(g.cases, "", "  ")
