@@ -167,26 +167,31 @@ func (c *canon) scalar() error {
 // an exact number's RFC 8785 form is exact, and a token kept as written is
 // kept again.
 func appendNumber(dst, tok []byte) ([]byte, error) {
-	integer, ok := numberShape(tok)
+	digits, frac, exp, ok := numberShape(tok)
 	if !ok {
 		return dst, fmt.Errorf("invalid number %q", truncate(tok))
 	}
-	digits := len(tok)
-	if tok[0] == '-' {
-		digits--
-	}
-	if integer && digits <= 15 { // exact in float64 and printed in full by ES6
+	// At most 15 digits and no exponent: exact, as ExactDouble decides
+	// without evaluating; such integers are also printed in full by ES6.
+	short := digits <= 15 && !exp
+	if short && !frac {
 		if string(tok) == "-0" {
 			return append(dst, '0'), nil
 		}
 		return append(dst, tok...), nil
 	}
-	s := string(tok)
-	if !jsonnum.ExactDouble(s) {
-		return append(dst, tok...), nil // a double would change its value
+	var f float64
+	var err error
+	if short {
+		f, err = strconv.ParseFloat(string(tok), 64)
+	} else {
+		s := string(tok)
+		if !jsonnum.ExactDouble(s) {
+			return append(dst, tok...), nil // a double would change its value
+		}
+		f, err = strconv.ParseFloat(s, 64)
 	}
-	f, err := strconv.ParseFloat(s, 64)
-	if err != nil { // ExactDouble parsed it already
+	if err != nil { // not for an exact number
 		return dst, fmt.Errorf("number out of range %q", truncate(tok))
 	}
 	n, err := jcs.NumberToJSON(f)
@@ -196,9 +201,10 @@ func appendNumber(dst, tok []byte) ([]byte, error) {
 	return append(dst, n...), nil
 }
 
-// numberShape checks the JSON number grammar (RFC 8259 §6) and reports
-// whether tok is an integer without fraction or exponent.
-func numberShape(tok []byte) (integer, ok bool) {
+// numberShape checks the JSON number grammar (RFC 8259 §6) and reports the
+// number of mantissa digits (leading zeros included) and whether tok has a
+// fraction and an exponent.
+func numberShape(tok []byte) (digits int, frac, exp, ok bool) {
 	i := 0
 	if i < len(tok) && tok[i] == '-' {
 		i++
@@ -207,35 +213,37 @@ func numberShape(tok []byte) (integer, ok bool) {
 	case i < len(tok) && tok[i] == '0':
 		i++
 	case i < len(tok) && '1' <= tok[i] && tok[i] <= '9':
-		for i < len(tok) && '0' <= tok[i] && tok[i] <= '9' {
-			i++
-		}
+		i += digitsAt(tok, i)
 	default:
-		return false, false
+		return 0, false, false, false
 	}
-	integer = true
+	digits = i
+	if tok[0] == '-' {
+		digits--
+	}
 	if i < len(tok) && tok[i] == '.' {
-		integer = false
+		frac = true
 		i++
-		if n := digitsAt(tok, i); n == 0 {
-			return false, false
-		} else {
-			i += n
+		n := digitsAt(tok, i)
+		if n == 0 {
+			return 0, false, false, false
 		}
+		i += n
+		digits += n
 	}
 	if i < len(tok) && (tok[i] == 'e' || tok[i] == 'E') {
-		integer = false
+		exp = true
 		i++
 		if i < len(tok) && (tok[i] == '+' || tok[i] == '-') {
 			i++
 		}
 		n := digitsAt(tok, i)
 		if n == 0 {
-			return false, false
+			return 0, false, false, false
 		}
 		i += n
 	}
-	return integer, i == len(tok)
+	return digits, frac, exp, i == len(tok)
 }
 
 func digitsAt(b []byte, i int) int {
