@@ -4,15 +4,13 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
-	"errors"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/gatehouse-dev/gatehouse/approval"
 	"github.com/gatehouse-dev/gatehouse/approval/approvaltest"
+	"github.com/gatehouse-dev/gatehouse/approval/storetest"
 )
 
 // Enrollment-finish reasons of SEP-2672 §4.10.
@@ -136,26 +134,12 @@ func TestFinishFirstEnrollment(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		var wins, refused atomic.Int32
-		var wg sync.WaitGroup
-		for i := range responses {
-			wg.Add(1)
-			go func(resp json.RawMessage) {
-				defer wg.Done()
-				_, err := f.gate.FinishFirstEnrollment(ctx, f.user, resp)
-				switch {
-				case err == nil:
-					wins.Add(1)
-				case errors.Is(err, approval.ErrHasCredentials):
-					refused.Add(1)
-				default:
-					t.Error(err)
-				}
-			}(responses[i])
-		}
-		wg.Wait()
-		if wins.Load() != 1 || refused.Load() != n-1 {
-			t.Fatalf("without AddFirst %v: %d of %d first enrollments landed, %d refused", wrap, wins.Load(), n, refused.Load())
+		wins, refused := storetest.Race(t, n, approval.ErrHasCredentials, func(i int) error {
+			_, err := f.gate.FinishFirstEnrollment(ctx, f.user, responses[i])
+			return err
+		})
+		if wins != 1 || refused != n-1 {
+			t.Fatalf("without AddFirst %v: %d of %d first enrollments landed, %d refused", wrap, wins, n, refused)
 		}
 		if l, _ := mem.List(ctx, f.user.Handle); len(l) != 1 {
 			t.Fatalf("without AddFirst %v: %d credentials stored", wrap, len(l))

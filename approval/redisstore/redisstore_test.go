@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -155,26 +154,11 @@ func TestChallengeUserCapConcurrent(t *testing.T) {
 	}
 	ctx := context.Background()
 	now := time.Now()
-	var ok, full atomic.Int64
-	var wg sync.WaitGroup
-	for i := 0; i < 200; i++ {
-		wg.Add(1)
-		go func(i int) {
-			defer wg.Done()
-			err := s.Put(ctx, &approval.Challenge{ID: fmt.Sprint("c", i), UserHandle: []byte("alice"), Bytes: make([]byte, 64), ExpiresAt: now.Add(time.Minute)}, now)
-			switch {
-			case err == nil:
-				ok.Add(1)
-			case errors.Is(err, approval.ErrCapacity):
-				full.Add(1)
-			default:
-				t.Error(err)
-			}
-		}(i)
-	}
-	wg.Wait()
-	if ok.Load() != 10 || full.Load() != 190 {
-		t.Fatalf("%d stored and %d refused of 200 with a cap of 10", ok.Load(), full.Load())
+	ok, full := storetest.Race(t, 200, approval.ErrCapacity, func(i int) error {
+		return s.Put(ctx, &approval.Challenge{ID: fmt.Sprint("c", i), UserHandle: []byte("alice"), Bytes: make([]byte, 64), ExpiresAt: now.Add(time.Minute)}, now)
+	})
+	if ok != 10 || full != 190 {
+		t.Fatalf("%d stored and %d refused of 200 with a cap of 10", ok, full)
 	}
 }
 

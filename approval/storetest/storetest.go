@@ -209,6 +209,31 @@ func TestChallengeStoreUserCap(t *testing.T, newStore func(t *testing.T) approva
 	})
 }
 
+// Race runs f(0) … f(n-1) at once and counts the calls that returned nil
+// (wins) and those that returned an error wrapping refusal (refused); any
+// other error fails the test.
+func Race(t testing.TB, n int, refusal error, f func(i int) error) (wins, refused int) {
+	t.Helper()
+	var w, r atomic.Int32
+	var wg sync.WaitGroup
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			switch err := f(i); {
+			case err == nil:
+				w.Add(1)
+			case errors.Is(err, refusal):
+				r.Add(1)
+			default:
+				t.Error(err)
+			}
+		}(i)
+	}
+	wg.Wait()
+	return int(w.Load()), int(r.Load())
+}
+
 func sameChallenge(got, want *approval.Challenge) error {
 	if got.ID != want.ID || got.Kind != want.Kind || string(got.UserHandle) != string(want.UserHandle) ||
 		got.Tool != want.Tool || got.ActionHash != want.ActionHash || string(got.Bytes) != string(want.Bytes) ||
@@ -355,26 +380,11 @@ func TestCredentialStore(t *testing.T, newStore func(t *testing.T) approval.Cred
 			t.Log("the store does not implement approval.FirstCredentialAdder; nothing to check")
 			return
 		}
-		var wins, refused atomic.Int32
-		var wg sync.WaitGroup
-		for i := 0; i < 50; i++ {
-			wg.Add(1)
-			go func(i int) {
-				defer wg.Done()
-				err := s.AddFirst(ctx, credential("carol", fmt.Sprint("c", i), 0))
-				switch {
-				case err == nil:
-					wins.Add(1)
-				case errors.Is(err, approval.ErrHasCredentials):
-					refused.Add(1)
-				default:
-					t.Error(err)
-				}
-			}(i)
-		}
-		wg.Wait()
-		if wins.Load() != 1 || refused.Load() != 49 {
-			t.Fatalf("%d of 50 concurrent first credentials landed (%d refused), want 1", wins.Load(), refused.Load())
+		wins, refused := Race(t, 50, approval.ErrHasCredentials, func(i int) error {
+			return s.AddFirst(ctx, credential("carol", fmt.Sprint("c", i), 0))
+		})
+		if wins != 1 || refused != 49 {
+			t.Fatalf("%d of 50 concurrent first credentials landed (%d refused), want 1", wins, refused)
 		}
 	})
 }
