@@ -32,14 +32,33 @@ func (g *Guard) installApproval(s *mcp.Server) {
 }
 
 // approvalUser is the approval user of a request's agent: set for
-// approval/* methods and tools/call. Without a bearer-token identity,
-// approval is refused unless Options.ApprovalForUnauthenticated says the
-// transport itself is the authentication (a local stdio server).
+// approval/* methods and tools/call. A bearer-token identity is its own
+// approval user. Without one, approval is refused unless
+// Options.ApprovalForUnauthenticated says the transport itself is the
+// authentication (a local stdio server), and then every such request is the
+// one LocalApprovalUser: a client name is chosen by the client, so a
+// client that renamed itself must not find a user without passkeys.
 func (g *Guard) approvalUser(ctx context.Context, agent string) (context.Context, bool) {
-	if !strings.HasPrefix(agent, "user:") && !g.o.ApprovalForUnauthenticated {
+	if strings.HasPrefix(agent, "user:") {
+		return approvalmcp.WithUser(ctx, approval.NewUser(agent)), true
+	}
+	if !g.o.ApprovalForUnauthenticated {
 		return ctx, false
 	}
-	return approvalmcp.WithUser(ctx, approval.NewUser(agent)), true
+	return approvalmcp.WithUser(ctx, LocalApprovalUser()), true
+}
+
+// localApprovalID is the identity of LocalApprovalUser; no agent identity
+// has this form ("user:…", "client:…" or the configured default are hashed
+// to other handles).
+const localApprovalID = "local:transport-authenticated"
+
+// LocalApprovalUser returns the approval user of every request without a
+// bearer-token identity when Options.ApprovalForUnauthenticated is set (a
+// local stdio server: whoever started the server): use it to enroll that
+// user's passkeys out of band.
+func LocalApprovalUser() approval.User {
+	return approval.NewUser(localApprovalID)
 }
 
 // ApprovalUser returns the approval user the guard gives requests whose

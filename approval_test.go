@@ -236,3 +236,73 @@ func TestApprovalUserMatchesBearerIdentity(t *testing.T) {
 		}
 	}
 }
+
+// TestUnauthenticatedApprovalIsOneUser: with ApprovalForUnauthenticated, a
+// client that declares another name is still the one local user, so it
+// cannot find a user without passkeys and enroll its own next to the
+// user's (EnrollFirstOnly), nor approve with a passkey of its own.
+func TestUnauthenticatedApprovalIsOneUser(t *testing.T) {
+	gate, err := approval.New(approval.Config{ServerID: "https://mcp.gatehouse.test/mcp", RPID: "gatehouse.test", Origins: []string{approvalOrigin}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := approvalmcp.New(gate, nil) // EnrollFirstOnly
+	if err != nil {
+		t.Fatal(err)
+	}
+	var runs atomic.Int32
+	g := mustGuard(t, mustPolicy(t, approvalPolicy), &gatehouse.Options{Approval: srv, ApprovalForUnauthenticated: true})
+	s := mcp.NewServer(&mcp.Implementation{Name: "s", Version: "1"}, nil)
+	del := &mcp.Tool{Name: "delete_file"}
+	if err := srv.Require(del, approval.ToolPolicy{}); err != nil {
+		t.Fatal(err)
+	}
+	mcp.AddTool(s, del, func(ctx context.Context, req *mcp.CallToolRequest, a map[string]any) (*mcp.CallToolResult, any, error) {
+		runs.Add(1)
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "done"}}}, nil, nil
+	})
+	g.Install(s)
+	ctx := context.Background()
+	connect := func(name string, a *approvaltest.Authenticator) (*approvalclient.Client, *mcp.ClientSession) {
+		client := mcp.NewClient(&mcp.Implementation{Name: name, Version: "1"}, nil)
+		ac, err := approvalclient.New(client, a, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, ct := mcp.NewInMemoryTransports()
+		ss, err := s.Connect(ctx, st, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { ss.Close() })
+		cs, err := client.Connect(ctx, ct, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cs.Close() })
+		return ac, cs
+	}
+	user := approvaltest.New(approvalOrigin, nil)
+	ac, cs := connect("claude-code", user)
+	if _, err := ac.Enroll(ctx, cs); err != nil {
+		t.Fatal(err)
+	}
+	if creds, err := gate.Credentials(ctx, gatehouse.LocalApprovalUser()); err != nil || len(creds) != 1 {
+		t.Fatalf("LocalApprovalUser has %d credentials (%v), want the one enrolled", len(creds), err)
+	}
+	impostor := approvaltest.New(approvalOrigin, nil)
+	ac2, cs2 := connect("claude-code-2", impostor)
+	_, err = ac2.Enroll(ctx, cs2)
+	var ae *approval.Error
+	if !errors.As(err, &ae) || ae.Reason != approvalmcp.ReasonEnrollmentNotPermitted {
+		t.Fatalf("renamed client enrolling: %v, want %s", err, approvalmcp.ReasonEnrollmentNotPermitted)
+	}
+	args := map[string]any{"path": "precious.txt"}
+	if _, err := ac2.CallTool(ctx, cs2, &mcp.CallToolParams{Name: "delete_file", Arguments: args}); err == nil || runs.Load() != 0 {
+		t.Fatalf("renamed client with its own passkey: %v, %d runs", err, runs.Load())
+	}
+	// The user's own passkey approves calls from either name.
+	if _, err := ac.CallTool(ctx, cs, &mcp.CallToolParams{Name: "delete_file", Arguments: args}); err != nil || runs.Load() != 1 {
+		t.Fatalf("the user's call: %v, %d runs", err, runs.Load())
+	}
+}

@@ -87,14 +87,17 @@ type Options struct {
 	// listed, and are audited), the extensions.verifiedApproval capability,
 	// and passkey evidence checks on every call to a tool that requires it
 	// (approvalmcp.Server.Require); such evidence also answers an ask rule.
-	// The approval user is the agent identity. Who may enroll passkeys over
-	// MCP is the Server's approvalmcp.Options.Enrollment (by default only a
-	// user's first credential, so a client cannot add its own next to it).
+	// The approval user is the bearer-token identity (ApprovalUser); who
+	// may enroll passkeys over MCP is the Server's
+	// approvalmcp.Options.Enrollment (by default only a user's first
+	// credential, so a client cannot add its own next to it).
 	Approval *approvalmcp.Server
-	// ApprovalForUnauthenticated lets agents without a bearer-token identity
-	// (client names, the default agent) enroll and use passkeys. Set it only
-	// where the transport is the authentication, such as a local stdio
-	// server; elsewhere a client could claim another's name.
+	// ApprovalForUnauthenticated lets requests without a bearer-token
+	// identity enroll and use passkeys, all as one user (LocalApprovalUser),
+	// whatever client name they declare: a client that renames itself finds
+	// the same passkeys and enrollment state. Set it only where the transport
+	// is the authentication, such as a local stdio server, whose one user is
+	// whoever started it.
 	ApprovalForUnauthenticated bool
 
 	// ElicitKey signs the request state of AddTool's elicitation round trip
