@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -36,6 +37,12 @@ type Options struct {
 	// exceeded, all caches are dropped and refilled on demand.
 	MaxSessions int
 }
+
+// Bounds of one tools/list walk, against a server that pages forever.
+const (
+	maxListPages = 1000
+	maxListTools = 10_000
+)
 
 // Client adds verified approval to tools/call.
 type Client struct {
@@ -102,8 +109,9 @@ func (c *Client) CallTool(ctx context.Context, cs *mcp.ClientSession, params *mc
 			return res, Wrap(err)
 		}
 		// The listing changed since it was cached: refresh once.
+		callErr := err
 		if meta, err = c.annotation(ctx, cs, params.Name, true); err != nil || meta == nil {
-			return res, Wrap(errors.Join(err, approval.ErrMissingEvidence))
+			return res, errors.Join(Wrap(callErr), err)
 		}
 	}
 	return c.callApproved(ctx, cs, params)
@@ -172,15 +180,32 @@ func (c *Client) annotation(ctx context.Context, cs *mcp.ClientSession, name str
 		return m, nil
 	}
 	fresh := map[string]*approval.ToolMeta{}
-	for t, err := range cs.Tools(ctx, nil) {
+	params := &mcp.ListToolsParams{}
+	for page := 0; ; page++ {
+		if page == maxListPages {
+			return nil, fmt.Errorf("approvalclient: listing tools: the server sent more than %d pages", maxListPages)
+		}
+		res, err := cs.ListTools(ctx, params)
 		if err != nil {
 			return nil, fmt.Errorf("approvalclient: listing tools: %w", err)
 		}
-		if tm, ok := approvalmcp.ToolMeta(t); ok {
-			fresh[t.Name] = &tm
-		} else {
-			fresh[t.Name] = nil
+		for _, t := range res.Tools {
+			if t == nil {
+				continue
+			}
+			if tm, ok := approvalmcp.ToolMeta(t); ok {
+				fresh[t.Name] = &tm
+			} else {
+				fresh[t.Name] = nil
+			}
 		}
+		if len(fresh) > maxListTools {
+			return nil, fmt.Errorf("approvalclient: listing tools: the server lists more than %d tools", maxListTools)
+		}
+		if res.NextCursor == "" {
+			break
+		}
+		params = &mcp.ListToolsParams{Cursor: res.NextCursor}
 	}
 	c.mu.Lock()
 	if _, known := c.tools[cs]; !known && len(c.tools) >= c.maxSessions {
@@ -191,8 +216,11 @@ func (c *Client) annotation(ctx context.Context, cs *mcp.ClientSession, name str
 	return fresh[name], nil
 }
 
-// Wrap turns a -32001 JSON-RPC error with data.reason into an
-// [*approval.Error] wrapping it; other errors are returned unchanged.
+// Wrap turns a -32001 JSON-RPC error whose data.reason is an approval
+// reason (SEP-2672 §4.10, or approvalmcp's enrollment_not_permitted) into
+// an [*approval.Error] wrapping it; other errors are returned unchanged.
+// Other -32001 errors exist: AIP policy denials ("Forbidden") share the
+// code with a free-text reason, and stay what they are.
 func Wrap(err error) error {
 	var we *jsonrpc.Error
 	if err == nil || !errors.As(err, &we) || we.Code != approval.ErrorCode {
@@ -201,8 +229,12 @@ func Wrap(err error) error {
 	var d struct {
 		Reason approval.Reason `json:"reason"`
 	}
-	if json.Unmarshal(we.Data, &d) != nil || d.Reason == "" {
+	if json.Unmarshal(we.Data, &d) != nil || !approvalReason(d.Reason) {
 		return err
 	}
 	return &approval.Error{Reason: d.Reason, Detail: we.Message, Err: err}
+}
+
+func approvalReason(r approval.Reason) bool {
+	return r == approvalmcp.ReasonEnrollmentNotPermitted || slices.Contains(approval.Reasons, r)
 }
