@@ -20,16 +20,17 @@ import (
 func newBridge(t *testing.T, opts ceremony.Options) (*ceremony.Bridge, *httptest.Server, chan string) {
 	t.Helper()
 	urls := make(chan string, 4)
-	var srv *httptest.Server
-	b, err := ceremony.New(&ceremony.Options{BaseURL: "http://bridge.invalid", TTL: opts.TTL, MaxPending: opts.MaxPending,
+	srv := httptest.NewUnstartedServer(nil)
+	b, err := ceremony.New(&ceremony.Options{BaseURL: "http://" + srv.Listener.Addr().String(), TTL: opts.TTL, MaxPending: opts.MaxPending,
 		Open: func(_ context.Context, u string) error {
-			urls <- srv.URL + strings.TrimPrefix(u, "http://bridge.invalid")
+			urls <- u
 			return nil
 		}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv = httptest.NewServer(b)
+	srv.Config.Handler = b
+	srv.Start()
 	t.Cleanup(srv.Close)
 	return b, srv, urls
 }
@@ -166,9 +167,9 @@ func TestBridgeRefusesBadResults(t *testing.T) {
 // every URL the page uses (assets, data, result) resolves under the prefix.
 func TestBridgeUnderPrefix(t *testing.T) {
 	urls := make(chan string, 1)
-	var srv *httptest.Server
-	b, err := ceremony.New(&ceremony.Options{BaseURL: "http://bridge.invalid/approval", Open: func(_ context.Context, u string) error {
-		urls <- srv.URL + strings.TrimPrefix(u, "http://bridge.invalid")
+	srv := httptest.NewUnstartedServer(nil)
+	b, err := ceremony.New(&ceremony.Options{BaseURL: "http://" + srv.Listener.Addr().String() + "/approval", Open: func(_ context.Context, u string) error {
+		urls <- u
 		return nil
 	}})
 	if err != nil {
@@ -177,7 +178,8 @@ func TestBridgeUnderPrefix(t *testing.T) {
 	mux := http.NewServeMux()
 	mux.Handle("/approval/", http.StripPrefix("/approval", b))
 	mux.Handle("/", http.NotFoundHandler()) // anything escaping the prefix fails
-	srv = httptest.NewServer(mux)
+	srv.Config.Handler = mux
+	srv.Start()
 	defer srv.Close()
 	done := make(chan error, 1)
 	go func() {
@@ -283,5 +285,66 @@ func TestBridgeCreateChecked(t *testing.T) {
 	}
 	if err := b.CreateChecked(context.Background(), json.RawMessage(`{}`), nil); err == nil {
 		t.Fatal("CreateChecked without a check")
+	}
+}
+
+// TestBridgeRefusesOtherHosts: a page on another site whose name was
+// rebound to the bridge's address (DNS rebinding) sends its own Host; the
+// bridge answers nothing for it, not the page, the data, nor a result.
+// Options.Hosts admits a proxy's name.
+func TestBridgeRefusesOtherHosts(t *testing.T) {
+	b, srv, urls := newBridge(t, ceremony.Options{})
+	done := make(chan error, 1)
+	go func() {
+		_, err := b.Get(context.Background(), "x", json.RawMessage(`{"challenge":"AAAA"}`))
+		done <- err
+	}()
+	page := <-urls
+	for _, path := range []string{page, page + "/data"} {
+		req, _ := http.NewRequest("GET", path, nil)
+		req.Host = "evil.example:8787"
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.StatusCode != http.StatusMisdirectedRequest {
+			t.Fatalf("GET %s for Host evil.example: %d", path, res.StatusCode)
+		}
+	}
+	req, _ := http.NewRequest("POST", page+"/result", strings.NewReader(`{"response":{"id":"x"}}`))
+	req.Host = "evil.example:8787"
+	req.Header.Set("Origin", "http://evil.example:8787")
+	req.Header.Set("Content-Type", "application/json")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusMisdirectedRequest {
+		t.Fatalf("rebound POST: %d", res.StatusCode)
+	}
+	// The ceremony is still open for the real page.
+	if code := post(t, page+"/result", srv.URL, `{"response":{"id":"real"}}`); code != http.StatusNoContent {
+		t.Fatalf("the real answer after the rebound one: %d", code)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+
+	// A proxy's host name, when listed.
+	proxied, err := ceremony.New(&ceremony.Options{BaseURL: "https://approve.example", Hosts: []string{"127.0.0.1:9"}, Open: func(context.Context, string) error { return nil }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := httptest.NewRecorder()
+	proxied.ServeHTTP(rec, httptest.NewRequest("GET", "http://127.0.0.1:9/c/unknown", nil))
+	if rec.Code != http.StatusNotFound {
+		t.Fatalf("listed host: %d, want 404 for an unknown ceremony", rec.Code)
+	}
+	for _, base := range []string{"localhost:8787", "ftp://x", "http://", "::"} {
+		if _, err := ceremony.New(&ceremony.Options{BaseURL: base, Open: func(context.Context, string) error { return nil }}); err == nil {
+			t.Errorf("BaseURL %q accepted", base)
+		}
 	}
 }

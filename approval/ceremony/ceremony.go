@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 	"time"
@@ -40,6 +41,12 @@ type Options struct {
 	MaxPending int
 	// Now is the clock (default time.Now).
 	Now func() time.Time
+	// Hosts lists further Host header values the Bridge answers, beside
+	// BaseURL's host (for a reverse proxy that rewrites Host). Requests for
+	// any other host are refused, so that a page on another site whose name
+	// was rebound to this address (DNS rebinding) cannot read or answer
+	// ceremonies.
+	Hosts []string
 }
 
 // Errors of Create and Get.
@@ -52,6 +59,7 @@ var (
 // Bridge serves ceremony pages and waits for their results.
 type Bridge struct {
 	base       string
+	hosts      map[string]bool // lower case
 	open       func(context.Context, string) error
 	ttl        time.Duration
 	maxPending int
@@ -88,8 +96,16 @@ func New(opts *Options) (*Bridge, error) {
 	if opts.TTL < 0 || opts.MaxPending < 0 {
 		return nil, errors.New("ceremony: Options.TTL and Options.MaxPending must be >= 0")
 	}
+	u, err := url.Parse(opts.BaseURL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("ceremony: Options.BaseURL %q is not an http(s) URL with a host", opts.BaseURL)
+	}
+	hosts := map[string]bool{strings.ToLower(u.Host): true}
+	for _, h := range opts.Hosts {
+		hosts[strings.ToLower(h)] = true
+	}
 	b := &Bridge{
-		base: strings.TrimRight(opts.BaseURL, "/"), open: opts.Open, ttl: opts.TTL,
+		base: strings.TrimRight(opts.BaseURL, "/"), hosts: hosts, open: opts.Open, ttl: opts.TTL,
 		maxPending: opts.MaxPending, now: opts.Now, pending: map[string]*pendingCeremony{},
 	}
 	if b.ttl == 0 {
@@ -212,6 +228,10 @@ func (b *Bridge) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Referrer-Policy", "no-referrer")
 	h.Set("Cache-Control", "no-store")
+	if !b.hosts[strings.ToLower(r.Host)] {
+		http.Error(w, "This ceremony server does not answer for this host name.", http.StatusMisdirectedRequest)
+		return
+	}
 	b.mux.ServeHTTP(w, r)
 }
 

@@ -24,7 +24,7 @@ func ExampleNew() {
 	}
 	// Serve it: http.Serve(listener, bridge). Unknown ceremonies are 404.
 	rec := httptest.NewRecorder()
-	bridge.ServeHTTP(rec, httptest.NewRequest("GET", "/c/unknown", nil))
+	bridge.ServeHTTP(rec, httptest.NewRequest("GET", "http://localhost:8787/c/unknown", nil))
 	fmt.Println(rec.Code, rec.Header().Get("X-Frame-Options"))
 	// Output: 404 DENY
 }
@@ -47,7 +47,8 @@ func ExampleBridge_CreateChecked() {
 	}()
 	page := <-urls
 	// The browser posts its answer; the page is told the verdict.
-	req := httptest.NewRequest("POST", strings.TrimPrefix(page, "https://acme.dev/approval")+"/result", strings.NewReader(`{"response":{"id":"x"}}`))
+	// (Mounted under /approval, the Bridge sees the path without it.)
+	req := httptest.NewRequest("POST", strings.Replace(page, "/approval", "", 1)+"/result", strings.NewReader(`{"response":{"id":"x"}}`))
 	req.Header.Set("Content-Type", "application/json")
 	rec := httptest.NewRecorder()
 	bridge.ServeHTTP(rec, req)
