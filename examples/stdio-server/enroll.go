@@ -23,7 +23,7 @@ import (
 // Limits of the enrollment links.
 const (
 	defaultEnrollLinkTTL = 15 * time.Minute
-	maxEnrollLinks       = 1024
+	maxEnrollLinks       = 2 * maxTokens // one per user at startup, with room
 	maxCodeLen           = 128
 )
 
@@ -41,6 +41,7 @@ type enrollCode struct {
 	sum     [sha256.Size]byte
 	user    string
 	expires time.Time
+	busy    bool // an enrollment with this code is under way
 }
 
 // issue makes a new 256-bit code for user, valid for l.ttl.
@@ -60,22 +61,55 @@ func (l *enrollLinks) issue(user string) (string, error) {
 	return code, nil
 }
 
-// redeem spends code: it returns its user once, and ok false for a code
-// that is unknown, used or expired. Every outstanding code is compared in
-// constant time.
-func (l *enrollLinks) redeem(code string) (user string, ok bool) {
-	return l.find(code, true)
+// take reserves code for one enrollment: it returns the code's user, and
+// ok false for a code that is unknown, expired, used or under way. Every
+// outstanding code is compared in constant time. The enrollment then ends
+// with done: a code that enrolled a passkey is spent, any other outcome
+// (the user cancelled, the page was closed, the check failed) makes it
+// usable again until it expires.
+func (l *enrollLinks) take(code string) (user string, done func(enrolled bool), ok bool) {
+	i, sum := l.lookup(code)
+	if i < 0 {
+		return "", nil, false
+	}
+	l.codes[i].busy = true
+	user = l.codes[i].user
+	l.mu.Unlock()
+	return user, func(enrolled bool) {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		for j := range l.codes {
+			if l.codes[j].sum == sum {
+				if enrolled {
+					l.codes = append(l.codes[:j], l.codes[j+1:]...)
+				} else {
+					l.codes[j].busy = false
+				}
+				return
+			}
+		}
+	}, true
 }
 
-// find looks code up, comparing every outstanding code in constant time,
-// and spends it when spend is set.
-func (l *enrollLinks) find(code string, spend bool) (user string, ok bool) {
-	if code == "" || len(code) > maxCodeLen {
+// find returns the user of a code that take would accept.
+func (l *enrollLinks) find(code string) (user string, ok bool) {
+	i, _ := l.lookup(code)
+	if i < 0 {
 		return "", false
 	}
-	sum := sha256.Sum256([]byte(code))
-	l.mu.Lock()
 	defer l.mu.Unlock()
+	return l.codes[i].user, true
+}
+
+// lookup finds code among the usable codes, comparing every outstanding
+// code in constant time. When it finds one (i >= 0) it returns with l.mu
+// held, for the caller to unlock.
+func (l *enrollLinks) lookup(code string) (i int, sum [sha256.Size]byte) {
+	if code == "" || len(code) > maxCodeLen {
+		return -1, sum
+	}
+	sum = sha256.Sum256([]byte(code))
+	l.mu.Lock()
 	l.reap()
 	match := -1
 	for i := range l.codes {
@@ -83,14 +117,11 @@ func (l *enrollLinks) find(code string, spend bool) (user string, ok bool) {
 			match = i
 		}
 	}
-	if match < 0 {
-		return "", false
+	if match < 0 || l.codes[match].busy {
+		l.mu.Unlock()
+		return -1, sum
 	}
-	user = l.codes[match].user
-	if spend {
-		l.codes = append(l.codes[:match], l.codes[match+1:]...)
-	}
-	return user, true
+	return match, sum
 }
 
 // reap drops expired codes. Callers hold l.mu.
@@ -138,7 +169,9 @@ func openInRedirect(ctx context.Context, url string) error {
 func (p *enrollPages) handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /approval/enroll", p.confirm)
-	mux.HandleFunc("POST /approval/enroll", p.enroll)
+	// A form post from another site (the code is the attacker's own, for
+	// the victim's authenticator) is refused: Sec-Fetch-Site and Origin.
+	mux.Handle("POST /approval/enroll", http.NewCrossOriginProtection().Handler(http.HandlerFunc(p.enroll)))
 	mux.Handle("/approval/", http.StripPrefix("/approval", p.bridge))
 	return mux
 }
@@ -146,7 +179,7 @@ func (p *enrollPages) handler() http.Handler {
 var confirmPage = template.Must(template.New("confirm").Parse(`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Enroll a passkey</title></head>
 <body><main><h1 id="title">Enroll a passkey</h1>
-<p id="status">This link enrolls a passkey that will approve calls for user {{.User}}. It works once.</p>
+<p id="status">This link enrolls a passkey that will approve calls for user {{.User}}. It enrolls one passkey.</p>
 <form method="post" action="enroll"><input type="hidden" name="code" value="{{.Code}}">
 <button id="continue" type="submit">Continue</button></form></main></body></html>
 `))
@@ -177,15 +210,15 @@ func message(w http.ResponseWriter, code int, title, text string) {
 }
 
 func refuseLink(w http.ResponseWriter, log *slog.Logger) {
-	log.Warn("refused an enrollment link: unknown, used or expired")
+	log.Warn("refused an enrollment link: unknown, used, expired or in use")
 	message(w, http.StatusForbidden, "Enrollment link not valid",
-		"This enrollment link is unknown, used or expired. Each link works once, for a limited time: restart the server for a new one.")
+		"This enrollment link is unknown, used or expired, or an enrollment with it is under way. Each link enrolls one passkey, for a limited time: restart the server for a new one.")
 }
 
 // confirm shows the button that spends a valid code.
 func (p *enrollPages) confirm(w http.ResponseWriter, r *http.Request) {
 	code := r.URL.Query().Get("code")
-	user, ok := p.links.find(code, false)
+	user, ok := p.links.find(code)
 	if !ok {
 		refuseLink(w, p.log)
 		return
@@ -195,7 +228,7 @@ func (p *enrollPages) confirm(w http.ResponseWriter, r *http.Request) {
 
 func (p *enrollPages) enroll(w http.ResponseWriter, r *http.Request) {
 	r.Body = http.MaxBytesReader(w, r.Body, 4096)
-	user, ok := p.links.redeem(r.PostFormValue("code"))
+	user, done, ok := p.links.take(r.PostFormValue("code"))
 	if !ok {
 		refuseLink(w, p.log)
 		return
@@ -203,15 +236,16 @@ func (p *enrollPages) enroll(w http.ResponseWriter, r *http.Request) {
 	u := gatehouse.ApprovalUser(user)
 	begin, err := p.gate.BeginEnrollment(r.Context(), u)
 	if err != nil {
+		done(false)
 		p.log.Error("beginning an enrollment", "user", user, "err", err)
-		message(w, http.StatusServiceUnavailable, "Enrollment failed", "The server could not begin the enrollment; restart it for a new link.")
+		message(w, http.StatusServiceUnavailable, "Enrollment failed", "The server could not begin the enrollment; try the link again later.")
 		return
 	}
 	urls := make(chan string, 1)
 	failed := make(chan error, 1)
 	ctx := context.WithValue(p.ctx, openKey{}, urls)
 	go func() {
-		failed <- p.bridge.CreateChecked(ctx, begin.Options, func(ctx context.Context, resp json.RawMessage) error {
+		err := p.bridge.CreateChecked(ctx, begin.Options, func(ctx context.Context, resp json.RawMessage) error {
 			fin, err := p.gate.FinishEnrollment(ctx, u, resp)
 			var ae *approval.Error
 			switch {
@@ -225,13 +259,15 @@ func (p *enrollPages) enroll(w http.ResponseWriter, r *http.Request) {
 			p.log.Info("enrolled a passkey", "user", user, "credential", fin.CredentialID)
 			return nil
 		})
+		done(err == nil) // spent only by an enrolled passkey
+		failed <- err
 	}()
 	select {
 	case url := <-urls:
 		http.Redirect(w, r, url, http.StatusSeeOther)
 	case err := <-failed:
 		p.log.Error("starting the enrollment ceremony", "user", user, "err", err)
-		message(w, http.StatusServiceUnavailable, "Enrollment failed", "The server could not start the passkey ceremony; restart it for a new link.")
+		message(w, http.StatusServiceUnavailable, "Enrollment failed", "The server could not start the passkey ceremony; try the link again later.")
 	case <-r.Context().Done():
 	}
 }

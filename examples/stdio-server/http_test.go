@@ -52,7 +52,7 @@ type httpServer struct {
 
 var (
 	tokenLine = regexp.MustCompile(`bearer token for user "operator": ([0-9a-f]{64})$`)
-	linkLine  = regexp.MustCompile(`enrollment link for user "([^"]+)" \(works once, for [^)]+\): (http://\S+)$`)
+	linkLine  = regexp.MustCompile(`enrollment link for user "([^"]+)" \(enrolls one passkey, within [^)]+\): (http://\S+)$`)
 )
 
 // startHTTP runs the server with -http on a free loopback port and waits
@@ -262,6 +262,27 @@ func TestHTTPApprovalRefusals(t *testing.T) {
 		}
 	}
 
+	// A cross-site form post of a valid code (an attacker's own link, sent
+	// from the victim's browser) is refused, and the code is not spent.
+	{
+		base, query, _ := strings.Cut(strings.Replace(link, "localhost", "127.0.0.1", 1), "?")
+		req, _ := http.NewRequest("POST", base, strings.NewReader(query))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.Header.Set("Origin", "https://evil.example")
+		req.Header.Set("Sec-Fetch-Site", "cross-site")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusForbidden {
+			t.Errorf("cross-site POST of a valid code: %d, want 403", resp.StatusCode)
+		}
+		if code, body := get(t, strings.Replace(link, "localhost", "127.0.0.1", 1)); code != http.StatusOK {
+			t.Errorf("the link after a refused cross-site POST: %d %q", code, body)
+		}
+	}
+
 	// A link that expired before anyone used it.
 	port2 := freePort(t)
 	srv2 := startHTTP(t, port2, []string{"operator"}, "-root", dir, "-approval", "-server-id", testServerID, "-enroll-link-ttl", "1ms")
@@ -408,5 +429,39 @@ func TestHTTPBrowserEnrollAndApprove(t *testing.T) {
 	}
 	if got := res.Content[0].(*mcp.TextContent).Text; got != "deleted doomed.txt" || exists(doomed) {
 		t.Fatalf("result %q; file still there: %v", got, exists(doomed))
+	}
+}
+
+// TestHTTPNoLinksForEnrolledUsers: anyone who reads stderr can use a link,
+// so users who have a passkey get none, unless -enroll-all.
+func TestHTTPNoLinksForEnrolledUsers(t *testing.T) {
+	dir := t.TempDir()
+	tokens := filepath.Join(dir, "tokens.txt")
+	if err := os.WriteFile(tokens, []byte(strings.Repeat("a1", 20)+" alice\n"+strings.Repeat("b2", 20)+" bob\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	credsFile := filepath.Join(dir, "passkeys.json")
+	store, err := approval.OpenFileCredentialStore(credsFile, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := store.Add(context.Background(), &approval.Credential{ID: []byte("alice-key"), UserHandle: gatehouse.ApprovalUser("alice").Handle, PublicKey: []byte("cose"), CreatedAt: time.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"-root", sandbox(t), "-approval", "-server-id", testServerID, "-tokens", tokens, "-credentials", credsFile}
+	srv := startHTTP(t, freePort(t), []string{"bob"}, args...)
+	if _, ok := srv.links["alice"]; ok {
+		t.Fatal("an enrollment link was printed for a user who has a passkey")
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for !strings.Contains(srv.err(), `user "alice" has 1 passkey(s); no enrollment link`) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no word about alice:\n%s", srv.err())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	all := startHTTP(t, freePort(t), []string{"alice", "bob"}, append(args, "-enroll-all")...)
+	if all.links["alice"] == "" {
+		t.Fatal("-enroll-all printed no link for alice")
 	}
 }

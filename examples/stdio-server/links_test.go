@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -10,8 +11,10 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/auth"
 )
 
-// TestEnrollLinks: a code works once, for its user, until it expires;
-// look-alikes and oversized codes fail; outstanding codes are bounded.
+// TestEnrollLinks: a code enrolls once, for its user, until it expires; an
+// enrollment that did not enroll gives it back; while one is under way the
+// code is refused; look-alikes and oversized codes fail; outstanding codes
+// are bounded.
 func TestEnrollLinks(t *testing.T) {
 	now := time.Unix(1_700_000_000, 0)
 	l := &enrollLinks{ttl: 15 * time.Minute, now: func() time.Time { return now }}
@@ -24,19 +27,40 @@ func TestEnrollLinks(t *testing.T) {
 		t.Fatalf("codes %q %q", a, b)
 	}
 	for _, bad := range []string{"", a[:len(a)-1], a + "x", strings.ToUpper(a), strings.Repeat("A", maxCodeLen+1)} {
-		if _, ok := l.redeem(bad); ok {
-			t.Errorf("redeemed %q", bad)
+		if _, _, ok := l.take(bad); ok {
+			t.Errorf("took %q", bad)
+		}
+		if _, ok := l.find(bad); ok {
+			t.Errorf("found %q", bad)
 		}
 	}
-	if u, ok := l.redeem(a); !ok || u != "alice" {
-		t.Fatalf("redeem: %q %v", u, ok)
+	u, done, ok := l.take(a)
+	if !ok || u != "alice" {
+		t.Fatalf("take: %q %v", u, ok)
 	}
-	if _, ok := l.redeem(a); ok {
-		t.Fatal("redeemed twice")
+	if _, _, ok := l.take(a); ok {
+		t.Fatal("took a code whose enrollment is under way")
 	}
+	if _, ok := l.find(a); ok {
+		t.Fatal("found a code whose enrollment is under way")
+	}
+	done(false) // cancelled: the code works again
+	if u, ok := l.find(a); !ok || u != "alice" {
+		t.Fatalf("after a cancelled enrollment: %q %v", u, ok)
+	}
+	_, done, ok = l.take(a)
+	if !ok {
+		t.Fatal("take after a cancelled enrollment")
+	}
+	done(true) // enrolled: spent
+	if _, _, ok := l.take(a); ok {
+		t.Fatal("took a spent code")
+	}
+	_, done, _ = l.take(b)
 	now = now.Add(15 * time.Minute)
-	if _, ok := l.redeem(b); ok {
-		t.Fatal("redeemed an expired code")
+	done(false) // expired while under way: gone, not revived
+	if _, _, ok := l.take(b); ok {
+		t.Fatal("took an expired code")
 	}
 	for i := 0; i < maxEnrollLinks; i++ {
 		if _, err := l.issue("u"); err != nil {
@@ -80,5 +104,24 @@ func TestTokenVerify(t *testing.T) {
 	}
 	if _, tok, err := randomToken("operator"); err != nil || len(tok) != 64 {
 		t.Errorf("random token %d chars, %v", len(tok), err)
+	}
+}
+
+// TestDescribeDeleteReadsTheHandlersField: the approved text names the file
+// the handler deletes, whatever other spellings of "path" the call carries.
+func TestDescribeDeleteReadsTheHandlersField(t *testing.T) {
+	for args, want := range map[string]string{
+		`{"path":"precious.txt"}`:                      `Delete the file "precious.txt" from the served directory, permanently`,
+		`{"path":"precious.txt","PATH":"scratch.tmp"}`: `Delete the file "precious.txt" from the served directory, permanently`,
+		`{"PATH":"scratch.tmp","path":"precious.txt"}`: `Delete the file "precious.txt" from the served directory, permanently`,
+	} {
+		if got, err := describeDelete("delete_file", json.RawMessage(args)); err != nil || got != want {
+			t.Errorf("%s: %q, %v", args, got, err)
+		}
+	}
+	for _, args := range []string{`{"PATH":"scratch.tmp"}`, `{"path":""}`, `{"path":7}`, `[]`, `{`} {
+		if got, err := describeDelete("delete_file", json.RawMessage(args)); err == nil {
+			t.Errorf("%s: described as %q", args, got)
+		}
 	}
 }

@@ -32,17 +32,20 @@
 // so that each passkey belongs to an authenticated user: tokens come from
 // -tokens (one "token user" pair per line, # comments), or, without it,
 // one random 256-bit token for user "operator" is printed to stderr at
-// start. For each user, stderr then shows a one-time enrollment link
+// start. For each user without a passkey (each user with -enroll-all),
+// stderr then shows an enrollment link
 //
-//	stdio-server: enrollment link for user "operator" (works once, for 15m0s): http://localhost:8080/approval/enroll?code=...
+//	stdio-server: enrollment link for user "operator" (enrolls one passkey, within 15m0s): http://localhost:8080/approval/enroll?code=...
 //
 // Open it in a browser on the machine with the passkey, press "Continue"
 // (opening the link spends nothing, so a link preview cannot use it up) and
 // then "Create passkey": the page says whether the server enrolled it. These links are
 // the only way to enroll: over HTTP, approval/enroll/* answers -32001
 // "enrollment_not_permitted" (approvalmcp.EnrollOutOfBand), so an MCP
-// client cannot enroll a passkey of its own. A used, expired
-// or wrong link is refused (403); restart the server for new links.
+// client cannot enroll a passkey of its own. A link is spent when it
+// enrolls a passkey; a cancelled or failed ceremony leaves it usable until
+// it expires. A used, expired, busy or wrong link is refused (403), and so
+// is a cross-site form post; restart the server for new links.
 //
 // A client then approves each delete_file call with
 // approval/approvalclient and a local approval/ceremony Bridge (the
@@ -108,11 +111,12 @@ func main() {
 	flag.StringVar(&c.ap.origin, "origin", "", "with -approval: comma-separated origins of the WebAuthn ceremony pages: with -http this server's own first, then clients' local bridges (default http://localhost:PORT,http://localhost:8787 with -http, else http://localhost:8787)")
 	flag.StringVar(&c.ap.credentials, "credentials", "", "with -approval: file of enrolled passkeys (default: in memory, lost on exit)")
 	flag.DurationVar(&c.ap.linkTTL, "enroll-link-ttl", defaultEnrollLinkTTL, "with -approval and -http: how long each printed enrollment link works")
+	flag.BoolVar(&c.ap.enrollAll, "enroll-all", false, "with -approval and -http: print enrollment links also for users who have a passkey already (to add another)")
 	flag.Usage = func() {
 		out := flag.CommandLine.Output()
 		fmt.Fprintf(out, "usage: stdio-server [flags]\n\n"+
 			"Over HTTP with passkey approval (-http ADDR -approval -server-id ID): MCP at / needs a bearer token;\n"+
-			"stderr shows the token (unless -tokens) and a one-time enrollment link per user: open it in a browser\n"+
+			"stderr shows the token (unless -tokens) and an enrollment link per user without a passkey: open it in a browser\n"+
 			"and create a passkey. Clients approve each call with approval/approvalclient and a local\n"+
 			"approval/ceremony Bridge at one of the -origin values (e.g. http://localhost:8787, host = -rp-id).\n\n")
 		flag.PrintDefaults()
@@ -132,6 +136,7 @@ type approvalFlags struct {
 	on                                  bool
 	serverID, rpID, origin, credentials string
 	linkTTL                             time.Duration
+	enrollAll                           bool     // links also for users who have a passkey
 	origins                             []string // parsed from origin by run
 }
 
@@ -295,12 +300,25 @@ func serveHTTP(ctx context.Context, log *slog.Logger, stderr io.Writer, c config
 	log.Info("serving streamable HTTP", "addr", l.Addr().String())
 	if links != nil {
 		for _, u := range users.users() {
+			if !c.ap.enrollAll {
+				// Whoever reads stderr can use a link: none for users who
+				// are enrolled already.
+				have, err := gate.Credentials(ctx, gatehouse.ApprovalUser(u))
+				if err != nil {
+					srv.Close()
+					return err
+				}
+				if len(have) > 0 {
+					fmt.Fprintf(stderr, "stdio-server: user %q has %d passkey(s); no enrollment link (-enroll-all prints one)\n", u, len(have))
+					continue
+				}
+			}
 			code, err := links.issue(u)
 			if err != nil {
 				srv.Close()
 				return err
 			}
-			fmt.Fprintf(stderr, "stdio-server: enrollment link for user %q (works once, for %s): %s/approval/enroll?code=%s\n", u, c.ap.linkTTL, c.ap.origins[0], code)
+			fmt.Fprintf(stderr, "stdio-server: enrollment link for user %q (enrolls one passkey, within %s): %s/approval/enroll?code=%s\n", u, c.ap.linkTTL, c.ap.origins[0], code)
 		}
 	}
 	if err := srv.Serve(l); !errors.Is(err, http.ErrServerClosed) {
@@ -365,17 +383,27 @@ func addTools(s *mcp.Server, g *gatehouse.Guard, files *os.Root, passkeys *appro
 		return
 	}
 	// With -approval the question is a passkey ceremony over the exact call.
-	err := passkeys.Require(delTool, approval.ToolPolicy{Describe: func(_ string, args json.RawMessage) (string, error) {
-		var in pathIn
-		if err := json.Unmarshal(args, &in); err != nil {
-			return "", err
-		}
-		return "Delete the file " + strconv.Quote(in.Path) + " from the served directory, permanently", nil
-	}})
+	err := passkeys.Require(delTool, approval.ToolPolicy{Describe: describeDelete})
 	if err != nil {
 		panic(err) // the tool name is fixed: a bug, not input
 	}
 	mcp.AddTool(s, delTool, del)
+}
+
+// describeDelete is the text the user approves for a delete_file call. It
+// reads "path" by its exact name, as go-sdk decodes the handler's input:
+// encoding/json into a struct would also take "PATH" and show the user
+// another file than the one the handler deletes.
+func describeDelete(_ string, args json.RawMessage) (string, error) {
+	var fields map[string]json.RawMessage
+	var path string
+	if err := json.Unmarshal(args, &fields); err != nil {
+		return "", err
+	}
+	if err := json.Unmarshal(fields["path"], &path); err != nil || path == "" {
+		return "", errors.New(`"path" must be a non-empty string`)
+	}
+	return "Delete the file " + strconv.Quote(path) + " from the served directory, permanently", nil
 }
 
 // sampleDir makes a temp directory with files that show the guard at work.
