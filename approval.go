@@ -10,6 +10,7 @@ import (
 
 	"github.com/gatehouse-dev/gatehouse/approval"
 	"github.com/gatehouse-dev/gatehouse/approval/approvalmcp"
+	"github.com/gatehouse-dev/gatehouse/normalize"
 	"github.com/gatehouse-dev/gatehouse/policy"
 )
 
@@ -81,6 +82,32 @@ func (g *Guard) authorizeApprovalMethod(ctx context.Context, md policy.Decision,
 		return ctx, policy.Decision{Outcome: policy.Block, Violation: true, Code: policy.CodeForbidden, Message: policy.MessageForbidden, Reason: noApprovalUser, Method: md.Method}
 	}
 	return ctx, policy.Decision{Outcome: policy.Allow, Method: md.Method}
+}
+
+// precheckChallenge refuses approval/challenge/create for a call the
+// policy would refuse anyway (a tool not allowed, an argument that fails
+// its rule, a protected path): the user is never asked to approve a call
+// that cannot run. A call that would be asked (action: ask) may be
+// approved. Other methods pass unchanged.
+func (g *Guard) precheckChallenge(md policy.Decision, req mcp.Request) policy.Decision {
+	if md.Method != approval.MethodChallengeCreate {
+		return md
+	}
+	p, ok := req.GetParams().(*approvalmcp.ChallengeParams)
+	if !ok || p == nil {
+		return md // approvalmcp answers malformed params itself
+	}
+	args, err := decodeArgs(p.Arguments)
+	if err != nil {
+		return invalidParams(normalize.Name(p.ToolName), err.Error())
+	}
+	d := g.p.Evaluate(policy.Request{Method: policy.MethodToolsCall, Tool: p.ToolName, Args: args, Server: g.o.ServerName, Now: g.now()})
+	if d.Outcome == policy.Allow || d.Outcome == policy.Ask {
+		return md
+	}
+	d.Reason = "No approval is asked for a call the policy refuses: " + d.Reason
+	d.Method = md.Method
+	return d
 }
 
 // verifyApproval checks the passkey evidence of a call to a tool that

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/gatehouse-dev/gatehouse"
@@ -304,5 +305,75 @@ func TestUnauthenticatedApprovalIsOneUser(t *testing.T) {
 	// The user's own passkey approves calls from either name.
 	if _, err := ac.CallTool(ctx, cs, &mcp.CallToolParams{Name: "delete_file", Arguments: args}); err != nil || runs.Load() != 1 {
 		t.Fatalf("the user's call: %v, %d runs", err, runs.Load())
+	}
+}
+
+// TestNoChallengeForARefusedCall: approval/challenge/create is refused, by
+// the policy's own decision, for a call the policy would refuse anyway (a
+// tool not allowed, a protected path), so the user is never asked to
+// approve it; allowed and ask calls get challenges.
+func TestNoChallengeForARefusedCall(t *testing.T) {
+	gate, err := approval.New(approval.Config{ServerID: "https://mcp.gatehouse.test/mcp", RPID: "gatehouse.test", Origins: []string{approvalOrigin}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := approvalmcp.New(gate, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := mustPolicy(t, `apiVersion: aip.io/v1alpha1
+kind: AgentPolicy
+metadata: {name: precheck}
+spec:
+  allowed_tools: [delete_file]
+  tool_rules: [{tool: wipe, action: ask}]
+  protected_paths: ["~/.ssh"]
+`)
+	var log bytes.Buffer
+	w, _ := audit.New(&log, nil)
+	g := mustGuard(t, p, &gatehouse.Options{Approval: srv, ApprovalForUnauthenticated: true, Audit: w})
+	ct := serve(t, g, func(s *mcp.Server) {
+		for _, name := range []string{"delete_file", "format_disk", "wipe"} {
+			tool := &mcp.Tool{Name: name}
+			if err := srv.Require(tool, approval.ToolPolicy{}); err != nil {
+				t.Fatal(err)
+			}
+			mcp.AddTool(s, tool, func(context.Context, *mcp.CallToolRequest, map[string]any) (*mcp.CallToolResult, any, error) {
+				return &mcp.CallToolResult{}, nil, nil
+			})
+		}
+	})
+	ac, cs, _ := approvalClient(t, ct)
+	ctx := context.Background()
+	if _, err := ac.Enroll(ctx, cs); err != nil {
+		t.Fatal(err)
+	}
+	challenge := func(tool, args string) error {
+		_, err := mcp.CallCustomMethod[*approvalmcp.ChallengeParams, *approvalmcp.ChallengeResult](ctx, cs, approval.MethodChallengeCreate,
+			&approvalmcp.ChallengeParams{ChallengeParams: approval.ChallengeParams{ToolName: tool, Arguments: json.RawMessage(args)}})
+		return err
+	}
+	for _, c := range []struct{ tool, args, want string }{
+		{"format_disk", `{}`, "not in allowed_tools"},
+		{"delete_file", `{"path":"/home/agent/.ssh/id_ed25519"}`, "protected path"},
+		{"delete_file", `{"path":"~/.SSH/id_ed25519"}`, "protected path"},
+	} {
+		err := challenge(c.tool, c.args)
+		var we *jsonrpc.Error
+		if !errors.As(err, &we) || !strings.Contains(strings.ToLower(we.Message+string(we.Data)), c.want) {
+			t.Errorf("challenge for %s %s: %v, want a policy denial saying %q", c.tool, c.args, err, c.want)
+		}
+		var ae *approval.Error
+		if errors.As(approvalclient.Wrap(err), &ae) {
+			t.Errorf("challenge for %s: reads as approval reason %s", c.tool, ae.Reason)
+		}
+	}
+	for _, c := range []struct{ tool, args string }{{"delete_file", `{"path":"notes.txt"}`}, {"wipe", `{}`}} {
+		if err := challenge(c.tool, c.args); err != nil {
+			t.Errorf("challenge for %s: %v", c.tool, err)
+		}
+	}
+	if !strings.Contains(log.String(), "No approval is asked for a call the policy refuses") {
+		t.Errorf("the refused challenges are not audited:\n%s", log.String())
 	}
 }

@@ -42,6 +42,9 @@ func (g *Guard) serve(ctx context.Context, method string, req mcp.Request, next 
 	md := g.p.EvaluateMethod(method)
 	if g.o.Approval != nil && approvalMethods[md.Method] {
 		ctx, md = g.authorizeApprovalMethod(ctx, md, identity(req, g.o.DefaultAgent))
+		if md.Outcome == policy.Allow {
+			md = g.precheckChallenge(md, req)
+		}
 	}
 	if md.Outcome != policy.Allow {
 		return g.deny(ctx, md, req, "", nil)
