@@ -87,6 +87,7 @@ type Options struct {
 	// listed, and are audited), the extensions.verifiedApproval capability,
 	// and passkey evidence checks on every call to a tool that requires it
 	// (approvalmcp.Server.Require); such evidence also answers an ask rule.
+	// No challenge is issued for a call the policy would refuse anyway.
 	// The approval user is the bearer-token identity (ApprovalUser); who
 	// may enroll passkeys over MCP is the Server's
 	// approvalmcp.Options.Enrollment (by default only a user's first
