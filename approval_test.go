@@ -67,6 +67,24 @@ func approvalServer(t *testing.T, unauthenticated bool, deletes *atomic.Int32, l
 	})
 }
 
+// deleteFileServer is a server guarded with o (approvalPolicy) whose one
+// tool, delete_file, requires a passkey and counts its runs.
+func deleteFileServer(t *testing.T, srv *approvalmcp.Server, o *gatehouse.Options, runs *atomic.Int32) *mcp.Server {
+	t.Helper()
+	g := mustGuard(t, mustPolicy(t, approvalPolicy), o)
+	s := mcp.NewServer(&mcp.Implementation{Name: "s", Version: "1"}, nil)
+	del := &mcp.Tool{Name: "delete_file"}
+	if err := srv.Require(del, approval.ToolPolicy{}); err != nil {
+		t.Fatal(err)
+	}
+	mcp.AddTool(s, del, func(ctx context.Context, req *mcp.CallToolRequest, a map[string]any) (*mcp.CallToolResult, any, error) {
+		runs.Add(1)
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "done"}}}, nil, nil
+	})
+	g.Install(s)
+	return s
+}
+
 func approvalClient(t *testing.T, ct mcp.Transport) (*approvalclient.Client, *mcp.ClientSession, *approvaltest.Authenticator) {
 	t.Helper()
 	auth := approvaltest.New(approvalOrigin, nil)
@@ -169,17 +187,7 @@ func TestApprovalUserMatchesBearerIdentity(t *testing.T) {
 		t.Fatal(err)
 	}
 	var runs atomic.Int32
-	g := mustGuard(t, mustPolicy(t, approvalPolicy), &gatehouse.Options{Approval: srv})
-	s := mcp.NewServer(&mcp.Implementation{Name: "s", Version: "1"}, nil)
-	del := &mcp.Tool{Name: "delete_file"}
-	if err := srv.Require(del, approval.ToolPolicy{}); err != nil {
-		t.Fatal(err)
-	}
-	mcp.AddTool(s, del, func(ctx context.Context, req *mcp.CallToolRequest, a map[string]any) (*mcp.CallToolResult, any, error) {
-		runs.Add(1)
-		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "done"}}}, nil, nil
-	})
-	g.Install(s)
+	s := deleteFileServer(t, srv, &gatehouse.Options{Approval: srv}, &runs)
 	users := map[string]string{"t1": "alice", "t2": "Alice", "t3": strings.Repeat("long-", 40), "t4": "ålice\x01"}
 	// t5 chose an id that reads like the hashed form of t4's.
 	sum := sha256.Sum256([]byte(users["t4"]))
@@ -252,17 +260,7 @@ func TestUnauthenticatedApprovalIsOneUser(t *testing.T) {
 		t.Fatal(err)
 	}
 	var runs atomic.Int32
-	g := mustGuard(t, mustPolicy(t, approvalPolicy), &gatehouse.Options{Approval: srv, ApprovalForUnauthenticated: true})
-	s := mcp.NewServer(&mcp.Implementation{Name: "s", Version: "1"}, nil)
-	del := &mcp.Tool{Name: "delete_file"}
-	if err := srv.Require(del, approval.ToolPolicy{}); err != nil {
-		t.Fatal(err)
-	}
-	mcp.AddTool(s, del, func(ctx context.Context, req *mcp.CallToolRequest, a map[string]any) (*mcp.CallToolResult, any, error) {
-		runs.Add(1)
-		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "done"}}}, nil, nil
-	})
-	g.Install(s)
+	s := deleteFileServer(t, srv, &gatehouse.Options{Approval: srv, ApprovalForUnauthenticated: true}, &runs)
 	ctx := context.Background()
 	connect := func(name string, a *approvaltest.Authenticator) (*approvalclient.Client, *mcp.ClientSession) {
 		client := mcp.NewClient(&mcp.Implementation{Name: name, Version: "1"}, nil)
