@@ -42,14 +42,7 @@ spec:
 // delete_file (policy: allow) and wipe (policy: ask, answered by the passkey).
 func approvalServer(t *testing.T, unauthenticated bool, deletes *atomic.Int32, log *bytes.Buffer) mcp.Transport {
 	t.Helper()
-	gate, err := approval.New(approval.Config{ServerID: "https://mcp.gatehouse.test/mcp", RPID: "gatehouse.test", Origins: []string{approvalOrigin}}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := approvalmcp.New(gate, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, srv := newApprovalServer(t, nil)
 	w, _ := audit.New(log, nil)
 	g := mustGuard(t, mustPolicy(t, approvalPolicy), &gatehouse.Options{Approval: srv, ApprovalForUnauthenticated: unauthenticated, Audit: w})
 	return serve(t, g, func(s *mcp.Server) {
@@ -65,6 +58,20 @@ func approvalServer(t *testing.T, unauthenticated bool, deletes *atomic.Int32, l
 		}
 		textTool(s, "echo", func(map[string]any) string { return "echo" }, nil)
 	})
+}
+
+// newApprovalServer is a Gate for the tests' origin, served with opts.
+func newApprovalServer(t *testing.T, opts *approvalmcp.Options) (*approval.Gate, *approvalmcp.Server) {
+	t.Helper()
+	gate, err := approval.New(approval.Config{ServerID: "https://mcp.gatehouse.test/mcp", RPID: "gatehouse.test", Origins: []string{approvalOrigin}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := approvalmcp.New(gate, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return gate, srv
 }
 
 // deleteFileServer is a server guarded with o (approvalPolicy) whose one
@@ -178,14 +185,7 @@ func TestApprovalMethodsUnknownWithoutApproval(t *testing.T) {
 // gatehouse.ApprovalUser(id) approves the calls of the bearer token whose
 // user is id (short, long and unprintable ids alike), and no other user's.
 func TestApprovalUserMatchesBearerIdentity(t *testing.T) {
-	gate, err := approval.New(approval.Config{ServerID: "https://mcp.gatehouse.test/mcp", RPID: "gatehouse.test", Origins: []string{approvalOrigin}}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := approvalmcp.New(gate, &approvalmcp.Options{Enrollment: approvalmcp.EnrollOutOfBand})
-	if err != nil {
-		t.Fatal(err)
-	}
+	gate, srv := newApprovalServer(t, &approvalmcp.Options{Enrollment: approvalmcp.EnrollOutOfBand})
 	var runs atomic.Int32
 	s := deleteFileServer(t, srv, &gatehouse.Options{Approval: srv}, &runs)
 	users := map[string]string{"t1": "alice", "t2": "Alice", "t3": strings.Repeat("long-", 40), "t4": "ålice\x01"}
@@ -251,14 +251,7 @@ func TestApprovalUserMatchesBearerIdentity(t *testing.T) {
 // cannot find a user without passkeys and enroll its own next to the
 // user's (EnrollFirstOnly), nor approve with a passkey of its own.
 func TestUnauthenticatedApprovalIsOneUser(t *testing.T) {
-	gate, err := approval.New(approval.Config{ServerID: "https://mcp.gatehouse.test/mcp", RPID: "gatehouse.test", Origins: []string{approvalOrigin}}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := approvalmcp.New(gate, nil) // EnrollFirstOnly
-	if err != nil {
-		t.Fatal(err)
-	}
+	gate, srv := newApprovalServer(t, nil) // EnrollFirstOnly
 	var runs atomic.Int32
 	s := deleteFileServer(t, srv, &gatehouse.Options{Approval: srv, ApprovalForUnauthenticated: true}, &runs)
 	ctx := context.Background()
@@ -291,7 +284,7 @@ func TestUnauthenticatedApprovalIsOneUser(t *testing.T) {
 	}
 	impostor := approvaltest.New(approvalOrigin, nil)
 	ac2, cs2 := connect("claude-code-2", impostor)
-	_, err = ac2.Enroll(ctx, cs2)
+	_, err := ac2.Enroll(ctx, cs2)
 	var ae *approval.Error
 	if !errors.As(err, &ae) || ae.Reason != approvalmcp.ReasonEnrollmentNotPermitted {
 		t.Fatalf("renamed client enrolling: %v, want %s", err, approvalmcp.ReasonEnrollmentNotPermitted)
@@ -311,14 +304,7 @@ func TestUnauthenticatedApprovalIsOneUser(t *testing.T) {
 // tool not allowed, a protected path), so the user is never asked to
 // approve it; allowed and ask calls get challenges.
 func TestNoChallengeForARefusedCall(t *testing.T) {
-	gate, err := approval.New(approval.Config{ServerID: "https://mcp.gatehouse.test/mcp", RPID: "gatehouse.test", Origins: []string{approvalOrigin}}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := approvalmcp.New(gate, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, srv := newApprovalServer(t, nil)
 	p := mustPolicy(t, `apiVersion: aip.io/v1alpha1
 kind: AgentPolicy
 metadata: {name: precheck}
