@@ -101,7 +101,7 @@ func (g *Guard) precheckChallenge(md policy.Decision, req mcp.Request) policy.De
 	if err != nil {
 		return invalidParams(normalize.Name(p.ToolName), err.Error())
 	}
-	d := g.p.Evaluate(policy.Request{Method: policy.MethodToolsCall, Tool: p.ToolName, Args: args, Server: g.o.ServerName, Now: g.now()})
+	d := g.evaluateCall(policy.MethodToolsCall, p.ToolName, args)
 	if d.Outcome == policy.Allow || d.Outcome == policy.Ask {
 		return md
 	}

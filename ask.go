@@ -98,7 +98,7 @@ func (g *Guard) ask(ctx context.Context, d policy.Decision, agent string, args m
 	approved := policy.Decision{Outcome: policy.Allow, Method: d.Method, Tool: d.Tool, Reason: "User approved"}
 	if ans.Args != nil {
 		// The human changed the call: the changed call must pass the policy too.
-		again := g.p.Evaluate(policy.Request{Method: policy.MethodToolsCall, Tool: d.Tool, Args: ans.Args, Server: g.o.ServerName, Now: g.now()})
+		again := g.evaluateCall(policy.MethodToolsCall, d.Tool, ans.Args)
 		if again.Outcome != policy.Allow && again.Outcome != policy.Ask {
 			again.Reason = "The approved modification is not allowed by policy: " + again.Reason
 			return again, nil, nil

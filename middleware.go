@@ -93,6 +93,12 @@ func (g *Guard) deny(ctx context.Context, d policy.Decision, req mcp.Request, ra
 	return nil, rpcError(d, rawTool)
 }
 
+// evaluateCall is the policy decision on a tool call, with the guard's
+// server name and clock.
+func (g *Guard) evaluateCall(method, tool string, args map[string]any) policy.Decision {
+	return g.p.Evaluate(policy.Request{Method: method, Tool: tool, Args: args, Server: g.o.ServerName, Now: g.now()})
+}
+
 // toolCall is AIP §4.3 and the guard's extra checks, in order: arguments
 // decoded (UseNumber), the rule's rate limit (keyed per agent and tool), the
 // policy, the conversation guard, the budget check, asking, the budget
@@ -111,7 +117,7 @@ func (g *Guard) toolCall(ctx context.Context, method string, call *mcp.CallToolR
 			return g.deny(ctx, denied, call, rawTool, rawArgs)
 		}
 	}
-	d := g.p.Evaluate(policy.Request{Method: method, Tool: rawTool, Args: args, Server: g.o.ServerName, Now: g.now()})
+	d := g.evaluateCall(method, rawTool, args)
 	if d.Outcome != policy.Allow && d.Outcome != policy.Ask {
 		return g.deny(ctx, d, call, rawTool, rawArgs)
 	}

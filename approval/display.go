@@ -3,27 +3,20 @@ package approval
 import (
 	"fmt"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/gatehouse-dev/gatehouse/internal/runes"
 )
 
 // visibleText returns s with every rune that renders as nothing or changes
-// how its neighbours render (controls, format characters such as bidi
-// overrides and zero-width joiners, line separators, variation selectors:
-// the runes name normalization removes) written as a JSON-style \uXXXX escape, so that the
-// user sees every character of what they sign for: "report_\u202etxt.exe"
-// cannot display as "report_exe.txt". keepLayout keeps '\n' and '\t'.
-// Invalid UTF-8 becomes \ufffd.
+// how its neighbours render (the runes name normalization removes:
+// controls, format characters such as bidi overrides and zero-width
+// joiners, line separators, variation selectors) written as a JSON-style
+// \uXXXX escape, so that the user sees every character of what they sign
+// for: "report_\u202etxt.exe" cannot display as "report_exe.txt".
+// keepLayout keeps '\n' and '\t'. Invalid UTF-8 (decoded as U+FFFD, which
+// is hidden) becomes \ufffd.
 func visibleText(s string, keepLayout bool) string {
-	clean := true
-	for _, r := range s {
-		if hidden(r, keepLayout) {
-			clean = false
-			break
-		}
-	}
-	if clean && utf8.ValidString(s) {
+	if !strings.ContainsFunc(s, func(r rune) bool { return hidden(r, keepLayout) }) {
 		return s
 	}
 	var b strings.Builder

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"strings"
 
 	"github.com/go-webauthn/webauthn/protocol"
@@ -186,11 +187,9 @@ func (g *Gate) addCredential(ctx context.Context, c *Credential, first bool) err
 // firstLockIndex picks one of the Gate's first-enrollment locks for a user
 // handle (a fixed set: memory does not grow with the number of users).
 func firstLockIndex(user []byte) int {
-	var h uint32 = 2166136261 // FNV-1a
-	for _, b := range user {
-		h = (h ^ uint32(b)) * 16777619
-	}
-	return int(h % firstLockCount)
+	h := fnv.New32a()
+	h.Write(user)
+	return int(h.Sum32() % firstLockCount)
 }
 
 // storeCause keeps a store error as the cause, marking non-sentinel

@@ -139,8 +139,9 @@ func NewChallengeStore(c redis.Cmdable, opts *Options) (*ChallengeStore, error) 
 func (s *ChallengeStore) key(id string) string { return s.prefix + "ch:{" + id + "}" }
 
 // pendingKey names the sorted set of a user's pending challenge IDs, scored
-// by ExpiresAt (Unix ms).
-func (s *ChallengeStore) pendingKey(user []byte) string { return s.prefix + "pu:{" + b64(user) + "}" }
+// by ExpiresAt (Unix ms); user is the base64url user handle, as stored in
+// the challenge's 'u' field.
+func (s *ChallengeStore) pendingKey(user string) string { return s.prefix + "pu:{" + user + "}" }
 
 func checkID(id string) error {
 	if id == "" || len(id) > maxIDLen {
@@ -175,9 +176,10 @@ func (s *ChallengeStore) Put(ctx context.Context, c *approval.Challenge, now tim
 	// The per-user reservation and the challenge live in different hash
 	// slots, so they are two scripts: reserve, put, and release the
 	// reservation if the put fails.
+	user := b64(c.UserHandle)
 	pending := now.Before(c.ExpiresAt)
 	if pending {
-		v, err := s.run(ctx, "challenge reserve", reserveScript, []string{s.pendingKey(c.UserHandle)},
+		v, err := s.run(ctx, "challenge reserve", reserveScript, []string{s.pendingKey(user)},
 			now.UnixMilli(), c.ExpiresAt.UnixMilli(), c.ID, s.maxPendingPerUser)
 		if err != nil {
 			return err
@@ -192,10 +194,10 @@ func (s *ChallengeStore) Put(ctx context.Context, c *approval.Challenge, now tim
 			return fmt.Errorf("%w: redis challenge reserve: unexpected reply %v", approval.ErrUnavailable, v)
 		}
 	}
-	v, err := s.run(ctx, "challenge put", putScript, []string{s.key(c.ID)}, d, c.ExpiresAt.UnixMilli(), ttl.Milliseconds(), b64(c.UserHandle))
+	v, err := s.run(ctx, "challenge put", putScript, []string{s.key(c.ID)}, d, c.ExpiresAt.UnixMilli(), ttl.Milliseconds(), user)
 	if n, _ := v.(int64); err != nil || n != 1 {
 		if pending {
-			s.release(ctx, c.UserHandle, c.ID)
+			s.release(ctx, user, c.ID)
 		}
 		if err != nil {
 			return err
@@ -207,7 +209,7 @@ func (s *ChallengeStore) Put(ctx context.Context, c *approval.Challenge, now tim
 
 // release drops id from the user's pending set. A failure is ignored: the
 // entry leaves the set by itself once its ExpiresAt has passed.
-func (s *ChallengeStore) release(ctx context.Context, user []byte, id string) {
+func (s *ChallengeStore) release(ctx context.Context, user, id string) {
 	ctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
 	_ = s.c.ZRem(ctx, s.pendingKey(user), id).Err()
@@ -250,7 +252,7 @@ func (s *ChallengeStore) Consume(ctx context.Context, id string, now time.Time) 
 	}
 	if r, ok := v.([]any); ok && len(r) == 2 { // consumed: {2, base64url user handle}
 		if n, _ := r[0].(int64); n == 2 {
-			if u, err := base64.RawURLEncoding.DecodeString(fmt.Sprint(r[1])); err == nil {
+			if u, _ := r[1].(string); u != "" {
 				s.release(ctx, u, id)
 			}
 			return nil
