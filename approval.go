@@ -3,7 +3,6 @@ package gatehouse
 import (
 	"context"
 	"errors"
-	"maps"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -23,15 +22,6 @@ var approvalMethods = map[string]bool{
 	"approval/challenge/create": true,
 }
 
-// installApproval registers the approval methods on s.
-func (g *Guard) installApproval(s *mcp.Server) {
-	if err := g.o.Approval.Register(s); err != nil {
-		// Register fails only for method names go-sdk reserves: a bug, not
-		// a runtime condition; refuse to serve half-configured.
-		panic("gatehouse: registering the approval methods: " + err.Error())
-	}
-}
-
 // approvalUser is the approval user of a request's agent: set for
 // approval/* methods and tools/call. A bearer-token identity is its own
 // approval user. Without one, approval is refused unless
@@ -43,7 +33,7 @@ func (g *Guard) approvalUser(ctx context.Context, agent string) (context.Context
 	if strings.HasPrefix(agent, "user:") {
 		return approvalmcp.WithUser(ctx, approval.NewUser(agent)), true
 	}
-	if !g.o.ApprovalForUnauthenticated {
+	if !g.o.Approval.ForUnauthenticated {
 		return ctx, false
 	}
 	return approvalmcp.WithUser(ctx, LocalApprovalUser()), true
@@ -110,27 +100,33 @@ func (g *Guard) precheckChallenge(md policy.Decision, req mcp.Request) policy.De
 	return d
 }
 
-// verifyApproval checks the passkey evidence of a call to a tool that
-// requires verified approval (SEP-2672 §4.8). ok is false with the error to
-// send when the tool must not run.
-func (g *Guard) verifyApproval(ctx context.Context, d policy.Decision, call *mcp.CallToolRequest, agent string) (context.Context, policy.Decision, error) {
-	deny := d.Denied(false)
+// passkeyAnswer checks the passkey evidence of a call to a tool that
+// requires verified approval (SEP-2672 §4.8), after every check that
+// denies by policy, limit or budget, so none of those burns a valid
+// challenge. Only the commit (step, charge, audit) comes after: it fails
+// only when a concurrent call took the last unit of budget or a store or
+// the audit log fails, and then the approval is spent (the user approves
+// again). The evidence also answers an ask rule.
+func (g *Guard) passkeyAnswer(c *call) *refusal {
+	deny := c.d.Denied(false)
 	deny.Code, deny.Message = policy.CodeForbidden, policy.MessageForbidden
-	ctx, ok := g.approvalUser(ctx, agent)
+	ctx, ok := g.approvalUser(c.ctx, c.agent)
 	if !ok {
 		deny.Reason = noApprovalUser
-		return ctx, deny, rpcError(deny, call.Params.Name)
+		return refuse(deny)
 	}
-	if _, err := g.o.Approval.VerifyCall(ctx, call); err != nil {
+	c.ctx = ctx
+	if _, err := g.o.Approval.Server.VerifyCall(ctx, c.req); err != nil {
 		var ae *approval.Error
 		if errors.As(err, &ae) {
 			deny.Reason = "Verified approval failed: " + string(ae.Reason)
 		} else {
-			deny = internal(d.Method, d.Tool, "Verified approval could not be checked, so the call was denied")
+			deny = internal(c.d.Method, c.tool, "Verified approval could not be checked, so the call was denied")
 		}
-		return ctx, deny, approvalmcp.RPCError(err)
+		return &refusal{d: deny, err: approvalmcp.RPCError(err)}
 	}
-	return ctx, policy.Decision{Outcome: policy.Allow, Method: d.Method, Tool: d.Tool, Reason: "Verified approval (passkey)", Violation: d.Violation}, nil
+	c.d = policy.Decision{Outcome: policy.Allow, Method: c.d.Method, Tool: c.d.Tool, Reason: "Verified approval (passkey)", Violation: c.d.Violation}
+	return nil
 }
 
 // requiresApproval reports whether a tool is gated by verified approval,
@@ -139,29 +135,6 @@ func (g *Guard) requiresApproval(raw, tool string) bool {
 	if g.o.Approval == nil {
 		return false
 	}
-	gate := g.o.Approval.Gate()
+	gate := g.o.Approval.Server.Gate()
 	return gate.Requires(raw) || gate.Requires(tool)
-}
-
-// addApprovalCapability declares extensions.verifiedApproval in the
-// initialize and server/discover results (SEP-2672 §4.3). Each call gets
-// its own result value; the capabilities struct is copied before the change.
-func (g *Guard) addApprovalCapability(res mcp.Result) {
-	var caps **mcp.ServerCapabilities
-	switch r := res.(type) {
-	case *mcp.InitializeResult:
-		caps = &r.Capabilities
-	case *mcp.DiscoverResult:
-		caps = &r.Capabilities
-	default:
-		return
-	}
-	c := &mcp.ServerCapabilities{}
-	if *caps != nil {
-		cp := **caps
-		cp.Extensions = maps.Clone(cp.Extensions) // the server's own map stays as it is
-		c = &cp
-	}
-	approvalmcp.AddCapability(c)
-	*caps = c
 }

@@ -56,7 +56,7 @@ func newWireFixture(t *testing.T, authOpts *approvaltest.Options) *wireFixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g := mustGuard(t, mustPolicy(t, approvalPolicy), &gatehouse.Options{Approval: passkeys, ApprovalForUnauthenticated: true})
+	g := mustGuard(t, mustPolicy(t, approvalPolicy), &gatehouse.Options{Approval: &gatehouse.ApprovalOptions{Server: passkeys, ForUnauthenticated: true}})
 	ct := serve(t, g, func(s *mcp.Server) {
 		for _, name := range []string{"delete_file", "wipe"} {
 			n := new(int)

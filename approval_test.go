@@ -44,7 +44,7 @@ func approvalServer(t *testing.T, unauthenticated bool, deletes *atomic.Int32, l
 	t.Helper()
 	_, srv := newApprovalServer(t, nil)
 	w, _ := audit.New(log, nil)
-	g := mustGuard(t, mustPolicy(t, approvalPolicy), &gatehouse.Options{Approval: srv, ApprovalForUnauthenticated: unauthenticated, Audit: w})
+	g := mustGuard(t, mustPolicy(t, approvalPolicy), &gatehouse.Options{Approval: &gatehouse.ApprovalOptions{Server: srv, ForUnauthenticated: unauthenticated}, Audit: w})
 	return serve(t, g, func(s *mcp.Server) {
 		for _, name := range []string{"delete_file", "wipe"} {
 			tool := &mcp.Tool{Name: name}
@@ -187,7 +187,7 @@ func TestApprovalMethodsUnknownWithoutApproval(t *testing.T) {
 func TestApprovalUserMatchesBearerIdentity(t *testing.T) {
 	gate, srv := newApprovalServer(t, &approvalmcp.Options{Enrollment: approvalmcp.EnrollOutOfBand})
 	var runs atomic.Int32
-	s := deleteFileServer(t, srv, &gatehouse.Options{Approval: srv}, &runs)
+	s := deleteFileServer(t, srv, &gatehouse.Options{Approval: &gatehouse.ApprovalOptions{Server: srv}}, &runs)
 	users := map[string]string{"t1": "alice", "t2": "Alice", "t3": strings.Repeat("long-", 40), "t4": "ålice\x01"}
 	// t5 chose an id that reads like the hashed form of t4's.
 	sum := sha256.Sum256([]byte(users["t4"]))
@@ -253,7 +253,7 @@ func TestApprovalUserMatchesBearerIdentity(t *testing.T) {
 func TestUnauthenticatedApprovalIsOneUser(t *testing.T) {
 	gate, srv := newApprovalServer(t, nil) // EnrollFirstOnly
 	var runs atomic.Int32
-	s := deleteFileServer(t, srv, &gatehouse.Options{Approval: srv, ApprovalForUnauthenticated: true}, &runs)
+	s := deleteFileServer(t, srv, &gatehouse.Options{Approval: &gatehouse.ApprovalOptions{Server: srv, ForUnauthenticated: true}}, &runs)
 	ctx := context.Background()
 	connect := func(name string, a *approvaltest.Authenticator) (*approvalclient.Client, *mcp.ClientSession) {
 		client := mcp.NewClient(&mcp.Implementation{Name: name, Version: "1"}, nil)
@@ -315,7 +315,7 @@ spec:
 `)
 	var log bytes.Buffer
 	w, _ := audit.New(&log, nil)
-	g := mustGuard(t, p, &gatehouse.Options{Approval: srv, ApprovalForUnauthenticated: true, Audit: w})
+	g := mustGuard(t, p, &gatehouse.Options{Approval: &gatehouse.ApprovalOptions{Server: srv, ForUnauthenticated: true}, Audit: w})
 	ct := serve(t, g, func(s *mcp.Server) {
 		for _, name := range []string{"delete_file", "format_disk", "wipe"} {
 			tool := &mcp.Tool{Name: name}

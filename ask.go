@@ -2,8 +2,6 @@ package gatehouse
 
 import (
 	"context"
-	"errors"
-	"fmt"
 
 	"github.com/gatehouse-dev/gatehouse/policy"
 )
@@ -57,53 +55,3 @@ var (
 	_ Asker = AskerFunc(nil)
 	_ Asker = consentAsker{}
 )
-
-// noAsker is the reason for denying an ask without an Asker.
-const noAsker = "Tool requires user approval, and no approver is configured: set gatehouse.Options.Asker (for example a consent channel), or register the tool with gatehouse.AddTool to ask through MCP elicitation"
-
-// ask runs the Asker for an ask decision and returns the decision to carry
-// out: allowed (possibly with modified args, and with run args for the
-// handler only), or denied.
-func (g *Guard) ask(ctx context.Context, d policy.Decision, agent string, args map[string]any) (policy.Decision, map[string]any, map[string]any) {
-	if g.o.Asker == nil {
-		d = d.Denied(false)
-		d.Reason = noAsker
-		return d, nil, nil
-	}
-	rule, _ := g.p.Rule(d.Tool)
-	timeout := g.o.AskTimeout
-	if d.AskTimeout > 0 {
-		timeout = d.AskTimeout // an ACP rule's own timeout
-	}
-	actx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	ans, err := g.o.Asker.Ask(actx, AskRequest{Agent: agent, Tool: d.Tool, Args: args, Reason: d.Reason, Rule: rule, ACPRule: d.Rule, Risk: d.Risk})
-	switch {
-	case err != nil && (errors.Is(err, context.DeadlineExceeded) || errors.Is(actx.Err(), context.DeadlineExceeded)):
-		return d.Denied(true), nil, nil
-	case err != nil:
-		out := d.Denied(false)
-		out.Reason = "Approval could not be obtained; the call was denied"
-		g.log.Warn("gatehouse: asker failed", "tool", d.Tool, "error", err)
-		return out, nil, nil
-	case actx.Err() != nil:
-		return d.Denied(errors.Is(actx.Err(), context.DeadlineExceeded)), nil, nil
-	case !ans.Approved:
-		out := d.Denied(false)
-		if ans.Reason != "" {
-			out.Reason = fmt.Sprintf("User denied the call: %s", ans.Reason)
-		}
-		return out, nil, nil
-	}
-	approved := policy.Decision{Outcome: policy.Allow, Method: d.Method, Tool: d.Tool, Reason: "User approved"}
-	if ans.Args != nil {
-		// The human changed the call: the changed call must pass the policy too.
-		again := g.evaluateCall(policy.MethodToolsCall, d.Tool, ans.Args)
-		if again.Outcome != policy.Allow && again.Outcome != policy.Ask {
-			again.Reason = "The approved modification is not allowed by policy: " + again.Reason
-			return again, nil, nil
-		}
-		approved.Reason = "User approved with modified arguments"
-	}
-	return approved, ans.Args, ans.RunArgs
-}

@@ -46,10 +46,10 @@ func TestAsker(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			f := newFixture(t, basePolicy, &gatehouse.Options{AskTimeout: 50 * time.Millisecond, Asker: gatehouse.AskerFunc(func(ctx context.Context, r gatehouse.AskRequest) (gatehouse.Answer, error) {
+			f := newFixture(t, basePolicy, &gatehouse.Options{Ask: &gatehouse.AskOptions{Timeout: 50 * time.Millisecond, Asker: gatehouse.AskerFunc(func(ctx context.Context, r gatehouse.AskRequest) (gatehouse.Answer, error) {
 				seen.Store(r)
 				return tc.answer(ctx)
-			})})
+			})}})
 			c := dialRaw(t, f.ct, "2025-06-18")
 			res := c.callTool(1, "deploy", map[string]any{"env": "staging"})
 			e := rpcErr(res)
@@ -224,7 +224,7 @@ func TestElicitationAcrossReplicas(t *testing.T) {
 	}
 	var runs atomic.Int64
 	replica := func() *rawConn {
-		g := mustGuard(t, mustPolicy(t, basePolicy), &gatehouse.Options{ElicitKey: key, ElicitNonces: nonces})
+		g := mustGuard(t, mustPolicy(t, basePolicy), &gatehouse.Options{Elicitation: &gatehouse.ElicitOptions{Key: key, Nonces: nonces}})
 		return dialRaw(t, serve(t, g, func(s *mcp.Server) {
 			gatehouse.AddTool(s, g, &mcp.Tool{Name: "deploy"}, func(ctx context.Context, req *mcp.CallToolRequest, a map[string]any) (*mcp.CallToolResult, any, error) {
 				runs.Add(1)

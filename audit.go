@@ -2,16 +2,23 @@ package gatehouse
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
+	"errors"
+	"fmt"
 
 	"github.com/gatehouse-dev/gatehouse/audit"
 	"github.com/gatehouse-dev/gatehouse/dlp"
 	"github.com/gatehouse-dev/gatehouse/policy"
 )
 
-// auditDecision writes the upstream event of AIP §6 for one decision. Args
-// are the raw arguments; the audit Writer redacts or hashes them as it is
-// configured to. Without an audit Writer it does nothing.
+// auditDecision writes the upstream event of AIP §6 for one decision.
+// Arguments are redacted with the Guard's scanner first (AIP §6.2), so no
+// default setup writes a secret to disk; arguments that cannot be scanned
+// are logged as their size and hash. An event too long for the log is
+// written again with its arguments replaced by their size and SHA-256:
+// every decision is recorded. Without an audit Writer it does nothing.
 func (g *Guard) auditDecision(ctx context.Context, d policy.Decision, agent string, rawArgs json.RawMessage) error {
 	if g.o.Audit == nil {
 		return nil
@@ -26,9 +33,7 @@ func (g *Guard) auditDecision(ctx context.Context, d policy.Decision, agent stri
 		FailedArg:  d.FailedArg,
 		FailedRule: d.FailedRule,
 		Agent:      agent,
-	}
-	if len(rawArgs) > 0 && json.Valid(rawArgs) && rawArgs[0] == '{' {
-		e.Args = rawArgs
+		Args:       g.auditArgs(rawArgs),
 	}
 	if d.Code != 0 || d.Reason != "" {
 		e.Metadata = map[string]any{}
@@ -39,7 +44,35 @@ func (g *Guard) auditDecision(ctx context.Context, d policy.Decision, agent stri
 			e.Metadata["reason"] = d.Reason
 		}
 	}
-	return g.o.Audit.Write(ctx, e)
+	err := g.o.Audit.Write(ctx, e)
+	if errors.Is(err, audit.ErrEventTooLong) && e.Args != nil {
+		e.Args = omitted(e.Args)
+		err = g.o.Audit.Write(ctx, e)
+	}
+	return err
+}
+
+// auditArgs is what the log records of a call's arguments: the JSON
+// object, redacted; nil for anything else.
+func (g *Guard) auditArgs(raw json.RawMessage) json.RawMessage {
+	if len(raw) == 0 || raw[0] != '{' || !json.Valid(raw) {
+		return nil
+	}
+	if g.dlp == nil {
+		return raw
+	}
+	out, _, err := g.dlp.RedactJSON(raw)
+	if err != nil {
+		return omitted(raw)
+	}
+	return out
+}
+
+// omitted stands for arguments that are not logged: their size and the
+// SHA-256 of the bytes that would have been.
+func omitted(args json.RawMessage) json.RawMessage {
+	sum := sha256.Sum256(args)
+	return json.RawMessage(fmt.Sprintf(`{"_gatehouse_omitted":{"bytes":%d,"sha256":"%s"}}`, len(args), hex.EncodeToString(sum[:])))
 }
 
 // auditDLP writes one downstream DLP_TRIGGERED event per rule that fired

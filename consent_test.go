@@ -82,7 +82,7 @@ func TestAskConsent(t *testing.T) {
 			w, _ := audit.New(&log, nil)
 			src := strings.Replace(basePolicy, `allow_args: {env: "^(staging|prod)$"}`, `allow_args: {env: "^(staging|prod)$"}
       strict_args: false`, 1)
-			f := newFixture(t, src, &gatehouse.Options{Audit: w, AskTimeout: 200 * time.Millisecond, Asker: gatehouse.AskConsent(asker, vault)})
+			f := newFixture(t, src, &gatehouse.Options{Audit: w, Ask: &gatehouse.AskOptions{Timeout: 200 * time.Millisecond, Asker: gatehouse.AskConsent(asker, vault)}})
 			c := dialRaw(t, f.ct, "2025-06-18")
 			res := c.callTool(1, "deploy", tc.args)
 			e := rpcErr(res)

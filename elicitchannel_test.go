@@ -178,7 +178,7 @@ func TestElicitationChannelThroughTheGuard(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		f := newFixture(t, basePolicy, &gatehouse.Options{Asker: gatehouse.AskConsent(asker, nil)})
+		f := newFixture(t, basePolicy, &gatehouse.Options{Ask: &gatehouse.AskOptions{Asker: gatehouse.AskConsent(asker, nil)}})
 		client := mcp.NewClient(&mcp.Implementation{Name: "agent", Version: "1"}, &mcp.ClientOptions{
 			ElicitationHandler: func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 				if !strings.Contains(req.Params.Message, "deploy") {

@@ -156,7 +156,7 @@ func Example_requirePasskey() {
 	}
 	// Over stdio the transport is the authentication; over HTTP leave this
 	// false and authenticate agents with bearer tokens.
-	guard, err := gatehouse.New(p, &gatehouse.Options{Approval: passkeys, ApprovalForUnauthenticated: true})
+	guard, err := gatehouse.New(p, &gatehouse.Options{Approval: &gatehouse.ApprovalOptions{Server: passkeys, ForUnauthenticated: true}})
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -127,7 +127,7 @@ func (c *rawConn) request(id any, method string, params any) map[string]any {
 		}
 		meta["io.modelcontextprotocol/protocolVersion"] = newProtocol
 		meta["io.modelcontextprotocol/clientInfo"] = map[string]any{"name": "raw-agent", "version": "1"}
-		meta["io.modelcontextprotocol/clientCapabilities"] = map[string]any{}
+		meta["io.modelcontextprotocol/clientCapabilities"] = map[string]any{"elicitation": map[string]any{}}
 		pm["_meta"] = meta
 		params = pm
 	}

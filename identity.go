@@ -19,7 +19,8 @@ const hashedPrefix = "sha256:"
 
 // identity returns the agent identity of a request: "user:<id>" from the
 // bearer token's user (HTTP auth) when present, else "client:<name>" from
-// the client's initialize info, else the default.
+// the client's info (per request on protocol 2026-07-28, from initialize
+// before), else the default.
 //
 // Only the token identity is authenticated. A client name is what the
 // client says it is: good for attribution and per-client limits between
@@ -34,14 +35,26 @@ func identity(req mcp.Request, def string) string {
 		// folding; long or unprintable ids are hashed, never cut.
 		return "user:" + bound(ex.TokenInfo.UserID)
 	}
-	if ss, ok := req.GetSession().(*mcp.ServerSession); ok && ss != nil {
-		if ip := ss.InitializeParams(); ip != nil && ip.ClientInfo != nil {
-			if n := normalize.Name(ip.ClientInfo.Name); n != "" {
-				return "client:" + bound(n)
-			}
+	if ci := clientInfo(req); ci != nil {
+		if n := normalize.Name(ci.Name); n != "" {
+			return "client:" + bound(n)
 		}
 	}
 	return def
+}
+
+// clientInfo is the client's self-declared info for req: per request on
+// protocol 2026-07-28 (params._meta), else from the session's initialize.
+func clientInfo(req mcp.Request) *mcp.Implementation {
+	if r, ok := req.(interface{ ClientInfo() *mcp.Implementation }); ok {
+		return r.ClientInfo()
+	}
+	if ss, ok := req.GetSession().(*mcp.ServerSession); ok && ss != nil {
+		if ip := ss.InitializeParams(); ip != nil {
+			return ip.ClientInfo
+		}
+	}
+	return nil
 }
 
 // bound keeps an identity short and printable: printable ASCII up to

@@ -22,7 +22,7 @@ func TestConversationGuard(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := newFixture(t, basePolicy, &gatehouse.Options{Conversations: cg})
+	f := newFixture(t, basePolicy, &gatehouse.Options{Limits: &gatehouse.LimitOptions{Conversations: cg}})
 	c := dialRaw(t, f.ct, "2025-06-18")
 	call := func(id any, tool string, args map[string]any, meta map[string]any) map[string]any {
 		p := map[string]any{"name": tool, "arguments": args}
@@ -65,7 +65,7 @@ func TestBudget(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := newFixture(t, basePolicy, &gatehouse.Options{Budget: b})
+	f := newFixture(t, basePolicy, &gatehouse.Options{Limits: &gatehouse.LimitOptions{Budget: b}})
 	c := dialRaw(t, f.ct, "2025-06-18")
 	for i := range 3 {
 		if res := c.callTool(100+i, "unlisted", nil); rpcErr(res) == nil {
@@ -100,11 +100,11 @@ rules:
     action: deny
 `
 	asked := make(chan gatehouse.AskRequest, 1)
-	f := newFixture(t, src, &gatehouse.Options{AskTimeout: time.Hour, Asker: gatehouse.AskerFunc(func(ctx context.Context, r gatehouse.AskRequest) (gatehouse.Answer, error) {
+	f := newFixture(t, src, &gatehouse.Options{Ask: &gatehouse.AskOptions{Timeout: time.Hour, Asker: gatehouse.AskerFunc(func(ctx context.Context, r gatehouse.AskRequest) (gatehouse.Answer, error) {
 		asked <- r
 		<-ctx.Done()
 		return gatehouse.Answer{}, ctx.Err()
-	})})
+	})}})
 	c := dialRaw(t, f.ct, "2025-06-18")
 	if res := c.callTool(1, "echo", nil); rpcErr(res) != nil {
 		t.Fatal(res)

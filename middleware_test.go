@@ -265,7 +265,7 @@ func (failingStore) Take(ctx context.Context, key string, r ratelimit.Rate, now 
 }
 
 func TestRateStoreDownFailsClosed(t *testing.T) {
-	f := newFixture(t, basePolicy, &gatehouse.Options{RateStore: failingStore{}})
+	f := newFixture(t, basePolicy, &gatehouse.Options{Limits: &gatehouse.LimitOptions{RateStore: failingStore{}}})
 	c := dialRaw(t, f.ct, "2025-06-18")
 	res := c.callTool(1, "limited", nil)
 	e := rpcErr(res)

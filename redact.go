@@ -11,15 +11,11 @@ import (
 	"github.com/gatehouse-dev/gatehouse/dlp"
 )
 
-// filterResult applies what the guard does to results: tools/list hides
-// tools the policy can never allow, and DLP redacts secrets in every text
+// filterResult applies DLP to results: it redacts secrets in every text
 // a tool call, resource read or prompt returns (AIP §3.6, DESIGN §3 item 8),
 // auditing each rule that fired. Results are copied before any change: the
 // handler's values are never mutated.
 func (g *Guard) filterResult(ctx context.Context, method, tool, agent string, res mcp.Result) (mcp.Result, error) {
-	if r, ok := res.(*mcp.ListToolsResult); ok {
-		return g.filterTools(r), nil
-	}
 	if g.dlp == nil {
 		return res, nil
 	}
@@ -46,25 +42,6 @@ func (g *Guard) filterResult(ctx context.Context, method, tool, agent string, re
 		}
 	}
 	return res, nil
-}
-
-// filterTools hides tools that the policy blocks whatever the arguments.
-func (g *Guard) filterTools(r *mcp.ListToolsResult) *mcp.ListToolsResult {
-	if g.o.ShowAllTools {
-		return r
-	}
-	kept := make([]*mcp.Tool, 0, len(r.Tools))
-	for _, t := range r.Tools {
-		if t != nil && g.p.MayAllow(t.Name) {
-			kept = append(kept, t)
-		}
-	}
-	if len(kept) == len(r.Tools) {
-		return r
-	}
-	c := *r
-	c.Tools = kept
-	return &c
 }
 
 // redactor collects findings across the parts of one result.

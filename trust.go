@@ -13,7 +13,7 @@ import (
 // level does not cover becomes an ask. A store error counts as
 // TrustUntrusted (fail closed: everything asks).
 func (g *Guard) trustGate(ctx context.Context, d policy.Decision, agent, rawTool string) policy.Decision {
-	level, err := g.o.Trust.Level(ctx, agent)
+	level, err := g.o.Trust.Store.Level(ctx, agent)
 	if err != nil {
 		g.log.Warn("gatehouse: trust store failed; treating the agent as untrusted", "error", err)
 		level = consent.TrustUntrusted
@@ -39,8 +39,8 @@ func (g *Guard) trustGate(ctx context.Context, d policy.Decision, agent, rawTool
 }
 
 func (g *Guard) classify(tool string) consent.Classification {
-	if g.o.Classifier != nil {
-		return g.o.Classifier.Classify(tool)
+	if c := g.o.Trust.Classifier; c != nil {
+		return c.Classify(tool)
 	}
 	return consent.Classify(tool)
 }
@@ -56,11 +56,11 @@ func (g *Guard) recordTrust(ctx context.Context, agent string, d policy.Decision
 	var err error
 	switch {
 	case d.Outcome == policy.ProtectedPath:
-		_, err = g.o.Trust.Degrade(ctx, agent, consent.ViolationSecurity)
+		_, err = g.o.Trust.Store.Degrade(ctx, agent, consent.ViolationSecurity)
 	case strings.HasPrefix(d.FailedRule, "QWED-AGENT-BUDGET"):
-		_, err = g.o.Trust.Degrade(ctx, agent, consent.ViolationBudget)
+		_, err = g.o.Trust.Store.Degrade(ctx, agent, consent.ViolationBudget)
 	default:
-		_, err = g.o.Trust.Record(ctx, agent, denied)
+		_, err = g.o.Trust.Store.Record(ctx, agent, denied)
 	}
 	if err != nil {
 		g.log.Warn("gatehouse: recording trust failed", "error", err)

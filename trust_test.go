@@ -30,10 +30,10 @@ spec:
   protected_paths: [/etc]
 `
 	var asked []string
-	f := newFixture(t, src, &gatehouse.Options{Trust: store, Asker: gatehouse.AskerFunc(func(ctx context.Context, r gatehouse.AskRequest) (gatehouse.Answer, error) {
+	f := newFixture(t, src, &gatehouse.Options{Trust: &gatehouse.TrustOptions{Store: store}, Ask: &gatehouse.AskOptions{Asker: gatehouse.AskerFunc(func(ctx context.Context, r gatehouse.AskRequest) (gatehouse.Answer, error) {
 		asked = append(asked, r.Tool+": "+r.Reason)
 		return gatehouse.Answer{Approved: false}, nil
-	})})
+	})}})
 	c := dialRaw(t, f.ct, "2025-06-18")
 	code := func(res map[string]any) string {
 		if e := rpcErr(res); e != nil {

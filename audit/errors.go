@@ -15,6 +15,12 @@ var ErrChainBroken = errors.New("audit: chain broken")
 // chain is then unknown, so the writer fails closed; Open repairs it).
 var ErrClosed = errors.New("audit: writer closed")
 
+// ErrEventTooLong is returned (wrapped) by Write for an event whose line
+// would exceed Options.MaxLineBytes; nothing was written, and the Writer
+// stays usable: write the event again with less in it (its arguments
+// replaced by their size and hash, say).
+var ErrEventTooLong = errors.New("audit: event exceeds MaxLineBytes")
+
 // Kind says what is wrong with a log. The zero Kind is never used in a
 // [ChainError].
 type Kind int

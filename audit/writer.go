@@ -141,7 +141,7 @@ func (w *Writer) append(enc *encoder, e *Event) (uint64, *Checkpoint, error) {
 	seq, now := w.seq+1, w.o.Clock()
 	line, hash := enc.line2(e, seq, now, w.last)
 	if len(line)-1 > w.o.MaxLineBytes {
-		return 0, nil, fmt.Errorf("audit: event of %d bytes exceeds MaxLineBytes %d", len(line)-1, w.o.MaxLineBytes)
+		return 0, nil, fmt.Errorf("%w: %d bytes, MaxLineBytes %d", ErrEventTooLong, len(line)-1, w.o.MaxLineBytes)
 	}
 	if w.fileStart.IsZero() { // the age of a file counts from its first event here
 		w.fileStart = now

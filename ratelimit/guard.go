@@ -194,3 +194,8 @@ func (r *Reservation) Release(ctx context.Context) error {
 	}
 	return r.g.store.Release(ctx, r.scope, r.step, r.token)
 }
+
+// ReservationTTL returns how long a step stays reserved between Begin and
+// Commit or Release: whatever decides a step (a human asked, say) must
+// finish within it.
+func (g *Guard) ReservationTTL() time.Duration { return g.params.ReservationTTL }

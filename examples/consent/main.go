@@ -99,7 +99,7 @@ func run(ctx context.Context, log *slog.Logger, policyPath string, ch consent.Ch
 	if err != nil {
 		return err
 	}
-	guard, err := gatehouse.New(p, &gatehouse.Options{Asker: gatehouse.AskConsent(asker, nil), Logger: log})
+	guard, err := gatehouse.New(p, &gatehouse.Options{Ask: &gatehouse.AskOptions{Asker: gatehouse.AskConsent(asker, nil)}, Logger: log})
 	if err != nil {
 		return err
 	}

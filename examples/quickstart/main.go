@@ -83,7 +83,7 @@ func run(w io.Writer, path string) error {
 	if err != nil {
 		return err
 	}
-	guard, err := gatehouse.New(p, &gatehouse.Options{Audit: log, Asker: scriptedHuman{}})
+	guard, err := gatehouse.New(p, &gatehouse.Options{Audit: log, Ask: &gatehouse.AskOptions{Asker: scriptedHuman{}}})
 	if err != nil {
 		return err
 	}

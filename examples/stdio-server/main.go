@@ -227,13 +227,14 @@ func run(ctx context.Context, log *slog.Logger, stderr io.Writer, c config) erro
 		if c.httpAddr != "" {
 			enroll = approvalmcp.EnrollOutOfBand
 		}
-		if gate, opts.Approval, err = c.ap.server(enroll); err != nil {
+		var passkeys *approvalmcp.Server
+		if gate, passkeys, err = c.ap.server(enroll); err != nil {
 			return err
 		}
 		// Over stdio the user who started the server is the only user.
 		// Over HTTP each user is a bearer token's (auth.RequireBearerToken
 		// below), so that each passkey belongs to an authenticated user.
-		opts.ApprovalForUnauthenticated = c.httpAddr == ""
+		opts.Approval = &gatehouse.ApprovalOptions{Server: passkeys, ForUnauthenticated: c.httpAddr == ""}
 	}
 	guard, err := gatehouse.New(p, opts)
 	if err != nil {
@@ -241,7 +242,11 @@ func run(ctx context.Context, log *slog.Logger, stderr io.Writer, c config) erro
 	}
 	newServer := func() *mcp.Server {
 		s := mcp.NewServer(&mcp.Implementation{Name: "gatehouse-stdio-server", Version: "1.0.0"}, &mcp.ServerOptions{Logger: log})
-		addTools(s, guard, files, opts.Approval)
+		var passkeys *approvalmcp.Server
+		if opts.Approval != nil {
+			passkeys = opts.Approval.Server
+		}
+		addTools(s, guard, files, passkeys)
 		guard.Install(s)
 		return s
 	}

@@ -1,0 +1,152 @@
+package gatehouse
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/gatehouse-dev/gatehouse/policy"
+)
+
+// The reasons an ask is denied without a human.
+const (
+	noAsker = "Tool requires user approval, and no approver is configured: set gatehouse.Options.Ask (for example a consent channel), or register the tool with gatehouse.AddTool to ask through MCP elicitation"
+	// noElicit: AddTool's tool, a client without the elicitation capability,
+	// and no Asker to fall back to.
+	noElicit = "Tool requires user approval, and this client cannot show approval prompts (it does not support MCP elicitation); use a client that does, or configure gatehouse.Options.Ask on the server"
+)
+
+// answerStage is the one place an ask is answered, and a passkey checked:
+//
+//   - a tool that requires verified approval needs passkey evidence,
+//     whatever the policy said (the evidence also answers an ask);
+//   - an ask for a tool registered with AddTool on this server, from a
+//     client that can elicit, is asked by the AddTool wrapper (elicitation);
+//   - any other ask goes to Options.Ask.Asker;
+//   - without one it is denied (-32004) with a reason that says what to set.
+func (g *Guard) answerStage(c *call) *refusal {
+	switch {
+	case g.requiresApproval(c.rawTool, c.tool):
+		return g.passkeyAnswer(c)
+	case c.d.Outcome != policy.Ask:
+		return nil
+	case c.srv.elicits(c.rawTool) && canElicit(c.req):
+		c.elicit = true
+		return nil
+	case g.o.Ask != nil:
+		return g.askAnswer(c)
+	case c.srv.elicits(c.rawTool):
+		return refuse(deniedAsk(c.d, noElicit))
+	}
+	return refuse(deniedAsk(c.d, noAsker))
+}
+
+func deniedAsk(d policy.Decision, reason string) policy.Decision {
+	d = d.Denied(false)
+	d.Reason = reason
+	return d
+}
+
+// canElicit reports whether the client of req declared the elicitation
+// capability (per request on 2026-07-28, from initialize before).
+func canElicit(req *mcp.CallToolRequest) bool {
+	caps := req.ClientCapabilities()
+	return caps != nil && caps.Elicitation != nil
+}
+
+// askAnswer asks the Asker and carries out its answer: allowed (possibly
+// with modified arguments, re-evaluated, and with run arguments for the
+// handler only), or denied.
+func (g *Guard) askAnswer(c *call) *refusal {
+	ctx := withSession(c.ctx, c.req)
+	d, ans, err := g.ask(ctx, c.d, c.agent, c.args)
+	if err != nil {
+		return refuse(d)
+	}
+	c.d = d
+	if ans.Args != nil {
+		raw, err := json.Marshal(ans.Args)
+		if err != nil {
+			return refuse(invalidParams(c.tool, "The approved arguments cannot be encoded"))
+		}
+		c.req = withArguments(c.req, raw)
+		c.args, c.rawArgs = ans.Args, raw
+	}
+	if ans.RunArgs != nil {
+		// Secrets for the handler only: the audit keeps rawArgs.
+		raw, err := json.Marshal(ans.RunArgs)
+		if err != nil {
+			return refuse(internal(c.md.Method, c.tool, "The approved arguments cannot be prepared"))
+		}
+		c.req = withArguments(c.req, raw)
+	}
+	return nil
+}
+
+var errNotApproved = errors.New("gatehouse: not approved")
+
+// ask runs the Asker for an ask decision. It returns the decision to carry
+// out, the answer, and errNotApproved when the call must not run.
+func (g *Guard) ask(ctx context.Context, d policy.Decision, agent string, args map[string]any) (policy.Decision, Answer, error) {
+	rule, _ := g.p.Rule(d.Tool)
+	actx, cancel := context.WithTimeout(ctx, g.askTimeout(d))
+	defer cancel()
+	ans, err := g.o.Ask.Asker.Ask(actx, AskRequest{Agent: agent, Tool: d.Tool, Args: args, Reason: d.Reason, Rule: rule, ACPRule: d.Rule, Risk: d.Risk})
+	timedOut := errors.Is(err, context.DeadlineExceeded) || errors.Is(actx.Err(), context.DeadlineExceeded)
+	switch {
+	case err != nil && timedOut:
+		return d.Denied(true), Answer{}, errNotApproved
+	case err != nil:
+		g.log.Warn("gatehouse: asker failed", "tool", d.Tool, "error", err)
+		return deniedAsk(d, "Approval could not be obtained; the call was denied"), Answer{}, errNotApproved
+	case actx.Err() != nil:
+		return d.Denied(timedOut), Answer{}, errNotApproved
+	case !ans.Approved:
+		out := d.Denied(false)
+		if ans.Reason != "" {
+			out.Reason = fmt.Sprintf("User denied the call: %s", ans.Reason)
+		}
+		return out, Answer{}, errNotApproved
+	}
+	approved := policy.Decision{Outcome: policy.Allow, Method: d.Method, Tool: d.Tool, Reason: "User approved", Violation: d.Violation}
+	if ans.Args != nil {
+		// The human changed the call: the changed call must pass the policy too.
+		again := g.evaluateCall(policy.MethodToolsCall, d.Tool, ans.Args)
+		if again.Outcome != policy.Allow && again.Outcome != policy.Ask {
+			again.Reason = "The approved modification is not allowed by policy: " + again.Reason
+			return again, Answer{}, errNotApproved
+		}
+		approved.Reason = "User approved with modified arguments"
+	}
+	return approved, ans, nil
+}
+
+// askTimeout is the wait for a human: an ACP rule's own timeout or
+// Options.Ask.Timeout, and never past the conversation step's reservation
+// (a step that expired while the human decided would waste the approval).
+func (g *Guard) askTimeout(d policy.Decision) time.Duration {
+	t := g.o.Ask.Timeout
+	if d.AskTimeout > 0 {
+		t = d.AskTimeout
+	}
+	if l := g.o.Limits; l != nil && l.Conversations != nil {
+		if ttl := l.Conversations.ReservationTTL(); t >= ttl {
+			t = ttl * 9 / 10
+		}
+	}
+	return t
+}
+
+// withArguments returns a copy of req with new raw arguments; the
+// client's request is not changed.
+func withArguments(req *mcp.CallToolRequest, raw json.RawMessage) *mcp.CallToolRequest {
+	c := *req
+	p := *req.Params
+	p.Arguments = raw
+	c.Params = &p
+	return &c
+}

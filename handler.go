@@ -1,0 +1,120 @@
+package gatehouse
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"runtime/debug"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/gatehouse-dev/gatehouse/policy"
+)
+
+// runHandler is the pipeline after the stages: the handler, bounded by
+// Options.HandlerTimeout, then the result bounded by MaxResultBytes, then
+// DLP. The handler gets the call in its context (DecisionFrom, AddTool).
+func (g *Guard) runHandler(c *call, next mcp.MethodHandler) (mcp.Result, error) {
+	ctx := context.WithValue(c.ctx, callKey{}, c)
+	res, err := g.bounded(ctx, c, next)
+	if err != nil {
+		return nil, g.redactError(c.ctx, c.md.Method, c.tool, c.agent, err)
+	}
+	if res == nil {
+		return nil, nil
+	}
+	if r, ok := res.(*mcp.CallToolResult); ok {
+		if n := toolResultSize(r); n > g.o.MaxResultBytes {
+			d := internal(c.md.Method, c.tool, fmt.Sprintf("The tool's result of about %d bytes exceeds the server's limit of %d bytes (gatehouse.Options.MaxResultBytes), so it was withheld", n, g.o.MaxResultBytes))
+			g.auditFailure(c.ctx, d, c.agent)
+			return nil, rpcError(d, c.rawTool)
+		}
+	}
+	return g.filterResult(c.ctx, c.md.Method, c.tool, c.agent, res)
+}
+
+type handled struct {
+	res mcp.Result
+	err error
+}
+
+// bounded runs the handler in its own goroutine so that a handler that
+// ignores its context cannot hold the call past HandlerTimeout: the call
+// is then answered (and audited) while the handler's goroutine is left to
+// finish on its own. A panic in the handler is recovered there and denies.
+func (g *Guard) bounded(ctx context.Context, c *call, next mcp.MethodHandler) (mcp.Result, error) {
+	hctx, cancel := context.WithTimeout(ctx, g.o.HandlerTimeout)
+	defer cancel()
+	done := make(chan handled, 1)
+	go func() {
+		defer func() {
+			if r := recover(); r != nil {
+				g.log.Error("gatehouse: recovered a panic in a tool handler; the call was denied", "tool", c.tool, "panic_type", fmt.Sprintf("%T", r), "stack", string(debug.Stack()))
+				d := internal(c.md.Method, c.tool, "The server failed while handling this request; it was denied")
+				g.auditFailure(ctx, d, c.agent)
+				done <- handled{err: rpcError(d, c.rawTool)}
+			}
+		}()
+		res, err := next(hctx, c.method, c.req)
+		done <- handled{res, err}
+	}()
+	select {
+	case h := <-done:
+		return h.res, h.err
+	case <-hctx.Done():
+		if ctx.Err() != nil {
+			return nil, ctx.Err() // the client cancelled: nothing to answer
+		}
+		d := internal(c.md.Method, c.tool, fmt.Sprintf("The tool did not finish within %v (gatehouse.Options.HandlerTimeout), so the call was abandoned", g.o.HandlerTimeout))
+		g.log.Error("gatehouse: a tool handler timed out", "tool", c.tool, "timeout", g.o.HandlerTimeout)
+		g.auditFailure(ctx, d, c.agent)
+		return nil, rpcError(d, c.rawTool)
+	}
+}
+
+// auditFailure records a failure after the decision (a handler that timed
+// out or panicked, a result withheld); a failed write is logged, the
+// caller's error stands.
+func (g *Guard) auditFailure(ctx context.Context, d policy.Decision, agent string) {
+	if err := g.auditDecision(context.WithoutCancel(ctx), d, agent, nil); err != nil {
+		g.log.Error("gatehouse: audit write failed", "method", d.Method, "error", err)
+	}
+}
+
+// toolResultSize is about the bytes r carries: its strings and data.
+func toolResultSize(r *mcp.CallToolResult) int {
+	n := 0
+	for _, c := range r.Content {
+		n += contentSize(c)
+	}
+	switch s := r.StructuredContent.(type) {
+	case nil:
+	case json.RawMessage:
+		n += len(s)
+	default:
+		if b, err := json.Marshal(s); err == nil {
+			n += len(b)
+		} else {
+			n += 1 << 62 // cannot be measured: cannot be scanned either
+		}
+	}
+	return n
+}
+
+func contentSize(c mcp.Content) int {
+	switch c := c.(type) {
+	case *mcp.TextContent:
+		return len(c.Text)
+	case *mcp.ImageContent:
+		return len(c.Data)
+	case *mcp.AudioContent:
+		return len(c.Data)
+	case *mcp.EmbeddedResource:
+		if c.Resource != nil {
+			return len(c.Resource.Text) + len(c.Resource.Blob) + len(c.Resource.URI)
+		}
+	case *mcp.ResourceLink:
+		return len(c.URI) + len(c.Name) + len(c.Title) + len(c.Description)
+	}
+	return 0
+}

@@ -1,0 +1,144 @@
+package gatehouse
+
+import (
+	"context"
+	"fmt"
+	"runtime/debug"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/gatehouse-dev/gatehouse/policy"
+)
+
+const auditDown = "The audit log could not record this decision, so the request was denied"
+
+// serve is the middleware body: every request, in order: recover, method
+// authorization (AIP §4.2), then tools/call through the pipeline, or any
+// other method through the protected-path check, the audit, the handler and
+// the result filters.
+func (g *Guard) serve(ctx context.Context, method string, req mcp.Request, srv *served, next mcp.MethodHandler) (res mcp.Result, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			res, err = nil, g.recovered(ctx, method, req, r)
+		}
+	}()
+	md := g.p.EvaluateMethod(method)
+	if g.o.Approval != nil && approvalMethods[md.Method] {
+		ctx, md = g.authorizeApprovalMethod(ctx, md, identity(req, g.o.DefaultAgent))
+		if md.Outcome == policy.Allow {
+			md = g.precheckChallenge(md, req)
+		}
+	}
+	if md.Outcome != policy.Allow {
+		return g.denyMethod(ctx, md, req)
+	}
+	if md.Method == policy.MethodToolsCall {
+		call, ok := req.(*mcp.CallToolRequest)
+		if !ok || call.Params == nil {
+			return g.denyMethod(ctx, invalidParams("", "tools/call without params"), req)
+		}
+		return g.toolCall(ctx, method, call, md, srv, next)
+	}
+	return g.otherMethod(ctx, method, md, req, next)
+}
+
+// otherMethod serves a request other than tools/call.
+func (g *Guard) otherMethod(ctx context.Context, method string, md policy.Decision, req mcp.Request, next mcp.MethodHandler) (mcp.Result, error) {
+	agent := identity(req, g.o.DefaultAgent)
+	if d, hit := g.p.ProtectedArgs(md.Method, fileArgs(req)); hit {
+		return g.denyMethod(ctx, d, req)
+	}
+	if err := g.auditDecision(ctx, md, agent, nil); err != nil {
+		g.log.Error("gatehouse: audit write failed; the request was denied", "method", md.Method, "error", err)
+		return nil, rpcError(internal(md.Method, "", auditDown), "")
+	}
+	res, err := next(ctx, method, req)
+	if err != nil {
+		return nil, g.redactError(ctx, md.Method, "", agent, err)
+	}
+	if res == nil {
+		return nil, nil
+	}
+	switch r := res.(type) {
+	case *mcp.InitializeResult, *mcp.DiscoverResult:
+		g.advertise(r)
+	case *mcp.ListToolsResult:
+		return g.listTools(ctx, r, agent), nil
+	}
+	return g.filterResult(ctx, md.Method, "", agent, res)
+}
+
+// denyMethod audits the denial of a request before the tools/call pipeline
+// (a method the policy refuses, a protected path, malformed params), logs a
+// refused method by name, and returns the denial.
+func (g *Guard) denyMethod(ctx context.Context, d policy.Decision, req mcp.Request) (mcp.Result, error) {
+	if d.Code == policy.CodeMethodNotAllowed {
+		// Clients show a bare "Method not allowed": say which one here too.
+		g.log.Warn("gatehouse: method denied by policy", "method", clipName(d.Method))
+	}
+	if err := g.auditDecision(ctx, d, identity(req, g.o.DefaultAgent), nil); err != nil {
+		g.log.Error("gatehouse: audit write failed", "method", d.Method, "error", err)
+	}
+	if g.o.DenyAsToolResult && d.Method == policy.MethodToolsCall {
+		return toolError(d), nil
+	}
+	return nil, rpcError(d, "")
+}
+
+// recovered turns a panic in the guard or an inner middleware into a
+// denial, audited; the panic value may hold anything, so only its type and
+// the stack are logged.
+func (g *Guard) recovered(ctx context.Context, method string, req mcp.Request, r any) error {
+	g.log.Error("gatehouse: recovered a panic; the request was denied", "method", method, "panic_type", fmt.Sprintf("%T", r), "stack", string(debug.Stack()))
+	tool := ""
+	if call, ok := req.(*mcp.CallToolRequest); ok && call.Params != nil {
+		tool = normalizeTool(call.Params.Name)
+	}
+	d := internal(normalizeTool(method), tool, "The server failed while handling this request; it was denied")
+	g.auditFailure(ctx, d, identity(req, g.o.DefaultAgent))
+	return rpcError(d, "")
+}
+
+// fileArgs are the arguments of requests other than tools/call that can
+// name files, for the protected-path check: the URI of resources/read and
+// resources/subscribe, the arguments of prompts/get, and the argument and
+// context values of completion/complete.
+func fileArgs(req mcp.Request) map[string]any {
+	switch r := req.(type) {
+	case *mcp.ReadResourceRequest:
+		if r.Params != nil {
+			return map[string]any{"uri": r.Params.URI}
+		}
+	case *mcp.SubscribeRequest:
+		if r.Params != nil {
+			return map[string]any{"uri": r.Params.URI}
+		}
+	case *mcp.GetPromptRequest:
+		if r.Params != nil {
+			args := make(map[string]any, len(r.Params.Arguments))
+			for k, v := range r.Params.Arguments {
+				args[k] = v
+			}
+			return args
+		}
+	case *mcp.CompleteRequest:
+		return completeArgs(r)
+	}
+	return nil
+}
+
+func completeArgs(r *mcp.CompleteRequest) map[string]any {
+	if r.Params == nil {
+		return nil
+	}
+	args := map[string]any{"argument": r.Params.Argument.Value}
+	if r.Params.Ref != nil {
+		args["ref"] = r.Params.Ref.URI
+	}
+	if r.Params.Context != nil {
+		for k, v := range r.Params.Context.Arguments {
+			args["context."+k] = v
+		}
+	}
+	return args
+}

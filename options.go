@@ -1,0 +1,235 @@
+package gatehouse
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/gatehouse-dev/gatehouse/approval/approvalmcp"
+	"github.com/gatehouse-dev/gatehouse/audit"
+	"github.com/gatehouse-dev/gatehouse/consent"
+	"github.com/gatehouse-dev/gatehouse/dlp"
+	"github.com/gatehouse-dev/gatehouse/ratelimit"
+)
+
+// Defaults for the bounds every Guard applies.
+const (
+	// DefaultAskTimeout is how long a call waits for a human by default.
+	DefaultAskTimeout = 60 * time.Second
+	// DefaultHandlerTimeout bounds one tool handler (Options.HandlerTimeout).
+	DefaultHandlerTimeout = 5 * time.Minute
+	// DefaultMaxResultBytes bounds one result before it is redacted
+	// (Options.MaxResultBytes).
+	DefaultMaxResultBytes = 16 << 20
+)
+
+// Options configure a [Guard]. A nil *Options means the defaults; New copies
+// and validates it.
+//
+// Features are grouped: a nil group means the feature is off (no budget, no
+// asker, no passkeys, no trust levels), with one exception that is safe by
+// default: DLP is on when its group is nil (the built-in rule pack plus the
+// policy's patterns, applied to results, errors and the arguments written to
+// the audit log), and only DLPOptions.Off turns it off.
+type Options struct {
+	// DefaultAgent is the agent identity when neither a bearer token nor the
+	// client's info names one. Default "anonymous".
+	DefaultAgent string
+	// ServerName is this server's name for ACP rules' match.server.
+	ServerName string
+
+	Limits      *LimitOptions
+	Ask         *AskOptions
+	Elicitation *ElicitOptions
+	Approval    *ApprovalOptions
+	Trust       *TrustOptions
+	DLP         *DLPOptions
+
+	// Audit, when set, receives one event per decision (upstream) and one
+	// per DLP redaction (downstream). A failed audit write denies the call.
+	// Arguments are redacted with the Guard's scanner before they are
+	// written; set audit.Options.HashArgs on the Writer to log per-argument
+	// hashes instead of values.
+	Audit *audit.Writer
+
+	// HandlerTimeout bounds one tool handler: after it the call is answered
+	// with -32603, audited, and the handler's context is cancelled. 0 means
+	// DefaultHandlerTimeout.
+	HandlerTimeout time.Duration
+	// MaxResultBytes bounds a result before it is redacted (the sum of its
+	// strings and data): a larger one is withheld with -32603, audited. 0
+	// means DefaultMaxResultBytes.
+	MaxResultBytes int
+
+	// DenyAsToolResult returns tools/call denials as a CallToolResult with
+	// IsError set and the reason as text, instead of a JSON-RPC error: most
+	// clients show their user and model only a JSON-RPC error's message
+	// ("Forbidden"), while a tool result's text reaches the model, which then
+	// knows why. Other methods still get JSON-RPC errors.
+	DenyAsToolResult bool
+	// ShowAllTools lists every tool in tools/list; by default tools the
+	// policy can never allow are hidden (calls to them are denied either way).
+	ShowAllTools bool
+
+	// Logger receives operational messages (panics recovered, audit and
+	// store failures, methods denied by name). nil discards them. Secrets and
+	// argument values are never logged.
+	Logger *slog.Logger
+	// Clock is the time source (ask deadlines, elicitation state). nil: time.Now.
+	Clock func() time.Time
+}
+
+// LimitOptions configure rate limits, budgets and conversation guards.
+type LimitOptions struct {
+	// RateStore holds the token buckets of the policy's rate_limit rules,
+	// keyed per agent and tool. nil means in memory (one process); use a
+	// Redis store for replicas. Rate limits apply whether or not
+	// Options.Limits is set.
+	RateStore ratelimit.RateStore
+	// Budget, when set, is checked before and charged after every approved
+	// tools/call (QWED §6, §9.5), keyed by agent.
+	Budget *ratelimit.Budget
+	// Usage prices a call for Budget (which it needs). nil: every call
+	// costs one request.
+	Usage func(c Call) ratelimit.Usage
+	// Conversations, when set, enforces QWED §9 conversation context on every
+	// tools/call: params._meta must carry conversation_id and step_number.
+	Conversations *ratelimit.Guard
+}
+
+// AskOptions configure how "ask" decisions reach a human.
+type AskOptions struct {
+	// Asker is asked when a rule says ask, unless the tool requires a passkey
+	// or was registered with AddTool and the client can elicit. Required.
+	Asker Asker
+	// Timeout bounds the wait for an answer (-32005 after it). Default
+	// DefaultAskTimeout; it must be shorter than the conversation guard's
+	// reservation lifetime, which holds the step while the human decides.
+	Timeout time.Duration
+}
+
+// ElicitOptions configure the signed state of AddTool's elicitation round
+// trip. nil: a random key per Guard and used approvals remembered in its
+// memory, so approvals do not survive a restart or cross replicas.
+type ElicitOptions struct {
+	// Key signs the request state (HMAC-SHA256), at least 32 bytes; set the
+	// same key on every replica.
+	Key []byte
+	// Nonces remembers used approvals so each runs once: consent/redisnonce,
+	// with one Key, on every replica. nil: in this Guard's memory.
+	Nonces consent.NonceStore
+}
+
+// ApprovalOptions configure SEP-2672 verified approval (passkeys).
+type ApprovalOptions struct {
+	// Server serves the approval/* methods (which then pass method
+	// authorization without being listed, and are audited), the
+	// extensions.verifiedApproval capability, and passkey evidence checks on
+	// every call to a tool that requires it (approvalmcp.Server.Require);
+	// such evidence also answers an ask rule. No challenge is issued for a
+	// call the policy would refuse anyway. Required.
+	Server *approvalmcp.Server
+	// ForUnauthenticated lets requests without a bearer-token identity enroll
+	// and use passkeys, all as one user (LocalApprovalUser), whatever client
+	// name they declare. Set it only where the transport is the
+	// authentication, such as a local stdio server.
+	ForUnauthenticated bool
+}
+
+// TrustOptions configure QWED §8 trust levels: suspended agents are refused
+// (and see no tools), allowed calls above the level's risk become asks, and
+// violations degrade the level (§8.3).
+type TrustOptions struct {
+	// Store holds the levels: consent.NewMemoryTrustStore for one process,
+	// consent/redistrust for replicas. Required.
+	Store consent.TrustStore
+	// Classifier gives tools their risk (default consent.Classify, the ACP
+	// §5.5 table). An ACP rule's level takes precedence.
+	Classifier *consent.Classifier
+}
+
+// DLPOptions configure secret redaction. A nil *DLPOptions means the
+// built-in rule pack plus the policy's dlp patterns.
+type DLPOptions struct {
+	// Scanner replaces the default scanner.
+	Scanner *dlp.Scanner
+	// NoBuiltin leaves the built-in pack out of the default scanner: only
+	// the policy's dlp patterns redact (nothing, when its dlp block is off
+	// or has none).
+	NoBuiltin bool
+	// Off turns redaction off: results, errors and audited arguments go out
+	// as the handler and the client wrote them.
+	Off bool
+}
+
+// validate checks o for values and combinations that cannot be meant, and
+// fills in the defaults. Each error names the fields involved.
+func (o *Options) validate() error {
+	if o.DefaultAgent == "" {
+		o.DefaultAgent = "anonymous"
+	}
+	if o.HandlerTimeout < 0 || o.MaxResultBytes < 0 {
+		return fmt.Errorf("gatehouse: Options.HandlerTimeout (%v) and Options.MaxResultBytes (%d) must not be negative", o.HandlerTimeout, o.MaxResultBytes)
+	}
+	if o.HandlerTimeout == 0 {
+		o.HandlerTimeout = DefaultHandlerTimeout
+	}
+	if o.MaxResultBytes == 0 {
+		o.MaxResultBytes = DefaultMaxResultBytes
+	}
+	return errors.Join(o.validateLimits(), o.validateAsk(), o.validateGroups())
+}
+
+func (o *Options) validateLimits() error {
+	l := o.Limits
+	if l == nil {
+		return nil
+	}
+	if l.Usage != nil && l.Budget == nil {
+		return errors.New("gatehouse: Options.Limits.Usage is set without Options.Limits.Budget: Usage prices calls for a budget")
+	}
+	return nil
+}
+
+func (o *Options) validateAsk() error {
+	a := o.Ask
+	if a == nil {
+		return nil
+	}
+	if a.Asker == nil {
+		return errors.New("gatehouse: Options.Ask is set without Options.Ask.Asker")
+	}
+	if a.Timeout < 0 {
+		return fmt.Errorf("gatehouse: Options.Ask.Timeout %v is negative", a.Timeout)
+	}
+	if a.Timeout == 0 {
+		a.Timeout = DefaultAskTimeout
+	}
+	if l := o.Limits; l != nil && l.Conversations != nil {
+		if ttl := l.Conversations.ReservationTTL(); a.Timeout >= ttl {
+			return fmt.Errorf("gatehouse: Options.Ask.Timeout %v is not shorter than the reservation lifetime %v of Options.Limits.Conversations: a step would expire while the human decides (lower the timeout or raise ratelimit.GuardOptions.ReservationTTL)", a.Timeout, ttl)
+		}
+	}
+	return nil
+}
+
+func (o *Options) validateGroups() error {
+	var errs []error
+	if o.Approval != nil && o.Approval.Server == nil {
+		errs = append(errs, errors.New("gatehouse: Options.Approval is set without Options.Approval.Server"))
+	}
+	if o.Trust != nil && o.Trust.Store == nil {
+		errs = append(errs, errors.New("gatehouse: Options.Trust is set without Options.Trust.Store"))
+	}
+	if e := o.Elicitation; e != nil && e.Key != nil && len(e.Key) < 32 {
+		errs = append(errs, fmt.Errorf("gatehouse: Options.Elicitation.Key has %d bytes, want at least 32", len(e.Key)))
+	}
+	if d := o.DLP; d != nil && d.Off && (d.Scanner != nil || d.NoBuiltin) {
+		errs = append(errs, errors.New("gatehouse: Options.DLP.Off is set with Options.DLP.Scanner or Options.DLP.NoBuiltin: choose one"))
+	}
+	if d := o.DLP; d != nil && d.Scanner != nil && d.NoBuiltin {
+		errs = append(errs, errors.New("gatehouse: Options.DLP.Scanner is set with Options.DLP.NoBuiltin: NoBuiltin applies to the default scanner only"))
+	}
+	return errors.Join(errs...)
+}

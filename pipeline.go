@@ -1,0 +1,192 @@
+package gatehouse
+
+import (
+	"context"
+	"encoding/json"
+	"sync/atomic"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/gatehouse-dev/gatehouse/policy"
+	"github.com/gatehouse-dev/gatehouse/ratelimit"
+)
+
+// Call describes one tools/call as the guard saw it, for LimitOptions.Usage.
+type Call struct {
+	Agent string
+	Tool  string         // normalized
+	Args  map[string]any // numbers are json.Number
+}
+
+// call is one tools/call on its way through the pipeline: computed once,
+// passed to every stage, and handed to the AddTool wrapper through the
+// context.
+type call struct {
+	ctx     context.Context
+	method  string // as received
+	md      policy.Decision
+	req     *mcp.CallToolRequest // what the handler receives (approved or injected arguments)
+	srv     *served
+	rawTool string // as received: the name go-sdk dispatches
+	tool    string // normalized
+	agent   string
+	rawArgs json.RawMessage // as received or as approved: what is audited
+	args    map[string]any
+	d       policy.Decision
+
+	resv      *ratelimit.Reservation // the conversation step, until committed
+	elicit    bool                   // the AddTool wrapper asks the user, then commits
+	committed atomic.Bool            // the step is committed: undo leaves it
+}
+
+func (c *call) info() Call { return Call{Agent: c.agent, Tool: c.tool, Args: c.args} }
+
+// refusal is a stage's denial: the decision to audit and send, or, when
+// err is set, that error to send as it is (approval's own JSON-RPC errors).
+type refusal struct {
+	d   policy.Decision
+	err error
+}
+
+func refuse(d policy.Decision) *refusal { return &refusal{d: d} }
+
+// A stage is one step of the tools/call pipeline before the handler; it
+// refuses the call or lets it go on (possibly with a changed decision or
+// request). Stages run in the order of Guard.before, which stageOrder pins.
+type stage struct {
+	name string
+	run  func(g *Guard, c *call) *refusal
+}
+
+// stages are the tools/call stages of g, in order; a feature that is not
+// configured has no stage. doc.go lists the same names (TestStageOrder).
+func (g *Guard) stages() []stage {
+	all := []stage{
+		{"decode", (*Guard).decodeStage},
+		{"rate", (*Guard).rateStage},
+		{"policy", (*Guard).policyStage},
+		{"dispatch", (*Guard).dispatchStage},
+		{"trust", (*Guard).trustStage},
+		{"conversation", (*Guard).conversationStage},
+		{"budget", (*Guard).budgetStage},
+		{"answer", (*Guard).answerStage},
+		{"commit", (*Guard).commitStage},
+	}
+	l := g.o.Limits
+	off := map[string]bool{
+		"trust":        g.o.Trust == nil,
+		"conversation": l == nil || l.Conversations == nil,
+		"budget":       l == nil || l.Budget == nil,
+	}
+	out := all[:0:0]
+	for _, s := range all {
+		if !off[s.name] {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// toolCall runs a tools/call through the stages, then the handler and the
+// result checks. Whatever a stage reserved is released by the one deferred
+// undo unless the call committed.
+func (g *Guard) toolCall(ctx context.Context, method string, req *mcp.CallToolRequest, md policy.Decision, srv *served, next mcp.MethodHandler) (mcp.Result, error) {
+	c := &call{ctx: ctx, method: method, md: md, req: req, srv: srv, rawTool: req.Params.Name,
+		agent: identity(req, g.o.DefaultAgent), rawArgs: req.Params.Arguments}
+	c.tool = normalizeTool(c.rawTool)
+	defer g.undo(c)
+	for _, s := range g.before {
+		if r := s.run(g, c); r != nil {
+			return g.refused(c, r)
+		}
+	}
+	return g.runHandler(c, next)
+}
+
+// undo releases the conversation step of a call that did not commit.
+func (g *Guard) undo(c *call) {
+	if c.resv == nil || c.committed.Load() {
+		return
+	}
+	if err := c.resv.Release(context.WithoutCancel(c.ctx)); err != nil {
+		g.log.Warn("gatehouse: releasing a conversation step failed", "error", err)
+	}
+}
+
+// refused audits a stage's refusal and returns it in the configured form.
+func (g *Guard) refused(c *call, r *refusal) (mcp.Result, error) {
+	args := c.rawArgs
+	if r.d.Code == CodeInvalidParams {
+		args = nil // not a JSON object: nothing to record
+	}
+	if err := g.auditDecision(c.ctx, r.d, c.agent, args); err != nil {
+		g.log.Error("gatehouse: audit write failed", "method", r.d.Method, "error", err)
+	}
+	if r.d.Code != CodeInternalError {
+		g.recordTrust(c.ctx, c.agent, r.d, true)
+	}
+	if r.err != nil {
+		return nil, r.err
+	}
+	if g.o.DenyAsToolResult {
+		return toolError(r.d), nil
+	}
+	return nil, rpcError(r.d, c.rawTool)
+}
+
+// commit makes an approved call final, in one place for every way a call
+// is approved: the conversation step is committed first (it can still
+// refuse a loop), then the budget charged (so a call refused by the step
+// is never charged, QWED §9.4-9.5), then the decision audited; the trust
+// store learns of it. Only after all of them may the handler run.
+func (g *Guard) commit(c *call) *refusal {
+	if c.resv != nil {
+		if err := c.resv.Commit(c.ctx); err != nil {
+			return refuse(limitDecision(c.d.Method, c.tool, err))
+		}
+		c.committed.Store(true)
+	}
+	if l := g.o.Limits; l != nil && l.Budget != nil {
+		if err := l.Budget.Charge(c.ctx, c.agent, g.usage(c.info())); err != nil {
+			return refuse(limitDecision(c.d.Method, c.tool, err))
+		}
+	}
+	if err := g.auditDecision(c.ctx, c.d, c.agent, c.rawArgs); err != nil {
+		return refuse(internal(c.d.Method, c.tool, auditDown))
+	}
+	g.recordTrust(c.ctx, c.agent, c.d, false)
+	return nil
+}
+
+func (g *Guard) commitStage(c *call) *refusal {
+	if c.elicit {
+		return nil // the AddTool wrapper commits once the user has answered
+	}
+	return g.commit(c)
+}
+
+func (g *Guard) usage(c Call) ratelimit.Usage {
+	if l := g.o.Limits; l == nil || l.Usage == nil {
+		return ratelimit.Usage{}
+	}
+	return g.o.Limits.Usage(c)
+}
+
+type callKey struct{}
+
+// callFrom returns the pipeline's call for the request being handled.
+func callFrom(ctx context.Context) (*call, bool) {
+	c, ok := ctx.Value(callKey{}).(*call)
+	return c, ok
+}
+
+// DecisionFrom returns the guard's decision for the tools/call being
+// handled, for tool handlers that want to log or show it. ok is false when
+// the request did not pass through a Guard.
+func DecisionFrom(ctx context.Context) (policy.Decision, bool) {
+	c, ok := callFrom(ctx)
+	if !ok {
+		return policy.Decision{}, false
+	}
+	return c.d, true
+}

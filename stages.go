@@ -1,0 +1,155 @@
+package gatehouse
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+
+	"github.com/gatehouse-dev/gatehouse/normalize"
+	"github.com/gatehouse-dev/gatehouse/policy"
+	"github.com/gatehouse-dev/gatehouse/ratelimit"
+)
+
+func normalizeTool(raw string) string { return normalize.Name(raw) }
+
+// decodeStage decodes the arguments with UseNumber; anything but one JSON
+// object is -32602 and never forwarded.
+func (g *Guard) decodeStage(c *call) *refusal {
+	args, err := decodeArgs(c.rawArgs)
+	if err != nil {
+		return refuse(invalidParams(c.tool, err.Error()))
+	}
+	c.args = args
+	return nil
+}
+
+// dispatchStage makes sure the policy authorizes the tool go-sdk will
+// dispatch: no other registered tool shares the normalized name.
+func (g *Guard) dispatchStage(c *call) *refusal {
+	if d, ok := c.srv.index.check(c.ctx, c.req, c.rawTool, c.tool); !ok {
+		g.log.Error("gatehouse: tools whose names normalize to the same name are registered; calls to them are denied", "tool", c.tool)
+		return refuse(d)
+	}
+	return nil
+}
+
+// rateStage takes a token of the AIP rule's rate limit, per agent and tool.
+func (g *Guard) rateStage(c *call) *refusal {
+	r, ok := g.p.RateLimit(c.tool)
+	if !ok {
+		return nil
+	}
+	return g.rateLimited(c, c.tool, ratelimit.Key("gatehouse", "rate", c.agent, c.tool), r)
+}
+
+// policyStage evaluates the policy (AIP §4.3, ACP rules), then an ACP
+// rule's own rate limit (ACP §5.2: after matching).
+func (g *Guard) policyStage(c *call) *refusal {
+	d := g.evaluateCall(c.method, c.rawTool, c.args)
+	if d.Outcome != policy.Allow && d.Outcome != policy.Ask {
+		return refuse(d)
+	}
+	if c.md.Violation && !d.Violation {
+		d.Violation, d.Reason = true, c.md.Reason // a monitored method denial
+	}
+	c.d = d
+	if d.Rate.Valid() {
+		return g.rateLimited(c, "acp:"+d.Rule, ratelimit.Key("gatehouse", "acp", d.Rule, c.agent, c.tool), d.Rate)
+	}
+	return nil
+}
+
+func (g *Guard) trustStage(c *call) *refusal {
+	if c.d = g.trustGate(c.ctx, c.d, c.agent, c.rawTool); c.d.Outcome == policy.Block {
+		return refuse(c.d)
+	}
+	return nil
+}
+
+// conversationStage reserves the call's conversation step (QWED §9); the
+// pipeline's undo releases it unless the call commits.
+func (g *Guard) conversationStage(c *call) *refusal {
+	convID, step, err := ratelimit.ParseContext(c.req.Params.Meta)
+	if err == nil {
+		c.resv, err = g.o.Limits.Conversations.Begin(c.ctx, ratelimit.Action{Agent: c.agent, ConversationID: convID, Step: step, Tool: c.tool, Args: c.args})
+	}
+	if err != nil {
+		return refuse(limitDecision(c.md.Method, c.tool, err))
+	}
+	return nil
+}
+
+// budgetStage checks the budget before anyone is asked; the charge comes
+// with the commit.
+func (g *Guard) budgetStage(c *call) *refusal {
+	if err := g.o.Limits.Budget.Check(c.ctx, c.agent, g.usage(c.info())); err != nil {
+		return refuse(limitDecision(c.md.Method, c.tool, err))
+	}
+	return nil
+}
+
+// evaluateCall is the policy decision on a tool call, with the guard's
+// server name and clock.
+func (g *Guard) evaluateCall(method, tool string, args map[string]any) policy.Decision {
+	return g.p.Evaluate(policy.Request{Method: method, Tool: tool, Args: args, Server: g.o.ServerName, Now: g.now()})
+}
+
+// rateLimited takes a token for key from the limiter of rate r (one limiter
+// per limiterID).
+func (g *Guard) rateLimited(c *call, limiterID, key string, r ratelimit.Rate) *refusal {
+	lim, err := g.limiter(limiterID, r)
+	if err != nil {
+		return refuse(internal(c.md.Method, c.tool, "The rate limiter is misconfigured, so the call was denied"))
+	}
+	res, err := lim.Allow(c.ctx, key)
+	if err != nil {
+		g.log.Error("gatehouse: rate limiter failed", "tool", c.tool, "error", err)
+		return refuse(internal(c.md.Method, c.tool, "The rate limiter is unavailable, so the call was denied"))
+	}
+	if !res.Allowed {
+		return refuse(policy.RateLimitedDecision(c.md.Method, c.tool))
+	}
+	return nil
+}
+
+// limitDecision turns a budget or conversation-guard error into a denial
+// whose reason carries the stable QWED code.
+func limitDecision(method, tool string, err error) policy.Decision {
+	var be *ratelimit.BudgetError
+	var le *ratelimit.Error
+	switch {
+	case errors.As(err, &be):
+		return policy.Decision{Outcome: policy.Block, Violation: true, Code: policy.CodeForbidden, Message: policy.MessageForbidden,
+			Reason: be.Error(), Method: method, Tool: tool, FailedRule: string(be.Code)}
+	case errors.As(err, &le):
+		return policy.Decision{Outcome: policy.Block, Violation: true, Code: policy.CodeForbidden, Message: policy.MessageForbidden,
+			Reason: le.Error(), Method: method, Tool: tool, FailedRule: string(le.Code)}
+	case errors.Is(err, ratelimit.ErrReservationLost):
+		return policy.Decision{Outcome: policy.Block, Violation: true, Code: policy.CodeForbidden, Message: policy.MessageForbidden,
+			Reason: "The conversation step expired before the call was decided; retry the step", Method: method, Tool: tool}
+	}
+	return internal(method, tool, "The budget or conversation store is unavailable, so the call was denied")
+}
+
+// decodeArgs decodes tool arguments with UseNumber. Absent or null
+// arguments are an empty object; anything but one JSON object is an error.
+func decodeArgs(raw json.RawMessage) (map[string]any, error) {
+	t := bytes.TrimSpace(raw)
+	if len(t) == 0 || bytes.Equal(t, []byte("null")) {
+		return map[string]any{}, nil
+	}
+	if t[0] != '{' {
+		return nil, errors.New("Tool arguments must be a JSON object")
+	}
+	dec := json.NewDecoder(bytes.NewReader(t))
+	dec.UseNumber()
+	var m map[string]any
+	if err := dec.Decode(&m); err != nil {
+		return nil, errors.New("Tool arguments are not valid JSON")
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, errors.New("Tool arguments have trailing data after the JSON object")
+	}
+	return m, nil
+}
