@@ -126,8 +126,12 @@ func (c *rawConn) request(id any, method string, params any) map[string]any {
 			meta = map[string]any{}
 		}
 		meta["io.modelcontextprotocol/protocolVersion"] = newProtocol
-		meta["io.modelcontextprotocol/clientInfo"] = map[string]any{"name": "raw-agent", "version": "1"}
-		meta["io.modelcontextprotocol/clientCapabilities"] = map[string]any{"elicitation": map[string]any{}}
+		if meta["io.modelcontextprotocol/clientInfo"] == nil {
+			meta["io.modelcontextprotocol/clientInfo"] = map[string]any{"name": "raw-agent", "version": "1"}
+		}
+		if meta["io.modelcontextprotocol/clientCapabilities"] == nil {
+			meta["io.modelcontextprotocol/clientCapabilities"] = map[string]any{"elicitation": map[string]any{}}
+		}
 		pm["_meta"] = meta
 		params = pm
 	}

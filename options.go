@@ -203,11 +203,18 @@ func (o *Options) validateAsk() error {
 	if a.Timeout < 0 {
 		return fmt.Errorf("gatehouse: Options.Ask.Timeout %v is negative", a.Timeout)
 	}
+	var ttl time.Duration
+	if l := o.Limits; l != nil && l.Conversations != nil {
+		ttl = l.Conversations.ReservationTTL()
+	}
 	if a.Timeout == 0 {
 		a.Timeout = DefaultAskTimeout
+		if ttl > 0 && a.Timeout >= ttl {
+			a.Timeout = ttl - ttl/10 // the default stays within the step's reservation
+		}
 	}
-	if l := o.Limits; l != nil && l.Conversations != nil {
-		if ttl := l.Conversations.ReservationTTL(); a.Timeout >= ttl {
+	if ttl > 0 {
+		if a.Timeout >= ttl {
 			return fmt.Errorf("gatehouse: Options.Ask.Timeout %v is not shorter than the reservation lifetime %v of Options.Limits.Conversations: a step would expire while the human decides (lower the timeout or raise ratelimit.GuardOptions.ReservationTTL)", a.Timeout, ttl)
 		}
 	}

@@ -6,7 +6,6 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -36,11 +35,10 @@ func (s *served) elicits(raw string) bool {
 	return s.elicit[raw]
 }
 
-// Bounds of a tools/list walk, and how often a call may refresh the index.
+// Bounds of a tools/list walk.
 const (
 	maxIndexPages    = 1000
 	maxIndexTools    = 100_000
-	indexRefreshGap  = 100 * time.Millisecond
 	collisionMessage = "Several tools of this server have names that normalize to %q (%s), so the policy cannot tell which one is called; the call was denied. Rename the tools so that their normalized names differ"
 )
 
@@ -49,13 +47,13 @@ const (
 // dispatches: when two tools normalize to the same name, calls to either
 // are denied. It reads the names through the server's own tools/list
 // handler (the middleware's next), at Install and again whenever a call
-// names a tool it has not seen (at most once per indexRefreshGap).
+// names a tool it has not seen: a tool added later under a colliding name
+// is found by the first call to it, before it can run.
 type toolIndex struct {
 	mu     sync.Mutex
 	next   mcp.MethodHandler
 	byNorm map[string][]string // normalized name -> exact names, sorted
 	exact  map[string]bool
-	loaded time.Time
 }
 
 func (x *toolIndex) setNext(next mcp.MethodHandler) {
@@ -93,7 +91,7 @@ func (x *toolIndex) load(s *mcp.Server) error {
 func (x *toolIndex) check(ctx context.Context, req *mcp.CallToolRequest, raw, tool string) (policy.Decision, bool) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	if !x.exact[raw] && x.next != nil && time.Since(x.loaded) >= indexRefreshGap {
+	if !x.exact[raw] && x.next != nil {
 		if ss, ok := req.GetSession().(*mcp.ServerSession); ok && ss != nil {
 			if err := x.refreshLocked(ctx, ss); err != nil {
 				return internal(policy.MethodToolsCall, tool, "The server's tools could not be listed, so the call was denied"), false
@@ -145,7 +143,7 @@ func (x *toolIndex) refreshLocked(ctx context.Context, ss *mcp.ServerSession) er
 			for _, names := range byNorm {
 				sort.Strings(names)
 			}
-			x.byNorm, x.exact, x.loaded = byNorm, exact, time.Now()
+			x.byNorm, x.exact = byNorm, exact
 			return nil
 		}
 	}
