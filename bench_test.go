@@ -75,22 +75,34 @@ func BenchmarkToolCallUnguarded(b *testing.B) { benchCall(b, false) }
 func BenchmarkToolCallGuarded(b *testing.B)   { benchCall(b, true) }
 
 // BenchmarkMiddleware is the guard's own cost per tools/call, without
-// transport: method check, argument decoding, rate limit, policy, audit
-// (buffered), the handler stub, DLP over a 1 KiB result.
+// transport: method check, argument decoding, the tools/call stages, the
+// handler stub (run under HandlerTimeout), the result bound and DLP over a
+// 1 KiB result. Variants:
+//
+//	policy-only  no audit, DLP off: the decision path alone
+//	no-audit     the default DLP (built-in pack + policy patterns), no audit
+//	audit        as no-audit, audit to a buffered in-memory writer
+//	audit-file   as no-audit, audit.Open on a file (one write call per event)
 func BenchmarkMiddleware(b *testing.B) {
-	for _, withAudit := range []bool{false, true} {
-		name := "no-audit"
-		if withAudit {
-			name = "audit"
-		}
+	for _, name := range []string{"policy-only", "no-audit", "audit", "audit-file"} {
 		b.Run(name, func(b *testing.B) {
 			o := &gatehouse.Options{}
-			if withAudit {
+			switch name {
+			case "policy-only":
+				o.DLP = &gatehouse.DLPOptions{Off: true}
+			case "audit":
 				bw := bufio.NewWriterSize(discard{}, 1<<16)
 				w, err := audit.New(bw, nil)
 				if err != nil {
 					b.Fatal(err)
 				}
+				o.Audit = w
+			case "audit-file":
+				w, err := audit.Open(filepath.Join(b.TempDir(), "audit.jsonl"), nil)
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.Cleanup(func() { w.Close() })
 				o.Audit = w
 			}
 			g := mustGuard(b, mustPolicy(b, benchPolicySrc), o)

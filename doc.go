@@ -2,56 +2,79 @@
 // Context Protocol server built on the go-sdk, in process, with one call:
 //
 //	p, _ := policy.Load("policy.yaml")
-//	guard, _ := gatehouse.New(p, &gatehouse.Options{Audit: auditLog, Asker: human})
-//	guard.Install(server) // before server.Run / Connect
+//	guard, _ := gatehouse.New(p, &gatehouse.Options{Audit: auditLog, DenyAsToolResult: true})
+//	guard.Install(server) // last, after your own middleware; before server.Run
 //
-// For every request the guard, in this order: recovers panics (deny, keep
-// serving); authorizes the normalized method (AIP §4.2, -32006); checks
-// the URI of resources/read and resources/subscribe and the arguments of
-// prompts/get against the protected paths (-32007); for
-// tools/call decodes the arguments (UseNumber; anything but a JSON object is
-// -32602 and never forwarded), enforces the rule's rate limit per agent and
-// tool (-32002), evaluates the policy (AIP §4.3), runs the conversation guard
-// and budget when configured (QWED §6, §9), asks a human for "ask" decisions
-// (-32004 denied, -32005 timed out), and only then calls the handler; then
-// redacts secrets from every kind of result content (text, structured
-// content, embedded resources and their blobs, resource links,
-// resources/read, prompts/get and completion/complete results, and handler
-// errors), hides tools the policy can never allow from tools/list, and
-// writes one audit event per decision and per DLP redaction.
+// # The pipeline
+//
+// Every request first passes method authorization on its normalized method
+// (AIP §4.2, -32006); panics anywhere are recovered and deny. A request
+// other than tools/call then has the paths it can name checked against the
+// protected paths (resources/read and resources/subscribe URIs, prompts/get
+// arguments, completion/complete values: -32007), is audited, handled, and
+// its result filtered (DLP; tools/list hides tools the policy can never
+// allow; initialize and server/discover advertise only the capabilities
+// whose methods the policy allows).
+//
+// A tools/call runs these stages, in this order, each of which may refuse
+// the call; a feature that is not configured has no stage:
+//
+//	decode        arguments decoded with UseNumber; anything but one JSON object is -32602
+//	rate          the AIP rule's rate limit, per agent and tool (-32002)
+//	policy        the policy's decision (AIP §4.3, ACP rules and their rate limits)
+//	dispatch      the exact name go-sdk dispatches is the only tool of its normalized name
+//	trust         trust levels (QWED §8): suspended agents refused, risky calls asked
+//	conversation  the conversation step reserved (QWED §9)
+//	budget        the budget checked (QWED §6)
+//	answer        an ask answered, in one switch: passkey, elicitation, Asker, or denied
+//	commit        the step committed, then the budget charged, then the decision audited
+//
+// Then the handler runs, bounded by Options.HandlerTimeout; its result is
+// bounded by Options.MaxResultBytes before it is redacted; each redaction is
+// audited. One deferred undo releases the step of a call that did not
+// commit, so a denied call consumes nothing (QWED §9.4-9.5). A tool
+// registered with [AddTool] runs the same commit once its user has answered
+// through elicitation.
 //
 // Denials are JSON-RPC errors exactly as AIP §5.1 writes them (code,
 // message, data.tool, data.reason), or, with Options.DenyAsToolResult, tool
 // results with IsError set that a model can read.
-//
-// [AddTool] registers a tool whose "ask" decisions go to the user through MCP
-// elicitation, with a signed request state, on both protocol versions go-sdk
-// v1.8 speaks.
 //
 // # Identity
 //
 // The agent identity keys limits and budgets and is written to the audit
 // log: "user:<id>" from the HTTP bearer token (Extra.TokenInfo.UserID) when
 // present (exact, never case-folded; hashed when long or unprintable),
-// else "client:<name>" from the client's self-declared info (normalized),
-// else Options.DefaultAgent. Only the first is authenticated: a client can
-// claim another's name, and with it its rate buckets, budget and trust
-// level (so a hostile client can spend or degrade them). Put bearer-token
-// auth in front of any server that several untrusted clients share.
+// else "client:<name>" from the client's self-declared info (per request on
+// protocol 2026-07-28, from initialize before; normalized), else
+// Options.DefaultAgent. Only the first is authenticated: a client can claim
+// another's name, and with it its rate buckets, budget and trust level (so
+// a hostile client can spend or degrade them). Put bearer-token auth in
+// front of any server that several untrusted clients share.
 //
 // # Security
 //
 // Every failure on the decision path denies: a limiter, budget or
 // conversation store that is down, an audit log that cannot be written, an
-// asker that fails, a result that cannot be scanned, a panic. Reasons shown
-// to the agent never contain a regex, an argument value or a secret.
+// asker that fails, a result that cannot be scanned, a handler that does not
+// finish, a panic. Reasons shown to the agent never contain a regex, an
+// argument value or a secret. Secrets are redacted by default (the
+// built-in DLP pack plus the policy's patterns) from results, handler
+// errors, the elicitation question and the arguments written to the audit
+// log; DLPOptions.Off is the only way to turn that off.
+//
+// The policy authorizes normalized names while go-sdk dispatches exact
+// ones, so two tools whose names normalize alike could be authorized as one
+// and run as the other: Install refuses such a server, and a colliding tool
+// added later is found by the first call to it, and calls to either are
+// denied.
 //
 // go-sdk clients turn the AIP code -32004 ("User denied") into a
 // "connection closed" error on their side (the session stays usable); the
 // code on the wire is still -32004, as AIP requires.
 //
-// With several replicas, give every Guard the same Options.ElicitKey and a
-// shared Options.ElicitNonces (consent/redisnonce), so an elicitation
+// With several replicas, give every Guard the same ElicitOptions.Key and a
+// shared ElicitOptions.Nonces (consent/redisnonce), so an elicitation
 // approval verifies on any replica and still runs once.
 //
 // # Concurrency
