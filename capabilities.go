@@ -67,10 +67,10 @@ func (g *Guard) advertise(res mcp.Result) {
 	if c.Tools != nil && !g.allowsAny(f.tools) {
 		c.Tools = nil
 	}
-	if g.o.Approval != nil {
-		approvalmcp.AddCapability(c)
-	}
 	*caps = c
+	if g.o.Approval != nil {
+		approvalmcp.Advertise(res)
+	}
 }
 
 // listTools filters a tools/list result: tools the policy can never allow
