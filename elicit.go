@@ -85,21 +85,35 @@ func (g *Guard) elicitAnswer(c *call, req *mcp.CallToolRequest) (*mcp.CallToolRe
 	if p.RequestState == "" && len(p.InputResponses) == 0 {
 		return g.askByElicitation(c, argsHash, now)
 	}
+	if d, ok := g.checkElicited(c, p, argsHash, now); !ok {
+		return nil, g.elicitDenied(c, d)
+	}
+	c.d = policy.Decision{Outcome: policy.Allow, Method: c.d.Method, Tool: c.d.Tool, Reason: "User approved through elicitation", Violation: c.d.Violation}
+	if r := g.commit(c); r != nil {
+		return nil, g.elicitDenied(c, r.d)
+	}
+	return nil, nil
+}
+
+// checkElicited verifies the retry of an elicitation round: a state this
+// Guard signed for this call (tool, agent, arguments), not expired, with
+// the user's yes, used once. ok is false with the denial otherwise.
+func (g *Guard) checkElicited(c *call, p *mcp.CallToolParamsRaw, argsHash string, now time.Time) (policy.Decision, bool) {
 	st, err := g.sealer.Open(p.RequestState)
 	if err != nil || st.Tool != c.tool || st.Agent != c.agent || !hmac.Equal([]byte(st.Args), []byte(argsHash)) {
-		return nil, g.elicitDenied(c, deniedAsk(c.d, "The approval does not match this call"))
+		return deniedAsk(c.d, "The approval does not match this call"), false
 	}
 	if now.UnixMilli() >= st.Exp {
 		d := c.d.Denied(true)
 		d.Reason = "The approval request expired"
-		return nil, g.elicitDenied(c, d)
+		return d, false
 	}
 	ans, ok := p.InputResponses[ApprovalInputID].(*mcp.ElicitResult)
 	if !ok || ans == nil {
-		return nil, g.elicitDenied(c, deniedAsk(c.d, "No answer to the approval request"))
+		return deniedAsk(c.d, "No answer to the approval request"), false
 	}
 	if ans.Action != "accept" || ans.Content["approve"] != true {
-		return nil, g.elicitDenied(c, deniedAsk(c.d, "User denied the call"))
+		return deniedAsk(c.d, "User denied the call"), false
 	}
 	if err := g.nonces.Use(c.ctx, "gatehouse-elicit:"+st.Nonce, time.UnixMilli(st.Exp)); err != nil {
 		reason := "This approval was already used"
@@ -107,13 +121,9 @@ func (g *Guard) elicitAnswer(c *call, req *mcp.CallToolRequest) (*mcp.CallToolRe
 			g.log.Error("gatehouse: elicitation nonce store failed", "error", err)
 			reason = "The approval could not be checked for reuse, so the call was denied"
 		}
-		return nil, g.elicitDenied(c, deniedAsk(c.d, reason))
+		return deniedAsk(c.d, reason), false
 	}
-	c.d = policy.Decision{Outcome: policy.Allow, Method: c.d.Method, Tool: c.d.Tool, Reason: "User approved through elicitation", Violation: c.d.Violation}
-	if r := g.commit(c); r != nil {
-		return nil, g.elicitDenied(c, r.d)
-	}
-	return nil, nil
+	return policy.Decision{}, true
 }
 
 // elicitDenied audits and returns a denial from inside the AddTool wrapper.
