@@ -29,17 +29,22 @@ const (
 //   - any other ask goes to Options.Ask.Asker;
 //   - without one it is denied (-32004) with a reason that says what to set.
 func (g *Guard) answerStage(c *call) *refusal {
-	switch {
-	case g.requiresApproval(c.rawTool, c.tool):
+	if g.requiresApproval(c.rawTool, c.tool) {
 		return g.passkeyAnswer(c)
-	case c.d.Outcome != policy.Ask:
+	}
+	if c.d.Outcome != policy.Ask {
 		return nil
-	case c.srv.elicits(c.rawTool) && canElicit(c.req):
-		c.elicit = true
+	}
+	// Asks are rare and wait for a human: read the server's tools again, so
+	// only the tool AddTool registered, as it is now, asks by elicitation.
+	def, elicits := c.srv.index.elicits(c.ctx, c.req, c.rawTool)
+	switch {
+	case elicits && canElicit(c.req):
+		c.elicit, c.def = true, def
 		return nil
 	case g.o.Ask != nil:
 		return g.askAnswer(c)
-	case c.srv.elicits(c.rawTool):
+	case elicits:
 		return refuse(deniedAsk(c.d, noElicit))
 	}
 	return refuse(deniedAsk(c.d, noAsker))

@@ -108,7 +108,8 @@ func BenchmarkMiddleware(b *testing.B) {
 			g := mustGuard(b, mustPolicy(b, benchPolicySrc), o)
 			res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: result1K}}}
 			next := func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) { return res, nil }
-			h := g.Middleware(mcp.NewServer(&mcp.Implementation{Name: "bench"}, nil))(next)
+			recv, _ := g.Middleware()
+			h := recv(next)
 			req := &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: "fetch", Arguments: json.RawMessage(`{"url":"https://github.com/gatehouse-dev/gatehouse"}`)}}
 			ctx := context.Background()
 			if _, err := h(ctx, "tools/call", req); err != nil {

@@ -49,8 +49,13 @@ const elicitTTL = 5 * time.Minute
 // the client program, answered: elicitation trusts the client's UI. Use the
 // approval package (passkeys) where that matters.
 func AddTool[In, Out any](s *mcp.Server, g *Guard, t *mcp.Tool, h mcp.ToolHandlerFor[In, Out]) {
-	g.served(s).addElicit(t.Name)
-	mcp.AddTool(s, t, func(ctx context.Context, req *mcp.CallToolRequest, in In) (*mcp.CallToolResult, Out, error) {
+	marked := *t
+	marked.Meta = mcp.Meta{}
+	for k, v := range t.Meta {
+		marked.Meta[k] = v
+	}
+	marked.Meta[elicitMarker] = g.token
+	mcp.AddTool(s, &marked, func(ctx context.Context, req *mcp.CallToolRequest, in In) (*mcp.CallToolResult, Out, error) {
 		var zero Out
 		c, ok := callFrom(ctx)
 		if !ok || c.rawTool != req.Params.Name {
@@ -100,7 +105,7 @@ func (g *Guard) elicitAnswer(c *call, req *mcp.CallToolRequest) (*mcp.CallToolRe
 // the user's yes, used once. ok is false with the denial otherwise.
 func (g *Guard) checkElicited(c *call, p *mcp.CallToolParamsRaw, argsHash string, now time.Time) (policy.Decision, bool) {
 	st, err := g.sealer.Open(p.RequestState)
-	if err != nil || st.Tool != c.tool || st.Agent != c.agent || !hmac.Equal([]byte(st.Args), []byte(argsHash)) {
+	if err != nil || st.Tool != c.tool || st.Def != c.def || st.Agent != c.agent || !hmac.Equal([]byte(st.Args), []byte(argsHash)) {
 		return deniedAsk(c.d, "The approval does not match this call"), false
 	}
 	if now.UnixMilli() >= st.Exp {
@@ -143,7 +148,7 @@ func (g *Guard) askByElicitation(c *call, argsHash string, now time.Time) (*mcp.
 	if _, err := rand.Read(nonce); err != nil {
 		return nil, rpcError(internal(c.d.Method, c.tool, "No randomness for the approval request"), "")
 	}
-	state, err := g.sealer.Seal(elicitstate.State{Tool: c.tool, Agent: c.agent, Args: argsHash, Exp: now.Add(elicitTTL).UnixMilli(), Nonce: hex.EncodeToString(nonce)})
+	state, err := g.sealer.Seal(elicitstate.State{Tool: c.tool, Def: c.def, Agent: c.agent, Args: argsHash, Exp: now.Add(elicitTTL).UnixMilli(), Nonce: hex.EncodeToString(nonce)})
 	if err != nil {
 		return nil, rpcError(internal(c.d.Method, c.tool, "The approval request could not be built"), "")
 	}
@@ -166,16 +171,21 @@ func (g *Guard) askByElicitation(c *call, argsHash string, now time.Time) (*mcp.
 	}, nil
 }
 
-// question is the text the user is asked, with secrets redacted.
+// question is the text the user is asked: the arguments as the handler
+// will read them (escapes decoded), with secrets redacted.
 func (g *Guard) question(c *call) string {
-	args := string(c.rawArgs)
+	b, err := json.Marshal(c.args)
+	if err != nil {
+		b = []byte("(arguments that cannot be shown)")
+	}
+	args := string(b)
 	if g.dlp != nil {
 		args, _ = g.dlp.Redact(args)
 	}
 	if len(args) > 1000 {
 		args = args[:1000] + "..."
 	}
-	return fmt.Sprintf("Allow the agent %q to call the tool %q with these arguments?\n%s", c.agent, c.tool, args)
+	return fmt.Sprintf("Allow the agent %q to call the tool %q with these arguments?\n%s", c.agent, c.rawTool, args)
 }
 
 func hashArgs(raw json.RawMessage) (string, error) {

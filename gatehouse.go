@@ -2,7 +2,10 @@ package gatehouse
 
 import (
 	"context"
+	"crypto/hmac"
 	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -33,9 +36,10 @@ type Guard struct {
 	nonces consent.NonceStore
 	before []stage // the tools/call stages before the handler, built once by New
 
-	mu      sync.Mutex
-	lims    map[string]*ratelimit.Limiter // by normalized tool or ACP rule; bounded by the policy's rules
-	servers map[*mcp.Server]*served       // per server: AddTool registrations, the tool index
+	token  string // AddTool's marker, from the elicitation key (so replicas agree)
+
+	mu   sync.Mutex
+	lims map[string]*ratelimit.Limiter // by normalized tool or ACP rule; bounded by the policy's rules
 }
 
 // New returns a Guard for p. A nil policy is an error: with no policy every
@@ -44,7 +48,7 @@ func New(p *policy.Policy, opts *Options) (*Guard, error) {
 	if p == nil {
 		return nil, errors.New("gatehouse: nil policy")
 	}
-	g := &Guard{p: p, lims: map[string]*ratelimit.Limiter{}, servers: map[*mcp.Server]*served{}}
+	g := &Guard{p: p, lims: map[string]*ratelimit.Limiter{}}
 	if opts != nil {
 		g.o = *opts
 	}
@@ -92,6 +96,9 @@ func (g *Guard) initStores() error {
 			return fmt.Errorf("gatehouse: %w", err)
 		}
 	}
+	mark := hmac.New(sha256.New, key)
+	mark.Write([]byte("gatehouse AddTool marker v1"))
+	g.token = hex.EncodeToString(mark.Sum(nil)[:16])
 	sealer, err := elicitstate.NewSealer(key)
 	if err != nil {
 		return fmt.Errorf("gatehouse: %w", err)
@@ -161,36 +168,34 @@ func (g *Guard) Install(s *mcp.Server) {
 			panic("gatehouse: registering the approval methods: " + err.Error())
 		}
 	}
-	srv := g.served(s)
-	s.AddReceivingMiddleware(g.Middleware(s))
+	srv := g.newServed()
+	s.AddReceivingMiddleware(g.middleware(srv))
+	s.AddSendingMiddleware(srv.watch)
 	if err := srv.index.load(s); err != nil {
 		panic(err.Error())
 	}
 }
 
-// Middleware returns the receiving middleware that Install adds to s, for
-// servers that compose their middleware themselves. It must be the
-// outermost one, and s the server it is added to.
-func (g *Guard) Middleware(s *mcp.Server) mcp.Middleware {
-	srv := g.served(s)
+// Middleware returns the receiving middleware that Install adds, for
+// servers that compose their middleware themselves: add it last (it must
+// be the outermost), to one server only, and add SendingMiddleware's
+// result to the same server.
+func (g *Guard) Middleware() (receiving, sending mcp.Middleware) {
+	srv := g.newServed()
+	return g.middleware(srv), srv.watch
+}
+
+func (g *Guard) newServed() *served {
+	return &served{index: toolIndex{token: g.token, dirty: true}}
+}
+
+func (g *Guard) middleware(srv *served) mcp.Middleware {
 	return func(next mcp.MethodHandler) mcp.MethodHandler {
 		srv.index.setNext(next)
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 			return g.serve(ctx, method, req, srv, next)
 		}
 	}
-}
-
-// served returns the Guard's state for server s, made on first use.
-func (g *Guard) served(s *mcp.Server) *served {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if v := g.servers[s]; v != nil {
-		return v
-	}
-	v := &served{elicit: map[string]bool{}}
-	g.servers[s] = v
-	return v
 }
 
 // limiter returns the limiter for a rule's rate, built once per tool.

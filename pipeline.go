@@ -36,6 +36,7 @@ type call struct {
 
 	resv      *ratelimit.Reservation // the conversation step, until committed
 	elicit    bool                   // the AddTool wrapper asks the user, then commits
+	def       string                 // with elicit: the digest of the tool's definition
 	committed atomic.Bool            // the step is committed: undo leaves it
 }
 

@@ -2,6 +2,9 @@ package gatehouse
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
@@ -12,28 +15,10 @@ import (
 	"github.com/gatehouse-dev/gatehouse/policy"
 )
 
-// served is a Guard's state for one server: the tools registered on it
-// with AddTool (by exact name: another server's tool, or another spelling,
-// never asks through this one's elicitation), and the index of its tools.
-type served struct {
-	mu     sync.Mutex
-	elicit map[string]bool // exact names registered with AddTool
-	index  toolIndex
-}
-
-func (s *served) addElicit(name string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.elicit[name] = true
-}
-
-// elicits reports whether the tool go-sdk dispatches for the exact name
-// raw was registered with AddTool on this server.
-func (s *served) elicits(raw string) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.elicit[raw]
-}
+// elicitMarker is the _meta key AddTool puts on its tools, with the
+// Guard's token as value: the index finds AddTool's tools on each server
+// by it, and tools/list results leave it out.
+const elicitMarker = "io.github.gatehouse-dev/elicit"
 
 // Bounds of a tools/list walk.
 const (
@@ -42,24 +27,59 @@ const (
 	collisionMessage = "Several tools of this server have names that normalize to %q (%s), so the policy cannot tell which one is called; the call was denied. Rename the tools so that their normalized names differ"
 )
 
+// served is the Guard's state for one server it is installed on, held by
+// that server's middleware (so a server the application drops is not kept
+// alive by the Guard).
+type served struct {
+	index toolIndex
+}
+
+// watch is the sending middleware that tells the index when the server
+// announces a changed tool list.
+func (s *served) watch(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if method == "notifications/tools/list_changed" {
+			s.index.invalidate()
+		}
+		return next(ctx, method, req)
+	}
+}
+
 // toolIndex knows the exact names of a server's tools, grouped by their
 // normalized name, so that a call is authorized for exactly the tool go-sdk
 // dispatches: when two tools normalize to the same name, calls to either
-// are denied. It reads the names through the server's own tools/list
-// handler (the middleware's next), at Install and again whenever a call
-// names a tool it has not seen: a tool added later under a colliding name
-// is found by the first call to it, before it can run.
+// are denied. It also knows which tools AddTool registered with this
+// Guard (by their marker, so a plain tool that replaced one never asks
+// through elicitation) and a digest of each tool's definition.
+//
+// It reads the tools through the server's own tools/list handler (the
+// middleware's next): at Install; whenever a call names a tool it has not
+// seen; when the server announces a changed tool list; when a request
+// comes from a session it has not read the list for; and before every ask
+// through elicitation.
 type toolIndex struct {
-	mu     sync.Mutex
-	next   mcp.MethodHandler
-	byNorm map[string][]string // normalized name -> exact names, sorted
-	exact  map[string]bool
+	token string // the Guard's elicitation marker
+
+	mu      sync.Mutex
+	next    mcp.MethodHandler
+	byNorm  map[string][]string // normalized name -> exact names, sorted
+	exact   map[string]string   // exact name -> definition digest
+	elicit  map[string]bool     // exact names AddTool registered with this Guard
+	dirty   bool
+	session *mcp.ServerSession // the session of the last refresh
 }
 
 func (x *toolIndex) setNext(next mcp.MethodHandler) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	x.next = next
+}
+
+// invalidate makes the next call read the list again.
+func (x *toolIndex) invalidate() {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	x.dirty = true
 }
 
 // load reads the tools of s through a session of its own, at Install, and
@@ -86,30 +106,44 @@ func (x *toolIndex) load(s *mcp.Server) error {
 }
 
 // check reports whether raw (normalized: tool) names exactly one tool of
-// the server; when it names one of several colliding tools it returns the
-// denial.
+// the server; when it names one of several colliding tools, or a spelling
+// that is not registered while another is, it returns the denial.
 func (x *toolIndex) check(ctx context.Context, req *mcp.CallToolRequest, raw, tool string) (policy.Decision, bool) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	if !x.exact[raw] && x.next != nil {
-		if ss, ok := req.GetSession().(*mcp.ServerSession); ok && ss != nil {
-			if err := x.refreshLocked(ctx, ss); err != nil {
-				return internal(policy.MethodToolsCall, tool, "The server's tools could not be listed, so the call was denied"), false
-			}
+	ss, _ := req.GetSession().(*mcp.ServerSession)
+	_, known := x.exact[raw]
+	if (!known || x.dirty || ss != x.session) && x.next != nil && ss != nil {
+		if err := x.refreshLocked(ctx, ss); err != nil {
+			return internal(policy.MethodToolsCall, tool, "The server's tools could not be listed, so the call was denied"), false
 		}
+		_, known = x.exact[raw]
 	}
 	names := x.byNorm[tool]
-	if len(names) > 1 && x.exact[raw] {
+	if len(names) > 1 && known {
 		return policy.Decision{Outcome: policy.Block, Violation: true, Code: policy.CodeForbidden, Message: policy.MessageForbidden,
 			Reason: fmt.Sprintf(collisionMessage, tool, strings.Join(quoteAll(names), ", ")), Method: policy.MethodToolsCall, Tool: tool}, false
 	}
-	if len(names) > 0 && !x.exact[raw] {
-		// A spelling that is not registered while another is: go-sdk would
-		// answer "unknown tool"; say so before anything is charged or asked.
+	if len(names) > 0 && !known {
+		// go-sdk would answer "unknown tool"; say so before anything is
+		// charged or asked.
 		return policy.Decision{Outcome: policy.Block, Violation: true, Code: CodeInvalidParams, Message: messageInvalidParams,
 			Reason: fmt.Sprintf("No tool is registered under this exact name; the server's tool is %s", quoteAll(names[:1])[0]), Method: policy.MethodToolsCall, Tool: tool}, false
 	}
 	return policy.Decision{}, true
+}
+
+// elicits reads the list again and reports whether the tool registered
+// under the exact name raw is one AddTool registered with this Guard, and
+// the digest of its definition.
+func (x *toolIndex) elicits(ctx context.Context, req *mcp.CallToolRequest, raw string) (string, bool) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	ss, _ := req.GetSession().(*mcp.ServerSession)
+	if x.next == nil || ss == nil || x.refreshLocked(ctx, ss) != nil {
+		return "", false
+	}
+	return x.exact[raw], x.elicit[raw]
 }
 
 // refreshLocked lists the server's tools through next, page by page.
@@ -117,7 +151,7 @@ func (x *toolIndex) refreshLocked(ctx context.Context, ss *mcp.ServerSession) er
 	if x.next == nil {
 		return fmt.Errorf("gatehouse: the guard's middleware is not installed")
 	}
-	byNorm, exact := map[string][]string{}, map[string]bool{}
+	byNorm, exact, elicit := map[string][]string{}, map[string]string{}, map[string]bool{}
 	cursor := ""
 	for page := 0; page < maxIndexPages; page++ {
 		res, err := x.next(ctx, "tools/list", &mcp.ListToolsRequest{Session: ss, Params: &mcp.ListToolsParams{Cursor: cursor}})
@@ -129,10 +163,14 @@ func (x *toolIndex) refreshLocked(ctx context.Context, ss *mcp.ServerSession) er
 			return fmt.Errorf("gatehouse: listing the server's tools: got %T", res)
 		}
 		for _, t := range lr.Tools {
-			if t == nil || exact[t.Name] {
+			if t == nil {
 				continue
 			}
-			exact[t.Name] = true
+			if _, dup := exact[t.Name]; dup {
+				continue
+			}
+			exact[t.Name] = definitionDigest(t)
+			elicit[t.Name] = t.Meta[elicitMarker] == x.token
 			n := normalizeTool(t.Name)
 			byNorm[n] = append(byNorm[n], t.Name)
 		}
@@ -143,11 +181,48 @@ func (x *toolIndex) refreshLocked(ctx context.Context, ss *mcp.ServerSession) er
 			for _, names := range byNorm {
 				sort.Strings(names)
 			}
-			x.byNorm, x.exact = byNorm, exact
+			x.byNorm, x.exact, x.elicit, x.dirty, x.session = byNorm, exact, elicit, false, ss
 			return nil
 		}
 	}
 	return fmt.Errorf("gatehouse: the server's tool list has more than %d pages", maxIndexPages)
+}
+
+// definitionDigest is the hex SHA-256 of a tool's definition as listed,
+// AddTool's marker left out.
+func definitionDigest(t *mcp.Tool) string {
+	b, err := json.Marshal(withoutMarker([]*mcp.Tool{t})[0])
+	if err != nil {
+		return "unencodable"
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
+
+// withoutMarker returns tools with AddTool's marker left out of their
+// _meta (copies; the server's tools are not changed).
+func withoutMarker(tools []*mcp.Tool) []*mcp.Tool {
+	out := tools
+	for i, t := range tools {
+		if t == nil || t.Meta[elicitMarker] == nil {
+			continue
+		}
+		if &out[0] == &tools[0] {
+			out = append([]*mcp.Tool(nil), tools...)
+		}
+		c := *t
+		c.Meta = mcp.Meta{}
+		for k, v := range t.Meta {
+			if k != elicitMarker {
+				c.Meta[k] = v
+			}
+		}
+		if len(c.Meta) == 0 {
+			c.Meta = nil
+		}
+		out[i] = &c
+	}
+	return out
 }
 
 func quoteAll(names []string) []string {

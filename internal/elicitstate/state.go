@@ -36,6 +36,7 @@ var ErrInvalid = errors.New("elicitstate: invalid approval state")
 type State struct {
 	V     int    `json:"v"` // always 1
 	Tool  string `json:"t"` // normalized tool name
+	Def   string `json:"d"` // digest of the tool's definition
 	Agent string `json:"a"` // agent identity
 	Args  string `json:"h"` // hex SHA-256 of the canonical arguments
 	Exp   int64  `json:"e"` // expiry, unix milliseconds
