@@ -1,0 +1,253 @@
+package gatehouse_test
+
+// Attacks on the tools/call pipeline (issue 13 red team). Each test is
+// named after the attack and fails while the attack works.
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"runtime"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+	"weak"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/gatehouse-dev/gatehouse"
+	"github.com/gatehouse-dev/gatehouse/audit"
+	"github.com/gatehouse-dev/gatehouse/ratelimit"
+)
+
+// A tool that collides with an indexed one, added after Install, must deny
+// calls to either spelling whatever the order of the calls (the index is
+// refreshed only for names it has not seen, so the known name still ran).
+func TestRedteamCollisionAddedLaterKnownNameFirst(t *testing.T) {
+	g := mustGuard(t, mustPolicy(t, askWipePolicy), nil)
+	var runs atomic.Int64
+	s := mcp.NewServer(&mcp.Implementation{Name: "s", Version: "1"}, nil)
+	countingTool(s, "read_file", &runs)
+	g.Install(s)
+	countingTool(s, "READ_FILE", &runs) // added after Install
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := s.Connect(context.Background(), st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ss.Close()
+	c := dialRaw(t, ct, "2025-06-18")
+	for i, name := range []string{"read_file", "READ_FILE", "read_file"} {
+		if res := c.callTool(i, name, map[string]any{}); rpcErr(res) == nil {
+			t.Errorf("call %d to %s ran although READ_FILE collides with it: %v", i, name, res)
+		}
+	}
+	if runs.Load() != 0 {
+		t.Fatalf("colliding tools ran %d times", runs.Load())
+	}
+}
+
+// Same as fault 1 but with the spelling the issue names: AddTool("Wipe") on
+// a server that later gets a plain "wipe": the plain tool must not run.
+// (TestAskNotSkippedAcrossServers' second half uses "Wipe_Now", which does
+// not normalize to "wipe" and passed on the old code too.)
+func TestRedteamAskSameServerOtherSpelling(t *testing.T) {
+	g := mustGuard(t, mustPolicy(t, askWipePolicy), nil)
+	var runs atomic.Int64
+	s := mcp.NewServer(&mcp.Implementation{Name: "s", Version: "1"}, nil)
+	gatehouse.AddTool(s, g, &mcp.Tool{Name: "Wipe"}, func(ctx context.Context, req *mcp.CallToolRequest, a map[string]any) (*mcp.CallToolResult, any, error) {
+		return &mcp.CallToolResult{}, nil, nil
+	})
+	g.Install(s)
+	countingTool(s, "wipe", &runs)
+	for _, proto := range []string{"2025-06-18", newProtocol} {
+		st, ct := mcp.NewInMemoryTransports()
+		ss, err := s.Connect(context.Background(), st, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ss.Close()
+		res := dialRaw(t, ct, proto).callTool(1, "wipe", map[string]any{})
+		if rpcErr(res) == nil || runs.Load() != 0 {
+			t.Fatalf("%s: plain wipe next to AddTool Wipe: %v, ran %d times", proto, res, runs.Load())
+		}
+	}
+}
+
+// Sessionless (2026-07-28) calls must find colliding tools added after
+// Install as session calls do.
+func TestRedteamSessionlessCollisionAddedLater(t *testing.T) {
+	g := mustGuard(t, mustPolicy(t, askWipePolicy), nil)
+	var runs atomic.Int64
+	s := mcp.NewServer(&mcp.Implementation{Name: "s", Version: "1"}, nil)
+	g.Install(s)
+	countingTool(s, "Read_File", &runs)
+	countingTool(s, "read_file", &runs)
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := s.Connect(context.Background(), st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ss.Close()
+	c := dialRaw(t, ct, newProtocol)
+	for i, name := range []string{"read_file", "Read_File"} {
+		if res := c.callTool(i, name, map[string]any{}); rpcErr(res) == nil {
+			t.Errorf("sessionless call to %s ran: %v", name, res)
+		}
+	}
+}
+
+// AddTool's tool replaced by a plain tool of the same exact name (go-sdk
+// replaces on re-add): the pipeline leaves the ask to the AddTool wrapper,
+// which no longer runs, so the plain handler must not run unasked.
+func TestRedteamAddToolReplacedByPlainTool(t *testing.T) {
+	f := newFixture(t, askWipePolicy, nil)
+	var runs atomic.Int64
+	ct := serve(t, f.g, func(s *mcp.Server) {
+		gatehouse.AddTool(s, f.g, &mcp.Tool{Name: "wipe"}, func(ctx context.Context, req *mcp.CallToolRequest, a map[string]any) (*mcp.CallToolResult, any, error) {
+			return &mcp.CallToolResult{}, nil, nil
+		})
+		countingTool(s, "wipe", &runs) // same exact name: replaces the AddTool tool
+	})
+	res := dialRaw(t, ct, newProtocol).callTool(1, "wipe", map[string]any{})
+	if runs.Load() != 0 {
+		t.Fatalf("an ask tool ran unasked (and uncommitted, unaudited as allowed): %v", res)
+	}
+}
+
+// An audit write that fails when the call commits denies the call; the
+// denied call must not be charged nor consume its step (QWED §9.4-9.5).
+func TestRedteamAuditFailureAtCommitCharges(t *testing.T) {
+	bw := &brokenWriter{}
+	w, err := audit.New(bw, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := ratelimit.NewBudget(ratelimit.Limits{RequestsPerHour: 1}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cg, err := ratelimit.NewGuard(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := newFixture(t, basePolicy, &gatehouse.Options{Audit: w, Limits: &gatehouse.LimitOptions{Budget: b, Conversations: cg}})
+	c := dialRaw(t, f.ct, "2025-06-18")
+	call := func(id, step int) map[string]any {
+		return c.request(id, "tools/call", map[string]any{"name": "echo", "arguments": map[string]any{"x": id},
+			"_meta": map[string]any{"conversation_id": "c1", "step_number": step}})
+	}
+	bw.broken.Store(true)
+	if res := call(1, 1); fmt.Sprint(rpcErr(res)["code"]) != "-32603" {
+		t.Fatalf("with the audit log down: %v", res)
+	}
+	bw.broken.Store(false)
+	if res := call(2, 1); rpcErr(res) != nil || f.runs.Load() != 1 {
+		t.Fatalf("the call denied for the audit failure was charged or consumed step 1: %v", res)
+	}
+}
+
+// Argument names are attacker text too: a secret used as an argument name
+// of a strict tool must not be written to the audit log (reason,
+// failed_arg), no more than a secret argument value is.
+func TestRedteamSecretInArgumentNameAudited(t *testing.T) {
+	const src = `apiVersion: aip.io/v1alpha1
+kind: AgentPolicy
+metadata: {name: t}
+spec:
+  allowed_tools: [echo]
+  strict_args_default: true
+  tool_rules:
+    - tool: echo
+      allow_args: {text: ".*"}
+`
+	f := newFixture(t, src, nil)
+	res := dialRaw(t, f.ct, "2025-06-18").callTool(1, "echo", map[string]any{fakeKey: "x"})
+	if rpcErr(res) == nil {
+		t.Fatalf("strict args: %v", res)
+	}
+	if strings.Contains(f.log.String(), fakeKey) {
+		t.Fatalf("the audit log holds the secret: %s", f.log.String())
+	}
+}
+
+// A secret named as the tool is written to the audit log as the event's
+// tool.
+func TestRedteamSecretAsToolNameAudited(t *testing.T) {
+	f := newFixture(t, basePolicy, nil)
+	dialRaw(t, f.ct, "2025-06-18").callTool(1, fakeKey, map[string]any{})
+	if strings.Contains(strings.ToUpper(f.log.String()), fakeKey) {
+		t.Fatalf("the audit log holds the secret: %s", f.log.String())
+	}
+}
+
+// The elicitation question shows the arguments with secrets redacted; a
+// secret spelled with JSON escapes must be redacted too.
+func TestRedteamEscapedSecretInElicitationQuestion(t *testing.T) {
+	g := mustGuard(t, mustPolicy(t, askWipePolicy), nil)
+	ct := serve(t, g, func(s *mcp.Server) {
+		gatehouse.AddTool(s, g, &mcp.Tool{Name: "wipe"}, func(ctx context.Context, req *mcp.CallToolRequest, a map[string]any) (*mcp.CallToolResult, any, error) {
+			return &mcp.CallToolResult{}, nil, nil
+		})
+	})
+	c := dialRaw(t, ct, newProtocol)
+	escaped := json.RawMessage(`{"key":"AKIA\u0049OSFODNN7EXAMPLE"}`)
+	res := c.callTool(1, "wipe", escaped)
+	raw, _ := json.Marshal(res)
+	if !strings.Contains(string(raw), "inputRequests") {
+		t.Fatalf("no elicitation: %s", raw)
+	}
+	q := fmt.Sprint(res["result"])
+	if strings.Contains(q, `AKIA\\u0049OSFODNN7EXAMPLE`) || strings.Contains(q, `AKIA\u0049OSFODNN7EXAMPLE`) || strings.Contains(q, fakeKey) {
+		t.Fatalf("the question shows the secret: %s", q)
+	}
+}
+
+// One Guard serving a server per session or per request (go-sdk's
+// StreamableHTTPHandler getServer) must not keep every server alive.
+func TestRedteamGuardRetainsServers(t *testing.T) {
+	g := mustGuard(t, mustPolicy(t, basePolicy), nil)
+	var ptrs []weak.Pointer[mcp.Server]
+	for i := 0; i < 20; i++ {
+		s := mcp.NewServer(&mcp.Implementation{Name: "s", Version: "1"}, nil)
+		var runs atomic.Int64
+		countingTool(s, "echo", &runs)
+		g.Install(s)
+		ptrs = append(ptrs, weak.Make(s))
+	}
+	for i := 0; i < 5; i++ {
+		runtime.GC()
+		time.Sleep(10 * time.Millisecond)
+	}
+	alive := 0
+	for _, p := range ptrs {
+		if p.Value() != nil {
+			alive++
+		}
+	}
+	runtime.KeepAlive(g)
+	if alive > 0 {
+		t.Fatalf("%d of %d servers that nothing uses any more are kept alive by the Guard", alive, len(ptrs))
+	}
+}
+
+// Every method with null, absent and empty params: never a crash, always
+// a JSON-RPC answer.
+func TestRedteamNilParamsEveryMethod(t *testing.T) {
+	f := newFixture(t, basePolicy, nil)
+	methods := []string{"tools/call", "tools/list", "prompts/get", "prompts/list", "resources/read", "resources/list",
+		"resources/subscribe", "resources/unsubscribe", "resources/templates/list", "completion/complete", "logging/setLevel",
+		"ping", "server/discover", "approval/enroll", "approval/challenge", "initialize"}
+	for _, proto := range []string{"2025-06-18", newProtocol} {
+		c := dialRaw(t, serve(t, f.g, f.setup), proto)
+		for i, m := range methods {
+			for j, p := range []any{nil, map[string]any{}} {
+				res := c.request(fmt.Sprintf("%d-%d", i, j), m, p)
+				if res["error"] == nil && res["result"] == nil {
+					t.Errorf("%s %s params %v: %v", proto, m, p, res)
+				}
+			}
+		}
+	}
+}
