@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"runtime"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -249,5 +250,141 @@ func TestRedteamNilParamsEveryMethod(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// Every string of a tool result reaches the client: the result's _meta, a
+// content item's _meta, an embedded resource's URI. DLP must redact them
+// all, not only the text fields it walks.
+func TestRedteamSecretInResultMetaAndURI(t *testing.T) {
+	for name, res := range map[string]*mcp.CallToolResult{
+		"result _meta":       {Meta: mcp.Meta{"debug": "key " + fakeKey}, Content: []mcp.Content{&mcp.TextContent{Text: "ok"}}},
+		"content _meta":      {Content: []mcp.Content{&mcp.TextContent{Text: "ok", Meta: mcp.Meta{"k": fakeKey}}}},
+		"embedded URI":       {Content: []mcp.Content{&mcp.EmbeddedResource{Resource: &mcp.ResourceContents{URI: "https://h/x?key=" + fakeKey, Text: "ok"}}}},
+		"input request text": {InputRequests: mcp.InputRequestMap{"q": &mcp.ElicitParams{Mode: "form", Message: "paste " + fakeKey, RequestedSchema: map[string]any{"type": "object"}}}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			g := mustGuard(t, mustPolicy(t, basePolicy), nil)
+			ct := serve(t, g, func(s *mcp.Server) {
+				s.AddTool(&mcp.Tool{Name: "echo", InputSchema: json.RawMessage(`{"type":"object"}`)}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+					return res, nil
+				})
+			})
+			got := dialRaw(t, ct, newProtocol).callTool(1, "echo", map[string]any{})
+			raw, _ := json.Marshal(got)
+			if strings.Contains(string(raw), fakeKey) {
+				t.Fatalf("the secret reached the client: %.400s", raw)
+			}
+		})
+	}
+}
+
+// A handler's error, wrapped or as a JSON-RPC error, is redacted.
+func TestRedteamSecretInHandlerError(t *testing.T) {
+	g := mustGuard(t, mustPolicy(t, basePolicy), nil)
+	ct := serve(t, g, func(s *mcp.Server) {
+		s.AddTool(&mcp.Tool{Name: "echo", InputSchema: json.RawMessage(`{"type":"object"}`)}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return nil, fmt.Errorf("connecting with %s: refused", fakeKey)
+		})
+		s.AddTool(&mcp.Tool{Name: "boom", InputSchema: json.RawMessage(`{"type":"object"}`)}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			panic(fakeKey)
+		})
+	})
+	c := dialRaw(t, ct, "2025-06-18")
+	for i, tool := range []string{"echo", "boom"} {
+		raw, _ := json.Marshal(c.callTool(i, tool, map[string]any{}))
+		if strings.Contains(string(raw), fakeKey) {
+			t.Fatalf("%s: the secret reached the client: %s", tool, raw)
+		}
+	}
+}
+
+// Two asks of one agent both pass the budget check while their humans
+// decide; the second is refused when it is charged. The refused call must
+// not consume its conversation step (QWED §9.4: a denial releases it); the
+// pipeline commits the step before it charges.
+func TestRedteamBudgetRefusedAtChargeConsumesStep(t *testing.T) {
+	const src = `apiVersion: aip.io/v1alpha1
+kind: AgentPolicy
+metadata: {name: t}
+spec:
+  allowed_tools: [echo]
+  tool_rules:
+    - tool: deploy
+      action: ask
+`
+	cg, err := ratelimit.NewGuard(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := ratelimit.NewBudget(ratelimit.Limits{CostPerDay: 1}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var waiting sync.WaitGroup
+	waiting.Add(2)
+	release := make(chan struct{})
+	asker := gatehouse.AskerFunc(func(ctx context.Context, r gatehouse.AskRequest) (gatehouse.Answer, error) {
+		waiting.Done()
+		<-release
+		return gatehouse.Answer{Approved: true}, nil
+	})
+	usage := func(c gatehouse.Call) ratelimit.Usage {
+		if c.Tool == "deploy" {
+			return ratelimit.Usage{Cost: 1}
+		}
+		return ratelimit.Usage{}
+	}
+	f := newFixture(t, src, &gatehouse.Options{Limits: &gatehouse.LimitOptions{Conversations: cg, Budget: b, Usage: usage}, Ask: &gatehouse.AskOptions{Asker: asker}})
+	call := func(c *rawConn, id, step int, tool string) map[string]any {
+		return c.request(id, "tools/call", map[string]any{"name": tool, "arguments": map[string]any{"n": id},
+			"_meta": map[string]any{"conversation_id": "c1", "step_number": step}})
+	}
+	a1, a2 := f.agent(t, "same"), f.agent(t, "same")
+	var r1, r2 map[string]any
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() { defer wg.Done(); r1 = call(a1, 1, 1, "deploy") }()
+	go func() { defer wg.Done(); r2 = call(a2, 2, 2, "deploy") }()
+	waiting.Wait()
+	close(release)
+	wg.Wait()
+	refused, step := r2, 2
+	if rpcErr(r1) != nil {
+		refused, step = r1, 1
+	}
+	if rpcErr(refused) == nil || !strings.Contains(fmt.Sprint(rpcErr(refused)["data"]), "BUDGET") {
+		t.Fatalf("one of the two calls should be refused by the budget: %v / %v", r1, r2)
+	}
+	if res := call(a1, 3, step, "echo"); rpcErr(res) != nil {
+		t.Fatalf("step %d, refused by the budget, was consumed: %v", step, res)
+	}
+}
+
+// An approval given for a tool on one server must not run the tool of
+// the same name on another server of the same Guard (the question never
+// says which server; the signed state does not bind it).
+func TestRedteamElicitationStateAcrossServers(t *testing.T) {
+	g := mustGuard(t, mustPolicy(t, askWipePolicy), nil)
+	var runsA, runsB atomic.Int64
+	server := func(runs *atomic.Int64) *rawConn {
+		return dialRaw(t, serve(t, g, func(s *mcp.Server) {
+			gatehouse.AddTool(s, g, &mcp.Tool{Name: "wipe"}, func(ctx context.Context, req *mcp.CallToolRequest, a map[string]any) (*mcp.CallToolResult, any, error) {
+				runs.Add(1)
+				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "wiped"}}}, nil, nil
+			})
+		}), newProtocol)
+	}
+	a, b := server(&runsA), server(&runsB)
+	args := map[string]any{"target": "scratch"}
+	r, _ := a.callTool(1, "wipe", args)["result"].(map[string]any)
+	state, _ := r["requestState"].(string)
+	if state == "" {
+		t.Fatalf("no elicitation on server A: %v", r)
+	}
+	yes := map[string]any{gatehouse.ApprovalInputID: map[string]any{"action": "accept", "content": map[string]any{"approve": true}}}
+	res := b.request(2, "tools/call", map[string]any{"name": "wipe", "arguments": args, "requestState": state, "inputResponses": yes})
+	if runsB.Load() != 0 {
+		t.Fatalf("server A's approval ran server B's wipe: %v", res)
 	}
 }
