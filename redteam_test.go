@@ -4,9 +4,11 @@ package gatehouse_test
 // named after the attack and fails while the attack works.
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"runtime"
 	"strings"
 	"sync"
@@ -386,5 +388,74 @@ func TestRedteamElicitationStateAcrossServers(t *testing.T) {
 	res := b.request(2, "tools/call", map[string]any{"name": "wipe", "arguments": args, "requestState": state, "inputResponses": yes})
 	if runsB.Load() != 0 {
 		t.Fatalf("server A's approval ran server B's wipe: %v", res)
+	}
+}
+
+// A JSON-RPC batch on protocol 2025-03-26 (which allows batches) over a
+// byte stream: each request of the batch is decided on its own; a blocked
+// or differently spelled tool hidden in a batch never runs.
+func TestRedteamBatchOnStream(t *testing.T) {
+	f := newFixture(t, basePolicy, nil)
+	s := mcp.NewServer(&mcp.Implementation{Name: "s", Version: "1"}, nil)
+	f.setup(s)
+	f.g.Install(s)
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	ss, err := s.Connect(context.Background(), &mcp.IOTransport{Reader: inR, Writer: outW}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ss.Close()
+	defer inW.Close()
+	lines := bufio.NewScanner(outR)
+	lines.Buffer(nil, 1<<20)
+	send := func(s string) {
+		if _, err := io.WriteString(inW, s+"\n"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	read := func() string {
+		if !lines.Scan() {
+			t.Fatal("no response", lines.Err())
+		}
+		return lines.Text()
+	}
+	send(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"b","version":"1"}}}`)
+	read()
+	send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	send(`[{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{}}},` +
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"never","arguments":{}}},` +
+		`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"NEVER","arguments":{}}},` +
+		`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"unlisted","arguments":{}}}]`)
+	got := read()
+	for !strings.Contains(got, `"id":4`) {
+		got += read()
+	}
+	if f.runs.Load() != 1 {
+		t.Fatalf("%d tools ran from the batch (only echo may): %s", f.runs.Load(), got)
+	}
+}
+
+// The elicitation question is what the human approves: every argument
+// must be visible in it. Padding an earlier argument past the question's
+// 1000-byte cut hid the one that matters.
+func TestRedteamArgumentHiddenPastQuestionCut(t *testing.T) {
+	g := mustGuard(t, mustPolicy(t, askWipePolicy), nil)
+	ct := serve(t, g, func(s *mcp.Server) {
+		gatehouse.AddTool(s, g, &mcp.Tool{Name: "wipe"}, func(ctx context.Context, req *mcp.CallToolRequest, a map[string]any) (*mcp.CallToolResult, any, error) {
+			return &mcp.CallToolResult{}, nil, nil
+		})
+	})
+	res := dialRaw(t, ct, newProtocol).callTool(1, "wipe", map[string]any{"a_note": "routine cleanup of scratch files " + strings.Repeat(" ", 1000), "target": "/var/lib/postgres"})
+	r, _ := res["result"].(map[string]any)
+	irs, _ := r["inputRequests"].(map[string]any)
+	ir, _ := irs[gatehouse.ApprovalInputID].(map[string]any)
+	p, _ := ir["params"].(map[string]any)
+	q, _ := p["message"].(string)
+	if q == "" {
+		t.Fatalf("no question: %v", res)
+	}
+	if !strings.Contains(q, "target") || !strings.Contains(q, "/var/lib/postgres") {
+		t.Fatalf("the human is asked without seeing the target argument: %q", q)
 	}
 }
