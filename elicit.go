@@ -9,14 +9,19 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/gatehouse-dev/gatehouse/approval"
 	"github.com/gatehouse-dev/gatehouse/consent"
 	"github.com/gatehouse-dev/gatehouse/internal/elicitstate"
+	"github.com/gatehouse-dev/gatehouse/internal/runes"
 	"github.com/gatehouse-dev/gatehouse/policy"
 )
 
@@ -152,13 +157,17 @@ func (g *Guard) askByElicitation(c *call, argsHash string, now time.Time) (*mcp.
 	if err != nil {
 		return nil, rpcError(internal(c.d.Method, c.tool, "The approval request could not be built"), "")
 	}
+	question, ok := g.question(c)
+	if !ok {
+		return nil, g.elicitDenied(c, deniedAsk(c.d, "The arguments are too many or too long to be shown for approval, so the call was denied"))
+	}
 	if err := g.auditDecision(c.ctx, c.d, c.agent, c.rawArgs); err != nil {
 		return nil, rpcError(internal(c.d.Method, c.tool, auditDown), "")
 	}
 	return &mcp.CallToolResult{
 		InputRequests: mcp.InputRequestMap{ApprovalInputID: &mcp.ElicitParams{
 			Mode:    "form",
-			Message: g.question(c),
+			Message: question,
 			RequestedSchema: map[string]any{
 				"type": "object",
 				"properties": map[string]any{
@@ -171,21 +180,40 @@ func (g *Guard) askByElicitation(c *call, argsHash string, now time.Time) (*mcp.
 	}, nil
 }
 
-// question is the text the user is asked: the arguments as the handler
-// will read them (escapes decoded), with secrets redacted.
-func (g *Guard) question(c *call) string {
-	b, err := json.Marshal(c.args)
-	if err != nil {
-		b = []byte("(arguments that cannot be shown)")
+// Bounds of the elicitation question: each argument value is shown up to
+// maxShownValue bytes, with the number of bytes left out; a question that
+// would still exceed maxQuestion is not asked (the call is denied).
+const (
+	maxShownValue = 300
+	maxQuestion   = 8000
+)
+
+// question is the text the user is asked: every argument by name (sorted),
+// each value as the handler will read it (escapes decoded), secrets
+// redacted, invisible and bidi runes escaped, cut per value with the
+// hidden byte count said. ok is false when it cannot be shown whole.
+func (g *Guard) question(c *call) (string, bool) {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Allow the agent %q to call the tool %q with these arguments?", c.agent, c.rawTool)
+	for _, k := range slices.Sorted(maps.Keys(c.args)) {
+		v, err := json.Marshal(c.args[k])
+		if err != nil {
+			return "", false
+		}
+		val := g.redacted(string(v))
+		if len(val) > maxShownValue {
+			cut := maxShownValue
+			for cut > 0 && !utf8.RuneStart(val[cut]) {
+				cut--
+			}
+			val = fmt.Sprintf("%s… (%d more bytes not shown)", val[:cut], len(val)-cut)
+		}
+		fmt.Fprintf(&b, "\n%s: %s", strconv.QuoteToGraphic(g.redacted(k)), runes.Escape(val))
 	}
-	args := string(b)
-	if g.dlp != nil {
-		args, _ = g.dlp.Redact(args)
+	if b.Len() > maxQuestion {
+		return "", false
 	}
-	if len(args) > 1000 {
-		args = args[:1000] + "..."
-	}
-	return fmt.Sprintf("Allow the agent %q to call the tool %q with these arguments?\n%s", c.agent, c.rawTool, args)
+	return b.String(), true
 }
 
 func hashArgs(raw json.RawMessage) (string, error) {

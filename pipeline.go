@@ -120,7 +120,7 @@ func (g *Guard) refused(c *call, r *refusal) (mcp.Result, error) {
 	if r.d.Code == CodeInvalidParams {
 		args = nil // not a JSON object: nothing to record
 	}
-	if err := g.auditDecision(c.ctx, r.d, c.agent, args); err != nil {
+	if err := g.auditDecision(c.ctx, g.named(c, r.d), c.agent, args); err != nil {
 		g.log.Error("gatehouse: audit write failed", "method", r.d.Method, "error", err)
 	}
 	if r.d.Code != CodeInternalError {
@@ -152,11 +152,23 @@ func (g *Guard) commit(c *call) *refusal {
 			return refuse(limitDecision(c.d.Method, c.tool, err))
 		}
 	}
-	if err := g.auditDecision(c.ctx, c.d, c.agent, c.rawArgs); err != nil {
+	if err := g.auditDecision(c.ctx, g.named(c, c.d), c.agent, c.rawArgs); err != nil {
 		return refuse(internal(c.d.Method, c.tool, auditDown))
 	}
 	g.recordTrust(c.ctx, c.agent, c.d, false)
 	return nil
+}
+
+// named is d with the tool name the audit log may hold: a raw name that
+// carries a secret (which normalization would lowercase past the
+// scanner's rules) is recorded redacted.
+func (g *Guard) named(c *call, d policy.Decision) policy.Decision {
+	if g.dlp != nil && d.Tool != "" {
+		if red, f := g.dlp.Redact(c.rawTool); len(f) > 0 {
+			d.Tool = normalizeTool(red)
+		}
+	}
+	return d
 }
 
 func (g *Guard) commitStage(c *call) *refusal {

@@ -41,15 +41,27 @@ func (g *Guard) auditDecision(ctx context.Context, d policy.Decision, agent stri
 			e.Metadata["error_code"] = d.Code
 		}
 		if d.Reason != "" {
-			e.Metadata["reason"] = d.Reason
+			e.Metadata["reason"] = g.redacted(d.Reason)
 		}
 	}
+	// Names come from the client too: a secret sent as a tool or argument
+	// name is redacted like one sent as a value.
+	e.Tool, e.FailedArg = g.redacted(e.Tool), g.redacted(e.FailedArg)
 	err := g.o.Audit.Write(ctx, e)
 	if errors.Is(err, audit.ErrEventTooLong) && e.Args != nil {
 		e.Args = omitted(e.Args)
 		err = g.o.Audit.Write(ctx, e)
 	}
 	return err
+}
+
+// redacted is s with secrets redacted (DLP on).
+func (g *Guard) redacted(s string) string {
+	if g.dlp == nil || s == "" {
+		return s
+	}
+	out, _ := g.dlp.Redact(s)
+	return out
 }
 
 // auditArgs is what the log records of a call's arguments: the JSON

@@ -365,19 +365,28 @@ spec:
 
 // An approval given for a tool on one server must not run the tool of
 // the same name on another server of the same Guard (the question never
-// says which server; the signed state does not bind it).
+// says which server; the signed state does not bind it). Servers are told
+// apart by their name and version (replicas of one server share them, so
+// an approval verifies on any replica) and by the tool's definition.
 func TestRedteamElicitationStateAcrossServers(t *testing.T) {
 	g := mustGuard(t, mustPolicy(t, askWipePolicy), nil)
 	var runsA, runsB atomic.Int64
-	server := func(runs *atomic.Int64) *rawConn {
-		return dialRaw(t, serve(t, g, func(s *mcp.Server) {
-			gatehouse.AddTool(s, g, &mcp.Tool{Name: "wipe"}, func(ctx context.Context, req *mcp.CallToolRequest, a map[string]any) (*mcp.CallToolResult, any, error) {
-				runs.Add(1)
-				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "wiped"}}}, nil, nil
-			})
-		}), newProtocol)
+	server := func(name string, runs *atomic.Int64) *rawConn {
+		s := mcp.NewServer(&mcp.Implementation{Name: name, Version: "1"}, nil)
+		gatehouse.AddTool(s, g, &mcp.Tool{Name: "wipe"}, func(ctx context.Context, req *mcp.CallToolRequest, a map[string]any) (*mcp.CallToolResult, any, error) {
+			runs.Add(1)
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "wiped"}}}, nil, nil
+		})
+		g.Install(s)
+		st, ct := mcp.NewInMemoryTransports()
+		ss, err := s.Connect(context.Background(), st, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { ss.Close() })
+		return dialRaw(t, ct, newProtocol)
 	}
-	a, b := server(&runsA), server(&runsB)
+	a, b := server("staging", &runsA), server("production", &runsB)
 	args := map[string]any{"target": "scratch"}
 	r, _ := a.callTool(1, "wipe", args)["result"].(map[string]any)
 	state, _ := r["requestState"].(string)

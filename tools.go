@@ -58,7 +58,8 @@ func (s *served) watch(next mcp.MethodHandler) mcp.MethodHandler {
 // comes from a session it has not read the list for; and before every ask
 // through elicitation.
 type toolIndex struct {
-	token string // the Guard's elicitation marker
+	token  string // the Guard's elicitation marker
+	server string // the server's name and version, read at Install
 
 	mu      sync.Mutex
 	next    mcp.MethodHandler
@@ -94,6 +95,14 @@ func (x *toolIndex) load(s *mcp.Server) error {
 	defer ss.Close()
 	x.mu.Lock()
 	defer x.mu.Unlock()
+	if x.next == nil {
+		return fmt.Errorf("gatehouse: the guard's middleware is not installed")
+	}
+	res, err := x.next(ctx, "initialize", &mcp.ServerRequest[*mcp.InitializeParams]{Session: ss, Params: &mcp.InitializeParams{
+		ProtocolVersion: "2025-06-18", ClientInfo: &mcp.Implementation{Name: "gatehouse-index"}, Capabilities: &mcp.ClientCapabilities{}}})
+	if ir, ok := res.(*mcp.InitializeResult); err == nil && ok && ir.ServerInfo != nil {
+		x.server = ir.ServerInfo.Name + "\x00" + ir.ServerInfo.Version
+	}
 	if err := x.refreshLocked(ctx, ss); err != nil {
 		return err
 	}
@@ -134,8 +143,9 @@ func (x *toolIndex) check(ctx context.Context, req *mcp.CallToolRequest, raw, to
 }
 
 // elicits reads the list again and reports whether the tool registered
-// under the exact name raw is one AddTool registered with this Guard, and
-// the digest of its definition.
+// under the exact name raw is one AddTool registered with this Guard, with
+// what an approval of it binds: the server's name and version and the
+// digest of the tool's definition.
 func (x *toolIndex) elicits(ctx context.Context, req *mcp.CallToolRequest, raw string) (string, bool) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
@@ -143,7 +153,8 @@ func (x *toolIndex) elicits(ctx context.Context, req *mcp.CallToolRequest, raw s
 	if x.next == nil || ss == nil || x.refreshLocked(ctx, ss) != nil {
 		return "", false
 	}
-	return x.exact[raw], x.elicit[raw]
+	// What an approval binds: this server, and the tool as defined now.
+	return x.server + "\x00" + x.exact[raw], x.elicit[raw]
 }
 
 // refreshLocked lists the server's tools through next, page by page.
