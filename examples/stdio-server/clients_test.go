@@ -86,20 +86,23 @@ var capabilityProbes = map[string]struct {
 }
 
 // TestStdioCapabilitiesMatchPolicy (fault 9): with the example's default
-// policy, initialize (2025-06-18) and server/discover (2026-07-28)
+// policy, initialize (every protocol version before 2026-07-28) and
+// server/discover (2026-07-28)
 // advertise only capabilities whose methods the policy lets through and
 // the server serves: every advertised capability's method answers without
 // "Method not allowed" (or "method not found"), and logging, prompts and
 // resources are not advertised at all.
 func TestStdioCapabilitiesMatchPolicy(t *testing.T) {
-	for _, proto := range []string{"2025-06-18", newProtocol} {
+	for _, proto := range []string{"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", newProtocol} {
 		t.Run(proto, func(t *testing.T) {
 			c := startRaw(t, "-root", sandbox(t))
 			var res map[string]any
 			if proto == newProtocol {
 				res = c.request(0, "server/discover", map[string]any{"_meta": sessionlessMeta(map[string]any{})}, nil)
 			} else {
-				res = c.initializeWith(map[string]any{})
+				res = c.request(0, "initialize", map[string]any{"protocolVersion": proto, "capabilities": map[string]any{},
+					"clientInfo": map[string]any{"name": "raw", "version": "1"}}, nil)
+				c.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 			}
 			r, _ := res["result"].(map[string]any)
 			caps, _ := r["capabilities"].(map[string]any)
