@@ -21,8 +21,13 @@ import (
 )
 
 // TestMain lets the test binary be the server: the end-to-end tests run it
-// as a subprocess, spoken to over real stdio pipes and real HTTP.
+// as a subprocess, spoken to over real stdio pipes and real HTTP. It is
+// also the wire tap between the MCP Inspector and the example's binary
+// (inspector_test.go).
 func TestMain(m *testing.M) {
+	if bin := os.Getenv(envWireTap); bin != "" {
+		os.Exit(wireTap(bin, os.Args[1:]))
+	}
 	if os.Getenv("GATEHOUSE_STDIO_SERVER") == "1" {
 		os.Args = append([]string{"stdio-server"}, strings.Fields(os.Getenv("GATEHOUSE_STDIO_ARGS"))...)
 		main()
