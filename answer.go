@@ -56,11 +56,17 @@ func deniedAsk(d policy.Decision, reason string) policy.Decision {
 	return d
 }
 
-// canElicit reports whether the client of req declared the elicitation
-// capability (per request on 2026-07-28, from initialize before).
+// canElicit reports whether the client of req can show AddTool's form:
+// it declared elicitation (per request on 2026-07-28, from initialize
+// before) with form mode, or without modes (which means form); a client
+// that declared only URL mode cannot.
 func canElicit(req *mcp.CallToolRequest) bool {
 	caps := req.ClientCapabilities()
-	return caps != nil && caps.Elicitation != nil
+	if caps == nil || caps.Elicitation == nil {
+		return false
+	}
+	e := caps.Elicitation
+	return e.Form != nil || e.URL == nil
 }
 
 // askAnswer asks the Asker and carries out its answer: allowed (possibly

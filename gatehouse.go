@@ -36,7 +36,7 @@ type Guard struct {
 	nonces consent.NonceStore
 	before []stage // the tools/call stages before the handler, built once by New
 
-	token  string // AddTool's marker, from the elicitation key (so replicas agree)
+	token string // AddTool's marker, from the elicitation key (so replicas agree)
 
 	mu   sync.Mutex
 	lims map[string]*ratelimit.Limiter // by normalized tool or ACP rule; bounded by the policy's rules

@@ -145,15 +145,27 @@ func TestStdioCapabilitiesMatchPolicy(t *testing.T) {
 // approval deletes the file, so the refusal is the missing capability's.
 func TestStdioAskWithoutElicitation(t *testing.T) {
 	call := map[string]any{"name": "delete_file", "arguments": map[string]any{"path": "deploy.conf"}}
-	for _, proto := range []string{"2025-06-18", newProtocol} {
-		t.Run(proto, func(t *testing.T) {
+	// The approval prompt is a form: a client that declares only URL-mode
+	// elicitation (MCP 2025-11-25) cannot show it either.
+	for _, tc := range []struct {
+		proto string
+		caps  map[string]any
+	}{
+		{"2025-06-18", map[string]any{}},
+		{newProtocol, map[string]any{}},
+		{"2025-11-25", map[string]any{"elicitation": map[string]any{"url": map[string]any{}}}},
+		{newProtocol, map[string]any{"elicitation": map[string]any{"url": map[string]any{}}}},
+	} {
+		t.Run(fmt.Sprintf("%s %v", tc.proto, tc.caps), func(t *testing.T) {
 			dir := sandbox(t)
 			c := startRaw(t, "-root", dir)
 			params := call
-			if proto == newProtocol {
-				params = withMeta(call, sessionlessMeta(map[string]any{}))
+			if tc.proto == newProtocol {
+				params = withMeta(call, sessionlessMeta(tc.caps))
 			} else {
-				c.initializeWith(map[string]any{})
+				c.request(0, "initialize", map[string]any{"protocolVersion": tc.proto, "capabilities": tc.caps,
+					"clientInfo": map[string]any{"name": "raw", "version": "1"}}, nil)
+				c.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 			}
 			asked := false
 			ans := c.request(1, "tools/call", params, func(m map[string]any) any {
