@@ -163,7 +163,7 @@ func (g *Guard) commit(c *call) *refusal {
 // carries a secret (which normalization would lowercase past the
 // scanner's rules) is recorded redacted.
 func (g *Guard) named(c *call, d policy.Decision) policy.Decision {
-	if g.dlp != nil && d.Tool != "" {
+	if g.dlp != nil && d.Tool != "" && d.Outcome != policy.Allow {
 		if red, f := g.dlp.Redact(c.rawTool); len(f) > 0 {
 			d.Tool = normalizeTool(red)
 		}

@@ -1,6 +1,7 @@
 package gatehouse
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -44,9 +45,12 @@ func (g *Guard) auditDecision(ctx context.Context, d policy.Decision, agent stri
 			e.Metadata["reason"] = g.redacted(d.Reason)
 		}
 	}
-	// Names come from the client too: a secret sent as a tool or argument
-	// name is redacted like one sent as a value.
-	e.Tool, e.FailedArg = g.redacted(e.Tool), g.redacted(e.FailedArg)
+	if d.Outcome != policy.Allow {
+		// Names come from the client too: a secret sent as a tool or
+		// argument name is redacted like one sent as a value. (An allowed
+		// call's tool is a name the policy lists.)
+		e.Tool, e.FailedArg = g.redacted(e.Tool), g.redacted(e.FailedArg)
+	}
 	err := g.o.Audit.Write(ctx, e)
 	if errors.Is(err, audit.ErrEventTooLong) && e.Args != nil {
 		e.Args = omitted(e.Args)
@@ -72,6 +76,13 @@ func (g *Guard) auditArgs(raw json.RawMessage) json.RawMessage {
 	}
 	if g.dlp == nil {
 		return raw
+	}
+	if bytes.IndexByte(raw, '\\') < 0 {
+		// Without escapes every string is in raw as written: a scan of the
+		// text that finds nothing means the JSON holds nothing either.
+		if _, f := g.dlp.Redact(string(raw)); len(f) == 0 {
+			return raw
+		}
 	}
 	out, _, err := g.dlp.RedactJSON(raw)
 	if err != nil {
