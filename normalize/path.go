@@ -157,6 +157,12 @@ type Token struct {
 	// instead of the working directory: "cd ~ && cat .ssh/id_rsa" reads
 	// from home. "" when the word was absolute or bare, or home is unknown.
 	HomeAbs string
+	// Refuse is set when the word names a file the kernel resolves in a way
+	// that cannot be known statically (an open descriptor under /dev/fd or
+	// /proc/<pid>/fd, another process's cwd): the reason, for the caller to
+	// refuse the word. Abs and HomeAbs are already resolved through
+	// /proc/<pid>/root and /proc/self/cwd (see [PathEnv.Kernel]).
+	Refuse string
 }
 
 // separators split free text into words. Quotes and back-ticks are not
@@ -165,28 +171,34 @@ type Token struct {
 // the second pass that keeps "/etc/shado?" one word.
 const (
 	separators     = ";|&<>(){}[],=:*?!#@"
-	globSeparators = ";|&<>(){},=:!#@"
+	globSeparators = ";|&<>()"
 	wildcards      = "*?["
+)
+
+// Quoted wildcards are replaced by these private-use runes: a quoted "*"
+// is a literal star to a shell, never a pattern (grep -o "token=.*").
+// They are never separators and never match a protected path.
+const (
+	litStar     = '\uE001'
+	litQuestion = '\uE002'
+	litBracket  = '\uE003'
 )
 
 // Scan calls visit for every path-like word of the free text s, after
 // PathText, "$HOME"/"${HOME}"/"%USERPROFILE%" and "~"/"~user" expansion
-// ("$IFS" reads as a space). A word is what remains between white space and
-// the characters ;|&<>(){}[],=:*?!#@ once quotes are deleted; when the text
-// has shell wildcards, words that keep them ("/etc/shado?", ".e[n]v") are
-// visited again as Glob tokens. A word that starts with an option dash
+// ("$IFS" reads as a space), with "file://host" read as its path. A word is
+// what remains between white space and the characters ;|&<>(){}[],=:*?!#@
+// once quotes are deleted; when the text has unquoted shell wildcards,
+// whole shell words that keep them ("/etc/shado?", ".e[n]v") are visited
+// again as Glob tokens. Wildcards inside quotes are literal, as in a shell
+// (see [QuoteWildcards]). A word that starts with an option dash
 // ("-i/home/u/.ssh/id") is visited again from its first '/', '~' or '.'.
 // Backslashes are read both ways, as Windows separators and as shell
 // escapes, so each such word is visited twice. Scan stops and returns true
 // as soon as visit returns true.
 func (e PathEnv) Scan(s string, visit func(Token) bool) bool {
-	t := e.expandVars(PathText(s))
-	t = strings.Map(func(r rune) rune {
-		if r == '"' || r == '\'' || r == '`' {
-			return -1
-		}
-		return r
-	}, t)
+	t := stripFileURLHosts(e.expandVars(PathText(s)))
+	t = QuoteWildcards(t)
 	if !strings.Contains(t, `\`) {
 		return e.scanText(t, visit)
 	}
@@ -229,7 +241,7 @@ func (e PathEnv) visitWord(w string, globsOnly bool, visit func(Token) bool) boo
 	if visit(e.token(w, glob)) {
 		return true
 	}
-	if len(w) > 1 && w[0] == '-' {
+	if len(w) > 1 && w[0] == '-' && !globsOnly {
 		if k := strings.IndexAny(w, "/~."); k > 0 {
 			return visit(e.token(w[k:], glob))
 		}
@@ -240,7 +252,8 @@ func (e PathEnv) visitWord(w string, globsOnly bool, visit func(Token) bool) boo
 func (e PathEnv) token(w string, glob bool) Token {
 	w = e.expandTilde(w)
 	if strings.HasPrefix(w, "/") {
-		return Token{Abs: path.Clean(w), Glob: glob}
+		abs, refuse := e.Kernel(w)
+		return Token{Abs: abs, Glob: glob, Refuse: refuse}
 	}
 	rel := path.Clean(w)
 	tok := Token{

@@ -6,7 +6,7 @@ func (p *Policy) evaluateACP(method, tool string, r Request) Decision {
 	if tool == "" {
 		return Decision{Violation: true, Code: CodeForbidden, Message: MessageForbidden, Reason: "Tool name is empty", Method: method}
 	}
-	if d, hit := p.checkProtected(method, tool, r.Args); hit {
+	if d, hit := p.checkProtected(method, tool, r.Args, r.Paths); hit {
 		return d
 	}
 	class := Classify(tool)

@@ -23,3 +23,10 @@ func TestBypassNameCorpus(t *testing.T) {
 func TestDesign4_ProtectedPathCorpus(t *testing.T) {
 	policytest.RunFile(t, "testdata/bypass_paths.yaml", corpusOpts)
 }
+
+// TestBypassShellCorpus walks testdata/bypass_shell.yaml: kernel aliases,
+// file URLs, split and declared paths, shell expansions, cd into ancestors,
+// recursive commands, and the near misses that must pass (issue 14).
+func TestBypassShellCorpus(t *testing.T) {
+	policytest.RunFile(t, "testdata/bypass_shell.yaml", corpusOpts)
+}
