@@ -154,7 +154,9 @@ func QuoteWildcards(t string) string {
 		switch {
 		case comment:
 			comment = c != '\n'
-			b.WriteByte(c)
+			if !isQuote(c) {
+				b.WriteByte(c)
+			}
 			continue
 		case quote == 0 && c == '#' && wordStart:
 			comment = true

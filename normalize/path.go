@@ -49,8 +49,9 @@ func canonPath(p string) string {
 
 // PathText returns s in the form the protected-path check compares:
 // percent-decoded (up to three levels), NFKC, case-folded, with every rune
-// that [Name] removes removed. Unlike Name it does not trim, because white
-// space separates words in free text.
+// that [Name] removes removed, except tab, newline and carriage return,
+// which become spaces. Unlike Name it does not trim, because white space
+// separates words in free text.
 func PathText(s string) string {
 	for range maxPercentRounds {
 		d := percentDecode(s)
@@ -63,13 +64,23 @@ func PathText(s string) string {
 		return asciiLowerNoControls(s)
 	}
 	for range maxRounds {
-		t := strings.Map(keepRune, foldNFKC(s))
+		t := strings.Map(keepPathRune, foldNFKC(s))
 		if t == s {
 			break
 		}
 		s = t
 	}
 	return s
+}
+
+// keepPathRune is keepRune, except that tab, newline and carriage return
+// become spaces: in free text they separate words ("cat\n~/.ssh/id_rsa"
+// is two words to a shell, not "cat~/.ssh/id_rsa").
+func keepPathRune(r rune) rune {
+	if r == '\t' || r == '\n' || r == '\r' {
+		return ' '
+	}
+	return keepRune(r)
 }
 
 func asciiLowerNoControls(s string) string {
@@ -87,6 +98,8 @@ func asciiLowerNoControls(s string) string {
 		switch {
 		case 'A' <= c && c <= 'Z':
 			b = append(b, c+('a'-'A'))
+		case c == '\t' || c == '\n' || c == '\r':
+			b = append(b, ' ')
 		case c < 0x20 || c == 0x7f:
 		default:
 			b = append(b, c)
@@ -197,6 +210,9 @@ const (
 // escapes, so each such word is visited twice. Scan stops and returns true
 // as soon as visit returns true.
 func (e PathEnv) Scan(s string, visit func(Token) bool) bool {
+	if strings.Contains(s, "\\\n") {
+		s = strings.ReplaceAll(strings.ReplaceAll(s, "\\\r\n", ""), "\\\n", "") // line continuations
+	}
 	t := stripFileURLHosts(e.expandVars(PathText(s)))
 	t = QuoteWildcards(t)
 	if !strings.Contains(t, `\`) {

@@ -130,8 +130,12 @@ func (p *Policy) scanReason(env normalize.PathEnv, s string) string {
 // directory's dot files.
 func (p *Policy) shellGlobHit(env normalize.PathEnv, pattern string) bool {
 	pat := env.Clean(pattern)
-	if strings.HasPrefix(pat, "/") || strings.Contains(pat, "/") {
-		return false // multi-component patterns are matched by the scanner
+	if !strings.HasPrefix(pat, ".") || strings.Contains(pat, "/") {
+		// Multi-component patterns are matched by the scanner. A bare
+		// pattern without a leading dot ("what?") is prose as often as a
+		// glob: not matched (a known gap for a protected file directly in
+		// the working directory; confine is the boundary there).
+		return false
 	}
 	for _, pp := range p.protected {
 		name := pp.path

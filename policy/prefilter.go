@@ -43,11 +43,11 @@ type prefilter struct {
 var shellCommands = [...]string{
 	"cd", "pushd", "popd", "grep", "egrep", "fgrep", "rg", "ag", "ack", "find", "tar", "cp", "rsync", "scp",
 	"zip", "ls", "chmod", "chown", "chgrp", "rm", "du", "tree", "xargs", "parallel", "eval", "source",
-	"sh", "bash", "zsh", "dash", "ksh", "busybox",
+	"sh", "bash", "zsh", "dash", "ksh", "mksh", "busybox", ".",
 }
 
 func newPrefilter(protected []protectedPath) prefilter {
-	f := prefilter{keys: [][]byte{[]byte("/proc/"), []byte("/dev/fd")}}
+	f := prefilter{keys: [][]byte{[]byte("/proc"), []byte("/fd")}}
 	for _, pp := range protected {
 		k := path.Base(pp.path)
 		if k == "/" || k == "." || k == "" || !isASCIIString(k) {
@@ -110,17 +110,29 @@ func (f *prefilter) scan(s string) need {
 		return needWords | needShell
 	}
 	var buf [chunk + 64]byte
+	var w wordState
+	var lx lexState
+	var last byte
 	n := 0
-	wordStart, slash, wild, dot := true, false, false, false
 	var nd need
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		k := class[c]
+		if i > 0 && s[i-1] >= 0x20 {
+			last = s[i-1] // the previous byte the shell parser sees (it skips controls)
+		}
+		shellSep := lx.separates(c, k, w.started)
 		if k&cSep != 0 {
-			if wild && (slash || dot) {
-				nd |= needWords | needShell
+			// The word scanner splits here whatever the quoting.
+			if c == '(' && last != 0 && strings.IndexByte("<>!@+*?", last) >= 0 {
+				nd |= needShell // process substitution, extended glob
 			}
-			wordStart, slash, wild, dot = true, false, false, false
+			nd |= w.end()
+		}
+		if shellSep {
+			nd |= w.endCommand()
+		}
+		if k&cSep != 0 {
 			if c >= 0x20 {
 				buf[n] = c
 				n++
@@ -129,39 +141,151 @@ func (f *prefilter) scan(s string) need {
 			if k&cTrigger != 0 {
 				return needWords | needShell
 			}
-			if c == '%' && percentTrigger(s[i:]) {
-				return needWords | needShell
-			}
-			if wordStart && k&cDrop == 0 {
-				if isCommandAt(s, i) {
-					nd |= needShell
+			if c == '%' {
+				switch percentClass(s[i:]) {
+				case pctTrigger:
+					return needWords | needShell
+				case pctControl:
+					i += 2 // decodes to a control byte, which PathText deletes
+					continue
 				}
-				dot = c == '.'
-				wordStart = false
 			}
-			slash = slash || c == '/'
-			wild = wild || k&cWild != 0
+			if c == '\\' {
+				w.slash, w.backslash = true, true // the scanner also reads a backslash as a separator
+			}
 			if k&cDrop == 0 {
 				if 'A' <= c && c <= 'Z' {
 					c += 'a' - 'A'
 				}
+				w.add(c, k)
 				buf[n] = c
 				n++
 			}
 		}
 		if n >= chunk {
 			if f.hasKey(buf[:n]) {
-				return nd | needWords
+				return nd | needWords | w.end() | w.endCommand()
 			}
 			n = copy(buf[:], buf[n-f.maxKey+1:n])
 		}
 	}
-	if wild && (slash || dot) {
-		nd |= needWords | needShell
-	}
+	nd |= w.end() | w.endCommand()
 	if f.hasKey(buf[:n]) {
 		nd |= needWords
 	}
+	return nd
+}
+
+// lexState follows the shell's quoting, so that words are split where the
+// shell splits them: not inside quotes, not after a backslash; a '#' at the
+// start of a word begins a comment, in which quotes are text.
+type lexState struct {
+	quote   byte
+	escaped bool
+	comment bool
+}
+
+// separates reports whether c ends a word, and advances the state.
+func (lx *lexState) separates(c byte, k uint8, inWord bool) bool {
+	switch {
+	case lx.escaped:
+		lx.escaped = false
+		return false
+	case lx.comment:
+		lx.comment = c != '\n'
+		return k&cSep != 0
+	case c == '\\' && lx.quote != '\'':
+		lx.escaped = true
+		return false
+	case lx.quote != 0:
+		if c == lx.quote {
+			lx.quote = 0
+		}
+		return false
+	case c == '\'' || c == '"' || c == '`':
+		lx.quote = c
+		return false
+	case c == '#' && !inWord:
+		lx.comment = true
+		return false
+	}
+	return k&cSep != 0
+}
+
+// wordState follows the current word twice: as the word scanner splits it
+// (at every separator, quotes deleted) for the pattern flags, and as the
+// shell splits it (lexState) for the command name. Quotes, backslashes and
+// control bytes are already deleted, letters are lower case.
+type wordState struct {
+	started, slash, wild, dot, anyDot, brace, backslash bool
+	cmd                                                 cmdWord
+}
+
+type cmdWord struct {
+	started, long, reset bool
+	brace, dot, slash    bool    // brace expansion is decided on the shell's word
+	base                 [8]byte // the word after its last '/'
+	baseN                int
+}
+
+func (w *wordState) add(c byte, k uint8) {
+	if !w.started {
+		w.started, w.dot = true, c == '.'
+	}
+	switch c {
+	case '/':
+		w.slash = true
+	case '.':
+		w.anyDot = true
+	case '{':
+		w.brace = true
+	}
+	w.wild = w.wild || k&cWild != 0
+	w.cmd.add(c)
+}
+
+func (m *cmdWord) add(c byte) {
+	m.started = true
+	m.brace = m.brace || c == '{'
+	m.dot = m.dot || c == '.'
+	m.slash = m.slash || c == '/'
+	if c == '/' {
+		m.reset = true // path.Base ignores a trailing '/'
+		return
+	}
+	if m.reset {
+		m.baseN, m.long, m.reset = 0, false, false
+	}
+	if m.baseN < len(m.base) {
+		m.base[m.baseN] = c
+		m.baseN++
+	} else {
+		m.long = true
+	}
+}
+
+// end closes the scanner's word and reports what it needs.
+func (w *wordState) end() need {
+	var nd need
+	if w.wild && (w.slash || w.dot) || w.brace && (w.anyDot || w.slash) || w.backslash && w.wild {
+		nd |= needWords | needShell
+	}
+	cmd := w.cmd
+	*w = wordState{cmd: cmd}
+	return nd
+}
+
+// endCommand closes the shell's word: a command name needs the shell analysis.
+func (w *wordState) endCommand() need {
+	m := &w.cmd
+	var nd need
+	if m.started && !m.long && m.baseN > 0 && isShellCommand(m.base[:m.baseN]) {
+		nd = needShell
+	}
+	if m.brace && (m.dot || m.slash) {
+		nd |= needWords | needShell
+	}
+	*m = cmdWord{}
 	return nd
 }
 
@@ -174,14 +298,25 @@ func (f *prefilter) hasKey(b []byte) bool {
 	return false
 }
 
-// percentTrigger reports whether s (starting at '%') is a percent escape
-// of a byte that could change a path (printable, non-ASCII) or the Windows
-// home variable.
-func percentTrigger(s string) bool {
+// Kinds of '%' in text.
+const (
+	pctText    = iota // not an escape: a literal '%'
+	pctControl        // an escape of a control byte (deleted by PathText)
+	pctTrigger        // an escape of a byte that could change a path, or %USERPROFILE%
+)
+
+// percentClass classifies s, which starts at a '%'.
+func percentClass(s string) int {
 	if len(s) >= 3 && ishexByte(s[1]) && ishexByte(s[2]) {
-		return unhexByte(s[1])<<4|unhexByte(s[2]) >= 0x20
+		if d := unhexByte(s[1])<<4 | unhexByte(s[2]); d < 0x20 || d == 0x7f {
+			return pctControl
+		}
+		return pctTrigger
 	}
-	return len(s) >= 2 && (s[1] == 'u' || s[1] == 'U')
+	if len(s) >= 2 && (s[1] == 'u' || s[1] == 'U') {
+		return pctTrigger
+	}
+	return pctText
 }
 
 func ishexByte(c byte) bool {
@@ -198,19 +333,10 @@ func unhexByte(c byte) byte {
 	return c - 'A' + 10
 }
 
-// isCommandAt reports whether a shell command word from shellCommands
-// starts at s[i] and ends there (a separator, quote or the end follows).
-func isCommandAt(s string, i int) bool {
-	c := s[i] | 0x20
-	if c < 'a' || c > 'z' {
-		return false
-	}
+// isShellCommand reports whether b is one of shellCommands.
+func isShellCommand(b []byte) bool {
 	for _, cmd := range shellCommands {
-		if cmd[0] != c || len(s)-i < len(cmd) || !strings.EqualFold(s[i:i+len(cmd)], cmd) {
-			continue
-		}
-		j := i + len(cmd)
-		if j == len(s) || class[s[j]]&(cSep|cDrop) != 0 {
+		if string(b) == cmd {
 			return true
 		}
 	}

@@ -3,6 +3,7 @@ package policy
 import (
 	"errors"
 	"path"
+	"slices"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -33,7 +34,12 @@ type shellCheck struct {
 // shellReason returns why the command-like text s names or may name a
 // protected path, or "". Text that is not valid shell is analysed up to
 // the line of its first syntax error, which is where bash stops too.
-func (p *Policy) shellReason(env normalize.PathEnv, s string, depth int) string {
+func (p *Policy) shellReason(env normalize.PathEnv, s string, depth int) (reason string) {
+	defer func() {
+		if recover() != nil {
+			reason = "the command could not be analysed" // fail closed, never panic
+		}
+	}()
 	f := parseShell(s)
 	if f == nil {
 		return ""
@@ -98,15 +104,23 @@ type word struct {
 func (c *shellCheck) resolve(w *syntax.Word) word {
 	var out word
 	var b strings.Builder
-	if syntax.SplitBraces(w) {
-		out.dyn = "brace expansion"
-	}
-	for i, part := range w.Parts {
+	cp := *w // SplitBraces rewrites the word; the tree being walked must not change
+	brace := syntax.SplitBraces(&cp) && slices.ContainsFunc(cp.Parts, func(p syntax.WordPart) bool {
+		_, ok := p.(*syntax.BraceExp)
+		return ok
+	})
+	for i, part := range cp.Parts {
 		c.part(part, i == 0, false, &b, &out)
 	}
 	out.text = b.String()
 	t := strings.TrimLeft(out.text, "'\"")
 	out.pathy = out.pathy || strings.ContainsRune(t, '/') || strings.HasPrefix(t, "~") || strings.HasPrefix(t, ".")
+	if brace && (out.pathy || strings.Contains(t, ".")) {
+		// Brace expansion is static, but every alternative would have to
+		// be checked; a brace word that could be a path is refused.
+		out.pathy = true
+		setDyn(&out, "brace expansion")
+	}
 	return out
 }
 
@@ -142,9 +156,15 @@ func (c *shellCheck) part(part syntax.WordPart, first, quoted bool, b *strings.B
 	case *syntax.ArithmExp:
 		setDyn(out, "arithmetic expansion")
 	case *syntax.ExtGlob:
-		setDyn(out, "extended glob")
+		// @(a|b), !(x), ...: matched as "*", which matches whatever they can.
+		b.WriteByte('*')
+		out.glob = true
 	case *syntax.BraceExp:
-		setDyn(out, "brace expansion")
+		for _, e := range x.Elems {
+			for j, p := range e.Parts {
+				c.part(p, first && j == 0, quoted, b, out)
+			}
+		}
 	default:
 		setDyn(out, "an expansion")
 	}
@@ -209,6 +229,9 @@ func writeLit(b *strings.Builder, v string, quoted bool, out *word) {
 		if ch == '\\' && !quoted && i+1 < len(v) {
 			i++
 			ch, lit = v[i], true
+			if ch == '\n' {
+				continue // line continuation
+			}
 		}
 		switch {
 		case ch == '*' || ch == '?' || ch == '[':

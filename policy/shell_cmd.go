@@ -71,8 +71,8 @@ func (c *shellCheck) command(words []word) {
 			return
 		}
 	}
-	for i, a := range args {
-		c.match(a, i)
+	for i, a := range words {
+		c.match(a, i) // the command name too: running a protected file reads it
 	}
 	switch {
 	case name == "cd" || name == "pushd":
@@ -84,7 +84,7 @@ func (c *shellCheck) command(words []word) {
 	case shells[name] || name == "busybox":
 		c.shell(name, args)
 	case name == "source" || name == ".":
-		if len(args) == 0 || strings.HasPrefix(args[0].text, "/dev/") || strings.HasPrefix(args[0].text, "/proc/") {
+		if len(args) > 0 && (strings.HasPrefix(args[0].text, "/dev/") || strings.HasPrefix(args[0].text, "/proc/")) {
 			c.refuse(name + " runs commands read at run time")
 		}
 	}
@@ -95,8 +95,9 @@ func (c *shellCheck) command(words []word) {
 
 // match checks a resolved argument against the protected paths from every
 // working directory the script may have; an unquoted pattern is matched as
-// the shell would expand it in that directory (cat .* reads .env).
-func (c *shellCheck) match(a word, _ int) {
+// the shell would expand it in that directory (cat .* reads .env), except
+// in the command name (pos 0), where ".*" is as often a lone regex.
+func (c *shellCheck) match(a word, pos int) {
 	if a.dyn != "" || a.text == "" {
 		return
 	}
@@ -110,7 +111,7 @@ func (c *shellCheck) match(a word, _ int) {
 			c.refuse(r)
 			return
 		}
-		if a.glob && c.p.shellGlobHit(env, a.text) {
+		if a.glob && pos > 0 && c.p.shellGlobHit(env, a.text) {
 			c.refuse("a shell pattern that can match a protected path")
 			return
 		}
@@ -129,7 +130,7 @@ func (c *shellCheck) redirect(r *syntax.Redirect) {
 		c.refuse(w.dyn + " in a redirection target cannot be resolved statically")
 		return
 	}
-	c.match(w, 0)
+	c.match(w, 1)
 }
 
 func isDigitsOnly(s string) bool {
