@@ -30,3 +30,9 @@ func TestDesign4_ProtectedPathCorpus(t *testing.T) {
 func TestBypassShellCorpus(t *testing.T) {
 	policytest.RunFile(t, "testdata/bypass_shell.yaml", corpusOpts)
 }
+
+// TestACPArgsCorpus walks testdata/acp_args.yaml: second spellings of a
+// declared argument and path-aware globs in ACP match.args (issue 14 item 6).
+func TestACPArgsCorpus(t *testing.T) {
+	policytest.RunFile(t, "testdata/acp_args.yaml", corpusOpts)
+}
