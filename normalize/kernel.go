@@ -2,6 +2,7 @@ package normalize
 
 import (
 	"strings"
+	"sync"
 )
 
 // maxKernelRounds bounds nested kernel aliases
@@ -204,4 +205,40 @@ func writeQuoted(b *strings.Builder, c byte, quoted bool) {
 		}
 	}
 	b.WriteByte(c)
+}
+
+// inertTable marks the runes of the Basic Multilingual Plane that
+// PathText keeps as they are and that cannot change the ASCII text around
+// them: not removed, and NFKC with case folding maps them to runes that
+// are all non-ASCII. Built once, on first use (about 8 KiB).
+var inertTable = sync.OnceValue(func() *[0x10000 / 64]uint64 {
+	var t [0x10000 / 64]uint64
+	for r := rune(0x80); r < 0x10000; r++ {
+		if r >= 0xD800 && r < 0xE000 || Invisible(r) {
+			continue
+		}
+		out := foldNFKC(string(r))
+		ok := out != ""
+		for _, o := range out {
+			if o < 0x80 || Invisible(o) {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			t[r/64] |= 1 << (r % 64)
+		}
+	}
+	return &t
+})
+
+// InertRune reports whether PathText keeps r, a non-ASCII rune, as
+// non-ASCII text that no check reads as part of a path spelling: a
+// prefilter may treat it as an ordinary letter that is in no literal.
+// Runes outside the Basic Multilingual Plane are never inert.
+func InertRune(r rune) bool {
+	if r < 0x80 || r >= 0x10000 {
+		return false
+	}
+	return inertTable()[r/64]&(1<<(r%64)) != 0
 }
