@@ -242,8 +242,8 @@ func (f *prefilter) patternVariant(w string, sep bool) bool {
 				return true
 			}
 			continue
-		case c == '\\' || c == '"' || c == '\'' || c == '`':
-			continue
+		case c == '\\' || c == '"' || c == '\'' || c == '`' || c < 0x20 || c == 0x7f:
+			continue // deleted, as PathText and the quote lexer delete them
 		case c == '*' || c == '?' || c == '[':
 			wild = true
 		}
