@@ -19,6 +19,9 @@ var (
 	// ErrOutside: the path leaves the served directory (an absolute path
 	// elsewhere, "..", a symlink or a magic link that points outside).
 	ErrOutside = errors.New("confine: path is outside the served directory")
+	// ErrSymlink: a write names a symbolic link; the view never writes
+	// through one.
+	ErrSymlink = errors.New("confine: refusing to write through a symbolic link")
 )
 
 // Options configure a view. A nil *Options means defaults.

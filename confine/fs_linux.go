@@ -162,6 +162,9 @@ func (s sysRoot) create(v *FS, rel, name string, perm os.FileMode) (*os.File, er
 	// The file itself: never through a symlink, never a magic link.
 	fd, err := openat2(pfd, base, unix.O_WRONLY|unix.O_CREAT|unix.O_NOFOLLOW, uint64(perm.Perm()),
 		resolveFlags|unix.RESOLVE_NO_SYMLINKS)
+	if errors.Is(err, unix.ELOOP) {
+		return nil, &fs.PathError{Op: "write", Path: name, Err: ErrSymlink}
+	}
 	if err != nil {
 		return nil, pathErr("write", name, err)
 	}

@@ -52,7 +52,7 @@ func (s sysRoot) create(v *FS, rel, name string, perm os.FileMode) (*os.File, er
 		return nil, err
 	}
 	if fi, err := v.root.Lstat(rel); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
-		return nil, &fs.PathError{Op: "write", Path: name, Err: errors.New("confine: refusing to write through a symbolic link")}
+		return nil, &fs.PathError{Op: "write", Path: name, Err: ErrSymlink}
 	}
 	return v.root.OpenFile(rel, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, perm)
 }
