@@ -23,6 +23,7 @@ var allowedDeps = map[string][]string{
 	"audit":     {"dlp"},
 	"approval":  {},
 	"consent":   {"policy", "normalize", "ratelimit"},
+	"confine":   {"policy", "normalize"},
 	"examples":  {"*"},
 	"internal":  {"*"},
 }

@@ -24,6 +24,11 @@
 // [Path] is the normalization the protected-path check uses: percent
 // decoding, the same Unicode clean-up, case folding, "~" and "$HOME"
 // expansion, and lexical resolution of ".", ".." and duplicate slashes.
+// [PathEnv.Kernel] and [PathEnv.Resolve] walk a path as the Linux kernel
+// does, following /proc/<pid>/root and /proc/self/cwd and refusing the
+// aliases whose target is unknown (/proc/.../fd, /dev/fd); [PathEnv.Scan]
+// reads "file://host/path" by its path and keeps quoted wildcards literal
+// ([QuoteWildcards]).
 //
 // # Security
 //

@@ -49,8 +49,9 @@ func canonPath(p string) string {
 
 // PathText returns s in the form the protected-path check compares:
 // percent-decoded (up to three levels), NFKC, case-folded, with every rune
-// that [Name] removes removed. Unlike Name it does not trim, because white
-// space separates words in free text.
+// that [Name] removes removed, except tab, newline and carriage return,
+// which become spaces. Unlike Name it does not trim, because white space
+// separates words in free text.
 func PathText(s string) string {
 	for range maxPercentRounds {
 		d := percentDecode(s)
@@ -63,13 +64,23 @@ func PathText(s string) string {
 		return asciiLowerNoControls(s)
 	}
 	for range maxRounds {
-		t := strings.Map(keepRune, foldNFKC(s))
+		t := strings.Map(keepPathRune, foldNFKC(s))
 		if t == s {
 			break
 		}
 		s = t
 	}
 	return s
+}
+
+// keepPathRune is keepRune, except that tab, newline and carriage return
+// become spaces: in free text they separate words ("cat\n~/.ssh/id_rsa"
+// is two words to a shell, not "cat~/.ssh/id_rsa").
+func keepPathRune(r rune) rune {
+	if r == '\t' || r == '\n' || r == '\r' {
+		return ' '
+	}
+	return keepRune(r)
 }
 
 func asciiLowerNoControls(s string) string {
@@ -87,6 +98,8 @@ func asciiLowerNoControls(s string) string {
 		switch {
 		case 'A' <= c && c <= 'Z':
 			b = append(b, c+('a'-'A'))
+		case c == '\t' || c == '\n' || c == '\r':
+			b = append(b, ' ')
 		case c < 0x20 || c == 0x7f:
 		default:
 			b = append(b, c)
@@ -157,6 +170,12 @@ type Token struct {
 	// instead of the working directory: "cd ~ && cat .ssh/id_rsa" reads
 	// from home. "" when the word was absolute or bare, or home is unknown.
 	HomeAbs string
+	// Refuse is set when the word names a file the kernel resolves in a way
+	// that cannot be known statically (an open descriptor under /dev/fd or
+	// /proc/<pid>/fd, another process's cwd): the reason, for the caller to
+	// refuse the word. Abs and HomeAbs are already resolved through
+	// /proc/<pid>/root and /proc/self/cwd (see [PathEnv.Kernel]).
+	Refuse string
 }
 
 // separators split free text into words. Quotes and back-ticks are not
@@ -165,28 +184,37 @@ type Token struct {
 // the second pass that keeps "/etc/shado?" one word.
 const (
 	separators     = ";|&<>(){}[],=:*?!#@"
-	globSeparators = ";|&<>(){},=:!#@"
+	globSeparators = ";|&<>()"
 	wildcards      = "*?["
+)
+
+// Quoted wildcards are replaced by these private-use runes: a quoted "*"
+// is a literal star to a shell, never a pattern (grep -o "token=.*").
+// They are never separators and never match a protected path.
+const (
+	litStar     = '\uE001'
+	litQuestion = '\uE002'
+	litBracket  = '\uE003'
 )
 
 // Scan calls visit for every path-like word of the free text s, after
 // PathText, "$HOME"/"${HOME}"/"%USERPROFILE%" and "~"/"~user" expansion
-// ("$IFS" reads as a space). A word is what remains between white space and
-// the characters ;|&<>(){}[],=:*?!#@ once quotes are deleted; when the text
-// has shell wildcards, words that keep them ("/etc/shado?", ".e[n]v") are
-// visited again as Glob tokens. A word that starts with an option dash
+// ("$IFS" reads as a space), with "file://host" read as its path. A word is
+// what remains between white space and the characters ;|&<>(){}[],=:*?!#@
+// once quotes are deleted; when the text has unquoted shell wildcards,
+// whole shell words that keep them ("/etc/shado?", ".e[n]v") are visited
+// again as Glob tokens. Wildcards inside quotes are literal, as in a shell
+// (see [QuoteWildcards]). A word that starts with an option dash
 // ("-i/home/u/.ssh/id") is visited again from its first '/', '~' or '.'.
 // Backslashes are read both ways, as Windows separators and as shell
 // escapes, so each such word is visited twice. Scan stops and returns true
 // as soon as visit returns true.
 func (e PathEnv) Scan(s string, visit func(Token) bool) bool {
-	t := e.expandVars(PathText(s))
-	t = strings.Map(func(r rune) rune {
-		if r == '"' || r == '\'' || r == '`' {
-			return -1
-		}
-		return r
-	}, t)
+	if strings.Contains(s, "\\\n") {
+		s = strings.ReplaceAll(strings.ReplaceAll(s, "\\\r\n", ""), "\\\n", "") // line continuations
+	}
+	t := stripFileURLHosts(e.expandVars(PathText(s)))
+	t = QuoteWildcards(t)
 	if !strings.Contains(t, `\`) {
 		return e.scanText(t, visit)
 	}
@@ -229,7 +257,7 @@ func (e PathEnv) visitWord(w string, globsOnly bool, visit func(Token) bool) boo
 	if visit(e.token(w, glob)) {
 		return true
 	}
-	if len(w) > 1 && w[0] == '-' {
+	if len(w) > 1 && w[0] == '-' && !globsOnly {
 		if k := strings.IndexAny(w, "/~."); k > 0 {
 			return visit(e.token(w[k:], glob))
 		}
@@ -240,7 +268,8 @@ func (e PathEnv) visitWord(w string, globsOnly bool, visit func(Token) bool) boo
 func (e PathEnv) token(w string, glob bool) Token {
 	w = e.expandTilde(w)
 	if strings.HasPrefix(w, "/") {
-		return Token{Abs: path.Clean(w), Glob: glob}
+		abs, refuse := e.Kernel(w)
+		return Token{Abs: abs, Glob: glob, Refuse: refuse}
 	}
 	rel := path.Clean(w)
 	tok := Token{

@@ -1,13 +1,24 @@
 package policy
 
+import (
+	"path"
+	"strings"
+)
+
 // evaluateACP is ACP §5.2: rules in order, the first match wins, else
 // default_action. The policy file (when loaded with Load) stays protected.
 func (p *Policy) evaluateACP(method, tool string, r Request) Decision {
 	if tool == "" {
 		return Decision{Violation: true, Code: CodeForbidden, Message: MessageForbidden, Reason: "Tool name is empty", Method: method}
 	}
-	if d, hit := p.checkProtected(method, tool, r.Args); hit {
+	if d, hit := p.checkProtected(method, tool, r.Args, r.Paths); hit {
 		return d
+	}
+	if k, declared, ok := p.acp.secondSpelling(r.Args); ok {
+		// A rule keyed on "command" would not see "Command", while a
+		// handler decoding with encoding/json (case-insensitive) takes it.
+		return Decision{Violation: true, Code: CodeForbidden, Message: MessageForbidden, Method: method, Tool: tool, FailedArg: k,
+			Reason: "Argument " + quote(k) + " is another spelling of the argument " + quote(declared) + " that a rule matches on"}
 	}
 	class := Classify(tool)
 	for i := range p.acp.rules {
@@ -70,11 +81,72 @@ func (r *acpRule) matches(tool string, class Class, req Request) bool {
 			return false
 		}
 		s, err := stringify(v)
-		if err != nil || len(s) > MaxArgLen || !globMatch(a.glob, s) {
+		if err != nil || len(s) > MaxArgLen || !r.argMatch(a.glob, s) {
 			return false
 		}
 	}
 	return true
+}
+
+// argMatch matches one argument glob. A glob with a '/' is a path glob:
+// '*' stays within one component, '**' crosses components, and the value
+// is matched after "." and ".." are resolved, so "/srv/data/*" does not
+// admit "/srv/data/../../home/u/.ssh/id_rsa". An allow rule matches only
+// that way (narrow), and not at all a value whose spelling a handler may
+// decode further (percent escapes, backslashes, non-ASCII); a deny or ask
+// rule matches either way (broad), so no spelling slips past it.
+func (r *acpRule) argMatch(glob, s string) bool {
+	if !strings.Contains(glob, "/") {
+		return globMatch(glob, s)
+	}
+	pathOK := false
+	if !strings.ContainsAny(s, "%\\") && isASCIIString(s) {
+		pathOK = pathGlobMatch(glob, path.Clean(s))
+	}
+	if r.action == ActionAllow {
+		return pathOK
+	}
+	return pathOK || globMatch(glob, s) || globMatch(glob, path.Clean(s))
+}
+
+// pathGlobMatch matches component by component: "**" matches any number
+// of components (none included), other components match as globMatch
+// does within one component.
+func pathGlobMatch(glob, s string) bool {
+	return matchComponents(strings.Split(glob, "/"), strings.Split(s, "/"))
+}
+
+func matchComponents(g, s []string) bool {
+	for len(g) > 0 {
+		if g[0] == "**" {
+			for i := 0; i <= len(s); i++ {
+				if matchComponents(g[1:], s[i:]) {
+					return true
+				}
+			}
+			return false
+		}
+		if len(s) == 0 || !globMatch(g[0], s[0]) {
+			return false
+		}
+		g, s = g[1:], s[1:]
+	}
+	return len(s) == 0
+}
+
+// secondSpelling returns a request argument that equals, under case
+// folding, an argument name some rule matches on without being it.
+func (a *acpPolicy) secondSpelling(args map[string]any) (arg, declared string, found bool) {
+	for k := range args {
+		for i := range a.rules {
+			for _, ra := range a.rules[i].args {
+				if k != ra.name && strings.EqualFold(k, ra.name) {
+					return k, ra.name, true
+				}
+			}
+		}
+	}
+	return "", "", false
 }
 
 // mayAllow reports whether some call of tool could be allowed or asked for.

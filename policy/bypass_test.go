@@ -23,3 +23,16 @@ func TestBypassNameCorpus(t *testing.T) {
 func TestDesign4_ProtectedPathCorpus(t *testing.T) {
 	policytest.RunFile(t, "testdata/bypass_paths.yaml", corpusOpts)
 }
+
+// TestBypassShellCorpus walks testdata/bypass_shell.yaml: kernel aliases,
+// file URLs, split and declared paths, shell expansions, cd into ancestors,
+// recursive commands, and the near misses that must pass (issue 14).
+func TestBypassShellCorpus(t *testing.T) {
+	policytest.RunFile(t, "testdata/bypass_shell.yaml", corpusOpts)
+}
+
+// TestACPArgsCorpus walks testdata/acp_args.yaml: second spellings of a
+// declared argument and path-aware globs in ACP match.args (issue 14 item 6).
+func TestACPArgsCorpus(t *testing.T) {
+	policytest.RunFile(t, "testdata/acp_args.yaml", corpusOpts)
+}

@@ -29,7 +29,8 @@
 //     home directory's own user, "$IFS", an option with its value attached
 //     ("-i/home/u/.ssh/id"), and relative paths are also read from the
 //     home directory ("cd ~ && cat .ssh/id_rsa"). [Load] protects the
-//     policy file itself, by its absolute and its resolved path.
+//     policy file itself, by its absolute and its resolved path. See
+//     # Security for the shell analysis and its limits.
 //   - A tool_rules entry with action allow makes a tool allowed even when
 //     allowed_tools does not list it (AIP §5.2, vector auth-020).
 //   - strict_args (or strict_args_default) rejects every argument that
@@ -62,11 +63,79 @@
 // them), so allowlists are the safe way to write policies: a Cyrillic
 // "rеad_file" is simply not "read_file".
 //
-// Protected paths are matched lexically. Symbolic links inside arguments
-// are not resolved (that would need a system call per request); protect the
-// link targets too. A bare word such as "notes.txt" is only matched against
-// protected paths below the working directory, so protecting "~" does not
-// block every word of every argument.
+// # Security: what the protected-path check can and cannot prove
+//
+// The protected-path check reads text. It is defence in depth, not the
+// boundary: for tools that open files or run commands, the boundary is
+// package confine (a file view that checks the path the kernel resolved,
+// and Landlock for commands). DESIGN §3 item 11.
+//
+// What it proves, for every string argument (keys and nested values
+// included) and the parameters of resources/read, resources/subscribe,
+// prompts/get and completion/complete ([Policy.ProtectedArgs]):
+//
+//   - No word names a protected path after percent decoding, NFKC, case
+//     folding, quote removal, "~"/"~user"/"$HOME"/"%USERPROFILE%"
+//     expansion, ".", ".." and "//" resolution, backslashes read both as
+//     separators and as escapes, and the kernel's aliases resolved:
+//     /proc/<self|thread-self|pid>[/task/<tid>]/root and /proc/self/cwd
+//     are followed component by component, so ".." after them works as
+//     in the kernel; /proc/<pid>/cwd of another process, /proc/.../fd/N,
+//     /proc/.../map_files and /dev/fd/N are refused (their targets are
+//     unknown). "file://host/path" is read by its path, whatever the host.
+//   - No unquoted shell pattern can match one ("/etc/shado?", ".e[n]v",
+//     "~/.*/id_rsa", "cat .*" in a command); quoted wildcards are literal
+//     text ("grep -o 'token=.*'", `-bench=".*"` pass), and a lone ".*"
+//     outside a command argument is a regex, not a glob.
+//   - Command-like text is parsed as bash (mvdan.cc/sh/v3/syntax) up to
+//     its first syntax error: ~, $HOME, ${HOME}, $PWD and ~+ are resolved,
+//     the working directory is followed through cd/pushd (every directory
+//     the script may be in, as "||" and ";" may or may not run a cd), and
+//     nested scripts (sh -c, bash -lc, eval) are analysed the same way.
+//     Any word whose expansion cannot be decided statically and that could
+//     name a path is refused, with a reason that says which expansion:
+//     parameter expansion other than plain $HOME/$PWD (${HOME:-x},
+//     ${HOME%/*}, $a after a=..., loop variables, $AWS_*_FILE), command,
+//     process and arithmetic substitution, brace expansion, ANSI-C and
+//     locale quoting. "Could name a path" means: the word has a slash,
+//     starts with "~" or ".", is a redirection target, or is an argument
+//     of a command that opens files (anything but echo, printf, test and
+//     a few other builtins), so "echo $FOO" passes and "cat $FOO" does
+//     not. xargs and parallel (arguments built from input), a shell
+//     reading commands from its input ("| sh") and source of /dev or
+//     /proc are refused.
+//   - No recursive or directory-changing walk (grep -r, rg, find, tar,
+//     cp -r, rsync, zip -r, ls -R, chmod/chown -R, rm -r, du, tree, with
+//     sudo/env/timeout/nice prefixes) starts at an ancestor of a protected
+//     path, tar -C's directory included.
+//   - A tool that declares its paths ([PathArgs] on the [Request]) has
+//     them joined and resolved as it does; without a declaration, pairs of
+//     string arguments that form a path (a directory and a relative path)
+//     are checked joined, and a relative path that climbs ("../.ssh/x") is
+//     refused when it continues with a protected path's last components.
+//
+// Refused on purpose (false positives, failing closed): with a relative
+// protected path such as ".env" any recursive walk is refused, since any
+// directory may hold one; "cat $SOME_VAR" is refused although the
+// variable may be harmless; words that merely mention a protected path
+// ("echo ~/.ssh") are refused; every directory a cd may lead to counts.
+//
+// What it cannot prove: what a program does with its input. Code in
+// another language (python -c, perl -e, awk), a script file the command
+// runs, paths computed from file contents or the network, hard links and
+// symbolic links made earlier, bind mounts, other users' "~name", a
+// protected file directly in the working directory named by a bare
+// pattern without a slash or dot ("cat secret?"), and text that bash
+// would run but mvdan.cc/sh cannot parse. Symbolic links in arguments are
+// not resolved (no system call per request). These are why confine is the
+// boundary.
+//
+// Clean text is decided by a literal prefilter that does not tokenize: a
+// word can name a protected path without expansion only if it contains the
+// path's last component after ASCII case folding and quote, backslash and
+// control-byte removal; anything that can expand, match by pattern or
+// change directory sends the text to the full check. FuzzPrefilterSound
+// checks that the prefilter never passes what the full check refuses.
 //
 // # Concurrency
 //

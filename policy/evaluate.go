@@ -12,6 +12,10 @@ type Request struct {
 	Tool   string         // tools/call only, as received (not normalized)
 	Args   map[string]any // decoded with json.Decoder.UseNumber: numbers stay json.Number
 
+	// Paths, when set, declares which arguments the tool reads as paths
+	// and how (issue 14 item 5); nil means undeclared.
+	Paths *PathArgs
+
 	// For ACP rule lists (AIP policies ignore them):
 	Server string    // the MCP server's name, for match.server
 	Now    time.Time // the clock, for conditions.time_of_day; Evaluate reads no clock itself
@@ -50,7 +54,7 @@ func (p *Policy) Evaluate(r Request) Decision {
 	if p.acp != nil {
 		d = p.evaluateACP(method, normalize.Name(r.Tool), r)
 	} else {
-		d = p.evaluateTool(method, normalize.Name(r.Tool), r.Args)
+		d = p.evaluateTool(method, normalize.Name(r.Tool), r.Args, r.Paths)
 	}
 	if md.Violation && d.Outcome == Allow && !d.Violation {
 		// Monitor mode let a denied tools/call method through: the tool
@@ -100,7 +104,7 @@ func (p *Policy) methodAllowed(method string) (string, bool) {
 	return "Method not in allowed_methods list", false
 }
 
-func (p *Policy) evaluateTool(method, tool string, args map[string]any) Decision {
+func (p *Policy) evaluateTool(method, tool string, args map[string]any, decl *PathArgs) Decision {
 	block := func(reason string) Decision {
 		return p.monitor(Decision{
 			Violation: true, Code: CodeForbidden, Message: MessageForbidden,
@@ -111,7 +115,7 @@ func (p *Policy) evaluateTool(method, tool string, args map[string]any) Decision
 		return block("Tool name is empty")
 	}
 	// §4.3 step 2: protected paths, enforced in every mode.
-	if d, hit := p.checkProtected(method, tool, args); hit {
+	if d, hit := p.checkProtected(method, tool, args, decl); hit {
 		return d
 	}
 	// §4.3 step 3: the tool rule.
@@ -191,31 +195,15 @@ func (p *Policy) monitor(d Decision) Decision {
 }
 
 // ProtectedArgs is the protected-path check alone (AIP §3.4.5), for
-// requests other than tools/call that name files: a resources/read URI,
-// prompts/get arguments. It returns the ProtectedPath decision and true
-// when an argument names a protected path. A nil *Policy reports nothing
-// (Evaluate already denies every request then).
+// requests other than tools/call that can carry a path: the URI of
+// resources/read and resources/subscribe, the arguments of prompts/get,
+// the argument name and value (and context arguments) of
+// completion/complete. It returns the ProtectedPath decision and true when
+// an argument names or may name a protected path. A nil *Policy reports
+// nothing (Evaluate already denies every request then).
 func (p *Policy) ProtectedArgs(method string, args map[string]any) (Decision, bool) {
 	if p == nil {
 		return Decision{}, false
 	}
-	return p.checkProtected(normalize.Name(method), "", args)
-}
-
-// checkProtected is AIP §4.3 step 2 for every argument, keys included.
-func (p *Policy) checkProtected(method, tool string, args map[string]any) (Decision, bool) {
-	if len(p.protected) == 0 {
-		return Decision{}, false
-	}
-	for k, v := range args {
-		if p.protectedText(k) || p.protectedValue(v, 0) {
-			return Decision{
-				Outcome: ProtectedPath, Violation: true,
-				Code: CodeProtectedPath, Message: MessageProtectedPath,
-				Reason: "Argument " + quote(k) + " names a protected path",
-				Method: method, Tool: tool, FailedArg: k,
-			}, true
-		}
-	}
-	return Decision{}, false
+	return p.checkProtected(normalize.Name(method), "", args, nil)
 }

@@ -152,6 +152,7 @@ func parse(data []byte, opts *Options, file string) (*Policy, error) {
 	if file != "" {
 		c.protectFile(file)
 	}
+	c.p.pf = newPrefilter(c.p.protected)
 	return c.p, nil
 }
 

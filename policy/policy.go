@@ -94,6 +94,7 @@ type Policy struct {
 	strictDefault        bool
 	env                  normalize.PathEnv
 	protected            []protectedPath
+	pf                   prefilter // literals of protected, for the fast path
 	dlp                  DLP
 	acp                  *acpPolicy // non-nil for an ACP rule list
 }

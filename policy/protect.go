@@ -1,7 +1,6 @@
 package policy
 
 import (
-	"encoding/json"
 	"path"
 	"path/filepath"
 	"strings"
@@ -87,6 +86,9 @@ func (pp *protectedPath) matchToken(t normalize.Token) bool {
 	if t.Glob {
 		return pp.matchGlob(t)
 	}
+	if pp.abs && strings.HasPrefix(t.Rel, "../") && pp.climbs(t.Rel) {
+		return true
+	}
 	if !pp.abs {
 		// A relative protected path matches as whole components anywhere:
 		// ".env" catches "/app/.env" and "x/../.env" but not ".env.example".
@@ -116,6 +118,12 @@ func (pp *protectedPath) matchGlob(t normalize.Token) bool {
 		// "what?", "5 * 3", "*": words, or globs a shell keeps to the
 		// working directory's own names without dot files. Not matched, or
 		// prose would be blocked; path-like patterns are.
+		return false
+	}
+	if t.Rel != "" && !strings.Contains(t.Rel, "/") && pureWildcard(t.Rel) {
+		// ".*" alone (a regex, -run=.*): a pattern of every dot file names
+		// no file in particular; in a shell command argument, where the
+		// shell would expand it, shellGlobHit matches it.
 		return false
 	}
 	pc := strings.Split(strings.TrimPrefix(pp.path, "/"), "/")
@@ -170,48 +178,29 @@ func pathWithin(p, dir string) bool {
 	return p == dir || (len(p) > len(dir) && p[len(dir)] == '/' && p[:len(dir)] == dir)
 }
 
-// protectedText reports whether free text s names a protected path.
-func (p *Policy) protectedText(s string) bool {
-	if len(p.protected) == 0 || s == "" {
+// climbs reports whether a relative word that starts by climbing ("../")
+// continues with the protected path's last components (".ssh/id_rsa"
+// after "../" names ~/.ssh from any directory of home): a tool whose base
+// directory is not known here could resolve it there (issue 14 item 5).
+func (pp *protectedPath) climbs(rel string) bool {
+	for strings.HasPrefix(rel, "../") {
+		rel = rel[3:]
+	}
+	if rel == ".." || rel == "" {
 		return false
 	}
-	return p.env.Scan(s, func(t normalize.Token) bool {
-		for i := range p.protected {
-			if p.protected[i].matchToken(t) {
-				return true
-			}
+	pc := strings.Split(strings.TrimPrefix(pp.path, "/"), "/")
+	for k := len(pc) - 1; k >= 1; k-- {
+		tail := strings.Join(pc[k:], "/")
+		if rel == tail || strings.HasPrefix(rel, tail+"/") {
+			return true
 		}
-		return false
-	})
-}
-
-// protectedValue walks an argument value (keys and nested values included)
-// and reports the first protected path found.
-func (p *Policy) protectedValue(v any, depth int) bool {
-	if depth > maxDepth {
-		return true // fail closed: too deep to inspect
-	}
-	switch x := v.(type) {
-	case string:
-		return p.protectedText(x)
-	case map[string]any:
-		for k, e := range x {
-			if p.protectedText(k) || p.protectedValue(e, depth+1) {
-				return true
-			}
-		}
-	case []any:
-		for _, e := range x {
-			if p.protectedValue(e, depth+1) {
-				return true
-			}
-		}
-	case nil, bool, json.Number, float64, int, int64:
-	default:
-		// A Go value that JSON decoding does not produce (a caller's own
-		// slice or struct): inspect its JSON text; fail closed if it has none.
-		s, err := stringify(v)
-		return err != nil || p.protectedText(s)
 	}
 	return false
+}
+
+// pureWildcard reports whether a pattern component is wildcards only,
+// after an optional leading dot (".*", "*", ".??*").
+func pureWildcard(c string) bool {
+	return strings.Trim(strings.TrimPrefix(c, "."), "*?") == ""
 }

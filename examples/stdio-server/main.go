@@ -88,6 +88,7 @@ import (
 	"github.com/gatehouse-dev/gatehouse/approval/approvalmcp"
 	"github.com/gatehouse-dev/gatehouse/approval/ceremony"
 	"github.com/gatehouse-dev/gatehouse/audit"
+	"github.com/gatehouse-dev/gatehouse/confine"
 	"github.com/gatehouse-dev/gatehouse/policy"
 )
 
@@ -197,7 +198,7 @@ func run(ctx context.Context, log *slog.Logger, stderr io.Writer, c config) erro
 		}
 		log.Info("serving a sample directory", "root", c.root)
 	}
-	files, err := os.OpenRoot(c.root)
+	files, err := confine.New(c.root, p, nil)
 	if err != nil {
 		return err
 	}
@@ -349,9 +350,11 @@ func text(s string) *mcp.CallToolResult {
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: s}}}
 }
 
-// addTools registers the demo tools. os.Root keeps every file operation
-// inside the directory, whatever the path says (.., symlinks).
-func addTools(s *mcp.Server, g *gatehouse.Guard, files *os.Root, passkeys *approvalmcp.Server) {
+// addTools registers the demo tools. The confine view keeps every file
+// operation inside the directory, whatever the path says (.., symlinks,
+// /proc magic links), and refuses the policy's protected paths after the
+// kernel resolved them: the guard's text check is not the boundary.
+func addTools(s *mcp.Server, g *gatehouse.Guard, files *confine.FS, passkeys *approvalmcp.Server) {
 	mcp.AddTool(s, &mcp.Tool{Name: "echo", Description: "Return the text verbatim."},
 		func(ctx context.Context, req *mcp.CallToolRequest, in textIn) (*mcp.CallToolResult, any, error) {
 			return text(in.Text), nil, nil

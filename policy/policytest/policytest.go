@@ -20,8 +20,11 @@
 //	    want: BLOCK
 //	    code: -32001
 //
-// call.method defaults to tools/call. want is ALLOW, ALLOW_MONITOR, BLOCK,
-// ASK or PROTECTED_PATH; code and failed_arg are optional extra checks.
+// call.method defaults to tools/call; for other methods the case also runs
+// [policy.Policy.ProtectedArgs], as the guard does. call.paths is the
+// tool's [policy.PathArgs] (base, args, join). want is ALLOW,
+// ALLOW_MONITOR, BLOCK, ASK or PROTECTED_PATH; code, failed_arg and reason
+// (a substring of the decision's reason) are optional extra checks.
 // Arguments are passed through JSON, so numbers arrive as json.Number, as
 // they do from a real client.
 //
@@ -52,6 +55,9 @@ type Case struct {
 	Want      string
 	Code      int    // optional: the expected AIP §5 code (0: not checked)
 	FailedArg string // optional: the expected failing argument
+	Reason    string // optional: text the decision's reason must contain
+	// Paths is the tool's path declaration, as the guard passes it.
+	Paths *policy.PathArgs
 }
 
 // Check evaluates every case against p and reports each mismatch.
@@ -78,11 +84,18 @@ func check(p *policy.Policy, c Case) string {
 	default:
 		return fmt.Sprintf("want %q is not one of ALLOW, ALLOW_MONITOR, BLOCK, ASK, PROTECTED_PATH", c.Want)
 	}
-	req := policy.Request{Method: c.Method, Tool: c.Tool, Args: c.Args}
+	req := policy.Request{Method: c.Method, Tool: c.Tool, Args: c.Args, Paths: c.Paths}
 	if req.Method == "" {
 		req.Method = policy.MethodToolsCall
 	}
 	d := p.Evaluate(req)
+	if d.Outcome == policy.Allow && req.Method != policy.MethodToolsCall {
+		// What the guard does for the other methods that can carry a
+		// path (resources/read, prompts/get, completion/complete).
+		if pd, hit := p.ProtectedArgs(req.Method, req.Args); hit {
+			d = pd
+		}
+	}
 	got := d.Outcome.String()
 	if d.Monitored() {
 		got = "ALLOW_MONITOR"
@@ -96,6 +109,9 @@ func check(p *policy.Policy, c Case) string {
 	}
 	if c.FailedArg != "" && d.FailedArg != c.FailedArg {
 		problems = append(problems, fmt.Sprintf("failed_arg %q, want %q", d.FailedArg, c.FailedArg))
+	}
+	if c.Reason != "" && !strings.Contains(d.Reason, c.Reason) {
+		problems = append(problems, fmt.Sprintf("reason %q does not contain %q", d.Reason, c.Reason))
 	}
 	if len(problems) == 0 {
 		return ""
@@ -164,10 +180,16 @@ type fileCase struct {
 		Method string         `yaml:"method"`
 		Tool   string         `yaml:"tool"`
 		Args   map[string]any `yaml:"args"`
+		Paths  *struct {
+			Base string     `yaml:"base"`
+			Args []string   `yaml:"args"`
+			Join [][]string `yaml:"join"`
+		} `yaml:"paths"`
 	} `yaml:"call"`
 	Want      string `yaml:"want"`
 	Code      int    `yaml:"code"`
 	FailedArg string `yaml:"failed_arg"`
+	Reason    string `yaml:"reason"`
 }
 
 type fileDoc struct {
@@ -196,10 +218,14 @@ func ReadCases(data []byte) (policySrc string, cases []Case, err error) {
 		if err != nil {
 			return "", nil, fmt.Errorf("policytest: case %d: %w", i+1, err)
 		}
-		cases = append(cases, Case{
+		c := Case{
 			Name: fc.Name, Method: fc.Call.Method, Tool: fc.Call.Tool, Args: args,
-			Want: fc.Want, Code: fc.Code, FailedArg: fc.FailedArg,
-		})
+			Want: fc.Want, Code: fc.Code, FailedArg: fc.FailedArg, Reason: fc.Reason,
+		}
+		if d := fc.Call.Paths; d != nil {
+			c.Paths = &policy.PathArgs{Base: d.Base, Args: d.Args, Join: d.Join}
+		}
+		cases = append(cases, c)
 	}
 	return doc.Policy, cases, nil
 }

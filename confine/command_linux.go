@@ -1,0 +1,231 @@
+//go:build linux
+
+package confine
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"syscall"
+
+	"github.com/landlock-lsm/go-landlock/landlock"
+	"golang.org/x/sys/unix"
+
+	"github.com/gatehouse-dev/gatehouse/policy"
+)
+
+// Cmd is a command prepared by Command.
+type Cmd struct {
+	*exec.Cmd
+	// Confined is true when the kernel will enforce the protected paths
+	// (Landlock); false only with CommandOptions.LexicalOnly on a system
+	// without Landlock.
+	Confined bool
+}
+
+// rules are the paths the helper grants full access to.
+type rules struct {
+	Dirs  []string `json:"dirs"`
+	Files []string `json:"files"`
+	Path  string   `json:"path"` // the program, resolved
+	Args  []string `json:"args"` // argv, argv[0] included
+}
+
+// ABI returns the Landlock ABI version of the running kernel, 0 when
+// Landlock is unavailable or disabled.
+func ABI() int {
+	v, _, errno := unix.Syscall(unix.SYS_LANDLOCK_CREATE_RULESET, 0, 0, unix.LANDLOCK_CREATE_RULESET_VERSION)
+	if errno != 0 {
+		return 0
+	}
+	return int(v)
+}
+
+// Command prepares name with args to run with the protected paths of p
+// (and opts.Protected) unreachable: the program runs in a helper process
+// (this executable, re-executed) that restricts itself with Landlock and
+// then executes it, so the calling process is never restricted. The
+// caller may set Stdin, Stdout, Stderr and Env on the result, and must
+// not change Path or Args. See the package documentation for what the
+// rules allow and their limits.
+func Command(ctx context.Context, p *policy.Policy, opts *CommandOptions, name string, args ...string) (*Cmd, error) {
+	var o CommandOptions
+	if opts != nil {
+		o = *opts
+	}
+	prog, err := exec.LookPath(name)
+	if err != nil {
+		return nil, err
+	}
+	if ABI() < 1 {
+		if !o.LexicalOnly {
+			return nil, ErrNoLandlock
+		}
+		cmd := exec.CommandContext(ctx, prog, args...)
+		cmd.Dir = o.Dir
+		return &Cmd{Cmd: cmd}, nil
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return nil, fmt.Errorf("confine: cannot re-execute this program: %w", err)
+	}
+	r, err := allowedPaths(p, o)
+	if err != nil {
+		return nil, err
+	}
+	r.Path, r.Args = prog, append([]string{name}, args...)
+	spec, err := json.Marshal(r)
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.CommandContext(ctx, self, rulesArg, string(spec))
+	cmd.Dir = o.Dir
+	return &Cmd{Cmd: cmd, Confined: true}, nil
+}
+
+// allowedPaths computes "everything except the protected paths" for an
+// allow-list: every entry of each ancestor of a protected path that is
+// neither protected nor such an ancestor itself. Symbolic links are not
+// granted (a rule follows them, and they may point into a protected
+// path); their targets are granted where they are.
+func allowedPaths(p *policy.Policy, o CommandOptions) (rules, error) {
+	set := newProtectedSet(p, o.Protected)
+	blocked := map[string]bool{}
+	var roots []string
+	for _, a := range set.abs {
+		if onDisk, ok := findFold(a); ok {
+			roots = append(roots, onDisk)
+			if real, err := filepath.EvalSymlinks(onDisk); err == nil {
+				roots = append(roots, real)
+			}
+		} else {
+			roots = append(roots, deepestExisting(a))
+		}
+	}
+	rel, err := relativeMatches(set, o.Dir)
+	if err != nil {
+		return rules{}, err
+	}
+	roots = append(roots, rel...)
+	for _, r := range roots {
+		for d := r; ; d = filepath.Dir(d) {
+			blocked[d] = true
+			if d == "/" {
+				break
+			}
+		}
+	}
+	var out rules
+	for dir := range blocked {
+		if set.hit(dir) || isProtectedRoot(dir, roots) {
+			continue // a protected path: nothing inside it is granted
+		}
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			continue // unreadable: nothing under it is granted
+		}
+		for _, e := range entries {
+			full := filepath.Join(dir, e.Name())
+			if blocked[full] || set.hit(full) || e.Type()&fs.ModeSymlink != 0 {
+				continue
+			}
+			if e.IsDir() {
+				out.Dirs = append(out.Dirs, full)
+			} else {
+				out.Files = append(out.Files, full)
+			}
+		}
+		if len(out.Dirs)+len(out.Files) > maxRules {
+			return rules{}, ErrTooMany
+		}
+	}
+	return out, nil
+}
+
+func isProtectedRoot(dir string, roots []string) bool {
+	for _, r := range roots {
+		if r == dir {
+			return true
+		}
+	}
+	return false
+}
+
+// deepestExisting is the longest existing prefix of p, plus the first
+// missing component: what is granted stops above it.
+func deepestExisting(p string) string {
+	d := filepath.Clean(p)
+	for d != "/" {
+		if _, err := os.Lstat(filepath.Dir(d)); err == nil {
+			return d
+		}
+		d = filepath.Dir(d)
+	}
+	return d
+}
+
+// relativeMatches finds relative protected paths (".env") under dir.
+func relativeMatches(set protectedSet, dir string) ([]string, error) {
+	if len(set.rel) == 0 {
+		return nil, nil
+	}
+	if dir == "" {
+		var err error
+		if dir, err = os.Getwd(); err != nil {
+			return nil, err
+		}
+	}
+	var out []string
+	n := 0
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if n++; n > 10*maxRules {
+			return ErrTooMany
+		}
+		if err == nil && set.hit(path) {
+			out = append(out, path)
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+		}
+		return nil
+	})
+	return out, err
+}
+
+// init runs the helper side: when this executable is started by Command,
+// it restricts itself and executes the program. It never returns then.
+func init() {
+	if len(os.Args) != 3 || os.Args[1] != rulesArg {
+		return
+	}
+	runtime.LockOSThread()
+	var r rules
+	if err := json.Unmarshal([]byte(os.Args[2]), &r); err != nil {
+		helperFail("bad rules: %v", err)
+	}
+	if ABI() < 1 {
+		helperFail("%v", ErrNoLandlock)
+	}
+	rs := []landlock.Rule{}
+	if len(r.Dirs) > 0 {
+		rs = append(rs, landlock.RWDirs(r.Dirs...).WithRefer().IgnoreIfMissing())
+	}
+	if len(r.Files) > 0 {
+		rs = append(rs, landlock.RWFiles(r.Files...).IgnoreIfMissing())
+	}
+	if err := landlock.V7.BestEffort().RestrictPaths(rs...); err != nil {
+		helperFail("cannot restrict the command: %v", err)
+	}
+	err := syscall.Exec(r.Path, r.Args, os.Environ())
+	helperFail("cannot run %s: %v", r.Path, err)
+}
+
+func helperFail(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "confine: "+format+"\n", args...)
+	os.Exit(126)
+}

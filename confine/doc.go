@@ -1,0 +1,70 @@
+// Package confine enforces protected paths where files are opened and
+// commands run (DESIGN §1, §3 item 11), instead of reading argument text:
+//
+//   - [FS] is a view of one directory for tool handlers: Open, ReadFile,
+//     WriteFile, Stat, Remove, ReadDir and WalkDir resolve the name as the
+//     kernel does and refuse a protected path after resolution, before any
+//     effect.
+//   - [Command] runs a program (an exec.Cmd) with the protected paths made
+//     unreachable by the kernel, with Landlock.
+//
+// The protected paths are the policy's ([policy.Policy.ProtectedPaths],
+// the policy file included), plus Options.Protected.
+//
+// # Security
+//
+// This package is the boundary for tools that touch files or run
+// commands; the policy's lexical check is defence in depth in front of it
+// (see package policy, # Security, for what text can and cannot prove).
+//
+// FS on Linux opens every name with openat2(2) from the served
+// directory's descriptor with RESOLVE_BENEATH (no "..", absolute symlink
+// or symlink leaving the directory) and RESOLVE_NO_MAGICLINKS (no
+// /proc/<pid>/{root,cwd,fd} jumps), then checks the path the kernel
+// resolved (/proc/self/fd) against the protected paths, compared
+// case-insensitively as the policy compares them, and the file's identity
+// against the protected files that existed when the view was made (a hard
+// link to ~/.ssh/id_rsa is refused). Reads happen only after the check.
+// Writes resolve and check the directory first, open the file relative to
+// it without following a symlink (ErrSymlink), check it, and only then
+// truncate. Remove checks the directory and the name the same way.
+// ReadDir and WalkDir leave protected entries out. Elsewhere, os.Root
+// keeps names beneath the directory and the resolved path is checked with
+// EvalSymlinks before the operation (a symlink swapped in between is not
+// detected there).
+//
+// Command re-executes this program (os.Executable) as a helper that calls
+// landlock_restrict_self (github.com/landlock-lsm/go-landlock, ABI up to
+// 7, best effort down to 1) and then execs the program, so the calling
+// process is never restricted; the package's init function runs the
+// helper side. Landlock allows, it cannot deny, so "everything but the
+// protected paths" is expressed by granting full access to every entry of
+// every ancestor of a protected path except the protected path and the
+// ancestors themselves. Limits that follow from it: the ancestors
+// themselves (e.g. the home directory) cannot be listed and no new entry
+// can be created directly in them, only inside their other entries;
+// entries created after the command starts in an ancestor are not
+// reachable; symbolic links among the siblings are not granted (their
+// targets are, where they are); a bind mount of a protected directory
+// elsewhere is reachable through its other path; a relative protected
+// path (".env") is enforced where it exists under the command's working
+// directory when the command starts. Where Landlock is unavailable,
+// Command returns ErrNoLandlock unless the caller opts into
+// CommandOptions.LexicalOnly, and the result's Confined field says which.
+//
+// # Concurrency
+//
+// An *FS is safe for concurrent use. Command may be called concurrently;
+// each Cmd is used by one goroutine, as an exec.Cmd is.
+//
+// # Usage
+//
+//	view, err := confine.New(root, p, nil)
+//	if err != nil { ... }
+//	defer view.Close()
+//	data, err := view.ReadFile(args.Path) // errors.Is(err, confine.ErrProtected)
+//
+//	cmd, err := confine.Command(ctx, p, &confine.CommandOptions{Dir: root}, "sh", "-c", args.Command)
+//	if err != nil { ... } // confine.ErrNoLandlock without Landlock
+//	out, err := cmd.CombinedOutput()
+package confine

@@ -1,0 +1,156 @@
+package confine
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/gatehouse-dev/gatehouse/normalize"
+	"github.com/gatehouse-dev/gatehouse/policy"
+)
+
+// maxInodes bounds the protected files whose identity is recorded (to
+// catch hard links to them made outside the view).
+const maxInodes = 4096
+
+// fileID identifies a file whatever its path.
+type fileID struct{ dev, ino uint64 }
+
+// protectedSet is what a view refuses: canonical absolute paths (the
+// policy's, and where they exist their symlink-resolved forms), relative
+// names that match as whole components anywhere (".env"), and the
+// identities of the protected files that existed when it was built.
+type protectedSet struct {
+	abs    []string
+	rel    []string
+	inodes map[fileID]bool
+}
+
+// newProtectedSet builds the set from the policy's protected paths
+// (canonical, see [policy.Policy.ProtectedPaths]) and extra paths.
+func newProtectedSet(p *policy.Policy, extra []string) protectedSet {
+	var paths []string
+	if p != nil {
+		paths = append(paths, p.ProtectedPaths()...)
+	}
+	paths = append(paths, extra...)
+	s := protectedSet{inodes: map[fileID]bool{}}
+	for _, raw := range paths {
+		if !filepath.IsAbs(raw) {
+			s.rel = append(s.rel, canon(raw))
+			continue
+		}
+		s.addAbs(raw)
+		// The policy's paths are case-folded: find the spelling on disk.
+		onDisk, ok := findFold(raw)
+		if !ok {
+			continue
+		}
+		if real, err := filepath.EvalSymlinks(onDisk); err == nil {
+			s.addAbs(real)
+		}
+		s.recordInodes(onDisk)
+	}
+	return s
+}
+
+func (s *protectedSet) addAbs(p string) {
+	c := canon(p)
+	for _, x := range s.abs {
+		if x == c {
+			return
+		}
+	}
+	s.abs = append(s.abs, c)
+}
+
+// recordInodes stores the identities of the regular files at and under p.
+func (s *protectedSet) recordInodes(p string) {
+	_ = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || len(s.inodes) >= maxInodes {
+			return filepath.SkipDir
+		}
+		if d.Type().IsRegular() {
+			if fi, err := os.Lstat(path); err == nil {
+				if id, ok := identity(fi); ok {
+					s.inodes[id] = true
+				}
+			}
+		}
+		return nil
+	})
+}
+
+// canon is the form paths are compared in: the policy's own (percent
+// decoding, NFKC, case folding), cleaned.
+func canon(p string) string {
+	return filepath.ToSlash(filepath.Clean(normalize.PathText(p)))
+}
+
+// hit reports whether the real (kernel-resolved) path names a protected
+// path or something inside one.
+func (s *protectedSet) hit(real string) bool {
+	c := canon(real)
+	for _, a := range s.abs {
+		if within(c, a) {
+			return true
+		}
+	}
+	padded := c + "/"
+	for _, r := range s.rel {
+		if strings.Contains(padded, "/"+r+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// holds reports whether directory dir (real path) is a protected path's
+// ancestor: listing or walking it must leave that path out.
+func (s *protectedSet) holds(dir string) bool {
+	c := canon(dir)
+	for _, a := range s.abs {
+		if within(a, c) {
+			return true
+		}
+	}
+	return len(s.rel) > 0
+}
+
+func within(p, dir string) bool {
+	if dir == "/" {
+		return strings.HasPrefix(p, "/")
+	}
+	return p == dir || strings.HasPrefix(p, dir+"/")
+}
+
+// findFold finds the path on disk that equals p under case folding, one
+// component at a time (exact spelling first).
+func findFold(p string) (string, bool) {
+	cur := "/"
+	for _, c := range strings.Split(strings.TrimPrefix(filepath.ToSlash(filepath.Clean(p)), "/"), "/") {
+		if c == "" {
+			continue
+		}
+		next := filepath.Join(cur, c)
+		if _, err := os.Lstat(next); err != nil {
+			entries, err := os.ReadDir(cur)
+			if err != nil {
+				return "", false
+			}
+			found := false
+			for _, e := range entries {
+				if canon(e.Name()) == canon(c) {
+					next, found = filepath.Join(cur, e.Name()), true
+					break
+				}
+			}
+			if !found {
+				return "", false
+			}
+		}
+		cur = next
+	}
+	return cur, true
+}

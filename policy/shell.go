@@ -1,0 +1,271 @@
+package policy
+
+import (
+	"errors"
+	"path"
+	"slices"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/gatehouse-dev/gatehouse/normalize"
+)
+
+// Limits of the shell analysis.
+const (
+	maxShellDepth = 3  // nested sh -c / eval scripts
+	maxShellCwds  = 16 // working directories followed through cd
+	maxReparse    = 4  // prefixes re-parsed after a syntax error
+)
+
+// shellCheck is the shell analysis of one command-like string (issue 14
+// item 3): the text is parsed with mvdan.cc/sh/v3/syntax (bash dialect),
+// every word is resolved where that can be done statically (quotes, ~,
+// $HOME, $PWD, ~+ after cd), and what cannot be resolved is refused when it
+// could name a path.
+type shellCheck struct {
+	p      *Policy
+	home   string
+	cwds   []string // every working directory the script may have; [0] is the start
+	depth  int
+	reason string
+}
+
+// shellReason returns why the command-like text s names or may name a
+// protected path, or "". Text that is not valid shell is analysed up to
+// the line of its first syntax error, which is where bash stops too.
+func (p *Policy) shellReason(env normalize.PathEnv, s string, depth int) (reason string) {
+	defer func() {
+		if recover() != nil {
+			reason = "the command could not be analysed" // fail closed, never panic
+		}
+	}()
+	f := parseShell(s)
+	if f == nil {
+		return ""
+	}
+	c := &shellCheck{p: p, home: env.Home(), cwds: []string{env.Cwd()}, depth: depth}
+	syntax.Walk(f, c.visit)
+	return c.reason
+}
+
+func parseShell(s string) *syntax.File {
+	for range maxReparse {
+		f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(s), "")
+		if err == nil {
+			return f
+		}
+		var pe syntax.ParseError
+		if !errors.As(err, &pe) || pe.Pos.Line() <= 1 {
+			return nil
+		}
+		// bash runs the complete commands before the line it cannot parse.
+		cut := 0
+		for range pe.Pos.Line() - 1 {
+			cut += strings.IndexByte(s[cut:], '\n') + 1
+		}
+		s = s[:cut]
+	}
+	return nil
+}
+
+func (c *shellCheck) visit(n syntax.Node) bool {
+	if c.reason != "" {
+		return false
+	}
+	switch x := n.(type) {
+	case *syntax.CallExpr:
+		c.call(x)
+	case *syntax.Redirect:
+		c.redirect(x)
+	case *syntax.Word:
+		if w := c.resolve(x); w.dyn != "" && w.pathy {
+			c.refuse(w.dyn + " in a word that could name a path cannot be resolved statically")
+		}
+	}
+	return c.reason == ""
+}
+
+func (c *shellCheck) refuse(why string) {
+	if c.reason == "" {
+		c.reason = why
+	}
+}
+
+// word is a resolved shell word.
+type word struct {
+	text  string // for the scanner: quoted wildcards re-quoted, escapes removed
+	glob  bool   // has an unquoted wildcard
+	dyn   string // why the word cannot be resolved statically, "" if it can
+	pathy bool   // has a slash, starts with "~" or ".": could be a path
+}
+
+// resolve reads w as bash would, as far as it can be decided statically.
+func (c *shellCheck) resolve(w *syntax.Word) word {
+	var out word
+	var b strings.Builder
+	cp := *w // SplitBraces rewrites the word; the tree being walked must not change
+	brace := syntax.SplitBraces(&cp) && slices.ContainsFunc(cp.Parts, func(p syntax.WordPart) bool {
+		_, ok := p.(*syntax.BraceExp)
+		return ok
+	})
+	for i, part := range cp.Parts {
+		c.part(part, i == 0, false, &b, &out)
+	}
+	out.text = b.String()
+	t := strings.TrimLeft(out.text, "'\"")
+	out.pathy = out.pathy || strings.ContainsRune(t, '/') || strings.HasPrefix(t, "~") || strings.HasPrefix(t, ".")
+	if brace && (out.pathy || strings.Contains(t, ".")) {
+		// Brace expansion is static, but every alternative would have to
+		// be checked; a brace word that could be a path is refused.
+		out.pathy = true
+		setDyn(&out, "brace expansion")
+	}
+	return out
+}
+
+func (c *shellCheck) part(part syntax.WordPart, first, quoted bool, b *strings.Builder, out *word) {
+	switch x := part.(type) {
+	case *syntax.Lit:
+		v := x.Value
+		if first && !quoted && strings.HasPrefix(v, "~") {
+			v = c.tilde(v, out)
+		}
+		if quoted {
+			v = unescapeDouble(v)
+		}
+		writeLit(b, v, quoted, out)
+	case *syntax.SglQuoted:
+		if x.Dollar {
+			setDyn(out, "ANSI-C quoting ($'...')")
+		}
+		writeLit(b, x.Value, true, out)
+	case *syntax.DblQuoted:
+		if x.Dollar {
+			setDyn(out, "locale quoting ($\"...\")")
+		}
+		for j, p := range x.Parts {
+			c.part(p, first && j == 0, true, b, out)
+		}
+	case *syntax.ParamExp:
+		c.param(x, b, out)
+	case *syntax.CmdSubst:
+		setDyn(out, "command substitution")
+	case *syntax.ProcSubst:
+		setDyn(out, "process substitution")
+	case *syntax.ArithmExp:
+		setDyn(out, "arithmetic expansion")
+	case *syntax.ExtGlob:
+		// @(a|b), !(x), ...: matched as "*", which matches whatever they can.
+		b.WriteByte('*')
+		out.glob = true
+	case *syntax.BraceExp:
+		for _, e := range x.Elems {
+			for j, p := range e.Parts {
+				c.part(p, first && j == 0, quoted, b, out)
+			}
+		}
+	default:
+		setDyn(out, "an expansion")
+	}
+}
+
+func setDyn(out *word, why string) {
+	if out.dyn == "" {
+		out.dyn = why
+	}
+}
+
+// param resolves $HOME and $PWD (when the working directory is known);
+// any other parameter, and any operator on these, cannot be resolved.
+func (c *shellCheck) param(x *syntax.ParamExp, b *strings.Builder, out *word) {
+	plain := x.Param != nil && x.Exp == nil && x.Slice == nil && x.Repl == nil && x.Index == nil &&
+		!x.Length && !x.Excl && !x.Width && x.Names == 0 && x.NestedParam == nil
+	name := ""
+	if x.Param != nil {
+		name = x.Param.Value
+	}
+	switch {
+	case plain && name == "HOME" && c.home != "":
+		b.WriteString(c.home)
+		out.pathy = true
+	case plain && name == "PWD" && len(c.cwds) == 1:
+		b.WriteString(c.cwds[0])
+		out.pathy = true
+	case plain && name == "PWD":
+		setDyn(out, "$PWD after a cd that may or may not have run")
+	default:
+		setDyn(out, "parameter expansion of $"+name)
+	}
+}
+
+// tilde expands a leading ~, ~/..., ~user, ~+ and ~-.
+func (c *shellCheck) tilde(v string, out *word) string {
+	name, rest, slash := strings.Cut(v[1:], "/")
+	if slash {
+		rest = "/" + rest
+	}
+	out.pathy = true
+	switch {
+	case name == "" && c.home != "":
+		return c.home + rest
+	case name == "+" && len(c.cwds) == 1:
+		return c.cwds[0] + rest
+	case name == "+" || name == "-":
+		setDyn(out, "~"+name+" after a cd")
+	case c.home != "" && strings.EqualFold(name, path.Base(c.home)):
+		return c.home + rest
+	}
+	return v
+}
+
+// writeLit writes literal text: backslash escapes removed, wildcards that
+// are quoted or escaped written in single quotes (the scanner reads them
+// as literals), unquoted wildcards noted.
+func writeLit(b *strings.Builder, v string, quoted bool, out *word) {
+	for i := 0; i < len(v); i++ {
+		ch := v[i]
+		lit := quoted
+		if ch == '\\' && !quoted && i+1 < len(v) {
+			i++
+			ch, lit = v[i], true
+			if ch == '\n' {
+				continue // line continuation
+			}
+		}
+		switch {
+		case ch == '*' || ch == '?' || ch == '[':
+			if lit {
+				b.WriteByte('\'')
+				b.WriteByte(ch)
+				b.WriteByte('\'')
+			} else {
+				b.WriteByte(ch)
+				out.glob = true
+			}
+		case ch == '\'' || ch == '"' || ch == '`':
+			// the scanner deletes quotes; a literal quote is dropped
+		default:
+			b.WriteByte(ch)
+		}
+	}
+}
+
+// unescapeDouble removes the backslashes bash removes inside double
+// quotes: before $, `, ", \ and newline.
+func unescapeDouble(v string) string {
+	if !strings.Contains(v, `\`) {
+		return v
+	}
+	var b strings.Builder
+	for i := 0; i < len(v); i++ {
+		if v[i] == '\\' && i+1 < len(v) && strings.IndexByte("$`\"\\\n", v[i+1]) >= 0 {
+			i++
+			if v[i] == '\n' {
+				continue
+			}
+		}
+		b.WriteByte(v[i])
+	}
+	return b.String()
+}
