@@ -21,7 +21,7 @@ type rateShard struct {
 	n         int
 	lastSweep time.Time
 	nextEvict time.Time // a full shard has no bucket to evict before this
-	_         [64]byte // keep shards on separate cache lines
+	_         [64]byte  // keep shards on separate cache lines
 }
 
 // bucket is a token bucket of capacity N that starts full, kept as GCRA
