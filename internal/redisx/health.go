@@ -109,7 +109,7 @@ local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
 local m = redis.call('GET', KEYS[1])
 if not m then
-  redis.call('SET', KEYS[1], tostring(now))
+  redis.call('SET', KEYS[1], string.format('%.0f', now))
   return {now, now, 1}
 end
 if not string.match(m, '^%d+$') then
