@@ -1,0 +1,495 @@
+package redisstore_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/gatehouse-dev/gatehouse/internal/redistest"
+	"github.com/gatehouse-dev/gatehouse/ratelimit"
+	"github.com/gatehouse-dev/gatehouse/ratelimit/redisstore"
+)
+
+var epoch = time.Date(2026, 3, 14, 15, 9, 26, 0, time.UTC)
+
+func fixed(t time.Time) func() time.Time { return func() time.Time { return t } }
+
+// victim is the state an eviction or a restart must not erase: a budget of
+// 100/hour spent to its limit, a 10/minute bucket emptied, and a conversation
+// with committed steps 1 to 3.
+type victim struct {
+	lim   *ratelimit.Limiter
+	bud   *ratelimit.Budget
+	guard *ratelimit.Guard
+}
+
+func newVictim(t *testing.T, s ratelimit.Store) victim {
+	t.Helper()
+	lim, err := ratelimit.NewLimiter(ratelimit.MustParseRate("10/minute"), &ratelimit.LimiterOptions{Store: s, Now: fixed(epoch)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bud, err := ratelimit.NewBudget(ratelimit.Limits{RequestsPerHour: 100}, &ratelimit.BudgetOptions{Store: s, Now: fixed(epoch)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := ratelimit.NewGuard(&ratelimit.GuardOptions{Store: s, Now: fixed(epoch)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return victim{lim, bud, g}
+}
+
+func stepOf(agent, conv string, step int64) ratelimit.Action {
+	return ratelimit.Action{Agent: agent, ConversationID: conv, Step: step, Tool: "t", Args: map[string]any{"n": step}}
+}
+
+// spend brings the victim to its limits.
+func (v victim) spend(t *testing.T) {
+	t.Helper()
+	ctx := context.Background()
+	for range 10 {
+		if res, err := v.lim.Allow(ctx, "victim"); err != nil || !res.Allowed {
+			t.Fatalf("victim rate: %+v, %v", res, err)
+		}
+	}
+	for range 100 {
+		if err := v.bud.Charge(ctx, "victim", ratelimit.Usage{}); err != nil {
+			t.Fatalf("victim budget: %v", err)
+		}
+	}
+	for step := int64(1); step <= 3; step++ {
+		r, err := v.guard.Begin(ctx, stepOf("victim", "conv", step))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := r.Commit(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// held reports what of the victim's state still holds: each entry names a
+// limit the victim got around.
+func (v victim) held(t *testing.T) []string {
+	t.Helper()
+	ctx := context.Background()
+	var lost []string
+	if res, err := v.lim.Allow(ctx, "victim"); err == nil && res.Allowed {
+		lost = append(lost, "rate bucket refilled")
+	}
+	if err := v.bud.Charge(ctx, "victim", ratelimit.Usage{}); err == nil {
+		lost = append(lost, "spent budget reset")
+	}
+	if r, err := v.guard.Begin(ctx, stepOf("victim", "conv", 2)); err == nil {
+		_ = r.Release(ctx)
+		lost = append(lost, "committed step 2 replayable")
+	}
+	return lost
+}
+
+// TestEvictionPolicyIsRefusedOrStateSurvives (issue 17 fault 1): a 16 MB
+// Redis under each maxmemory-policy, flooded by an attacker through the
+// store: the store either refuses the configuration at New or the victim's
+// spent budget, empty bucket and committed steps survive the flood.
+func TestEvictionPolicyIsRefusedOrStateSurvives(t *testing.T) {
+	policies := []string{"noeviction", "allkeys-lru", "volatile-lru", "volatile-ttl", "allkeys-random", "volatile-random", "allkeys-lfu", "volatile-lfu"}
+	for _, pol := range policies {
+		t.Run(pol, func(t *testing.T) {
+			srv := redistest.StartWith(t, redistest.Config{MaxMemory: "16mb", Policy: pol})
+			c := newClient(t, srv.Addr())
+			ctx := context.Background()
+			s, err := redisstore.New(ctx, c, &redisstore.Options{Warn: func(string) {}, Timeout: raceTimeout})
+			if pol != "noeviction" {
+				if !errors.Is(err, ratelimit.ErrInvalidOptions) || !strings.Contains(err.Error(), pol) {
+					t.Fatalf("New under %s = %v, want ErrInvalidOptions naming the policy", pol, err)
+				}
+				s, err := redisstore.New(ctx, c, &redisstore.Options{Warn: func(string) {}, AcceptEviction: true, Timeout: raceTimeout})
+				if err != nil {
+					t.Fatalf("New with AcceptEviction under %s: %v", pol, err)
+				}
+				if pol == "allkeys-lru" {
+					// What New refuses by default: the flood evicts the
+					// victim's state (the fault as it was before New checked).
+					v := newVictim(t, s)
+					v.spend(t)
+					floodUntil(t, s, 60_000)
+					if lost := v.held(t); len(lost) == 0 {
+						t.Fatal("flood under allkeys-lru evicted nothing; the flood is too small to test anything")
+					} else {
+						t.Logf("accepted eviction, as expected the victim lost: %s", strings.Join(lost, ", "))
+					}
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			v := newVictim(t, s)
+			v.spend(t)
+			capacity := flood(t, s)
+			if capacity == 0 {
+				t.Fatal("the flood never reached maxmemory; the test proves nothing")
+			}
+			// Room again, then the victim's state must be what it was.
+			if err := c.ConfigSet(ctx, "maxmemory", "0").Err(); err != nil {
+				t.Fatal(err)
+			}
+			if lost := v.held(t); len(lost) > 0 {
+				t.Fatalf("after the flood under %s: %s", pol, strings.Join(lost, ", "))
+			}
+		})
+	}
+}
+
+// floodUntil writes n attackers' state through s (under an eviction policy,
+// Redis never refuses).
+func floodUntil(t *testing.T, s ratelimit.Store, n int) {
+	t.Helper()
+	ctx := context.Background()
+	pad := strings.Repeat("x", 200)
+	for i := range n {
+		key := fmt.Sprintf("attacker-%d-%s", i, pad)
+		if _, err := s.Take(ctx, key, ratelimit.MustParseRate("1/hour"), epoch); err != nil {
+			t.Fatalf("flood %d: %v", i, err)
+		}
+	}
+}
+
+// flood writes attacker state through s until Redis refuses at maxmemory,
+// and returns how many writes were refused as capacity (never as an outage).
+func flood(t *testing.T, s ratelimit.Store) int {
+	t.Helper()
+	ctx := context.Background()
+	pad := strings.Repeat("x", 200)
+	capacity := 0
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for w := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; ; i++ {
+				key := fmt.Sprintf("attacker-%d-%d-%s", w, i, pad)
+				_, err := s.Take(ctx, key, ratelimit.MustParseRate("1/hour"), epoch)
+				if err == nil {
+					_, err = s.Spend(ctx, key, []ratelimit.Counter{{Name: "n", Add: 1, Max: 10, TTL: time.Hour}}, ratelimit.SpendCommit, epoch)
+				}
+				if err != nil {
+					mu.Lock()
+					defer mu.Unlock()
+					if !errors.Is(err, ratelimit.ErrCapacity) || errors.Is(err, ratelimit.ErrUnavailable) {
+						t.Errorf("flood write %d: %v, want a capacity error", i, err)
+					}
+					capacity++
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return capacity
+}
+
+// TestLostDataFailsClosed (issue 17 fault 5): Redis restarted without
+// persistence forgets committed steps. Unknown conversations past step 1
+// then fail closed with CodeStateLost until one ConversationTTL has passed;
+// step 1 of a new conversation works. With AOF the state survives instead.
+func TestLostDataFailsClosed(t *testing.T) {
+	ctx := context.Background()
+	for _, aof := range []bool{false, true} {
+		t.Run(fmt.Sprintf("appendonly=%v", aof), func(t *testing.T) {
+			srv := redistest.StartWith(t, redistest.Config{AppendOnly: aof})
+			c := newClient(t, srv.Addr())
+			s := newStore(t, c, &redisstore.Options{RequireDurable: aof})
+			v := newVictim(t, s)
+			v.spend(t)
+			srv.Restart()
+			var err error
+			for range 100 { // until the client has reconnected
+				if _, err = v.guard.Begin(ctx, stepOf("victim", "conv", 2)); !errors.Is(err, ratelimit.ErrUnavailable) {
+					break
+				}
+				time.Sleep(50 * time.Millisecond)
+			}
+			if aof {
+				if !errors.Is(err, ratelimit.ErrReplay) {
+					t.Fatalf("replay of step 2 after an AOF restart: %v, want ErrReplay", err)
+				}
+				return
+			}
+			if !errors.Is(err, ratelimit.ErrStateLost) || !strings.Contains(err.Error(), "lost its data") {
+				t.Fatalf("replay of step 2 after a restart without persistence: %v, want ErrStateLost", err)
+			}
+			if _, err := v.guard.Begin(ctx, stepOf("victim", "conv", 4)); !errors.Is(err, ratelimit.ErrStateLost) {
+				t.Fatalf("step 4 of the lost conversation: %v, want ErrStateLost", err)
+			}
+			r, err := v.guard.Begin(ctx, stepOf("victim", "new-conv", 1))
+			if err != nil {
+				t.Fatalf("step 1 of a new conversation after the restart: %v", err)
+			}
+			if err := r.Commit(ctx); err != nil {
+				t.Fatal(err)
+			}
+			// Step 2 of a conversation known since the restart is fine.
+			if _, err := v.guard.Begin(ctx, stepOf("victim", "new-conv", 2)); err != nil {
+				t.Fatalf("step 2 of a conversation started after the restart: %v", err)
+			}
+			// A second store instance (a replica starting now) sees the
+			// young marker too.
+			g2, _ := ratelimit.NewGuard(&ratelimit.GuardOptions{Store: newStore(t, c, nil)})
+			if _, err := g2.Begin(ctx, stepOf("victim", "conv", 5)); !errors.Is(err, ratelimit.ErrStateLost) {
+				t.Fatalf("replica started after the loss, step 5: %v, want ErrStateLost", err)
+			}
+			// Once a whole ConversationTTL has passed, unknown conversations
+			// are new again (whatever was lost would have expired).
+			g3, _ := ratelimit.NewGuard(&ratelimit.GuardOptions{Store: s, ConversationTTL: time.Millisecond})
+			time.Sleep(5 * time.Millisecond)
+			if r, err := g3.Begin(ctx, stepOf("victim", "other", 3)); err != nil {
+				t.Fatalf("unknown conversation past the TTL: %v", err)
+			} else {
+				_ = r.Release(ctx)
+			}
+		})
+	}
+}
+
+// TestNewRefusesNonDurableWhenAsked: RequireDurable refuses appendonly no.
+func TestNewRefusesNonDurableWhenAsked(t *testing.T) {
+	srv := redistest.Start(t)
+	c := newClient(t, srv.Addr())
+	var warned []string
+	if _, err := redisstore.New(context.Background(), c, &redisstore.Options{RequireDurable: true}); !errors.Is(err, ratelimit.ErrInvalidOptions) || !strings.Contains(err.Error(), "appendonly") {
+		t.Fatalf("New(RequireDurable) on appendonly no = %v, want ErrInvalidOptions naming appendonly", err)
+	}
+	if _, err := redisstore.New(context.Background(), c, &redisstore.Options{Warn: func(m string) { warned = append(warned, m) }}); err != nil {
+		t.Fatal(err)
+	}
+	if len(warned) != 1 || !strings.Contains(warned[0], "appendonly no") {
+		t.Fatalf("warnings %q, want one about appendonly", warned)
+	}
+}
+
+// TestClusterNeedsAcceptDataLoss: one marker cannot cover several servers.
+func TestClusterNeedsAcceptDataLoss(t *testing.T) {
+	srv := redistest.Start(t)
+	ring := redis.NewRing(&redis.RingOptions{Addrs: map[string]string{"a": srv.Addr()}, ContextTimeoutEnabled: true})
+	defer ring.Close()
+	ctx := context.Background()
+	if _, err := redisstore.New(ctx, ring, &redisstore.Options{Warn: func(string) {}}); !errors.Is(err, ratelimit.ErrInvalidOptions) || !strings.Contains(err.Error(), "AcceptDataLoss") {
+		t.Fatalf("New(ring) = %v, want ErrInvalidOptions naming AcceptDataLoss", err)
+	}
+	if _, err := redisstore.New(ctx, ring, &redisstore.Options{Warn: func(string) {}, AcceptDataLoss: true}); err != nil {
+		t.Fatalf("New(ring, AcceptDataLoss): %v", err)
+	}
+}
+
+// TestCorruptNumbersFailClosed (issue 17 fault 4): a numeric field that is
+// present but not what the scripts write ("abc", "nan", hex, overflowing,
+// infinite) is an error naming the key, never read as zero. Near misses that
+// are valid numbers still work.
+func TestCorruptNumbersFailClosed(t *testing.T) {
+	srv := redistest.Start(t)
+	c := newClient(t, srv.Addr())
+	ctx := context.Background()
+	p := ratelimit.StepParams{MaxRepeats: 2, ReservationTTL: time.Minute, ConversationTTL: time.Hour}
+	fp := ratelimit.Fingerprint{1}
+	bad := []string{"abc", "nan", "NaN", "inf", "-inf", "0x10", "1e400", "", " 5", "5 ", "9999999999999999999", "1.5"}
+	type target struct {
+		name  string
+		key   func(prefix string) string
+		field string // "" for a string key
+		ok    []string
+		probe func(s *redisstore.Store) error
+	}
+	targets := []target{
+		{"conversation last", func(p string) string { return p + "c:{conv}" }, "last", []string{"7", "0", "-1"},
+			func(s *redisstore.Store) error {
+				res, err := s.Reserve(ctx, "conv", 3, fp, p, epoch)
+				if err == nil && res.Status == ratelimit.StepOK {
+					_ = s.Release(ctx, "conv", 3, res.Token)
+				}
+				return err
+			}},
+		{"conversation rep", func(p string) string { return p + "c:{conv}" }, "rep", []string{"1", "0"},
+			func(s *redisstore.Store) error { _, err := s.Reserve(ctx, "conv", 9, fp, p, epoch); return err }},
+		{"budget counter", func(p string) string { return p + "b:{agent}:n" }, "", []string{"3", "0"},
+			func(s *redisstore.Store) error {
+				_, err := s.Spend(ctx, "agent", []ratelimit.Counter{{Name: "n", Add: 1, Max: 10, TTL: time.Hour}}, ratelimit.SpendCheck, epoch)
+				return err
+			}},
+		{"rate TAT", func(p string) string { return p + "r:{k}" }, "", []string{"1773500966000000", "1.7735009660000002e+15", "12.5", "1.5", "9999999999999999999"},
+			func(s *redisstore.Store) error { _, err := s.Take(ctx, "k", ratelimit.MustParseRate("5/second"), epoch); return err }},
+		{"reservation expiry", func(p string) string { return p + "c:{conv}:4" }, "", []string{"12", "1.5e+15", "1.5", "9999999999999999999"},
+			func(s *redisstore.Store) error { _, err := s.Reserve(ctx, "conv", 4, fp, p, epoch); return err }},
+	}
+	n := 0
+	for _, tg := range targets {
+		for _, v := range append(append([]string{}, bad...), tg.ok...) {
+			n++
+			prefix := fmt.Sprintf("t%d:", n)
+			s := newStore(t, c, &redisstore.Options{Prefix: prefix})
+			key := tg.key(prefix)
+			val := v
+			if tg.name == "reservation expiry" {
+				val = "tok|" + v
+				// A known conversation, so that the reservation is read.
+				if err := c.HSet(ctx, prefix+"c:{conv}", "last", 1).Err(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			var err error
+			if tg.field != "" {
+				err = c.HSet(ctx, key, tg.field, val).Err()
+			} else {
+				err = c.Set(ctx, key, val, time.Hour).Err()
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = tg.probe(s)
+			valid := false
+			for _, ok := range tg.ok {
+				valid = valid || ok == v
+			}
+			switch {
+			case valid && err != nil:
+				t.Errorf("%s = %q (valid): %v", tg.name, v, err)
+			case !valid && (!errors.Is(err, ratelimit.ErrUnavailable) || !strings.Contains(err.Error(), key)):
+				t.Errorf("%s = %q: %v, want ErrUnavailable naming %s", tg.name, v, err, key)
+			}
+		}
+	}
+}
+
+// TestScriptAfterDeadlineChangesNothing (issue 17 fault 3): Redis paused
+// (CLIENT PAUSE) past the caller's timeout; the queued scripts run when it
+// resumes, after the callers denied. They must change nothing: no step left
+// reserved ("already being decided"), no budget charged.
+func TestScriptAfterDeadlineChangesNothing(t *testing.T) {
+	srv := redistest.Start(t)
+	c := newClient(t, srv.Addr())
+	admin := newClient(t, srv.Addr())
+	ctx := context.Background()
+	s := newStore(t, c, &redisstore.Options{Timeout: 200 * time.Millisecond})
+	g, _ := ratelimit.NewGuard(&ratelimit.GuardOptions{Store: s})
+	bud, _ := ratelimit.NewBudget(ratelimit.Limits{RequestsPerHour: 5}, &ratelimit.BudgetOptions{Store: s})
+	if err := admin.Do(ctx, "CLIENT", "PAUSE", "1000").Err(); err != nil {
+		t.Fatal(err)
+	}
+	paused := time.Now()
+	if _, err := g.Begin(ctx, stepOf("a", "conv", 1)); !errors.Is(err, ratelimit.ErrUnavailable) {
+		t.Fatalf("Begin while paused: %v, want ErrUnavailable", err)
+	}
+	for range 3 {
+		if err := bud.Charge(ctx, "a", ratelimit.Usage{}); !errors.Is(err, ratelimit.ErrUnavailable) {
+			t.Fatalf("Charge while paused: %v, want ErrUnavailable", err)
+		}
+	}
+	time.Sleep(time.Until(paused.Add(1200 * time.Millisecond)))
+	// The paused scripts have run by now (a new command queues behind them).
+	r, err := g.Begin(ctx, stepOf("a", "conv", 1))
+	if err != nil {
+		t.Fatalf("retry of the step denied while Redis was paused: %v (a ghost reservation)", err)
+	}
+	_ = r.Release(ctx)
+	for i := range 5 {
+		if err := bud.Charge(ctx, "a", ratelimit.Usage{}); err != nil {
+			t.Fatalf("charge %d of 5 after the pause: %v (denied calls were charged)", i+1, err)
+		}
+	}
+}
+
+// TestServerClockMakesReplicasAgree (issue 17 fault 6): with ServerClock,
+// two replicas whose clocks disagree by two hours share one 1/hour bucket;
+// with the callers' clocks the skewed replica would find it full again.
+func TestServerClockMakesReplicasAgree(t *testing.T) {
+	srv := redistest.Start(t)
+	ctx := context.Background()
+	r := ratelimit.MustParseRate("1/hour")
+	a := newStore(t, newClient(t, srv.Addr()), &redisstore.Options{ServerClock: true})
+	b := newStore(t, newClient(t, srv.Addr()), &redisstore.Options{ServerClock: true})
+	now := time.Now()
+	if res, err := a.Take(ctx, "k", r, now); err != nil || !res.Allowed {
+		t.Fatalf("replica a: %+v, %v", res, err)
+	}
+	if res, err := b.Take(ctx, "k", r, now.Add(2*time.Hour)); err != nil || res.Allowed {
+		t.Fatalf("replica b, clock 2h ahead: %+v, %v; want denied (server clock)", res, err)
+	}
+	// Near miss: without ServerClock the callers' clocks rule.
+	cc := newStore(t, newClient(t, srv.Addr()), &redisstore.Options{Prefix: "caller:"})
+	if res, _ := cc.Take(ctx, "k", r, now); !res.Allowed {
+		t.Fatal("caller clock: first take denied")
+	}
+	if res, _ := cc.Take(ctx, "k", r, now.Add(2*time.Hour)); !res.Allowed {
+		t.Fatal("caller clock: take two hours later denied")
+	}
+}
+
+// TestReplicasRaceExact: two replicas (two clients, two stores, default
+// options and default go-redis pool) on one Redis, 1,000 concurrent calls
+// each time: exactly 1 wins a step, exactly 100 pass a 100/hour budget,
+// exactly 10 pass 10/minute, and none is refused as unavailable (issue 17
+// fault 7: a healthy burst on default settings is not an outage).
+func TestReplicasRaceExact(t *testing.T) {
+	srv := redistest.Start(t)
+	var reps [2]victim
+	for i := range reps {
+		c := redis.NewClient(&redis.Options{Addr: srv.Addr(), ContextTimeoutEnabled: true})
+		t.Cleanup(func() { c.Close() })
+		reps[i] = newVictim(t, newStore(t, c, nil))
+	}
+	ctx := context.Background()
+	race := func(name string, want int, call func(v victim) (bool, error)) {
+		var wg sync.WaitGroup
+		var mu sync.Mutex
+		won := 0
+		start := make(chan struct{})
+		for i := range 1000 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				<-start
+				ok, err := call(reps[i%2])
+				mu.Lock()
+				defer mu.Unlock()
+				if err != nil && (errors.Is(err, ratelimit.ErrUnavailable) || errors.Is(err, ratelimit.ErrCapacity)) {
+					t.Errorf("%s: %v", name, err)
+				}
+				if ok {
+					won++
+				}
+			}()
+		}
+		close(start)
+		wg.Wait()
+		if won != want {
+			t.Errorf("%s: %d of 1,000 passed, want exactly %d", name, won, want)
+		}
+	}
+	race("step", 1, func(v victim) (bool, error) {
+		r, err := v.guard.Begin(ctx, stepOf("a", "conv", 1))
+		if err != nil {
+			return false, err
+		}
+		return r.Commit(ctx) == nil, nil
+	})
+	race("budget 100/hour", 100, func(v victim) (bool, error) {
+		err := v.bud.Charge(ctx, "a", ratelimit.Usage{})
+		var be *ratelimit.BudgetError
+		if errors.As(err, &be) {
+			return false, nil
+		}
+		return err == nil, err
+	})
+	race("rate 10/minute", 10, func(v victim) (bool, error) {
+		res, err := v.lim.Allow(ctx, "a")
+		return err == nil && res.Allowed, err
+	})
+}
