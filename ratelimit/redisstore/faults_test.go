@@ -325,7 +325,10 @@ func TestCorruptNumbersFailClosed(t *testing.T) {
 				return err
 			}},
 		{"rate TAT", func(p string) string { return p + "r:{k}" }, "", []string{"1773500966000000", "1.7735009660000002e+15", "12.5", "1.5", "9999999999999999999"},
-			func(s *redisstore.Store) error { _, err := s.Take(ctx, "k", ratelimit.MustParseRate("5/second"), epoch); return err }},
+			func(s *redisstore.Store) error {
+				_, err := s.Take(ctx, "k", ratelimit.MustParseRate("5/second"), epoch)
+				return err
+			}},
 		{"reservation expiry", func(p string) string { return p + "c:{conv}:4" }, "", []string{"12", "1.5e+15", "1.5", "9999999999999999999"},
 			func(s *redisstore.Store) error { _, err := s.Reserve(ctx, "conv", 4, fp, p, epoch); return err }},
 	}
