@@ -46,7 +46,7 @@ func TestInFlightRefusesAtOnce(t *testing.T) {
 		t.Fatalf("after one release: %d in flight, want 3", total)
 	}
 	acquire("a", "z")
-	refused("a", "q", "InFlightOptions.PerAgent")
+	refused("e", "q", "InFlightOptions.Total")
 }
 
 // TestInFlightNeverExceedsCaps: 1,000 goroutines on one agent with
