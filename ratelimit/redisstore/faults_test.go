@@ -371,41 +371,65 @@ func TestCorruptNumbersFailClosed(t *testing.T) {
 	}
 }
 
-// TestScriptAfterDeadlineChangesNothing (issue 17 fault 3): Redis paused
-// (CLIENT PAUSE) past the caller's timeout; the queued scripts run when it
-// resumes, after the callers denied. They must change nothing: no step left
-// reserved ("already being decided"), no budget charged.
+// TestScriptAfterDeadlineChangesNothing (issue 17 fault 3): Redis stalled
+// (SIGSTOP, and CLIENT PAUSE) past the caller's timeout; scripts already
+// sent run when it resumes, after the callers denied. They must change
+// nothing: no step left reserved ("already being decided"), no budget
+// charged.
 func TestScriptAfterDeadlineChangesNothing(t *testing.T) {
-	srv := redistest.Start(t)
-	c := newClient(t, srv.Addr())
-	admin := newClient(t, srv.Addr())
-	ctx := context.Background()
-	s := newStore(t, c, &redisstore.Options{Timeout: 200 * time.Millisecond})
-	g, _ := ratelimit.NewGuard(&ratelimit.GuardOptions{Store: s})
-	bud, _ := ratelimit.NewBudget(ratelimit.Limits{RequestsPerHour: 5}, &ratelimit.BudgetOptions{Store: s})
-	if err := admin.Do(ctx, "CLIENT", "PAUSE", "1000").Err(); err != nil {
-		t.Fatal(err)
-	}
-	paused := time.Now()
-	if _, err := g.Begin(ctx, stepOf("a", "conv", 1)); !errors.Is(err, ratelimit.ErrUnavailable) {
-		t.Fatalf("Begin while paused: %v, want ErrUnavailable", err)
-	}
-	for range 3 {
-		if err := bud.Charge(ctx, "a", ratelimit.Usage{}); !errors.Is(err, ratelimit.ErrUnavailable) {
-			t.Fatalf("Charge while paused: %v, want ErrUnavailable", err)
-		}
-	}
-	time.Sleep(time.Until(paused.Add(1200 * time.Millisecond)))
-	// The paused scripts have run by now (a new command queues behind them).
-	r, err := g.Begin(ctx, stepOf("a", "conv", 1))
-	if err != nil {
-		t.Fatalf("retry of the step denied while Redis was paused: %v (a ghost reservation)", err)
-	}
-	_ = r.Release(ctx)
-	for i := range 5 {
-		if err := bud.Charge(ctx, "a", ratelimit.Usage{}); err != nil {
-			t.Fatalf("charge %d of 5 after the pause: %v (denied calls were charged)", i+1, err)
-		}
+	for _, mode := range []string{"sigstop", "client-pause"} {
+		t.Run(mode, func(t *testing.T) {
+			srv := redistest.Start(t)
+			c := newClient(t, srv.Addr())
+			admin := newClient(t, srv.Addr())
+			ctx := context.Background()
+			s := newStore(t, c, &redisstore.Options{Timeout: 200 * time.Millisecond})
+			g, _ := ratelimit.NewGuard(&ratelimit.GuardOptions{Store: s})
+			bud, _ := ratelimit.NewBudget(ratelimit.Limits{RequestsPerHour: 5}, &ratelimit.BudgetOptions{Store: s})
+			if err := bud.Check(ctx, "warm", ratelimit.Usage{}); err != nil { // scripts loaded
+				t.Fatal(err)
+			}
+			if _, err := g.Begin(ctx, stepOf("warm", "conv", 1)); err != nil {
+				t.Fatal(err)
+			}
+			stalled := time.Now()
+			if mode == "sigstop" {
+				srv.Pause()
+			} else if err := admin.Do(ctx, "CLIENT", "PAUSE", "1000").Err(); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := g.Begin(ctx, stepOf("a", "conv", 1)); !errors.Is(err, ratelimit.ErrUnavailable) {
+				t.Fatalf("Begin while stalled: %v, want ErrUnavailable", err)
+			}
+			for range 3 {
+				if err := bud.Charge(ctx, "a", ratelimit.Usage{}); !errors.Is(err, ratelimit.ErrUnavailable) {
+					t.Fatalf("Charge while stalled: %v, want ErrUnavailable", err)
+				}
+			}
+			time.Sleep(time.Until(stalled.Add(1200 * time.Millisecond)))
+			if mode == "sigstop" {
+				srv.Resume()
+			}
+			// The stalled scripts run first; retry until the client has a
+			// working connection again.
+			var r *ratelimit.Reservation
+			var err error
+			for range 50 {
+				if r, err = g.Begin(ctx, stepOf("a", "conv", 1)); !errors.Is(err, ratelimit.ErrUnavailable) {
+					break
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+			if err != nil {
+				t.Fatalf("retry of the step denied while Redis was stalled: %v (a ghost reservation)", err)
+			}
+			_ = r.Release(ctx)
+			for i := range 5 {
+				if err := bud.Charge(ctx, "a", ratelimit.Usage{}); err != nil {
+					t.Fatalf("charge %d of 5 after the stall: %v (denied calls were charged)", i+1, err)
+				}
+			}
+		})
 	}
 }
 
