@@ -395,7 +395,7 @@ func TestScriptAfterDeadlineChangesNothing(t *testing.T) {
 			stalled := time.Now()
 			if mode == "sigstop" {
 				srv.Pause()
-			} else if err := admin.Do(ctx, "CLIENT", "PAUSE", "1000").Err(); err != nil {
+			} else if err := admin.Do(ctx, "CLIENT", "PAUSE", "3000").Err(); err != nil {
 				t.Fatal(err)
 			}
 			if _, err := g.Begin(ctx, stepOf("a", "conv", 1)); !errors.Is(err, ratelimit.ErrUnavailable) {
@@ -406,9 +406,11 @@ func TestScriptAfterDeadlineChangesNothing(t *testing.T) {
 					t.Fatalf("Charge while stalled: %v, want ErrUnavailable", err)
 				}
 			}
-			time.Sleep(time.Until(stalled.Add(1200 * time.Millisecond)))
 			if mode == "sigstop" {
+				time.Sleep(time.Until(stalled.Add(1200 * time.Millisecond)))
 				srv.Resume()
+			} else {
+				time.Sleep(time.Until(stalled.Add(3200 * time.Millisecond)))
 			}
 			// The stalled scripts run first; retry until the client has a
 			// working connection again.

@@ -51,6 +51,17 @@ func TestConformance(t *testing.T) {
 	})
 }
 
+// TestReplicasConformance: two stores with their own clients on one Redis
+// keep the race counts of storetest.RunReplicas exact.
+func TestReplicasConformance(t *testing.T) {
+	srv := redistest.Start(t)
+	var n atomic.Int64
+	storetest.RunReplicas(t, func(t *testing.T) (ratelimit.Store, ratelimit.Store) {
+		o := &redisstore.Options{Prefix: fmt.Sprintf("rep%d:", n.Add(1))}
+		return newStore(t, newClient(t, srv.Addr()), o), newStore(t, newClient(t, srv.Addr()), o)
+	})
+}
+
 // raceTimeout is the per-call timeout of tests that start 1,000 goroutines:
 // they queue for pooled connections, which counts against the timeout, and
 // these tests check atomicity, not latency (the kill and hang tests do).
