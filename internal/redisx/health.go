@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strconv"
 	"strings"
 	"time"
@@ -146,4 +147,27 @@ func Marker(ctx context.Context, c MarkerScripter, key string) (MarkerState, err
 // noeviction: a capacity limit, not an outage.
 func IsOOM(err error) bool {
 	return err != nil && strings.HasPrefix(err.Error(), "OOM ")
+}
+
+// Verify runs [Check] within timeout for a store's constructor: a
+// configuration it refuses wraps invalid (the store's ErrInvalidOptions), a
+// server it cannot read wraps unavailable, and warnings go to warn (nil
+// means slog.Default().Warn) prefixed with who.
+func Verify(ctx context.Context, c Infoer, o HealthOptions, timeout time.Duration, who string, warn func(string), invalid, unavailable error) error {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	h, err := Check(ctx, c, o)
+	switch {
+	case errors.Is(err, ErrHealth):
+		return fmt.Errorf("%w: %s: %w", unavailable, who, err)
+	case err != nil:
+		return fmt.Errorf("%w: %s: %w", invalid, who, err)
+	}
+	if warn == nil {
+		warn = func(msg string) { slog.Default().Warn(msg) }
+	}
+	for _, w := range h.Warnings {
+		warn(who + ": " + w)
+	}
+	return nil
 }
