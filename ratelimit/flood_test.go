@@ -112,7 +112,9 @@ func TestRateFloodOfDistinctAgents(t *testing.T) {
 		}
 	}
 	for i := range flood {
-		if res, err := l.AllowAt(ctx, ratelimit.Key("agent-"+strconv.Itoa(i), "tool"), t0); err != nil || !res.Allowed {
+		// The key the root Guard builds for a per-tool rate of a
+		// self-declared client.
+		if res, err := l.AllowAt(ctx, ratelimit.Key("gatehouse", "rate", "client:agent-"+strconv.Itoa(i), "echo"), t0); err != nil || !res.Allowed {
 			t.Fatalf("flood key %d: %+v, %v", i, res, err)
 		}
 	}

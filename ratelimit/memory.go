@@ -146,9 +146,10 @@ func capacityError(what, cap string, limit int, hint string) error {
 	return &CapacityError{What: what, Cap: cap, Limit: limit, Hint: hint}
 }
 
-// ownerOf returns the owner of a scope: its first [Key] part, or the whole
-// scope when it is not in Key form.
-func ownerOf(scope string) string {
+// Owner returns the owner of a conversation scope: its first [Key] part
+// (the agent, for the scopes a [Guard] builds), or the whole scope when it
+// is not in Key form. Stores cap live conversations per owner.
+func Owner(scope string) string {
 	i := 0
 	for i < len(scope) && i < 8 && scope[i] >= '0' && scope[i] <= '9' {
 		i++

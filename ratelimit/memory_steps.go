@@ -80,7 +80,7 @@ func (s *MemoryStore) newConv(sh *convShard, scope string) (*conversation, error
 		return nil, capacityError("live conversations", "MemoryOptions.MaxConversations", s.convCap*numShards,
 			"conversations with committed steps are kept ConversationTTL after their last step; raise the cap or shorten GuardOptions.ConversationTTL")
 	}
-	owner := ownerOf(scope)
+	owner := Owner(scope)
 	if !s.addOwner(owner) {
 		return nil, capacityError("live conversations of this agent", "MemoryOptions.MaxConversationsPerOwner", s.ownerCap,
 			"finish conversations (state is kept ConversationTTL after the last step) or raise the cap")

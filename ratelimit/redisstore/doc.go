@@ -12,12 +12,15 @@
 //
 //	<prefix>r:{<key>}            token bucket of a rate key
 //	<prefix>b:{<agent>}:<name>   budget counter, name like "requests/hour/493827"
-//	<prefix>c:{<scope>}          conversation: last committed step, fingerprint, repeats
-//	<prefix>c:{<scope>}:<step>   reservation of one step: "<token>|<expiry µs>"
+//	<prefix>c:{<owner>}<n>:<scope>         conversation: last committed step, fingerprint, repeats
+//	<prefix>c:{<owner>}<n>:<scope>:<step>  reservation of one step: "<token>|<expiry µs>"
+//	<prefix>o:{<owner>}                    the owner's live conversations (sorted set by expiry)
+//	<prefix>marker:2                       when this Redis's data began; no expiry
 //
-// Every key expires: buckets a minute after they are full again, counters a
-// minute after their window, reservations a minute after their TTL,
-// conversations a minute after ConversationTTL.
+// (<owner> is [ratelimit.Owner] of the scope, <n> the scope's length.) Every
+// key but the marker expires: buckets a minute after they are full again,
+// counters a minute after their window, reservations a minute after their
+// TTL, conversations a minute after ConversationTTL.
 //
 // # Security
 //

@@ -309,7 +309,7 @@ func TestCorruptNumbersFailClosed(t *testing.T) {
 		probe func(s *redisstore.Store) error
 	}
 	targets := []target{
-		{"conversation last", func(p string) string { return p + "c:{conv}" }, "last", []string{"7", "0", "-1"},
+		{"conversation last", func(p string) string { return p + "c:{conv}4:conv" }, "last", []string{"7", "0", "-1"},
 			func(s *redisstore.Store) error {
 				res, err := s.Reserve(ctx, "conv", 3, fp, p, epoch)
 				if err == nil && res.Status == ratelimit.StepOK {
@@ -317,7 +317,7 @@ func TestCorruptNumbersFailClosed(t *testing.T) {
 				}
 				return err
 			}},
-		{"conversation rep", func(p string) string { return p + "c:{conv}" }, "rep", []string{"1", "0"},
+		{"conversation rep", func(p string) string { return p + "c:{conv}4:conv" }, "rep", []string{"1", "0"},
 			func(s *redisstore.Store) error { _, err := s.Reserve(ctx, "conv", 9, fp, p, epoch); return err }},
 		{"budget counter", func(p string) string { return p + "b:{agent}:n" }, "", []string{"3", "0"},
 			func(s *redisstore.Store) error {
@@ -329,7 +329,7 @@ func TestCorruptNumbersFailClosed(t *testing.T) {
 				_, err := s.Take(ctx, "k", ratelimit.MustParseRate("5/second"), epoch)
 				return err
 			}},
-		{"reservation expiry", func(p string) string { return p + "c:{conv}:4" }, "", []string{"12", "1.5e+15", "1.5", "9999999999999999999"},
+		{"reservation expiry", func(p string) string { return p + "c:{conv}4:conv:4" }, "", []string{"12", "1.5e+15", "1.5", "9999999999999999999"},
 			func(s *redisstore.Store) error { _, err := s.Reserve(ctx, "conv", 4, fp, p, epoch); return err }},
 	}
 	n := 0
@@ -343,7 +343,7 @@ func TestCorruptNumbersFailClosed(t *testing.T) {
 			if tg.name == "reservation expiry" {
 				val = "tok|" + v
 				// A known conversation, so that the reservation is read.
-				if err := c.HSet(ctx, prefix+"c:{conv}", "last", 1).Err(); err != nil {
+				if err := c.HSet(ctx, prefix+"c:{conv}4:conv", "last", 1).Err(); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -521,4 +521,44 @@ func TestReplicasRaceExact(t *testing.T) {
 		res, err := v.lim.Allow(ctx, "a")
 		return err == nil && res.Allowed, err
 	})
+}
+
+// TestConversationFloodOfOneAgent (issue 17 fault 2, Redis): one agent's
+// flood of conversations exhausts only its own share
+// (MaxConversationsPerOwner, refused with a capacity reason); other agents
+// still start conversations, and the flooder's committed steps stay
+// committed. 20,000 conversations against a cap of 1,000 (the in-memory
+// test floods 200k; over Redis that takes about 7 s, several times that
+// under -race on two cores).
+func TestConversationFloodOfOneAgent(t *testing.T) {
+	srv := redistest.Start(t)
+	s := newStore(t, newClient(t, srv.Addr()), &redisstore.Options{MaxConversationsPerOwner: 1000})
+	g, _ := ratelimit.NewGuard(&ratelimit.GuardOptions{Store: s})
+	ctx := context.Background()
+	refused := 0
+	for i := range 20_000 {
+		r, err := g.Begin(ctx, ratelimit.Action{Agent: "flooder", ConversationID: fmt.Sprint(i), Step: 1, Tool: "t"})
+		if err != nil {
+			var ce *ratelimit.CapacityError
+			if !errors.As(err, &ce) || ce.Cap != "redisstore Options.MaxConversationsPerOwner" {
+				t.Fatalf("conversation %d: %v, want a CapacityError naming MaxConversationsPerOwner", i, err)
+			}
+			refused++
+			continue
+		}
+		if err := r.Commit(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if refused != 19_000 {
+		t.Errorf("%d of 20,000 refused, want the 19,000 past the cap", refused)
+	}
+	r, err := g.Begin(ctx, ratelimit.Action{Agent: "fresh", ConversationID: "c", Step: 1, Tool: "t"})
+	if err != nil {
+		t.Fatalf("fresh agent after the flood: %v", err)
+	}
+	_ = r.Release(ctx)
+	if _, err := g.Begin(ctx, ratelimit.Action{Agent: "flooder", ConversationID: "7", Step: 1, Tool: "t"}); !errors.Is(err, ratelimit.ErrReplay) {
+		t.Fatalf("replay of the flooder's committed step: %v, want ErrReplay", err)
+	}
 }

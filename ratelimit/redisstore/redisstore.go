@@ -2,8 +2,6 @@ package redisstore
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -37,6 +35,11 @@ type Options struct {
 	// call is refused with a [*ratelimit.CapacityError]: overload, not an
 	// outage.
 	QueueTimeout time.Duration
+	// MaxConversationsPerOwner caps the live conversations of one owner
+	// (default 10,000; see [ratelimit.Owner]), so that one agent's flood of
+	// conversations exhausts only its own share: past it, new conversations
+	// of that owner are refused with a [*ratelimit.CapacityError].
+	MaxConversationsPerOwner int
 	// ServerClock takes "now" from Redis TIME inside each script instead of
 	// the caller's clock, so that replicas with skewed clocks agree. The
 	// caller's now is then ignored (fake clocks in tests have no effect).
@@ -65,6 +68,7 @@ const DefaultPrefix = "gatehouse:rl:"
 const (
 	DefaultTimeout      = 500 * time.Millisecond
 	DefaultQueueTimeout = 2 * time.Second
+	DefaultPerOwner     = 10_000
 )
 
 // expirySlack keeps keys a while past their logical expiry, so that a caller
@@ -83,16 +87,17 @@ type Client interface {
 // round trip and atomic. A Store is safe for concurrent use and starts no
 // goroutines; the client belongs to the caller, who closes it.
 type Store struct {
-	c       Client
-	prefix  string
-	timeout time.Duration
-	queue   time.Duration
-	slots   chan struct{}
-	server  bool
-	marker  string // "" when lost-data detection is off
-	skew    time.Duration
-	health  redisx.Health
-	born    time.Time
+	c        Client
+	prefix   string
+	timeout  time.Duration
+	queue    time.Duration
+	slots    chan struct{}
+	server   bool
+	perOwner int
+	marker   string // "" when lost-data detection is off
+	skew     time.Duration
+	health   redisx.Health
+	born     time.Time
 }
 
 var _ ratelimit.Store = (*Store)(nil)
@@ -141,7 +146,7 @@ func New(ctx context.Context, c Client, opts *Options) (*Store, error) {
 	case *redis.ClusterClient, *redis.Ring:
 		return nil, fmt.Errorf("%w: redisstore.New: lost-data detection needs one marker per server, which Redis Cluster and Ring cannot give; set Options.AcceptDataLoss to use them", ratelimit.ErrInvalidOptions)
 	}
-	s.marker = s.prefix + "marker"
+	s.marker = s.prefix + markerName
 	t0 := time.Now()
 	m, err := redisx.Marker(cctx, c, s.marker)
 	if err != nil {
@@ -160,7 +165,7 @@ func newStore(c Client, opts *Options) (*Store, error) {
 	if !redisx.HonoursDeadlines(c) {
 		return nil, fmt.Errorf("%w: redisstore.New: the go-redis client must be created with ContextTimeoutEnabled: true, or a hung Redis would block checks past Options.Timeout", ratelimit.ErrInvalidOptions)
 	}
-	s := &Store{c: c, prefix: DefaultPrefix, timeout: DefaultTimeout, queue: DefaultQueueTimeout}
+	s := &Store{c: c, prefix: DefaultPrefix, timeout: DefaultTimeout, queue: DefaultQueueTimeout, perOwner: DefaultPerOwner}
 	slots := 10 * runtime.GOMAXPROCS(0)
 	if rc, ok := c.(*redis.Client); ok {
 		slots = rc.Options().PoolSize
@@ -169,8 +174,12 @@ func newStore(c Client, opts *Options) (*Store, error) {
 		if opts.Prefix != "" {
 			s.prefix = opts.Prefix
 		}
-		if opts.Timeout < 0 || opts.QueueTimeout < 0 || opts.MaxConcurrent < 0 {
-			return nil, fmt.Errorf("%w: redisstore Options has Timeout %v, QueueTimeout %v, MaxConcurrent %d; want >= 0 (0 means default)", ratelimit.ErrInvalidOptions, opts.Timeout, opts.QueueTimeout, opts.MaxConcurrent)
+		if opts.Timeout < 0 || opts.QueueTimeout < 0 || opts.MaxConcurrent < 0 || opts.MaxConversationsPerOwner < 0 {
+			return nil, fmt.Errorf("%w: redisstore Options has Timeout %v, QueueTimeout %v, MaxConcurrent %d, MaxConversationsPerOwner %d; want >= 0 (0 means default)",
+				ratelimit.ErrInvalidOptions, opts.Timeout, opts.QueueTimeout, opts.MaxConcurrent, opts.MaxConversationsPerOwner)
+		}
+		if opts.MaxConversationsPerOwner > 0 {
+			s.perOwner = opts.MaxConversationsPerOwner
 		}
 		if opts.Timeout > 0 {
 			s.timeout = opts.Timeout
@@ -198,16 +207,30 @@ func (s *Store) Health() redisx.Health { return s.health }
 //
 //	P r:{key}                   token bucket (GCRA TAT) of a rate key
 //	P b:{scope}:name            budget counter
-//	P c:{scope}                 conversation hash: last, fp, rep
-//	P c:{scope}:step            reservation of one step: token|expiry
+//	P c:{owner}len:scope        conversation hash: last, fp, rep, seen
+//	P c:{owner}len:scope:step   reservation of one step: token|expiry
+//	P o:{owner}                 the owner's live conversations, scored by expiry
+//	P marker:2                  when this Redis's data began (no expiry)
 func (s *Store) rateKey(key string) string { return s.prefix + "r:{" + key + "}" }
 func (s *Store) budgetKey(scope, name string) string {
 	return s.prefix + "b:{" + scope + "}:" + name
 }
-func (s *Store) convKey(scope string) string { return s.prefix + "c:{" + scope + "}" }
-func (s *Store) stepKey(scope string, step int64) string {
-	return s.prefix + "c:{" + scope + "}:" + strconv.FormatInt(step, 10)
+
+// convKey tags a conversation with its owner, so that the owner's set of
+// live conversations is in the same slot; the scope follows with its
+// length, so that no conversation key is another's step key.
+func (s *Store) convKey(scope string) string {
+	return s.prefix + "c:{" + ratelimit.Owner(scope) + "}" + strconv.Itoa(len(scope)) + ":" + scope
 }
+func (s *Store) stepKey(scope string, step int64) string {
+	return s.convKey(scope) + ":" + strconv.FormatInt(step, 10)
+}
+func (s *Store) ownerKey(scope string) string { return s.prefix + "o:{" + ratelimit.Owner(scope) + "}" }
+
+// markerName is the marker key under the prefix. It changes with the key
+// layout, so that state kept under an older layout counts as lost (fails
+// closed for one ConversationTTL) instead of being silently ignored.
+const markerName = "marker:2"
 
 func micros(t time.Time) int64 { return t.UnixMicro() }
 
@@ -344,59 +367,4 @@ func (s *Store) Spend(ctx context.Context, scope string, counters []ratelimit.Co
 	res.Failed = int(out[0])
 	res.Values = out[1:]
 	return res, nil
-}
-
-// Reserve implements [ratelimit.StepStore] in one script call.
-func (s *Store) Reserve(ctx context.Context, scope string, step int64, fp ratelimit.Fingerprint, p ratelimit.StepParams, now time.Time) (ratelimit.StepResult, error) {
-	if err := ratelimit.CheckStepArgs(scope, step, p); err != nil {
-		return ratelimit.StepResult{}, err
-	}
-	var b [16]byte
-	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails (Go 1.24+)
-	token := hex.EncodeToString(b[:])
-	keys := []string{s.convKey(scope), s.stepKey(scope, step)}
-	if s.marker != "" {
-		keys = append(keys, s.marker)
-	}
-	v, err := s.run(ctx, "step reserve", reserveScript, keys, now,
-		step, fp.String(), p.MaxRepeats, p.ReservationTTL.Microseconds(), token,
-		(p.ReservationTTL + expirySlack).Milliseconds(), p.ConversationTTL.Microseconds())
-	if err != nil {
-		return ratelimit.StepResult{}, err
-	}
-	out, err := s.ints("step reserve", v, 3)
-	if err != nil {
-		return ratelimit.StepResult{}, err
-	}
-	res := ratelimit.StepResult{Status: ratelimit.StepStatus(out[0]), LastCommitted: out[1], Repeats: int(out[2])}
-	if res.Status == ratelimit.StepOK {
-		res.Token = token
-	}
-	return res, nil
-}
-
-// Commit implements [ratelimit.StepStore] in one script call.
-func (s *Store) Commit(ctx context.Context, scope string, step int64, token string, fp ratelimit.Fingerprint, p ratelimit.StepParams, now time.Time) (ratelimit.StepStatus, error) {
-	if err := ratelimit.CheckStepArgs(scope, step, p); err != nil {
-		return 0, err
-	}
-	v, err := s.run(ctx, "step commit", commitScript, []string{s.convKey(scope), s.stepKey(scope, step)}, now,
-		step, token, fp.String(), p.MaxRepeats, (p.ConversationTTL + expirySlack).Milliseconds())
-	if err != nil {
-		return 0, err
-	}
-	st, ok := v.(int64)
-	if !ok {
-		return 0, fmt.Errorf("%w: redis step commit: unexpected reply %T", ratelimit.ErrUnavailable, v)
-	}
-	return ratelimit.StepStatus(st), nil
-}
-
-// Release implements [ratelimit.StepStore] in one script call.
-func (s *Store) Release(ctx context.Context, scope string, step int64, token string) error {
-	if err := ratelimit.CheckKey("conversation scope", scope); err != nil {
-		return err
-	}
-	_, err := s.run(ctx, "step release", releaseScript, []string{s.stepKey(scope, step)}, time.Time{}, token)
-	return err
 }

@@ -114,12 +114,12 @@ func TestKeysAreNamespaced(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := strings.Join(sorted(keys), " ")
-	want := "app1:b:{agent}:n app1:c:{conv} app1:c:{conv}:2 app1:marker app1:r:{tool}"
+	want := "app1:b:{agent}:n app1:c:{conv}4:conv app1:c:{conv}4:conv:2 app1:marker:2 app1:o:{conv} app1:r:{tool}"
 	if got != want {
 		t.Fatalf("keys %q, want %q", got, want)
 	}
 	for _, k := range keys {
-		if k == "app1:marker" {
+		if k == "app1:marker:2" {
 			// The marker never expires: its absence means lost data.
 			if ttl := c.PTTL(ctx, k).Val(); ttl != -1 {
 				t.Errorf("marker has PTTL %v, want none", ttl)

@@ -99,11 +99,13 @@ return out
 // reserveScript reserves one step (SET NX semantics, with a logical expiry
 // from the caller's clock so memory and Redis expire reservations alike).
 //
-// KEYS[1] conversation hash {last, fp, rep}; KEYS[2] the step's reservation;
-// KEYS[3], when present, the marker of the data epoch (see New).
-// ARGV step, fp, max_repeats, ttl_us, token, px_ms, conversation_ttl_us.
+// KEYS[1] conversation hash {last, fp, rep, seen}; KEYS[2] the step's
+// reservation; KEYS[3] the owner's live conversations (sorted set scored by
+// expiry); KEYS[4], when present, the marker of the data epoch (see New).
+// ARGV step, fp, max_repeats, ttl_us, token, px_ms, conversation_ttl_us,
+// per_owner, scope, conversation_px_ms.
 // Returns {status, last committed, repeats} with status 1 ok, 2 replay,
-// 3 in flight, 4 repetitive, 6 state lost.
+// 3 in flight, 4 repetitive, 6 state lost, 7 owner at its cap.
 var reserveScript = redis.NewScript(prelude + `
 local step = tonumber(ARGV[3])
 local st = redis.call('HMGET', KEYS[1], 'last', 'fp', 'rep', 'seen')
@@ -116,13 +118,13 @@ end
 if step <= last then
   return {2, last, rep}
 end
-if KEYS[3] and step > 1 and not known then
-  local m = redis.call('GET', KEYS[3])
+if KEYS[4] and step > 1 and not known then
+  local m = redis.call('GET', KEYS[4])
   if not m then
     m = string.format('%.0f', rnow)
-    redis.call('SET', KEYS[3], m)
+    redis.call('SET', KEYS[4], m)
   end
-  if rnow - int(m, KEYS[3], 'marker') < tonumber(ARGV[9]) then
+  if rnow - int(m, KEYS[4], 'marker') < tonumber(ARGV[9]) then
     return {6, 0, 0}
   end
 end
@@ -139,6 +141,16 @@ end
 if rep >= tonumber(ARGV[5]) then
   return {4, last, rep}
 end
+if not known then
+  -- A new conversation counts against its owner's cap; conversations
+  -- past their expiry no longer do.
+  redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now)
+  if redis.call('ZSCORE', KEYS[3], ARGV[11]) == false and redis.call('ZCARD', KEYS[3]) >= tonumber(ARGV[10]) then
+    return {7, 0, 0}
+  end
+  redis.call('ZADD', KEYS[3], now + tonumber(ARGV[6]), ARGV[11])
+  redis.call('PEXPIRE', KEYS[3], ARGV[12])
+end
 redis.call('SET', KEYS[2], ARGV[7] .. '|' .. string.format('%.17g', now + tonumber(ARGV[6])), 'PX', ARGV[8])
 if not known then
   -- A conversation seen with a live reservation is known, so its other
@@ -152,9 +164,9 @@ return {1, last, rep}
 
 // commitScript consumes a reservation held by token.
 //
-// KEYS as reserveScript; ARGV step, token, fp, max_repeats,
-// conversation_ttl_ms. Returns 1 ok, 4 repetitive (reservation dropped),
-// 5 lost.
+// KEYS as reserveScript (without the marker); ARGV step, token, fp,
+// max_repeats, conversation_px_ms, scope, conversation_ttl_us. Returns 1 ok,
+// 4 repetitive (reservation dropped), 5 lost.
 var commitScript = redis.NewScript(prelude + `
 local cur = redis.call('GET', KEYS[2])
 if not cur then
@@ -182,6 +194,8 @@ if step > last then
 end
 redis.call('HSET', KEYS[1], 'last', last, 'fp', ARGV[5], 'rep', rep)
 redis.call('PEXPIRE', KEYS[1], ARGV[7])
+redis.call('ZADD', KEYS[3], now + tonumber(ARGV[9]), ARGV[8])
+redis.call('PEXPIRE', KEYS[3], ARGV[7])
 return 1
 `)
 
