@@ -207,3 +207,53 @@ func TestHourlyBudgetEndsWithTheHour(t *testing.T) {
 		t.Fatalf("budget without windowed limits added state: %d scopes, was %d", after, before)
 	}
 }
+
+// TestConversationFloodOfDistinctAgents (issue 17 fault 2): 200k
+// self-declared agents each commit a step in a conversation, past the
+// global cap of 100,000. Fresh agents are still served; the conversations
+// evicted to make room are refused at every step (never replayable), with
+// CodeStateLost telling their owner to start a new conversation.
+func TestConversationFloodOfDistinctAgents(t *testing.T) {
+	now := t0
+	g, err := ratelimit.NewGuard(&ratelimit.GuardOptions{Now: fixedClock(&now)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	commit := func(agent string, step int64) error {
+		r, err := g.Begin(ctx, ratelimit.Action{Agent: agent, ConversationID: "c", Step: step, Tool: "t"})
+		if err != nil {
+			return err
+		}
+		return r.Commit(ctx)
+	}
+	if err := commit("victim", 1); err != nil {
+		t.Fatal(err)
+	}
+	for i := range flood {
+		now = now.Add(time.Millisecond) // each flood conversation newer than the last
+		if err := commit("agent-"+strconv.Itoa(i), 1); err != nil {
+			t.Fatalf("flood agent %d: %v", i, err)
+		}
+	}
+	if err := commit("fresh", 1); err != nil {
+		t.Fatalf("fresh agent after the flood: %v", err)
+	}
+	// The victim's conversation was the least recently active: evicted, and
+	// refused at step 1 (a replay) and later steps alike.
+	for _, step := range []int64{1, 2} {
+		if err := commit("victim", step); !errors.Is(err, ratelimit.ErrStateLost) {
+			t.Fatalf("victim's evicted conversation, step %d: %v, want ErrStateLost", step, err)
+		}
+	}
+	if err := commit("agent-0", 1); !errors.Is(err, ratelimit.ErrStateLost) {
+		t.Fatalf("replay of an evicted flood conversation: %v, want ErrStateLost", err)
+	}
+	// A recent conversation is still held: its replay is a plain replay.
+	if err := commit("agent-199999", 1); !errors.Is(err, ratelimit.ErrReplay) {
+		t.Fatalf("replay of a held conversation: %v, want ErrReplay", err)
+	}
+	if err := commit("victim-new", 1); err != nil {
+		t.Fatalf("victim starting a new conversation: %v", err)
+	}
+}

@@ -133,7 +133,7 @@ func (g *Guard) Begin(ctx context.Context, a Action) (*Reservation, error) {
 	case StepRepetitive:
 		return nil, repetitive(res.Repeats, g.params.MaxRepeats)
 	case StepStateLost:
-		return nil, &Error{Code: CodeStateLost, Reason: fmt.Sprintf("the conversation store lost its data less than %v ago and this conversation is unknown, so step %d cannot be checked for replays; start a new conversation at step 1", g.params.ConversationTTL, a.Step)}
+		return nil, &Error{Code: CodeStateLost, Reason: fmt.Sprintf("the conversation store no longer holds this conversation's state (lost in a restart less than %v ago, or evicted under load), so step %d cannot be checked for replays; start a new conversation at step 1", g.params.ConversationTTL, a.Step)}
 	}
 	return nil, fmt.Errorf("%w: step store answered unknown status %v", ErrUnavailable, res.Status)
 }

@@ -25,9 +25,12 @@ type MemoryOptions struct {
 	MaxBudgetScopes int
 	// MaxConversations caps the conversations tracked by a [Guard] (default
 	// 100,000; same rounding). A conversation is dropped after
-	// StepParams.ConversationTTL without activity; one with committed steps
-	// is never evicted before that, so at the cap new conversations are
-	// refused with a [*CapacityError].
+	// StepParams.ConversationTTL without activity. At the cap the least
+	// recently active ones are evicted, each leaving a 16-byte tombstone
+	// that refuses it at every step (CodeStateLost: start a new
+	// conversation) until it would have expired, so no committed step
+	// becomes replayable; when the tombstones are full too, new
+	// conversations are refused with a [*CapacityError].
 	MaxConversations int
 	// MaxConversationsPerOwner caps the live conversations of one owner
 	// (default 10,000), so that one agent's flood of conversations exhausts
@@ -111,6 +114,7 @@ func NewMemoryStore(opts *MemoryOptions) (*MemoryStore, error) {
 		s.buds[i].m = make(map[string]*budgetScope)
 		s.convs[i].m = make(map[string]*conversation)
 		s.owners[i].m = make(map[string]int)
+		s.convs[i].tombs.init(s.convCap * tombsPerConv)
 	}
 	return s, nil
 }

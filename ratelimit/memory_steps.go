@@ -11,6 +11,8 @@ type convShard struct {
 	mu        sync.Mutex
 	m         map[string]*conversation
 	lastSweep time.Time
+	nextEvict time.Time // a full shard has nothing to evict before this
+	tombs     tombRing  // evicted conversations still refused (memory_evict.go)
 }
 
 // conversation is the state of one (agent, conversation) scope.
@@ -75,8 +77,8 @@ func (s *MemoryStore) dropConv(sh *convShard, key string, c *conversation) {
 }
 
 // newConv starts tracking scope, within the global and per-owner caps.
-func (s *MemoryStore) newConv(sh *convShard, scope string) (*conversation, error) {
-	if len(sh.m) >= s.convCap {
+func (s *MemoryStore) newConv(sh *convShard, scope string, now time.Time) (*conversation, error) {
+	if len(sh.m) >= s.convCap && !s.evictConvs(sh, now) {
 		return nil, capacityError("live conversations", "MemoryOptions.MaxConversations", s.convCap*numShards,
 			"conversations with committed steps are kept ConversationTTL after their last step; raise the cap or shorten GuardOptions.ConversationTTL")
 	}
@@ -103,8 +105,13 @@ func (s *MemoryStore) Reserve(_ context.Context, scope string, step int64, fp Fi
 		c = nil
 	}
 	if c == nil {
+		if sh.tombs.has(s.scopeHash(scope), now) {
+			// Evicted with committed steps: refused until it would have
+			// expired (memory_evict.go).
+			return StepResult{Status: StepStateLost}, nil
+		}
 		var err error
-		if c, err = s.newConv(sh, scope); err != nil {
+		if c, err = s.newConv(sh, scope, now); err != nil {
 			return StepResult{}, err
 		}
 	}

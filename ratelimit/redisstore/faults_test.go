@@ -224,7 +224,7 @@ func TestLostDataFailsClosed(t *testing.T) {
 				}
 				return
 			}
-			if !errors.Is(err, ratelimit.ErrStateLost) || !strings.Contains(err.Error(), "lost its data") {
+			if !errors.Is(err, ratelimit.ErrStateLost) || !strings.Contains(err.Error(), "lost in a restart") {
 				t.Fatalf("replay of step 2 after a restart without persistence: %v, want ErrStateLost", err)
 			}
 			if _, err := v.guard.Begin(ctx, stepOf("victim", "conv", 4)); !errors.Is(err, ratelimit.ErrStateLost) {
