@@ -562,3 +562,53 @@ func TestConversationFloodOfOneAgent(t *testing.T) {
 		t.Fatalf("replay of the flooder's committed step: %v, want ErrReplay", err)
 	}
 }
+
+// TestQueueIsCapacityNotOutage (issue 17 fault 7): a call waiting for one
+// of MaxConcurrent slots does not spend its Timeout while it waits, and one
+// that waits past QueueTimeout is refused as capacity, never as unavailable.
+func TestQueueIsCapacityNotOutage(t *testing.T) {
+	srv := redistest.Start(t)
+	ctx := context.Background()
+	r := ratelimit.MustParseRate("1000/second")
+	t.Run("WaitIsNotTimeout", func(t *testing.T) {
+		s := newStore(t, newClient(t, srv.Addr()), &redisstore.Options{Prefix: "wait:", MaxConcurrent: 1, Timeout: 500 * time.Millisecond})
+		srv.Pause()
+		first, second := make(chan error, 1), make(chan error, 1)
+		go func() { _, err := s.Take(ctx, "a", r, time.Now()); first <- err }()
+		time.Sleep(20 * time.Millisecond)
+		go func() { _, err := s.Take(ctx, "b", r, time.Now()); second <- err }()
+		time.Sleep(650 * time.Millisecond)
+		srv.Resume()
+		// The first call times out at 500ms; the second, waiting for its
+		// slot until then, has its whole 500ms after it and is answered once
+		// Redis resumes at 650ms. Counting the wait, it would have failed at
+		// 520ms.
+		if err := <-first; !errors.Is(err, ratelimit.ErrUnavailable) {
+			t.Errorf("call stuck on the paused Redis: %v, want ErrUnavailable", err)
+		}
+		if err := <-second; err != nil {
+			t.Errorf("call that waited for the slot: %v, want success", err)
+		}
+	})
+	t.Run("QueueFull", func(t *testing.T) {
+		s := newStore(t, newClient(t, srv.Addr()), &redisstore.Options{Prefix: "full:", MaxConcurrent: 1, QueueTimeout: 50 * time.Millisecond, Timeout: time.Second})
+		srv.Pause()
+		done := make(chan error, 1)
+		go func() { _, err := s.Take(ctx, "a", r, time.Now()); done <- err }()
+		time.Sleep(20 * time.Millisecond)
+		start := time.Now()
+		_, err := s.Take(ctx, "b", r, time.Now())
+		waited := time.Since(start)
+		srv.Resume()
+		var ce *ratelimit.CapacityError
+		if !errors.As(err, &ce) || ce.Cap != "redisstore Options.MaxConcurrent" || errors.Is(err, ratelimit.ErrUnavailable) {
+			t.Fatalf("call past QueueTimeout: %v, want a CapacityError naming MaxConcurrent", err)
+		}
+		if waited > 500*time.Millisecond {
+			t.Errorf("refused after %v, want about QueueTimeout (50ms)", waited)
+		}
+		if err := <-done; err != nil {
+			t.Errorf("the call holding the slot: %v", err)
+		}
+	})
+}
