@@ -18,7 +18,7 @@ const prelude = `
 local t = redis.call('TIME')
 local rnow = tonumber(t[1]) * 1000000 + tonumber(t[2])
 if rnow > tonumber(ARGV[1]) then
-  return redis.error_reply('gatehouse: ran after the caller\'s deadline; nothing was changed')
+  return redis.error_reply('gatehouse: ran after the caller\'s deadline (Redis stalled, or its clock is ahead of this replica\'s by more than the timeout); nothing was changed')
 end
 local now = rnow
 if ARGV[2] ~= '' then
