@@ -46,7 +46,9 @@
 // than noeviction is refused unless Options.AcceptEviction (an attacker
 // who fills memory would evict other agents' state), and a Redis without
 // AOF is refused under Options.RequireDurable and otherwise accepted with a
-// warning. The marker key has no expiry; a Redis restarted without its data
+// warning; the check is repeated once per Options.Recheck (a minute) on the
+// request path, and a policy switched to an evicting one later fails every
+// call closed until it is switched back. The marker key has no expiry; a Redis restarted without its data
 // or flushed has none, the next script writes a new one, and for one
 // ConversationTTL after it, conversations unknown past step 1 fail closed
 // with ratelimit.CodeStateLost (steps committed before the loss cannot be

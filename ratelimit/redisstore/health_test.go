@@ -211,3 +211,33 @@ func TestClusterNeedsAcceptDataLoss(t *testing.T) {
 		t.Fatalf("New(ring, AcceptDataLoss): %v", err)
 	}
 }
+
+// TestPolicySwitchedLaterFailsClosed: a maxmemory-policy switched to an
+// evicting one after New is noticed at the next recheck, and every call
+// fails closed naming it until it is switched back.
+func TestPolicySwitchedLaterFailsClosed(t *testing.T) {
+	srv := redistest.Start(t)
+	c := newClient(t, srv.Addr())
+	s := newStore(t, c, &redisstore.Options{Recheck: 10 * time.Millisecond})
+	ctx := context.Background()
+	r := ratelimit.MustParseRate("1000/second")
+	if _, err := s.Take(ctx, "k", r, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.ConfigSet(ctx, "maxmemory-policy", "allkeys-lru").Err(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(20 * time.Millisecond)
+	for range 3 {
+		if _, err := s.Take(ctx, "k", r, time.Now()); !errors.Is(err, ratelimit.ErrUnavailable) || !strings.Contains(err.Error(), "allkeys-lru") {
+			t.Fatalf("after the switch: %v, want ErrUnavailable naming the policy", err)
+		}
+	}
+	if err := c.ConfigSet(ctx, "maxmemory-policy", "noeviction").Err(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(20 * time.Millisecond)
+	if _, err := s.Take(ctx, "k", r, time.Now()); err != nil {
+		t.Fatalf("after switching back: %v", err)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -59,6 +60,10 @@ type Options struct {
 	// Warn receives warnings found at construction (persistence off). nil
 	// means slog.Default().Warn.
 	Warn func(msg string)
+	// Recheck is how often the server check of New is repeated while the
+	// store is used (default DefaultRecheck): a policy switched to an
+	// evicting one later fails every call closed until it is switched back.
+	Recheck time.Duration
 }
 
 // DefaultPrefix is the key prefix when Options.Prefix is empty.
@@ -98,6 +103,11 @@ type Store struct {
 	skew     time.Duration
 	health   redisx.Health
 	born     time.Time
+
+	healthOpts   redisx.HealthOptions
+	recheckEvery time.Duration
+	nextCheck    atomic.Int64 // UnixNano of the next server check
+	healthErr    atomic.Pointer[error]
 }
 
 var _ ratelimit.Store = (*Store)(nil)
@@ -125,7 +135,13 @@ func New(ctx context.Context, c Client, opts *Options) (*Store, error) {
 	}
 	cctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
-	s.health, err = redisx.Check(cctx, c, redisx.HealthOptions{AcceptEviction: o.AcceptEviction, RequireDurable: o.RequireDurable})
+	s.healthOpts = redisx.HealthOptions{AcceptEviction: o.AcceptEviction, RequireDurable: o.RequireDurable}
+	s.recheckEvery = DefaultRecheck
+	if o.Recheck > 0 {
+		s.recheckEvery = o.Recheck
+	}
+	s.nextCheck.Store(time.Now().Add(s.recheckEvery).UnixNano())
+	s.health, err = redisx.Check(cctx, c, s.healthOpts)
 	switch {
 	case errors.Is(err, redisx.ErrEviction), errors.Is(err, redisx.ErrNotDurable):
 		return nil, fmt.Errorf("%w: redisstore.New: %w", ratelimit.ErrInvalidOptions, err)
@@ -274,6 +290,9 @@ func (s *Store) acquire(ctx context.Context, op string) (time.Duration, error) {
 // waiting for a slot, so that it is taken in effect once a connection is
 // held.
 func (s *Store) run(ctx context.Context, op string, sc *redis.Script, keys []string, now time.Time, args ...any) (any, error) {
+	if err := s.recheck(ctx); err != nil {
+		return nil, err
+	}
 	waited, err := s.acquire(ctx, op)
 	if err != nil {
 		return nil, err
