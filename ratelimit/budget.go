@@ -182,6 +182,9 @@ func (b *Budget) spend(ctx context.Context, agent string, u Usage, mode SpendMod
 	if err := u.validate(); err != nil {
 		return err
 	}
+	if err := CheckKey("budget agent", agent); err != nil {
+		return err
+	}
 	l := b.limits
 	// Per-request limits need no state (QWED §6.2: cost first). Record
 	// (SpendForce) is for usage that already happened and skips them.
@@ -199,14 +202,31 @@ func (b *Budget) spend(ctx context.Context, agent string, u Usage, mode SpendMod
 	if u.HighRisk {
 		highRisk = 1
 	}
-	names := [...]LimitName{LimitCostPerDay, LimitRequestsPerHour, LimitRequestsPerDay, LimitTokensPerDay, LimitHighRiskPerDay}
-	resets := [...]time.Time{dayReset, hourReset, dayReset, dayReset, dayReset}
-	counters := []Counter{
-		{Name: "cost/day/" + itoa(day), Add: toMicros(u.Cost), Max: toMicros(l.CostPerDay), TTL: dayReset.Sub(now)},
-		{Name: "requests/hour/" + itoa(hour), Add: 1, Max: l.RequestsPerHour, TTL: hourReset.Sub(now)},
-		{Name: "requests/day/" + itoa(day), Add: 1, Max: l.RequestsPerDay, TTL: dayReset.Sub(now)},
-		{Name: "tokens/day/" + itoa(day), Add: u.Tokens, Max: l.TokensPerDay, TTL: dayReset.Sub(now)},
-		{Name: "high_risk/day/" + itoa(day), Add: highRisk, Max: l.HighRiskPerDay, TTL: dayReset.Sub(now)},
+	// Only limits that are set get a counter, and each counter lives until
+	// its own window ends: an hourly-only budget keeps nothing past the hour.
+	all := [...]struct {
+		name  LimitName
+		reset time.Time
+		c     Counter
+	}{
+		{LimitCostPerDay, dayReset, Counter{Name: "cost/day/" + itoa(day), Add: toMicros(u.Cost), Max: toMicros(l.CostPerDay)}},
+		{LimitRequestsPerHour, hourReset, Counter{Name: "requests/hour/" + itoa(hour), Add: 1, Max: l.RequestsPerHour}},
+		{LimitRequestsPerDay, dayReset, Counter{Name: "requests/day/" + itoa(day), Add: 1, Max: l.RequestsPerDay}},
+		{LimitTokensPerDay, dayReset, Counter{Name: "tokens/day/" + itoa(day), Add: u.Tokens, Max: l.TokensPerDay}},
+		{LimitHighRiskPerDay, dayReset, Counter{Name: "high_risk/day/" + itoa(day), Add: highRisk, Max: l.HighRiskPerDay}},
+	}
+	names := make([]LimitName, 0, len(all))
+	resets := make([]time.Time, 0, len(all))
+	counters := make([]Counter, 0, len(all))
+	for _, a := range all {
+		if a.c.Max <= 0 {
+			continue
+		}
+		a.c.TTL = a.reset.Sub(now)
+		names, resets, counters = append(names, a.name), append(resets, a.reset), append(counters, a.c)
+	}
+	if len(counters) == 0 {
+		return nil // no windowed limit: nothing to count
 	}
 	res, err := b.store.Spend(ctx, agent, counters, mode, now)
 	if err != nil {

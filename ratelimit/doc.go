@@ -28,17 +28,32 @@
 // ("step 3 replays or precedes committed step 5; send step 6 or later");
 // reasons never include argument values.
 //
-// Bounded memory: keys are caller-chosen and may come from an attacker (tool
-// names, conversation ids). Keys are at most [MaxKeyLen] bytes and
-// conversation ids [MaxConversationIDLen]. [MemoryStore] holds at most
-// MaxKeys buckets, MaxBudgetScopes agents and MaxConversations
-// conversations (100,000 each by default). Idle state is evicted (a bucket
-// once it has refilled, which takes at most its period; budget counters at
-// their reset; conversations after ConversationTTL). When a cap is reached,
-// requests that need a new key are denied with [ErrCapacity] while existing
-// keys keep working: a flood of new keys cannot push out the state of real
-// ones, and cannot grow memory. In Redis every key has an expiry; size
-// Redis's maxmemory for the key rate you accept.
+// Bounded memory, per identity: keys are caller-chosen and may come from an
+// attacker (tool names, conversation ids, self-declared client names). Keys
+// are at most [MaxKeyLen] bytes and conversation ids
+// [MaxConversationIDLen]. [MemoryStore] holds at most MaxKeys buckets,
+// MaxBudgetScopes agents and MaxConversations conversations (100,000 each
+// by default), and at most MaxConversationsPerOwner (10,000) live
+// conversations of one agent ([Owner]), so one agent's flood exhausts only
+// its own share. A flood of many self-declared identities is met first by
+// lossless eviction (a full bucket, a budget scope with nothing spent, a
+// conversation past its TTL: each equivalent to absent), then by bounded
+// loss (the fullest buckets and least-used budget scopes that spent at most
+// half of their limit: their owner regains at most what it had spent);
+// a near-limit budget or bucket and committed steps are never evicted.
+// Only then is new state refused, with a [*CapacityError] naming the cap and
+// how to raise it (errors.Is(err, [ErrCapacity])), never [ErrUnavailable]:
+// map it to "rate limit exceeded", not to an outage. Budgets keep counters
+// only for limits that are set, each ending with its own window, so an
+// hourly-only budget keeps nothing past the hour. [InFlight] caps the calls
+// in flight per agent and per tool without ever waiting.
+//
+// Shared state in Redis (package redisstore) is checked at construction:
+// a maxmemory-policy that may evict keys is refused (an attacker who fills
+// memory would evict a victim's spent budget or committed steps), and a
+// marker key without expiry detects a Redis that lost its data, after
+// which unknown conversations past step 1 fail closed ([CodeStateLost]) for
+// one ConversationTTL.
 //
 // Atomicity: every check-and-update is atomic in both stores (a shard lock
 // in memory, one Lua script in Redis), so 1,000 concurrent requests for one
@@ -48,7 +63,8 @@
 // Conversation state expires after GuardOptions.ConversationTTL (24h by
 // default) of inactivity; after that its old steps are accepted again, so
 // keep the TTL longer than any conversation you allow. Replicas sharing a
-// Redis must have synchronized clocks: times come from the caller.
+// Redis either have synchronized clocks (times come from the caller) or use
+// redisstore's ServerClock, which takes every time from Redis TIME.
 //
 // # Concurrency
 //

@@ -34,6 +34,10 @@ const (
 	// they are not plain JSON (NaN, Inf, non-string map keys, ...). QWED §9.3
 	// requires the rejection but names no code; this one is gatehouse's own.
 	CodeActionInvalid Code = "GATEHOUSE-RATELIMIT-ACTION-001"
+	// CodeStateLost: the conversation is unknown past step 1 while the
+	// store may have lost its data (a Redis restarted without persistence
+	// or flushed), so replays cannot be ruled out. gatehouse's own code.
+	CodeStateLost Code = "GATEHOUSE-RATELIMIT-STATE-001"
 )
 
 // Error is a denial with a stable [Code] and a human-readable reason. Budget
@@ -70,6 +74,7 @@ var (
 	ErrBudgetRequests = &Error{Code: CodeBudgetRequests}
 	ErrBudgetTokens   = &Error{Code: CodeBudgetTokens}
 	ErrActionInvalid  = &Error{Code: CodeActionInvalid}
+	ErrStateLost      = &Error{Code: CodeStateLost}
 )
 
 // Failures that are not policy denials. Each one still means "deny": the
@@ -78,10 +83,11 @@ var (
 	// ErrUnavailable wraps every store failure: Redis unreachable, timed out,
 	// or answering something unexpected (QWED §9.6: fail closed).
 	ErrUnavailable = errors.New("ratelimit: store unavailable, request denied")
-	// ErrCapacity is returned when an in-memory store already tracks its
-	// maximum number of keys and a request needs a new one. Existing keys keep
-	// working; new keys are denied until idle ones are evicted.
-	ErrCapacity = errors.New("ratelimit: too many keys tracked, new key denied")
+	// ErrCapacity matches every [*CapacityError]: a cap on state or on
+	// calls in flight refused the request. It is load, not an outage: map
+	// it to "rate limit exceeded" (-32002) with the error's reason, never
+	// to "unavailable".
+	ErrCapacity = errors.New("ratelimit: capacity reached, request denied")
 	// ErrInvalidKey is returned for an empty key or one longer than [MaxKeyLen].
 	ErrInvalidKey = errors.New("ratelimit: invalid key")
 	// ErrInvalidOptions is wrapped by constructors given bad options.
@@ -135,3 +141,25 @@ func (e *BudgetError) Is(target error) bool {
 	t, ok := target.(*Error)
 	return ok && t.Code == e.Code
 }
+
+// CapacityError is a refusal by a cap: which cap, its value and how to
+// raise it. errors.Is(err, ErrCapacity) matches it; it never matches
+// [ErrUnavailable]. Reasons never name the identity (it may be
+// attacker-chosen text).
+type CapacityError struct {
+	What  string // what is capped, e.g. "live conversations of this agent"
+	Cap   string // the setting that caps it, e.g. "MemoryOptions.MaxConversationsPerOwner"
+	Limit int    // the cap's value
+	Hint  string // what to do: wait, end idle state, or raise Cap
+}
+
+func (e *CapacityError) Error() string {
+	msg := fmt.Sprintf("ratelimit: %s reached the cap of %d (%s)", e.What, e.Limit, e.Cap)
+	if e.Hint != "" {
+		msg += "; " + e.Hint
+	}
+	return msg
+}
+
+// Is reports whether target is [ErrCapacity].
+func (e *CapacityError) Is(target error) bool { return target == ErrCapacity }

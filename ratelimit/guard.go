@@ -132,6 +132,8 @@ func (g *Guard) Begin(ctx context.Context, a Action) (*Reservation, error) {
 		return nil, &Error{Code: CodeReplay, Reason: fmt.Sprintf("step %d is already being decided for another request; wait for it, then send the next step", a.Step)}
 	case StepRepetitive:
 		return nil, repetitive(res.Repeats, g.params.MaxRepeats)
+	case StepStateLost:
+		return nil, &Error{Code: CodeStateLost, Reason: fmt.Sprintf("the conversation store no longer holds this conversation's state (lost in a restart less than %v ago, or evicted under load), so step %d cannot be checked for replays; start a new conversation at step 1", g.params.ConversationTTL, a.Step)}
 	}
 	return nil, fmt.Errorf("%w: step store answered unknown status %v", ErrUnavailable, res.Status)
 }

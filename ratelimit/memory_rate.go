@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -19,7 +20,8 @@ type rateShard struct {
 	m         sync.Map   // string -> *bucket
 	n         int
 	lastSweep time.Time
-	_         [64]byte // keep shards on separate cache lines
+	nextEvict time.Time // a full shard has no bucket to evict before this
+	_         [64]byte  // keep shards on separate cache lines
 }
 
 // bucket is a token bucket of capacity N that starts full, kept as GCRA
@@ -171,11 +173,84 @@ func (s *MemoryStore) insert(sh *rateShard, key string, r Rate, now time.Time) (
 			return true
 		})
 	}
-	if sh.n >= s.rateCap {
-		return nil, capacityError("rate keys", s.rateCap*numShards)
+	if sh.n >= s.rateCap && !s.evictBuckets(sh, now) {
+		return nil, capacityError("rate-limit keys", "MemoryOptions.MaxKeys", s.rateCap*numShards,
+			"every tracked key has spent more than half of its rate; retry after one period or raise the cap")
 	}
 	b := newBucket(r, now)
 	sh.m.Store(key, b)
 	sh.n++
 	return b, nil
+}
+
+// evictBuckets makes room in a full shard (mu held): the fullest buckets
+// that still hold at least half their tokens, up to an eighth of the shard
+// at once (a full bucket is the same as an absent one: lossless; otherwise
+// the owner regains at most what it had spent, at most half its rate). It
+// reports whether it freed anything.
+func (s *MemoryStore) evictBuckets(sh *rateShard, now time.Time) bool {
+	type cand struct {
+		k   any
+		b   *bucket
+		tok float64
+	}
+	if now.Before(sh.nextEvict) {
+		return false
+	}
+	var cs []cand
+	soonest := time.Duration(math.MaxInt64)
+	sh.m.Range(func(k, v any) bool {
+		b := v.(*bucket)
+		tok, ok := b.tokens(now)
+		switch {
+		case !ok:
+		case tok >= float64(b.r.N)*evictable:
+			cs = append(cs, cand{k, b, tok / float64(b.r.N)})
+		default:
+			// Time until it holds half its tokens again.
+			soonest = min(soonest, time.Duration((float64(b.r.N)*evictable-tok)*b.t))
+		}
+		return true
+	})
+	if len(cs) == 0 {
+		// Takes only push that time later, so no need to look again before.
+		sh.nextEvict = now.Add(soonest)
+		return false
+	}
+	slices.SortFunc(cs, func(a, b cand) int {
+		switch {
+		case a.tok > b.tok:
+			return -1
+		case a.tok < b.tok:
+			return 1
+		}
+		return 0
+	})
+	freed := false
+	for i := 0; i < len(cs) && i < max(1, s.rateCap/8); i++ {
+		if cs[i].b.evictAbove(now, float64(cs[i].b.r.N)*evictable) {
+			sh.m.Delete(cs[i].k)
+			sh.n--
+			freed = true
+		}
+	}
+	return freed
+}
+
+// evictAbove marks the bucket evicted if it holds at least min tokens at
+// now, atomically with respect to concurrent takes.
+func (b *bucket) evictAbove(now time.Time, min float64) bool {
+	for {
+		old := b.tat.Load()
+		if old == evicted {
+			return false
+		}
+		debt := math.Max(math.Float64frombits(old)-float64(now.Sub(b.base)), 0)
+		if (b.per-debt)/b.t < min {
+			return false
+		}
+		if b.tat.CompareAndSwap(old, evicted) {
+			return true
+		}
+	}
 }

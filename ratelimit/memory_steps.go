@@ -11,10 +11,13 @@ type convShard struct {
 	mu        sync.Mutex
 	m         map[string]*conversation
 	lastSweep time.Time
+	nextEvict time.Time // a full shard has nothing to evict before this
+	tombs     tombRing  // evicted conversations still refused (memory_evict.go)
 }
 
 // conversation is the state of one (agent, conversation) scope.
 type conversation struct {
+	owner    string
 	last     int64 // highest committed step
 	fp       Fingerprint
 	repeats  int
@@ -60,11 +63,33 @@ func (s *MemoryStore) conv(scope string, now time.Time) *convShard {
 		sh.lastSweep = now
 		for k, c := range sh.m {
 			if c.idle(now) {
-				delete(sh.m, k)
+				s.dropConv(sh, k, c)
 			}
 		}
 	}
 	return sh
+}
+
+// dropConv forgets conversation c under key; sh is locked.
+func (s *MemoryStore) dropConv(sh *convShard, key string, c *conversation) {
+	delete(sh.m, key)
+	s.dropOwner(c.owner)
+}
+
+// newConv starts tracking scope, within the global and per-owner caps.
+func (s *MemoryStore) newConv(sh *convShard, scope string, now time.Time) (*conversation, error) {
+	if len(sh.m) >= s.convCap && !s.evictConvs(sh, now) {
+		return nil, capacityError("live conversations", "MemoryOptions.MaxConversations", s.convCap*numShards,
+			"conversations with committed steps are kept ConversationTTL after their last step; raise the cap or shorten GuardOptions.ConversationTTL")
+	}
+	owner := Owner(scope)
+	if !s.addOwner(owner) {
+		return nil, capacityError("live conversations of this agent", "MemoryOptions.MaxConversationsPerOwner", s.ownerCap,
+			"finish conversations (state is kept ConversationTTL after the last step) or raise the cap")
+	}
+	c := &conversation{owner: owner, inflight: make(map[int64]reservation, 1)}
+	sh.m[scope] = c
+	return c, nil
 }
 
 // Reserve implements [StepStore].
@@ -76,15 +101,19 @@ func (s *MemoryStore) Reserve(_ context.Context, scope string, step int64, fp Fi
 	defer sh.mu.Unlock()
 	c := sh.m[scope]
 	if c != nil && c.idle(now) {
-		delete(sh.m, scope)
+		s.dropConv(sh, scope, c)
 		c = nil
 	}
 	if c == nil {
-		if len(sh.m) >= s.convCap {
-			return StepResult{}, capacityError("conversations", s.convCap*numShards)
+		if sh.tombs.has(s.scopeHash(scope), now) {
+			// Evicted with committed steps: refused until it would have
+			// expired (memory_evict.go).
+			return StepResult{Status: StepStateLost}, nil
 		}
-		c = &conversation{inflight: make(map[int64]reservation, 1)}
-		sh.m[scope] = c
+		var err error
+		if c, err = s.newConv(sh, scope, now); err != nil {
+			return StepResult{}, err
+		}
 	}
 	res := StepResult{LastCommitted: c.last, Repeats: c.repeats}
 	if c.repeats > 0 && c.fp != fp {
@@ -103,7 +132,7 @@ func (s *MemoryStore) Reserve(_ context.Context, scope string, step int64, fp Fi
 		c.inflight[step] = reservation{token: res.Token, expires: now.Add(p.ReservationTTL)}
 	}
 	if res.Status != StepOK && c.last == 0 && len(c.inflight) == 0 {
-		delete(sh.m, scope) // nothing worth keeping
+		s.dropConv(sh, scope, c) // nothing worth keeping
 	}
 	return res, nil
 }
@@ -149,7 +178,7 @@ func (s *MemoryStore) Release(_ context.Context, scope string, step int64, token
 	if c := sh.m[scope]; c != nil && c.inflight[step].token == token {
 		delete(c.inflight, step)
 		if c.last == 0 && len(c.inflight) == 0 {
-			delete(sh.m, scope)
+			s.dropConv(sh, scope, c)
 		}
 	}
 	return nil

@@ -112,9 +112,14 @@ const (
 	StepInFlight                         // step reserved by another request
 	StepRepetitive                       // fingerprint repeated too often
 	StepLost                             // commit without a live reservation
+	// StepStateLost: the conversation is unknown, the step is past 1, and
+	// the store's data may have been lost less than one ConversationTTL
+	// ago (its loss marker is younger than that): the step could be a
+	// replay of a step committed before the loss.
+	StepStateLost
 )
 
-var stepStatusNames = [...]string{"", "ok", "replay", "in-flight", "repetitive", "lost"}
+var stepStatusNames = [...]string{"", "ok", "replay", "in-flight", "repetitive", "lost", "state-lost"}
 
 func (s StepStatus) String() string {
 	if int(s) < len(stepStatusNames) && s != 0 {

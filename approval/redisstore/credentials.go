@@ -24,9 +24,10 @@ var (
 )
 
 // NewCredentialStore returns a CredentialStore on c, a go-redis client
-// created with ContextTimeoutEnabled. opts may be nil.
-func NewCredentialStore(c redis.Cmdable, opts *Options) (*CredentialStore, error) {
-	b, err := newBase(c, opts)
+// created with ContextTimeoutEnabled, after the server checks of
+// [NewChallengeStore]. opts may be nil.
+func NewCredentialStore(ctx context.Context, c redis.Cmdable, opts *Options) (*CredentialStore, error) {
+	b, err := newBase(ctx, c, opts)
 	if err != nil {
 		return nil, err
 	}

@@ -41,7 +41,7 @@
 // # Usage
 //
 //	rdb := redis.NewClient(&redis.Options{Addr: addr, ContextTimeoutEnabled: true})
-//	chals, _ := redisstore.NewChallengeStore(rdb, nil)
-//	creds, _ := redisstore.NewCredentialStore(rdb, nil)
+//	chals, _ := redisstore.NewChallengeStore(ctx, rdb, nil)
+//	creds, _ := redisstore.NewCredentialStore(ctx, rdb, nil)
 //	gate, _ := approval.New(cfg, &approval.Options{Challenges: chals, Credentials: creds})
 package redisstore

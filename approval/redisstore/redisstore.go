@@ -12,6 +12,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/gatehouse-dev/gatehouse/approval"
+	"github.com/gatehouse-dev/gatehouse/internal/redisx"
 )
 
 // Defaults of [Options].
@@ -43,6 +44,16 @@ type Options struct {
 	// MaxCredentials caps enrolled credentials in total (default 100,000),
 	// counted from the first Add through this package.
 	MaxCredentials int
+	// AcceptEviction accepts a Redis whose maxmemory-policy may evict keys;
+	// by default the constructors refuse it (an eviction could drop a
+	// consumed challenge's record or an enrolled credential).
+	AcceptEviction bool
+	// RequireDurable refuses a Redis without AOF (appendonly yes); without
+	// it such a Redis is accepted and Warn is told.
+	RequireDurable bool
+	// Warn receives warnings found at construction; nil means
+	// slog.Default().Warn.
+	Warn func(msg string)
 }
 
 type base struct {
@@ -54,7 +65,7 @@ type base struct {
 	maxCredentials       int
 }
 
-func newBase(c redis.Cmdable, opts *Options) (base, error) {
+func newBase(ctx context.Context, c redis.Cmdable, opts *Options) (base, error) {
 	b := base{c: c, prefix: DefaultPrefix, timeout: DefaultTimeout, retention: DefaultRetention,
 		maxPendingPerUser: approval.DefaultMaxPendingPerUser, maxCredentialsPerUsr: approval.DefaultMaxCredentialsPerUser,
 		maxCredentials: approval.DefaultMaxCredentials}
@@ -99,7 +110,15 @@ func newBase(c redis.Cmdable, opts *Options) (base, error) {
 	if strings.ContainsAny(b.prefix, "{}") {
 		return b, fmt.Errorf("%w: redisstore Options.Prefix %q contains '{' or '}'", approval.ErrInvalidOptions, b.prefix)
 	}
-	return b, nil
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	// Issue 17: the server must not evict keys, and may be required to
+	// persist every write; INFO works where CONFIG is blocked.
+	err := redisx.Verify(ctx, c, redisx.HealthOptions{AcceptEviction: o.AcceptEviction, RequireDurable: o.RequireDurable},
+		b.timeout, "approval/redisstore", o.Warn, approval.ErrInvalidOptions, approval.ErrUnavailable)
+	return b, err
 }
 
 func (b *base) fail(op string, err error) error {
@@ -127,9 +146,12 @@ type ChallengeStore struct{ base }
 var _ approval.ChallengeStore = (*ChallengeStore)(nil)
 
 // NewChallengeStore returns a ChallengeStore on c, a go-redis client created
-// with ContextTimeoutEnabled. opts may be nil.
-func NewChallengeStore(c redis.Cmdable, opts *Options) (*ChallengeStore, error) {
-	b, err := newBase(c, opts)
+// with ContextTimeoutEnabled, after checking the server (INFO): a
+// maxmemory-policy other than noeviction is refused unless
+// Options.AcceptEviction, appendonly no under Options.RequireDurable.
+// opts may be nil.
+func NewChallengeStore(ctx context.Context, c redis.Cmdable, opts *Options) (*ChallengeStore, error) {
+	b, err := newBase(ctx, c, opts)
 	if err != nil {
 		return nil, err
 	}

@@ -35,14 +35,14 @@ func TestConformance(t *testing.T) {
 		return &redisstore.Options{Prefix: fmt.Sprintf("t%d:", n.Add(1)), Timeout: testTimeout}
 	}
 	newChallenges := func(t *testing.T) approval.ChallengeStore {
-		s, err := redisstore.NewChallengeStore(c, opts())
+		s, err := redisstore.NewChallengeStore(context.Background(), c, opts())
 		if err != nil {
 			t.Fatal(err)
 		}
 		return s
 	}
 	newCredentials := func(t *testing.T) approval.CredentialStore {
-		s, err := redisstore.NewCredentialStore(c, opts())
+		s, err := redisstore.NewCredentialStore(context.Background(), c, opts())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -60,7 +60,7 @@ func TestConformance(t *testing.T) {
 func TestChallengeKeysExpire(t *testing.T) {
 	srv := redistest.Start(t)
 	c := newClient(t, srv.Addr())
-	s, _ := redisstore.NewChallengeStore(c, &redisstore.Options{Prefix: "exp:", Retention: time.Second})
+	s, _ := redisstore.NewChallengeStore(context.Background(), c, &redisstore.Options{Prefix: "exp:", Retention: time.Second})
 	now := time.Now()
 	if err := s.Put(context.Background(), &approval.Challenge{ID: "x", ExpiresAt: now.Add(time.Minute)}, now); err != nil {
 		t.Fatal(err)
@@ -76,8 +76,8 @@ func TestChallengeKeysExpire(t *testing.T) {
 func TestFailsClosed(t *testing.T) {
 	srv := redistest.Start(t)
 	c := newClient(t, srv.Addr())
-	chals, _ := redisstore.NewChallengeStore(c, &redisstore.Options{Timeout: 300 * time.Millisecond})
-	creds, _ := redisstore.NewCredentialStore(c, &redisstore.Options{Timeout: 300 * time.Millisecond})
+	chals, _ := redisstore.NewChallengeStore(context.Background(), c, &redisstore.Options{Timeout: 300 * time.Millisecond})
+	creds, _ := redisstore.NewCredentialStore(context.Background(), c, &redisstore.Options{Timeout: 300 * time.Millisecond})
 	g, err := approval.New(approval.Config{ServerID: "urn:uuid:failclosed-1", RPID: "gatehouse.test", Origins: []string{"https://gatehouse.test"}},
 		&approval.Options{Challenges: chals, Credentials: creds})
 	if err != nil {
@@ -112,12 +112,12 @@ func TestFailsClosed(t *testing.T) {
 func TestNewRefusesClientWithoutContextTimeouts(t *testing.T) {
 	c := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1"})
 	defer c.Close()
-	if _, err := redisstore.NewChallengeStore(c, nil); !errors.Is(err, approval.ErrInvalidOptions) {
+	if _, err := redisstore.NewChallengeStore(context.Background(), c, nil); !errors.Is(err, approval.ErrInvalidOptions) {
 		t.Fatalf("got %v", err)
 	}
 	c2 := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1", ContextTimeoutEnabled: true})
 	defer c2.Close()
-	if _, err := redisstore.NewCredentialStore(c2, &redisstore.Options{Prefix: "a{b}"}); !errors.Is(err, approval.ErrInvalidOptions) {
+	if _, err := redisstore.NewCredentialStore(context.Background(), c2, &redisstore.Options{Prefix: "a{b}"}); !errors.Is(err, approval.ErrInvalidOptions) {
 		t.Fatalf("prefix with braces: %v", err)
 	}
 }
@@ -134,7 +134,7 @@ func TestChallengeUserCap(t *testing.T) {
 		storetest.TestChallengeStoreUserCap(t, func(t *testing.T) approval.ChallengeStore {
 			o := *opts
 			o.Prefix = fmt.Sprintf("cap%d:", n.Add(1))
-			s, err := redisstore.NewChallengeStore(c, &o)
+			s, err := redisstore.NewChallengeStore(context.Background(), c, &o)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -148,7 +148,7 @@ func TestChallengeUserCap(t *testing.T) {
 func TestChallengeUserCapConcurrent(t *testing.T) {
 	srv := redistest.Start(t)
 	c := newClient(t, srv.Addr())
-	s, err := redisstore.NewChallengeStore(c, &redisstore.Options{Prefix: "race:", Timeout: testTimeout, MaxPendingPerUser: 10})
+	s, err := redisstore.NewChallengeStore(context.Background(), c, &redisstore.Options{Prefix: "race:", Timeout: testTimeout, MaxPendingPerUser: 10})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -165,7 +165,7 @@ func TestChallengeUserCapConcurrent(t *testing.T) {
 func TestCredentialTotalCap(t *testing.T) {
 	srv := redistest.Start(t)
 	c := newClient(t, srv.Addr())
-	s, err := redisstore.NewCredentialStore(c, &redisstore.Options{Prefix: "total:", MaxCredentials: 3})
+	s, err := redisstore.NewCredentialStore(context.Background(), c, &redisstore.Options{Prefix: "total:", MaxCredentials: 3})
 	if err != nil {
 		t.Fatal(err)
 	}

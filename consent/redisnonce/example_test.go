@@ -1,6 +1,8 @@
 package redisnonce_test
 
 import (
+	"context"
+
 	"github.com/redis/go-redis/v9"
 
 	"github.com/gatehouse-dev/gatehouse/consent"
@@ -12,7 +14,7 @@ import (
 func ExampleNew() {
 	rdb := redis.NewClient(&redis.Options{Addr: "127.0.0.1:6379", ContextTimeoutEnabled: true})
 	defer rdb.Close()
-	nonces, err := redisnonce.New(rdb, nil)
+	nonces, err := redisnonce.New(context.Background(), rdb, nil)
 	if err != nil {
 		panic(err)
 	}

@@ -20,7 +20,7 @@
 // # Usage
 //
 //	rdb := redis.NewClient(&redis.Options{Addr: addr, ContextTimeoutEnabled: true})
-//	nonces, err := redisnonce.New(rdb, nil)
+//	nonces, err := redisnonce.New(ctx, rdb, nil)
 package redisnonce
 
 import (
@@ -44,6 +44,15 @@ type Options struct {
 	Timeout time.Duration
 	// Now is the clock turning valid_until into a TTL (default time.Now).
 	Now func() time.Time
+	// AcceptEviction accepts a Redis whose maxmemory-policy may evict keys;
+	// by default New refuses it: an evicted nonce is accepted again.
+	AcceptEviction bool
+	// RequireDurable refuses a Redis without AOF (appendonly yes): after a
+	// restart without it, used nonces are forgotten. Without it such a
+	// Redis is accepted and Warn is told.
+	RequireDurable bool
+	// Warn receives warnings found by New; nil means slog.Default().Warn.
+	Warn func(msg string)
 }
 
 // Defaults of [Options].
@@ -65,8 +74,10 @@ var _ consent.NonceStore = (*Store)(nil)
 // New returns a Store using c. A *redis.Client, *redis.ClusterClient or
 // *redis.Ring must be created with ContextTimeoutEnabled, since go-redis
 // ignores context deadlines otherwise and a hung Redis would block
-// verification. opts may be nil.
-func New(c redis.Cmdable, opts *Options) (*Store, error) {
+// verification. New checks the server (INFO): a maxmemory-policy other than
+// noeviction is refused unless Options.AcceptEviction, appendonly no under
+// Options.RequireDurable. opts may be nil.
+func New(ctx context.Context, c redis.Cmdable, opts *Options) (*Store, error) {
 	if c == nil {
 		return nil, fmt.Errorf("%w: redisnonce.New: nil client", consent.ErrInvalidOptions)
 	}
@@ -90,6 +101,14 @@ func New(c redis.Cmdable, opts *Options) (*Store, error) {
 		if opts.Now != nil {
 			s.now = opts.Now
 		}
+	}
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	if err := redisx.Verify(ctx, c, redisx.HealthOptions{AcceptEviction: o.AcceptEviction, RequireDurable: o.RequireDurable},
+		s.timeout, "redisnonce", o.Warn, consent.ErrInvalidOptions, consent.ErrUnavailable); err != nil {
+		return nil, err
 	}
 	return s, nil
 }

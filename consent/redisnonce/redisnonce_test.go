@@ -27,7 +27,7 @@ func TestStore(t *testing.T) {
 	n := 0
 	consenttest.TestNonceStore(t, func(t *testing.T) consent.NonceStore {
 		n++ // a fresh prefix per subtest: an empty store
-		s, err := redisnonce.New(client(t, srv.Addr()), &redisnonce.Options{Prefix: "t" + strconv.Itoa(n) + ":"})
+		s, err := redisnonce.New(context.Background(), client(t, srv.Addr()), &redisnonce.Options{Prefix: "t" + strconv.Itoa(n) + ":"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -39,7 +39,7 @@ func TestStoreTTL(t *testing.T) {
 	srv := redistest.Start(t)
 	c := client(t, srv.Addr())
 	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	s, err := redisnonce.New(c, &redisnonce.Options{Now: func() time.Time { return now }})
+	s, err := redisnonce.New(context.Background(), c, &redisnonce.Options{Now: func() time.Time { return now }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +59,7 @@ func TestStoreTTL(t *testing.T) {
 
 func TestStoreFailsClosed(t *testing.T) {
 	srv := redistest.Start(t)
-	s, err := redisnonce.New(client(t, srv.Addr()), &redisnonce.Options{Timeout: 300 * time.Millisecond})
+	s, err := redisnonce.New(context.Background(), client(t, srv.Addr()), &redisnonce.Options{Timeout: 300 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +86,7 @@ func TestStoreFailsClosed(t *testing.T) {
 }
 
 func TestNewOptions(t *testing.T) {
-	if _, err := redisnonce.New(redis.NewClient(&redis.Options{Addr: "127.0.0.1:1"}), nil); !errors.Is(err, consent.ErrInvalidOptions) {
+	if _, err := redisnonce.New(context.Background(), redis.NewClient(&redis.Options{Addr: "127.0.0.1:1"}), nil); !errors.Is(err, consent.ErrInvalidOptions) {
 		t.Fatalf("client without ContextTimeoutEnabled: %v", err)
 	}
 	c := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1", ContextTimeoutEnabled: true})
@@ -95,11 +95,11 @@ func TestNewOptions(t *testing.T) {
 		"negative timeout": {Timeout: -1},
 		"braces":           {Prefix: "a{b}"},
 	} {
-		if _, err := redisnonce.New(c, o); !errors.Is(err, consent.ErrInvalidOptions) {
+		if _, err := redisnonce.New(context.Background(), c, o); !errors.Is(err, consent.ErrInvalidOptions) {
 			t.Errorf("%s: %v, want ErrInvalidOptions", name, err)
 		}
 	}
-	if _, err := redisnonce.New(nil, nil); !errors.Is(err, consent.ErrInvalidOptions) {
+	if _, err := redisnonce.New(context.Background(), nil, nil); !errors.Is(err, consent.ErrInvalidOptions) {
 		t.Errorf("nil client: %v", err)
 	}
 }

@@ -4,7 +4,7 @@
 // one Lua script, so concurrent violations on two replicas both count.
 //
 //	rdb := redis.NewClient(&redis.Options{Addr: addr, ContextTimeoutEnabled: true})
-//	trust, err := redistrust.New(rdb, nil)
+//	trust, err := redistrust.New(ctx, rdb, nil)
 //
 // # Keys
 //
@@ -43,6 +43,23 @@ type Options struct {
 	TTL     time.Duration      // an agent's state expires this long after its last change (default DefaultTTL)
 	Default consent.TrustLevel // the level of agents never Set nor degraded (default TrustUntrusted)
 	Window  int                // decisions Record looks at (default consent.TrustWindow)
+
+	// AcceptEviction accepts a Redis whose maxmemory-policy may evict keys;
+	// by default New refuses it: an evicted agent would come back at the
+	// Default level, undoing a degradation.
+	AcceptEviction bool
+	// RequireDurable refuses a Redis without AOF (appendonly yes). Without
+	// it such a Redis is accepted and Warn is told.
+	RequireDurable bool
+	// Warn receives warnings found by New; nil means slog.Default().Warn.
+	Warn func(msg string)
+}
+
+// Client is what a [Store] needs of a go-redis client: scripts and INFO.
+// *redis.Client, *redis.ClusterClient and *redis.Ring implement it.
+type Client interface {
+	redis.Scripter
+	Info(ctx context.Context, section ...string) *redis.StringCmd
 }
 
 // Defaults of [Options].
@@ -62,8 +79,11 @@ type Store struct {
 var _ consent.TrustStore = (*Store)(nil)
 
 // New returns a Store using c, which must honour context deadlines (a
-// go-redis client created with ContextTimeoutEnabled). opts may be nil.
-func New(c redis.Scripter, opts *Options) (*Store, error) {
+// go-redis client created with ContextTimeoutEnabled), after checking the
+// server (INFO): a maxmemory-policy other than noeviction is refused unless
+// Options.AcceptEviction, appendonly no under Options.RequireDurable. opts
+// may be nil.
+func New(ctx context.Context, c Client, opts *Options) (*Store, error) {
 	if c == nil {
 		return nil, fmt.Errorf("%w: redistrust.New: nil client", consent.ErrInvalidOptions)
 	}
@@ -88,6 +108,11 @@ func New(c redis.Scripter, opts *Options) (*Store, error) {
 			o.Window = opts.Window
 		}
 		o.Default = opts.Default
+		o.AcceptEviction, o.RequireDurable, o.Warn = opts.AcceptEviction, opts.RequireDurable, opts.Warn
+	}
+	if err := redisx.Verify(ctx, c, redisx.HealthOptions{AcceptEviction: o.AcceptEviction, RequireDurable: o.RequireDurable},
+		o.Timeout, "redistrust", o.Warn, consent.ErrInvalidOptions, consent.ErrUnavailable); err != nil {
+		return nil, err
 	}
 	return &Store{c: c, o: o, ttlMS: o.TTL.Milliseconds()}, nil
 }

@@ -26,7 +26,7 @@ func TestConformance(t *testing.T) {
 	n := 0
 	consenttest.TestTrustStore(t, func(t *testing.T, def consent.TrustLevel, window int) consent.TrustStore {
 		n++
-		s, err := redistrust.New(client(t, srv), &redistrust.Options{Prefix: "kit" + string(rune('a'+n)) + ":", Default: def, Window: window, Timeout: 10 * time.Second})
+		s, err := redistrust.New(context.Background(), client(t, srv), &redistrust.Options{Prefix: "kit" + string(rune('a'+n)) + ":", Default: def, Window: window, Timeout: 10 * time.Second})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -37,8 +37,8 @@ func TestConformance(t *testing.T) {
 // TestSharedAcrossReplicas: two stores on one Redis see one level.
 func TestSharedAcrossReplicas(t *testing.T) {
 	srv := redistest.Start(t)
-	a, _ := redistrust.New(client(t, srv), &redistrust.Options{Default: consent.TrustTrusted})
-	b, _ := redistrust.New(client(t, srv), &redistrust.Options{Default: consent.TrustTrusted})
+	a, _ := redistrust.New(context.Background(), client(t, srv), &redistrust.Options{Default: consent.TrustTrusted})
+	b, _ := redistrust.New(context.Background(), client(t, srv), &redistrust.Options{Default: consent.TrustTrusted})
 	ctx := context.Background()
 	if _, err := a.Degrade(ctx, "agent", consent.ViolationSecurity); err != nil {
 		t.Fatal(err)
@@ -56,7 +56,7 @@ func TestSharedAcrossReplicas(t *testing.T) {
 // consent.ErrUnavailable, within the timeout.
 func TestFailsClosed(t *testing.T) {
 	srv := redistest.Start(t)
-	s, _ := redistrust.New(client(t, srv), &redistrust.Options{Timeout: 300 * time.Millisecond})
+	s, _ := redistrust.New(context.Background(), client(t, srv), &redistrust.Options{Timeout: 300 * time.Millisecond})
 	srv.Kill()
 	start := time.Now()
 	if _, err := s.Level(context.Background(), "agent"); !errors.Is(err, consent.ErrUnavailable) {
@@ -71,15 +71,15 @@ func TestFailsClosed(t *testing.T) {
 }
 
 func TestNewRefuses(t *testing.T) {
-	if _, err := redistrust.New(nil, nil); !errors.Is(err, consent.ErrInvalidOptions) {
+	if _, err := redistrust.New(context.Background(), nil, nil); !errors.Is(err, consent.ErrInvalidOptions) {
 		t.Fatalf("nil client: %v", err)
 	}
-	if _, err := redistrust.New(redis.NewClient(&redis.Options{Addr: "127.0.0.1:1"}), nil); !errors.Is(err, consent.ErrInvalidOptions) {
+	if _, err := redistrust.New(context.Background(), redis.NewClient(&redis.Options{Addr: "127.0.0.1:1"}), nil); !errors.Is(err, consent.ErrInvalidOptions) {
 		t.Fatalf("client without ContextTimeoutEnabled: %v", err)
 	}
 	c := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1", ContextTimeoutEnabled: true})
 	for _, o := range []redistrust.Options{{Default: 7}, {Window: -1}, {Prefix: "a{b"}, {Timeout: -1}} {
-		if _, err := redistrust.New(c, &o); !errors.Is(err, consent.ErrInvalidOptions) {
+		if _, err := redistrust.New(context.Background(), c, &o); !errors.Is(err, consent.ErrInvalidOptions) {
 			t.Errorf("options %+v: %v", o, err)
 		}
 	}

@@ -96,8 +96,14 @@ import (
 type config struct {
 	policyPath, auditPath, root string
 	httpAddr, tokensPath        string
+	sessionIdle                 time.Duration
 	ap                          approvalFlags
 }
+
+// defaultSessionIdle closes HTTP sessions idle this long: without it every
+// abandoned session keeps its goroutines and memory forever (1,000 of
+// them: 1,000 goroutines and 30 MiB).
+const defaultSessionIdle = 10 * time.Minute
 
 func main() {
 	var c config
@@ -111,6 +117,7 @@ func main() {
 	flag.StringVar(&c.ap.rpID, "rp-id", "localhost", "with -approval: the WebAuthn relying party id (the host of every origin)")
 	flag.StringVar(&c.ap.origin, "origin", "", "with -approval: comma-separated origins of the WebAuthn ceremony pages: with -http this server's own first, then clients' local bridges (default http://localhost:PORT,http://localhost:8787 with -http, else http://localhost:8787)")
 	flag.StringVar(&c.ap.credentials, "credentials", "", "with -approval: file of enrolled passkeys (default: in memory, lost on exit)")
+	flag.DurationVar(&c.sessionIdle, "session-idle", defaultSessionIdle, "with -http: close MCP sessions idle this long (0 keeps them forever)")
 	flag.DurationVar(&c.ap.linkTTL, "enroll-link-ttl", defaultEnrollLinkTTL, "with -approval and -http: how long each printed enrollment link works")
 	flag.BoolVar(&c.ap.enrollAll, "enroll-all", false, "with -approval and -http: print enrollment links also for users who have a passkey already (to add another)")
 	flag.Usage = func() {
@@ -254,7 +261,8 @@ func run(ctx context.Context, log *slog.Logger, stderr io.Writer, c config) erro
 	if c.httpAddr == "" {
 		return newServer().Run(ctx, &mcp.StdioTransport{})
 	}
-	return serveHTTP(ctx, log, stderr, c, gate, mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return newServer() }, nil))
+	return serveHTTP(ctx, log, stderr, c, gate, mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return newServer() },
+		&mcp.StreamableHTTPOptions{SessionTimeout: c.sessionIdle}))
 }
 
 // serveHTTP serves MCP at / (behind bearer tokens with -approval or

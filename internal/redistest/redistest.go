@@ -51,6 +51,7 @@ type Server struct {
 	bin  string
 	dir  string
 	addr string
+	cfg  Config
 
 	mu   sync.Mutex
 	proc *os.Process   // nil when not running
@@ -71,6 +72,26 @@ func Binary() string {
 // fails t when the server does not come up.
 func Start(t testing.TB) *Server {
 	t.Helper()
+	return StartWith(t, Config{})
+}
+
+// Config changes how [StartWith] runs the server. The zero Config is what
+// [Start] uses: no memory limit, no persistence.
+type Config struct {
+	// MaxMemory is redis-server's --maxmemory, e.g. "16mb"; "" means none.
+	MaxMemory string
+	// Policy is --maxmemory-policy, e.g. "allkeys-lru"; "" means the
+	// server's default (noeviction).
+	Policy string
+	// AppendOnly turns AOF on (appendfsync always), so [Server.Restart]
+	// keeps the data. Without it a restart starts empty: a Redis that lost
+	// its data.
+	AppendOnly bool
+}
+
+// StartWith is [Start] with a [Config].
+func StartWith(t testing.TB, cfg Config) *Server {
+	t.Helper()
 	bin := Binary()
 	if bin == "" {
 		msg := "redistest: redis-server not found on PATH; install it (apt-get install redis-server) to run the Redis tests"
@@ -79,7 +100,7 @@ func Start(t testing.TB) *Server {
 		}
 		t.Skip(msg)
 	}
-	s := &Server{t: t, bin: bin, dir: t.TempDir()}
+	s := &Server{t: t, bin: bin, dir: t.TempDir(), cfg: cfg}
 	var lastErr error
 	// The free port is found by binding :0 and closing it, so another process
 	// can take it before redis-server binds; try a few ports.
@@ -119,7 +140,9 @@ func (s *Server) Kill() {
 }
 
 // Restart starts the server again on the same port and directory after
-// [Server.Kill]. It fails the test when the server does not come up.
+// [Server.Kill]. Without Config.AppendOnly it comes back empty, as a Redis
+// restarted without persistence. It fails the test when the server does not
+// come up.
 func (s *Server) Restart() {
 	s.t.Helper()
 	s.Kill()
@@ -160,16 +183,27 @@ func (s *Server) signal(sig syscall.Signal) {
 func (s *Server) launch() error {
 	_, port, _ := net.SplitHostPort(s.addr)
 	logFile := filepath.Join(s.dir, "redis.log")
-	cmd := exec.Command(s.bin,
+	args := []string{
 		"--port", port,
 		"--bind", "127.0.0.1",
 		"--dir", s.dir,
 		"--logfile", logFile,
 		"--save", "",
-		"--appendonly", "no",
 		"--daemonize", "no",
 		"--databases", "1",
-	)
+	}
+	if s.cfg.AppendOnly {
+		args = append(args, "--appendonly", "yes", "--appendfsync", "always")
+	} else {
+		args = append(args, "--appendonly", "no")
+	}
+	if s.cfg.MaxMemory != "" {
+		args = append(args, "--maxmemory", s.cfg.MaxMemory)
+	}
+	if s.cfg.Policy != "" {
+		args = append(args, "--maxmemory-policy", s.cfg.Policy)
+	}
+	cmd := exec.Command(s.bin, args...)
 	if err := cmd.Start(); err != nil {
 		return err
 	}

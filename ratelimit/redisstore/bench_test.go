@@ -21,7 +21,7 @@ func BenchmarkRedisAllow(b *testing.B) {
 	srv := redistest.Start(b)
 	c := redis.NewClient(&redis.Options{Addr: srv.Addr(), PoolSize: 16, ContextTimeoutEnabled: true})
 	defer c.Close()
-	s, err := redisstore.New(c, nil)
+	s, err := redisstore.New(context.Background(), c, &redisstore.Options{Warn: func(string) {}})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -12,25 +12,57 @@
 //
 //	<prefix>r:{<key>}            token bucket of a rate key
 //	<prefix>b:{<agent>}:<name>   budget counter, name like "requests/hour/493827"
-//	<prefix>c:{<scope>}          conversation: last committed step, fingerprint, repeats
-//	<prefix>c:{<scope>}:<step>   reservation of one step: "<token>|<expiry µs>"
+//	<prefix>c:{<owner>}<n>:<scope>         conversation: last committed step, fingerprint, repeats
+//	<prefix>c:{<owner>}<n>:<scope>:<step>  reservation of one step: "<token>|<expiry µs>"
+//	<prefix>o:{<owner>}                    the owner's live conversations (sorted set by expiry)
+//	<prefix>marker:2                       when this Redis's data began; no expiry
 //
-// Every key expires: buckets a minute after they are full again, counters a
-// minute after their window, reservations a minute after their TTL,
-// conversations a minute after ConversationTTL.
+// (<owner> is [ratelimit.Owner] of the scope, <n> the scope's length.) Every
+// key but the marker expires: buckets a minute after they are full again,
+// counters a minute after their window, reservations a minute after their
+// TTL, conversations a minute after ConversationTTL.
 //
 // # Security
 //
 // Fail closed (QWED §9.6): when Redis is unreachable, hung, or answers
 // something unexpected, every call returns an error wrapping
 // [ratelimit.ErrUnavailable] that names the operation and the cause, and the
-// caller denies. Each call is bounded by Options.Timeout; go-redis clients
-// must be created with ContextTimeoutEnabled for that, and [New] checks it.
-// The store recovers on its own when Redis comes back (go-redis reconnects;
-// scripts are reloaded on NOSCRIPT). Redis starts empty after a restart
-// without persistence: limits and conversation state start over, so enable
-// AOF where that matters. go-redis retries commands on network errors; a
+// caller denies. Each call is bounded by Options.Timeout once it holds one
+// of Options.MaxConcurrent slots; the wait for a slot does not count
+// against it, and past Options.QueueTimeout the call is refused as capacity
+// ([*ratelimit.CapacityError]), as is a write Redis refuses at maxmemory:
+// load is never reported as an outage. go-redis clients must be created
+// with ContextTimeoutEnabled, and [New] checks it.
+//
+// Every script gets the caller's deadline and does nothing when Redis runs
+// it later (a stalled or paused Redis): no reservation outlives a call that
+// was already denied, no budget is charged for it. Time is the caller's,
+// moved on by the wait for a slot, or Redis TIME with Options.ServerClock.
+// A numeric field that is present but not what the scripts write ("abc",
+// "nan", hex, overflow) raises an error naming the key: corrupt state is
+// never read as zero.
+//
+// [New] reads INFO memory and INFO persistence: a maxmemory-policy other
+// than noeviction is refused unless Options.AcceptEviction (an attacker
+// who fills memory would evict other agents' state), and a Redis without
+// AOF is refused under Options.RequireDurable and otherwise accepted with a
+// warning; the check is repeated once per Options.Recheck (a minute) on the
+// request path, and a policy switched to an evicting one later fails every
+// call closed until it is switched back. The marker key has no expiry; a Redis restarted without its data
+// or flushed has none, the next script writes a new one, and for one
+// ConversationTTL after it, conversations unknown past step 1 fail closed
+// with ratelimit.CodeStateLost (steps committed before the loss cannot be
+// told from new ones). Spent budgets and buckets lost that way start over:
+// use AOF (and RequireDurable) where that matters. Redis Cluster and Ring
+// spread keys over several servers that one marker cannot cover; they need
+// Options.AcceptDataLoss. go-redis retries commands on network errors; a
 // retried script can only count twice, which errs on the side of denying.
+//
+// Live conversations are capped per owner (Options.MaxConversationsPerOwner)
+// with a sorted set per owner. A flood of many distinct identities is
+// bounded by Redis's maxmemory (noeviction): writes are then refused as
+// capacity for everyone until keys expire, so size maxmemory for the key
+// rate you accept.
 //
 // # Concurrency
 //
@@ -40,7 +72,7 @@
 // # Usage
 //
 //	client := redis.NewClient(&redis.Options{Addr: addr, ContextTimeoutEnabled: true})
-//	store, err := redisstore.New(client, &redisstore.Options{Timeout: 200 * time.Millisecond})
+//	store, err := redisstore.New(ctx, client, &redisstore.Options{Timeout: 200 * time.Millisecond})
 //	lim, err := ratelimit.NewLimiter(rate, &ratelimit.LimiterOptions{Store: store})
 //	guard, err := ratelimit.NewGuard(&ratelimit.GuardOptions{Store: store})
 package redisstore

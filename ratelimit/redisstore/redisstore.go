@@ -2,12 +2,13 @@ package redisstore
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
+	"log/slog"
+	"runtime"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -21,95 +22,295 @@ type Options struct {
 	// Prefix starts every key (default "gatehouse:rl:"). Give each
 	// deployment sharing a Redis its own. It must not contain '{' or '}'.
 	Prefix string
-	// Timeout bounds each operation, on top of the caller's context
-	// (default 500ms). A check that takes longer fails closed with
-	// [ratelimit.ErrUnavailable].
+	// Timeout bounds each operation once it holds one of MaxConcurrent
+	// slots, on top of the caller's context (default 500ms). A check that
+	// takes longer fails closed with [ratelimit.ErrUnavailable]; a script
+	// that reaches Redis after the deadline does nothing.
 	Timeout time.Duration
+	// MaxConcurrent is how many operations may use the client at once
+	// (default: the client's PoolSize for a *redis.Client, else 10 per
+	// CPU). Others wait for a slot, without the wait counting against
+	// Timeout, so a healthy burst queues instead of timing out.
+	MaxConcurrent int
+	// QueueTimeout bounds the wait for a slot (default 2s). Past it the
+	// call is refused with a [*ratelimit.CapacityError]: overload, not an
+	// outage.
+	QueueTimeout time.Duration
+	// MaxConversationsPerOwner caps the live conversations of one owner
+	// (default 10,000; see [ratelimit.Owner]), so that one agent's flood of
+	// conversations exhausts only its own share: past it, new conversations
+	// of that owner are refused with a [*ratelimit.CapacityError].
+	MaxConversationsPerOwner int
+	// ServerClock takes "now" from Redis TIME inside each script instead of
+	// the caller's clock, so that replicas with skewed clocks agree. The
+	// caller's now is then ignored (fake clocks in tests have no effect).
+	ServerClock bool
+	// AcceptEviction accepts a Redis whose maxmemory-policy may evict keys.
+	// By default [New] refuses it: an attacker who fills memory would evict
+	// other agents' spent budgets, buckets and committed steps.
+	AcceptEviction bool
+	// RequireDurable refuses a Redis without AOF (appendonly yes). Without
+	// it such a Redis is accepted and Warn is told.
+	RequireDurable bool
+	// AcceptDataLoss turns off lost-data detection (the marker key): needed
+	// for Redis Cluster and Ring, whose keys live on several servers. With
+	// it, a Redis that lost its data accepts replays of steps committed
+	// before the loss.
+	AcceptDataLoss bool
+	// Warn receives warnings found at construction (persistence off). nil
+	// means slog.Default().Warn.
+	Warn func(msg string)
+	// Recheck is how often the server check of New is repeated while the
+	// store is used (default DefaultRecheck): a policy switched to an
+	// evicting one later fails every call closed until it is switched back.
+	Recheck time.Duration
 }
 
 // DefaultPrefix is the key prefix when Options.Prefix is empty.
 const DefaultPrefix = "gatehouse:rl:"
 
-// DefaultTimeout is the per-operation timeout when Options.Timeout is zero.
-const DefaultTimeout = 500 * time.Millisecond
+// Defaults of [Options].
+const (
+	DefaultTimeout      = 500 * time.Millisecond
+	DefaultQueueTimeout = 2 * time.Second
+	DefaultPerOwner     = 10_000
+)
 
 // expirySlack keeps keys a while past their logical expiry, so that a caller
 // clock a little behind Redis's never sees state vanish early.
 const expirySlack = time.Minute
+
+// Client is what a [Store] needs of a go-redis client: scripts and INFO.
+// *redis.Client, *redis.ClusterClient and *redis.Ring implement it.
+type Client interface {
+	redis.Scripter
+	Info(ctx context.Context, section ...string) *redis.StringCmd
+}
 
 // Store is a [ratelimit.Store] in Redis, shared by every process using the
 // same Redis and prefix. Every check-and-write is one Lua script, so one
 // round trip and atomic. A Store is safe for concurrent use and starts no
 // goroutines; the client belongs to the caller, who closes it.
 type Store struct {
-	c       redis.Scripter
-	prefix  string
-	timeout time.Duration
+	c        Client
+	prefix   string
+	timeout  time.Duration
+	queue    time.Duration
+	slots    chan struct{}
+	server   bool
+	perOwner int
+	marker   string // "" when lost-data detection is off
+	skew     time.Duration
+	health   redisx.Health
+	born     time.Time
+
+	healthOpts   redisx.HealthOptions
+	recheckEvery time.Duration
+	nextCheck    atomic.Int64 // UnixNano of the next server check
+	healthErr    atomic.Pointer[error]
 }
 
 var _ ratelimit.Store = (*Store)(nil)
 
-// New returns a Store using c: a *redis.Client, *redis.ClusterClient or
-// *redis.Ring created with ContextTimeoutEnabled set, since go-redis ignores
-// context deadlines otherwise and Options.Timeout could not bound a call to
-// a hung Redis. New rejects those three client types without it; another
-// [redis.Scripter] must honour context deadlines itself. opts may be nil.
-func New(c redis.Scripter, opts *Options) (*Store, error) {
+// New checks the server and returns a Store using c: a *redis.Client,
+// *redis.ClusterClient or *redis.Ring created with ContextTimeoutEnabled
+// set, since go-redis ignores context deadlines otherwise and
+// Options.Timeout could not bound a call to a hung Redis. opts may be nil.
+//
+// New reads INFO memory and INFO persistence: a maxmemory-policy other
+// than noeviction is refused unless Options.AcceptEviction, and a server
+// without AOF is refused under Options.RequireDurable (errors wrap
+// [ratelimit.ErrInvalidOptions]). It then reads or creates the marker key
+// "<prefix>marker", which has no expiry: a Redis that lost its data has
+// none, and for one ConversationTTL after a new marker, conversations that
+// are unknown past step 1 are refused (CodeStateLost).
+func New(ctx context.Context, c Client, opts *Options) (*Store, error) {
+	s, err := newStore(c, opts)
+	if err != nil {
+		return nil, err
+	}
+	o := Options{}
+	if opts != nil {
+		o = *opts
+	}
+	cctx, cancel := context.WithTimeout(ctx, s.timeout)
+	defer cancel()
+	s.healthOpts = redisx.HealthOptions{AcceptEviction: o.AcceptEviction, RequireDurable: o.RequireDurable}
+	s.recheckEvery = DefaultRecheck
+	if o.Recheck > 0 {
+		s.recheckEvery = o.Recheck
+	}
+	s.nextCheck.Store(time.Now().Add(s.recheckEvery).UnixNano())
+	s.health, err = redisx.Check(cctx, c, s.healthOpts)
+	switch {
+	case errors.Is(err, redisx.ErrEviction), errors.Is(err, redisx.ErrNotDurable):
+		return nil, fmt.Errorf("%w: redisstore.New: %w", ratelimit.ErrInvalidOptions, err)
+	case err != nil:
+		return nil, fmt.Errorf("%w: redisstore.New: %w", ratelimit.ErrUnavailable, err)
+	}
+	warn := o.Warn
+	if warn == nil {
+		warn = func(msg string) { slog.Default().Warn(msg) }
+	}
+	for _, w := range s.health.Warnings {
+		warn("redisstore: " + w)
+	}
+	if o.AcceptDataLoss {
+		return s, nil
+	}
+	switch c.(type) {
+	case *redis.ClusterClient, *redis.Ring:
+		return nil, fmt.Errorf("%w: redisstore.New: lost-data detection needs one marker per server, which Redis Cluster and Ring cannot give; set Options.AcceptDataLoss to use them", ratelimit.ErrInvalidOptions)
+	}
+	s.marker = s.prefix + markerName
+	t0 := time.Now()
+	m, err := redisx.Marker(cctx, c, s.marker)
+	if err != nil {
+		return nil, fmt.Errorf("%w: redisstore.New: %w", ratelimit.ErrUnavailable, err)
+	}
+	s.born = m.Born
+	// The server's clock minus ours, to turn deadlines into server time.
+	s.skew = m.Now.Sub(t0.Add(time.Since(t0) / 2))
+	return s, nil
+}
+
+func newStore(c Client, opts *Options) (*Store, error) {
 	if c == nil {
 		return nil, fmt.Errorf("%w: redisstore.New: nil client", ratelimit.ErrInvalidOptions)
 	}
 	if !redisx.HonoursDeadlines(c) {
 		return nil, fmt.Errorf("%w: redisstore.New: the go-redis client must be created with ContextTimeoutEnabled: true, or a hung Redis would block checks past Options.Timeout", ratelimit.ErrInvalidOptions)
 	}
-	s := &Store{c: c, prefix: DefaultPrefix, timeout: DefaultTimeout}
+	s := &Store{c: c, prefix: DefaultPrefix, timeout: DefaultTimeout, queue: DefaultQueueTimeout, perOwner: DefaultPerOwner}
+	slots := 10 * runtime.GOMAXPROCS(0)
+	if rc, ok := c.(*redis.Client); ok {
+		slots = rc.Options().PoolSize
+	}
 	if opts != nil {
 		if opts.Prefix != "" {
 			s.prefix = opts.Prefix
 		}
-		if opts.Timeout < 0 {
-			return nil, fmt.Errorf("%w: redisstore Options.Timeout is %v, want >= 0 (0 means %v)", ratelimit.ErrInvalidOptions, opts.Timeout, DefaultTimeout)
+		if opts.Timeout < 0 || opts.QueueTimeout < 0 || opts.MaxConcurrent < 0 || opts.MaxConversationsPerOwner < 0 {
+			return nil, fmt.Errorf("%w: redisstore Options has Timeout %v, QueueTimeout %v, MaxConcurrent %d, MaxConversationsPerOwner %d; want >= 0 (0 means default)",
+				ratelimit.ErrInvalidOptions, opts.Timeout, opts.QueueTimeout, opts.MaxConcurrent, opts.MaxConversationsPerOwner)
+		}
+		if opts.MaxConversationsPerOwner > 0 {
+			s.perOwner = opts.MaxConversationsPerOwner
 		}
 		if opts.Timeout > 0 {
 			s.timeout = opts.Timeout
 		}
+		if opts.QueueTimeout > 0 {
+			s.queue = opts.QueueTimeout
+		}
+		if opts.MaxConcurrent > 0 {
+			slots = opts.MaxConcurrent
+		}
+		s.server = opts.ServerClock
 	}
 	if strings.ContainsAny(s.prefix, "{}") {
 		return nil, fmt.Errorf("%w: redisstore Options.Prefix %q contains '{' or '}', which Redis Cluster reads as a hash tag", ratelimit.ErrInvalidOptions, s.prefix)
 	}
+	s.slots = make(chan struct{}, max(slots, 1))
 	return s, nil
 }
+
+// Health returns what [New] learned about the server.
+func (s *Store) Health() redisx.Health { return s.health }
 
 // Keys, all under the prefix P. The part in braces is a Redis Cluster hash
 // tag, so every key one script touches is in the same slot:
 //
 //	P r:{key}                   token bucket (GCRA TAT) of a rate key
 //	P b:{scope}:name            budget counter
-//	P c:{scope}                 conversation hash: last, fp, rep
-//	P c:{scope}:step            reservation of one step: token|expiry
+//	P c:{owner}len:scope        conversation hash: last, fp, rep, seen
+//	P c:{owner}len:scope:step   reservation of one step: token|expiry
+//	P o:{owner}                 the owner's live conversations, scored by expiry
+//	P marker:2                  when this Redis's data began (no expiry)
 func (s *Store) rateKey(key string) string { return s.prefix + "r:{" + key + "}" }
 func (s *Store) budgetKey(scope, name string) string {
 	return s.prefix + "b:{" + scope + "}:" + name
 }
-func (s *Store) convKey(scope string) string { return s.prefix + "c:{" + scope + "}" }
-func (s *Store) stepKey(scope string, step int64) string {
-	return s.prefix + "c:{" + scope + "}:" + strconv.FormatInt(step, 10)
+
+// convKey tags a conversation with its owner, so that the owner's set of
+// live conversations is in the same slot; the scope follows with its
+// length, so that no conversation key is another's step key.
+func (s *Store) convKey(scope string) string {
+	return s.prefix + "c:{" + ratelimit.Owner(scope) + "}" + strconv.Itoa(len(scope)) + ":" + scope
 }
+func (s *Store) stepKey(scope string, step int64) string {
+	return s.convKey(scope) + ":" + strconv.FormatInt(step, 10)
+}
+func (s *Store) ownerKey(scope string) string { return s.prefix + "o:{" + ratelimit.Owner(scope) + "}" }
+
+// markerName is the marker key under the prefix. It changes with the key
+// layout, so that state kept under an older layout counts as lost (fails
+// closed for one ConversationTTL) instead of being silently ignored.
+const markerName = "marker:2"
 
 func micros(t time.Time) int64 { return t.UnixMicro() }
 
 // fail wraps a Redis error so it says what failed and that it fails closed.
 func (s *Store) fail(op string, err error) error {
 	why := err.Error()
-	if errors.Is(err, context.DeadlineExceeded) {
+	switch {
+	case redisx.IsOOM(err):
+		return &ratelimit.CapacityError{What: "redis memory", Cap: "redis maxmemory", Hint: "redis refused the " + op + " at maxmemory (noeviction); raise maxmemory or lower the key caps"}
+	case errors.Is(err, context.DeadlineExceeded):
 		why = fmt.Sprintf("no answer within %v (Options.Timeout or the caller's deadline): %v", s.timeout, err)
 	}
 	return fmt.Errorf("%w: redis %s: %s", ratelimit.ErrUnavailable, op, why)
 }
 
-func (s *Store) run(ctx context.Context, op string, sc *redis.Script, keys []string, args ...any) (any, error) {
+// acquire waits for a slot, at most QueueTimeout and the caller's deadline,
+// and returns how long it waited.
+func (s *Store) acquire(ctx context.Context, op string) (time.Duration, error) {
+	select {
+	case s.slots <- struct{}{}:
+		return 0, nil
+	default:
+	}
+	t0 := time.Now()
+	tm := time.NewTimer(s.queue)
+	defer tm.Stop()
+	select {
+	case s.slots <- struct{}{}:
+		return time.Since(t0), nil
+	case <-tm.C:
+		return 0, &ratelimit.CapacityError{What: "redis operations in flight", Cap: "redisstore Options.MaxConcurrent", Limit: cap(s.slots),
+			Hint: fmt.Sprintf("no slot for the %s within Options.QueueTimeout (%v); retry shortly, or raise MaxConcurrent with the client's PoolSize", op, s.queue)}
+	case <-ctx.Done():
+		return 0, fmt.Errorf("%w: redis %s: the caller gave up waiting for a connection: %v", ratelimit.ErrUnavailable, op, ctx.Err())
+	}
+}
+
+// run runs sc after the common arguments: the deadline in server time
+// (microseconds; the script does nothing past it) and now in microseconds,
+// or "" to use Redis TIME. now is the caller's, moved on by the time spent
+// waiting for a slot, so that it is taken in effect once a connection is
+// held.
+func (s *Store) run(ctx context.Context, op string, sc *redis.Script, keys []string, now time.Time, args ...any) (any, error) {
+	if err := s.recheck(ctx); err != nil {
+		return nil, err
+	}
+	waited, err := s.acquire(ctx, op)
+	if err != nil {
+		return nil, err
+	}
+	defer func() { <-s.slots }()
 	ctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
-	v, err := sc.Run(ctx, s.c, keys, args...).Result()
+	dl, _ := ctx.Deadline()
+	// Keep a tenth of the remaining time for the reply to travel back, so
+	// that a script Redis runs just in time is still answered in time.
+	dl = dl.Add(-time.Until(dl) / 10).Add(s.skew)
+	var nowArg any = ""
+	if !s.server {
+		nowArg = micros(now.Add(waited))
+	}
+	full := make([]any, 0, 2+len(args))
+	full = append(full, micros(dl), nowArg)
+	v, err := sc.Run(ctx, s.c, keys, append(full, args...)...).Result()
 	if err != nil {
 		return nil, s.fail(op, err)
 	}
@@ -142,8 +343,8 @@ func (s *Store) Take(ctx context.Context, key string, r ratelimit.Rate, now time
 	if err := ratelimit.CheckKey("rate key", key); err != nil {
 		return res, err
 	}
-	v, err := s.run(ctx, "rate check", rateScript, []string{s.rateKey(key)},
-		micros(now), r.Per.Microseconds(), r.N, expirySlack.Milliseconds())
+	v, err := s.run(ctx, "rate check", rateScript, []string{s.rateKey(key)}, now,
+		r.Per.Microseconds(), r.N, expirySlack.Milliseconds())
 	if err != nil {
 		return res, err
 	}
@@ -174,7 +375,7 @@ func (s *Store) Spend(ctx context.Context, scope string, counters []ratelimit.Co
 		ttl := (c.TTL + time.Millisecond - 1).Milliseconds()
 		args = append(args, c.Add, c.Max, ttl)
 	}
-	v, err := s.run(ctx, "budget spend", budgetScript, keys, args...)
+	v, err := s.run(ctx, "budget spend", budgetScript, keys, now, args...)
 	if err != nil {
 		return res, err
 	}
@@ -185,55 +386,4 @@ func (s *Store) Spend(ctx context.Context, scope string, counters []ratelimit.Co
 	res.Failed = int(out[0])
 	res.Values = out[1:]
 	return res, nil
-}
-
-// Reserve implements [ratelimit.StepStore] in one script call.
-func (s *Store) Reserve(ctx context.Context, scope string, step int64, fp ratelimit.Fingerprint, p ratelimit.StepParams, now time.Time) (ratelimit.StepResult, error) {
-	if err := ratelimit.CheckStepArgs(scope, step, p); err != nil {
-		return ratelimit.StepResult{}, err
-	}
-	var b [16]byte
-	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails (Go 1.24+)
-	token := hex.EncodeToString(b[:])
-	v, err := s.run(ctx, "step reserve", reserveScript, []string{s.convKey(scope), s.stepKey(scope, step)},
-		step, fp.String(), p.MaxRepeats, micros(now), p.ReservationTTL.Microseconds(), token,
-		(p.ReservationTTL + expirySlack).Milliseconds())
-	if err != nil {
-		return ratelimit.StepResult{}, err
-	}
-	out, err := s.ints("step reserve", v, 3)
-	if err != nil {
-		return ratelimit.StepResult{}, err
-	}
-	res := ratelimit.StepResult{Status: ratelimit.StepStatus(out[0]), LastCommitted: out[1], Repeats: int(out[2])}
-	if res.Status == ratelimit.StepOK {
-		res.Token = token
-	}
-	return res, nil
-}
-
-// Commit implements [ratelimit.StepStore] in one script call.
-func (s *Store) Commit(ctx context.Context, scope string, step int64, token string, fp ratelimit.Fingerprint, p ratelimit.StepParams, now time.Time) (ratelimit.StepStatus, error) {
-	if err := ratelimit.CheckStepArgs(scope, step, p); err != nil {
-		return 0, err
-	}
-	v, err := s.run(ctx, "step commit", commitScript, []string{s.convKey(scope), s.stepKey(scope, step)},
-		step, token, fp.String(), p.MaxRepeats, micros(now), (p.ConversationTTL + expirySlack).Milliseconds())
-	if err != nil {
-		return 0, err
-	}
-	st, ok := v.(int64)
-	if !ok {
-		return 0, fmt.Errorf("%w: redis step commit: unexpected reply %T", ratelimit.ErrUnavailable, v)
-	}
-	return ratelimit.StepStatus(st), nil
-}
-
-// Release implements [ratelimit.StepStore] in one script call.
-func (s *Store) Release(ctx context.Context, scope string, step int64, token string) error {
-	if err := ratelimit.CheckKey("conversation scope", scope); err != nil {
-		return err
-	}
-	_, err := s.run(ctx, "step release", releaseScript, []string{s.stepKey(scope, step)}, token)
-	return err
 }

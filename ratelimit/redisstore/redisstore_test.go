@@ -26,9 +26,15 @@ func newClient(t *testing.T, addr string) *redis.Client {
 	return c
 }
 
-func newStore(t *testing.T, c redis.Scripter, opts *redisstore.Options) *redisstore.Store {
+func newStore(t *testing.T, c redisstore.Client, opts *redisstore.Options) *redisstore.Store {
 	t.Helper()
-	s, err := redisstore.New(c, opts)
+	if opts == nil {
+		opts = &redisstore.Options{}
+	}
+	if opts.Warn == nil {
+		opts.Warn = func(string) {}
+	}
+	s, err := redisstore.New(context.Background(), c, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,6 +51,17 @@ func TestConformance(t *testing.T) {
 	})
 }
 
+// TestReplicasConformance: two stores with their own clients on one Redis
+// keep the race counts of storetest.RunReplicas exact.
+func TestReplicasConformance(t *testing.T) {
+	srv := redistest.Start(t)
+	var n atomic.Int64
+	storetest.RunReplicas(t, func(t *testing.T) (ratelimit.Store, ratelimit.Store) {
+		o := &redisstore.Options{Prefix: fmt.Sprintf("rep%d:", n.Add(1))}
+		return newStore(t, newClient(t, srv.Addr()), o), newStore(t, newClient(t, srv.Addr()), o)
+	})
+}
+
 // raceTimeout is the per-call timeout of tests that start 1,000 goroutines:
 // they queue for pooled connections, which counts against the timeout, and
 // these tests check atomicity, not latency (the kill and hang tests do).
@@ -55,15 +72,15 @@ func TestNewRejectsBadOptions(t *testing.T) {
 	defer c.Close()
 	plain := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1"})
 	defer plain.Close()
-	if _, err := redisstore.New(plain, nil); !errors.Is(err, ratelimit.ErrInvalidOptions) || !strings.Contains(err.Error(), "ContextTimeoutEnabled") {
+	if _, err := redisstore.New(context.Background(), plain, nil); !errors.Is(err, ratelimit.ErrInvalidOptions) || !strings.Contains(err.Error(), "ContextTimeoutEnabled") {
 		t.Errorf("New(client without ContextTimeoutEnabled) = %v, want ErrInvalidOptions naming the option", err)
 	}
 	for _, o := range []*redisstore.Options{{Prefix: "a{b}:"}, {Timeout: -time.Second}} {
-		if _, err := redisstore.New(c, o); !errors.Is(err, ratelimit.ErrInvalidOptions) {
+		if _, err := redisstore.New(context.Background(), c, o); !errors.Is(err, ratelimit.ErrInvalidOptions) {
 			t.Errorf("New(%+v) = %v, want ErrInvalidOptions", o, err)
 		}
 	}
-	if _, err := redisstore.New(nil, nil); !errors.Is(err, ratelimit.ErrInvalidOptions) {
+	if _, err := redisstore.New(context.Background(), nil, nil); !errors.Is(err, ratelimit.ErrInvalidOptions) {
 		t.Errorf("New(nil) = %v, want ErrInvalidOptions", err)
 	}
 }
@@ -97,11 +114,18 @@ func TestKeysAreNamespaced(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := strings.Join(sorted(keys), " ")
-	want := "app1:b:{agent}:n app1:c:{conv} app1:c:{conv}:2 app1:r:{tool}"
+	want := "app1:b:{agent}:n app1:c:{conv}4:conv app1:c:{conv}4:conv:2 app1:marker:2 app1:o:{conv} app1:r:{tool}"
 	if got != want {
 		t.Fatalf("keys %q, want %q", got, want)
 	}
 	for _, k := range keys {
+		if k == "app1:marker:2" {
+			// The marker never expires: its absence means lost data.
+			if ttl := c.PTTL(ctx, k).Val(); ttl != -1 {
+				t.Errorf("marker has PTTL %v, want none", ttl)
+			}
+			continue
+		}
 		if ttl := c.PTTL(ctx, k).Val(); ttl <= 0 {
 			t.Errorf("key %s has no expiry (PTTL %v)", k, ttl)
 		}
@@ -251,8 +275,9 @@ func TestRedisKilledFailsClosedAndRecovers(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
+	conv := "c"
 	action := func(step int64) ratelimit.Action {
-		return ratelimit.Action{Agent: "a", ConversationID: "c", Step: step, Tool: "t", Args: map[string]any{"step": step}}
+		return ratelimit.Action{Agent: "a", ConversationID: conv, Step: step, Tool: "t", Args: map[string]any{"step": step}}
 	}
 	checkAll := func(step int64) []error {
 		res, err := lim.Allow(ctx, "tool")
@@ -298,9 +323,13 @@ func TestRedisKilledFailsClosedAndRecovers(t *testing.T) {
 	}
 
 	srv.Restart()
+	// The restarted Redis is empty (no persistence): conversation c is
+	// unknown past step 1, so it fails closed until one ConversationTTL has
+	// passed (TestLostDataFailsClosed); a new conversation recovers.
+	conv = "c-after-restart"
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		errs := checkAll(2)
+		errs := checkAll(1)
 		if errors.Join(errs...) == nil {
 			break
 		}

@@ -4,55 +4,93 @@ import "github.com/redis/go-redis/v9"
 
 // The Lua scripts run atomically in Redis: every check-and-write below is one
 // EVALSHA, so no other client can act between the read and the write. Times
-// are microseconds from the caller's clock; TTLs are milliseconds.
+// are microseconds; TTLs are milliseconds.
+//
+// Every script starts with prelude: ARGV[1] is the caller's deadline in the
+// server's clock and ARGV[2] the caller's now ("" for Redis TIME). A script
+// that Redis runs after the deadline (the caller already gave up and denied)
+// changes nothing and answers an error: no ghost reservation, no charge for
+// a denied call. Numbers read from keys must be what the scripts write: a
+// present but malformed value ("abc", "nan", "0x10", "1e400") raises an
+// error naming the key, so the caller fails closed instead of reading it as
+// zero.
+const prelude = `
+local t = redis.call('TIME')
+local rnow = tonumber(t[1]) * 1000000 + tonumber(t[2])
+if rnow > tonumber(ARGV[1]) then
+  return redis.error_reply('gatehouse: ran after the caller\'s deadline (Redis stalled, or its clock is ahead of this replica\'s by more than the timeout); nothing was changed')
+end
+local now = rnow
+if ARGV[2] ~= '' then
+  now = tonumber(ARGV[2])
+end
+local function int(v, key, field)
+  if not v then
+    return 0
+  end
+  if #v > 18 or not string.match(v, '^%-?%d+$') then
+    error({err = 'gatehouse: ' .. key .. ' ' .. field .. ' is not an integer; the state is corrupt, so the request is denied'})
+  end
+  return tonumber(v)
+end
+local function num(v, key, field)
+  if not (string.match(v, '^%-?%d+%.?%d*$') or string.match(v, '^%-?%d+%.?%d*[eE][%-+]?%d+$')) then
+    error({err = 'gatehouse: ' .. key .. ' ' .. field .. ' is not a decimal number; the state is corrupt, so the request is denied'})
+  end
+  local n = tonumber(v)
+  if not n or n ~= n or n == math.huge or n == -math.huge then
+    error({err = 'gatehouse: ' .. key .. ' ' .. field .. ' is not a finite number; the state is corrupt, so the request is denied'})
+  end
+  return n
+end
+`
 
 // rateScript is GCRA, the generic cell rate algorithm: the key holds the
 // theoretical arrival time (TAT) of the next event. With period P and N
 // events per period, one event costs T = P/N; an event at now is allowed
 // when TAT + T - P <= now. That is a token bucket of capacity N that starts
-// full, the same behaviour as the in-memory x/time/rate buckets.
+// full, the same behaviour as the in-memory buckets.
 //
-// KEYS[1] bucket; ARGV now_us, period_us, n, slack_ms.
+// KEYS[1] bucket; ARGV (after the prelude's) period_us, n, slack_ms.
 // Returns {allowed 0|1, whole tokens left, retry_after_us}.
-var rateScript = redis.NewScript(`
-local now = tonumber(ARGV[1])
-local per = tonumber(ARGV[2])
-local n = tonumber(ARGV[3])
+var rateScript = redis.NewScript(prelude + `
+local per = tonumber(ARGV[3])
+local n = tonumber(ARGV[4])
 local t = per / n
 local tat = now
 local v = redis.call('GET', KEYS[1])
 if v then
-  tat = math.max(tonumber(v), now)
+  tat = math.max(num(v, KEYS[1], 'TAT'), now)
 end
 local new = tat + t
 local allow_at = new - per
 if now < allow_at then
   return {0, math.floor((now - (tat - per)) / t), math.ceil(allow_at - now)}
 end
-redis.call('SET', KEYS[1], string.format('%.17g', new), 'PX', math.ceil((new - now) / 1000) + tonumber(ARGV[4]))
+redis.call('SET', KEYS[1], string.format('%.17g', new), 'PX', math.ceil((new - now) / 1000) + tonumber(ARGV[5]))
 return {1, math.floor((now - allow_at) / t), 0}
 `)
 
 // budgetScript applies counters all or nothing.
 //
-// KEYS[i] counter i; ARGV[1] mode (1 check, 2 commit, 3 force), then per
+// KEYS[i] counter i; ARGV[3] mode (1 check, 2 commit, 3 force), then per
 // counter add, max, ttl_ms. Returns {failed index (0-based) or -1, values
 // before the call...}.
-var budgetScript = redis.NewScript(`
-local mode = tonumber(ARGV[1])
+var budgetScript = redis.NewScript(prelude + `
+local mode = tonumber(ARGV[3])
 local out = {-1}
 for i = 1, #KEYS do
-  local v = tonumber(redis.call('GET', KEYS[i]) or '0')
+  local v = int(redis.call('GET', KEYS[i]), KEYS[i], 'counter')
   out[i + 1] = v
-  local add, max = tonumber(ARGV[3 * i - 1]), tonumber(ARGV[3 * i])
+  local add, max = tonumber(ARGV[3 * i + 1]), tonumber(ARGV[3 * i + 2])
   if out[1] < 0 and max > 0 and v + add > max then
     out[1] = i - 1
   end
 end
 if mode == 3 or (mode == 2 and out[1] < 0) then
   for i = 1, #KEYS do
-    redis.call('INCRBY', KEYS[i], ARGV[3 * i - 1])
-    redis.call('PEXPIRE', KEYS[i], ARGV[3 * i + 1])
+    redis.call('INCRBY', KEYS[i], ARGV[3 * i + 1])
+    redis.call('PEXPIRE', KEYS[i], ARGV[3 * i + 3])
   end
 end
 return out
@@ -61,76 +99,112 @@ return out
 // reserveScript reserves one step (SET NX semantics, with a logical expiry
 // from the caller's clock so memory and Redis expire reservations alike).
 //
-// KEYS[1] conversation hash {last, fp, rep}; KEYS[2] the step's reservation.
-// ARGV step, fp, max_repeats, now_us, ttl_us, token, px_ms.
+// KEYS[1] conversation hash {last, fp, rep, seen}; KEYS[2] the step's
+// reservation; KEYS[3] the owner's live conversations (sorted set scored by
+// expiry); KEYS[4], when present, the marker of the data epoch (see New).
+// ARGV step, fp, max_repeats, ttl_us, token, px_ms, conversation_ttl_us,
+// per_owner, scope, conversation_px_ms.
 // Returns {status, last committed, repeats} with status 1 ok, 2 replay,
-// 3 in flight, 4 repetitive.
-var reserveScript = redis.NewScript(`
-local st = redis.call('HMGET', KEYS[1], 'last', 'fp', 'rep')
-local last = tonumber(st[1]) or 0
-local rep = tonumber(st[3]) or 0
-if st[2] ~= ARGV[2] then
+// 3 in flight, 4 repetitive, 6 state lost, 7 owner at its cap.
+var reserveScript = redis.NewScript(prelude + `
+local step = tonumber(ARGV[3])
+local st = redis.call('HMGET', KEYS[1], 'last', 'fp', 'rep', 'seen')
+local last = int(st[1], KEYS[1], 'last')
+local rep = int(st[3], KEYS[1], 'rep')
+local known = st[1] or st[4]
+if st[2] ~= ARGV[4] then
   rep = 0
 end
-local now = tonumber(ARGV[4])
-if tonumber(ARGV[1]) <= last then
+if step <= last then
   return {2, last, rep}
+end
+if KEYS[4] and step > 1 and not known then
+  local m = redis.call('GET', KEYS[4])
+  if not m then
+    m = string.format('%.0f', rnow)
+    redis.call('SET', KEYS[4], m)
+  end
+  if rnow - int(m, KEYS[4], 'marker') < tonumber(ARGV[9]) then
+    return {6, 0, 0}
+  end
 end
 local cur = redis.call('GET', KEYS[2])
 if cur then
   local sep = string.find(cur, '|', 1, true)
-  if sep and tonumber(string.sub(cur, sep + 1)) > now then
+  if not sep then
+    error({err = 'gatehouse: ' .. KEYS[2] .. ' reservation has no expiry; the state is corrupt, so the request is denied'})
+  end
+  if num(string.sub(cur, sep + 1), KEYS[2], 'expiry') > now then
     return {3, last, rep}
   end
 end
-if rep >= tonumber(ARGV[3]) then
+if rep >= tonumber(ARGV[5]) then
   return {4, last, rep}
 end
-redis.call('SET', KEYS[2], ARGV[6] .. '|' .. string.format('%.17g', now + tonumber(ARGV[5])), 'PX', ARGV[7])
+if not known then
+  -- A new conversation counts against its owner's cap; conversations
+  -- past their expiry no longer do.
+  redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now)
+  if redis.call('ZSCORE', KEYS[3], ARGV[11]) == false and redis.call('ZCARD', KEYS[3]) >= tonumber(ARGV[10]) then
+    return {7, 0, 0}
+  end
+  redis.call('ZADD', KEYS[3], now + tonumber(ARGV[6]), ARGV[11])
+  redis.call('PEXPIRE', KEYS[3], ARGV[12])
+end
+redis.call('SET', KEYS[2], ARGV[7] .. '|' .. string.format('%.17g', now + tonumber(ARGV[6])), 'PX', ARGV[8])
+if not known then
+  -- A conversation seen with a live reservation is known, so its other
+  -- steps are not taken for lost state; it lives as long as the reservation
+  -- unless a commit extends it.
+  redis.call('HSET', KEYS[1], 'seen', 1)
+  redis.call('PEXPIRE', KEYS[1], ARGV[8])
+end
 return {1, last, rep}
 `)
 
 // commitScript consumes a reservation held by token.
 //
-// KEYS as reserveScript; ARGV step, token, fp, max_repeats, now_us,
-// conversation_ttl_ms. Returns 1 ok, 4 repetitive (reservation dropped),
-// 5 lost.
-var commitScript = redis.NewScript(`
+// KEYS as reserveScript (without the marker); ARGV step, token, fp,
+// max_repeats, conversation_px_ms, scope, conversation_ttl_us. Returns 1 ok,
+// 4 repetitive (reservation dropped), 5 lost.
+var commitScript = redis.NewScript(prelude + `
 local cur = redis.call('GET', KEYS[2])
 if not cur then
   return 5
 end
 local sep = string.find(cur, '|', 1, true)
-if not sep or string.sub(cur, 1, sep - 1) ~= ARGV[2] or tonumber(string.sub(cur, sep + 1)) <= tonumber(ARGV[5]) then
+if not sep or string.sub(cur, 1, sep - 1) ~= ARGV[4] or num(string.sub(cur, sep + 1), KEYS[2], 'expiry') <= now then
   return 5
 end
-redis.call('DEL', KEYS[2])
 local st = redis.call('HMGET', KEYS[1], 'last', 'fp', 'rep')
-local last = tonumber(st[1]) or 0
-local rep = tonumber(st[3]) or 0
-if rep > 0 and st[2] == ARGV[3] then
-  if rep >= tonumber(ARGV[4]) then
+local last = int(st[1], KEYS[1], 'last')
+local rep = int(st[3], KEYS[1], 'rep')
+redis.call('DEL', KEYS[2])
+if rep > 0 and st[2] == ARGV[5] then
+  if rep >= tonumber(ARGV[6]) then
     return 4
   end
   rep = rep + 1
 else
   rep = 1
 end
-local step = tonumber(ARGV[1])
+local step = tonumber(ARGV[3])
 if step > last then
   last = step
 end
-redis.call('HSET', KEYS[1], 'last', last, 'fp', ARGV[3], 'rep', rep)
-redis.call('PEXPIRE', KEYS[1], ARGV[6])
+redis.call('HSET', KEYS[1], 'last', last, 'fp', ARGV[5], 'rep', rep)
+redis.call('PEXPIRE', KEYS[1], ARGV[7])
+redis.call('ZADD', KEYS[3], now + tonumber(ARGV[9]), ARGV[8])
+redis.call('PEXPIRE', KEYS[3], ARGV[7])
 return 1
 `)
 
 // releaseScript drops a reservation if token holds it.
 //
 // KEYS[1] the step's reservation; ARGV token. Returns 1 if dropped, else 0.
-var releaseScript = redis.NewScript(`
+var releaseScript = redis.NewScript(prelude + `
 local cur = redis.call('GET', KEYS[1])
-if cur and string.sub(cur, 1, #ARGV[1] + 1) == ARGV[1] .. '|' then
+if cur and string.sub(cur, 1, #ARGV[3] + 1) == ARGV[3] .. '|' then
   redis.call('DEL', KEYS[1])
   return 1
 end

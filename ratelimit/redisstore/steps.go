@@ -1,0 +1,75 @@
+package redisstore
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"time"
+
+	"github.com/gatehouse-dev/gatehouse/ratelimit"
+)
+
+// statusOwnerCap is the reserve script's answer when the owner already has
+// MaxConversationsPerOwner live conversations.
+const statusOwnerCap = 7
+
+// Reserve implements [ratelimit.StepStore] in one script call.
+func (s *Store) Reserve(ctx context.Context, scope string, step int64, fp ratelimit.Fingerprint, p ratelimit.StepParams, now time.Time) (ratelimit.StepResult, error) {
+	if err := ratelimit.CheckStepArgs(scope, step, p); err != nil {
+		return ratelimit.StepResult{}, err
+	}
+	var b [16]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails (Go 1.24+)
+	token := hex.EncodeToString(b[:])
+	keys := []string{s.convKey(scope), s.stepKey(scope, step), s.ownerKey(scope)}
+	if s.marker != "" {
+		keys = append(keys, s.marker)
+	}
+	v, err := s.run(ctx, "step reserve", reserveScript, keys, now,
+		step, fp.String(), p.MaxRepeats, p.ReservationTTL.Microseconds(), token,
+		(p.ReservationTTL + expirySlack).Milliseconds(), p.ConversationTTL.Microseconds(),
+		s.perOwner, scope, (p.ConversationTTL + expirySlack).Milliseconds())
+	if err != nil {
+		return ratelimit.StepResult{}, err
+	}
+	out, err := s.ints("step reserve", v, 3)
+	if err != nil {
+		return ratelimit.StepResult{}, err
+	}
+	if out[0] == statusOwnerCap {
+		return ratelimit.StepResult{}, &ratelimit.CapacityError{What: "live conversations of this agent", Cap: "redisstore Options.MaxConversationsPerOwner", Limit: s.perOwner,
+			Hint: "finish conversations (state is kept ConversationTTL after the last step) or raise the cap"}
+	}
+	res := ratelimit.StepResult{Status: ratelimit.StepStatus(out[0]), LastCommitted: out[1], Repeats: int(out[2])}
+	if res.Status == ratelimit.StepOK {
+		res.Token = token
+	}
+	return res, nil
+}
+
+// Commit implements [ratelimit.StepStore] in one script call.
+func (s *Store) Commit(ctx context.Context, scope string, step int64, token string, fp ratelimit.Fingerprint, p ratelimit.StepParams, now time.Time) (ratelimit.StepStatus, error) {
+	if err := ratelimit.CheckStepArgs(scope, step, p); err != nil {
+		return 0, err
+	}
+	v, err := s.run(ctx, "step commit", commitScript, []string{s.convKey(scope), s.stepKey(scope, step), s.ownerKey(scope)}, now,
+		step, token, fp.String(), p.MaxRepeats, (p.ConversationTTL + expirySlack).Milliseconds(), scope, p.ConversationTTL.Microseconds())
+	if err != nil {
+		return 0, err
+	}
+	st, ok := v.(int64)
+	if !ok {
+		return 0, fmt.Errorf("%w: redis step commit: unexpected reply %T", ratelimit.ErrUnavailable, v)
+	}
+	return ratelimit.StepStatus(st), nil
+}
+
+// Release implements [ratelimit.StepStore] in one script call.
+func (s *Store) Release(ctx context.Context, scope string, step int64, token string) error {
+	if err := ratelimit.CheckKey("conversation scope", scope); err != nil {
+		return err
+	}
+	_, err := s.run(ctx, "step release", releaseScript, []string{s.stepKey(scope, step)}, time.Time{}, token)
+	return err
+}

@@ -1,0 +1,143 @@
+package storetest
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gatehouse-dev/gatehouse/ratelimit"
+)
+
+// testFaults holds the cases of issue 17 that any store can be held to.
+func testFaults(t *testing.T, newStore func(t *testing.T) ratelimit.Store) {
+	ctx := context.Background()
+	p := ratelimit.StepParams{MaxRepeats: 2, ReservationTTL: time.Minute, ConversationTTL: time.Hour}
+	t.Run("FailedCallChangesNothing", func(t *testing.T) {
+		// A call made after its deadline may fail or succeed; when it fails
+		// it must have changed nothing (a store that ran a script after the
+		// caller gave up would leave a ghost reservation or a charge for a
+		// denied call).
+		s := newStore(t)
+		dead, cancel := context.WithDeadline(ctx, time.Now().Add(-time.Second))
+		defer cancel()
+		if _, err := s.Reserve(dead, "conv", 1, fp('a'), p, epoch); err != nil {
+			res, err := s.Reserve(ctx, "conv", 1, fp('a'), p, epoch)
+			if err != nil || res.Status != ratelimit.StepOK {
+				t.Errorf("after a failed Reserve: %+v, %v; want the step still free", res, err)
+			}
+		}
+		c := []ratelimit.Counter{{Name: "n", Add: 1, Max: 1, TTL: time.Hour}}
+		if _, err := s.Spend(dead, "agent", c, ratelimit.SpendCommit, epoch); err != nil {
+			res, err := s.Spend(ctx, "agent", c, ratelimit.SpendCommit, epoch)
+			if err != nil || res.Failed != -1 {
+				t.Errorf("after a failed Spend: %+v, %v; want nothing spent", res, err)
+			}
+		}
+		r := ratelimit.MustParseRate("1/hour")
+		if _, err := s.Take(dead, "k", r, epoch); err != nil {
+			res, err := s.Take(ctx, "k", r, epoch)
+			if err != nil || !res.Allowed {
+				t.Errorf("after a failed Take: %+v, %v; want the token still there", res, err)
+			}
+		}
+	})
+	t.Run("CapacityIsNotUnavailable", func(t *testing.T) {
+		// A store may refuse new state at a cap, but then with an error
+		// matching ErrCapacity and never ErrUnavailable; and a victim's
+		// near-limit counter and committed steps survive any flood.
+		s := newStore(t)
+		victim := []ratelimit.Counter{{Name: "n", Add: 9, Max: 10, TTL: time.Hour}}
+		if _, err := s.Spend(ctx, "victim", victim, ratelimit.SpendCommit, epoch); err != nil {
+			t.Fatal(err)
+		}
+		res, err := s.Reserve(ctx, ratelimit.Key("victim", "conv"), 1, fp('a'), p, epoch)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st, err := s.Commit(ctx, ratelimit.Key("victim", "conv"), 1, res.Token, fp('a'), p, epoch); err != nil || st != ratelimit.StepOK {
+			t.Fatal(st, err)
+		}
+		for i := range 2000 {
+			k := "flood-" + strconv.Itoa(i)
+			_, err := s.Spend(ctx, k, []ratelimit.Counter{{Name: "n", Add: 1, Max: 10, TTL: time.Hour}}, ratelimit.SpendCommit, epoch)
+			if err != nil && (!errors.Is(err, ratelimit.ErrCapacity) || errors.Is(err, ratelimit.ErrUnavailable)) {
+				t.Fatalf("flood scope %d: %v, want success or ErrCapacity", i, err)
+			}
+		}
+		one := []ratelimit.Counter{{Name: "n", Add: 1, Max: 10, TTL: time.Hour}}
+		if r, err := s.Spend(ctx, "victim", one, ratelimit.SpendCommit, epoch); err != nil || r.Failed != -1 || r.Values[0] != 9 {
+			t.Errorf("victim's 10th unit after the flood: %+v, %v; want allowed from 9", r, err)
+		}
+		if r, _ := s.Spend(ctx, "victim", one, ratelimit.SpendCommit, epoch); r.Failed != 0 {
+			t.Errorf("victim's 11th unit after the flood: %+v; want refused", r)
+		}
+		if r, err := s.Reserve(ctx, ratelimit.Key("victim", "conv"), 1, fp('a'), p, epoch); err != nil || r.Status != ratelimit.StepReplay {
+			t.Errorf("victim's committed step after the flood: %+v, %v; want replay", r, err)
+		}
+	})
+}
+
+// RunReplicas checks that two store instances sharing one backend (two
+// replicas) keep the race counts exact: with 1,000 concurrent calls spread
+// over both, exactly 1 reserves a step, exactly 100 spend from a limit of
+// 100, and exactly 10 pass a rate of 10/minute. newPair returns two stores
+// on one fresh, shared backend; for an in-process store return the same
+// store twice.
+func RunReplicas(t *testing.T, newPair func(t *testing.T) (a, b ratelimit.Store)) {
+	ctx := context.Background()
+	race := func(t *testing.T, want int, call func(s ratelimit.Store) (bool, error)) {
+		a, b := newPair(t)
+		stores := [2]ratelimit.Store{a, b}
+		var wg sync.WaitGroup
+		var mu sync.Mutex
+		won := 0
+		start := make(chan struct{})
+		for i := range Racers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				<-start
+				ok, err := call(stores[i%2])
+				mu.Lock()
+				defer mu.Unlock()
+				if err != nil {
+					t.Errorf("racer %d: %v", i, err)
+				}
+				if ok {
+					won++
+				}
+			}()
+		}
+		close(start)
+		wg.Wait()
+		if won != want {
+			t.Errorf("%d of %d passed, want exactly %d", won, Racers, want)
+		}
+	}
+	p := ratelimit.StepParams{MaxRepeats: 2, ReservationTTL: time.Minute, ConversationTTL: time.Hour}
+	t.Run("Step", func(t *testing.T) {
+		race(t, 1, func(s ratelimit.Store) (bool, error) {
+			res, err := s.Reserve(ctx, "conv", 1, fp('a'), p, epoch)
+			if err != nil || res.Status != ratelimit.StepOK {
+				return false, err
+			}
+			st, err := s.Commit(ctx, "conv", 1, res.Token, fp('a'), p, epoch)
+			return st == ratelimit.StepOK, err
+		})
+	})
+	t.Run("Budget", func(t *testing.T) {
+		race(t, 100, func(s ratelimit.Store) (bool, error) {
+			res, err := s.Spend(ctx, "agent", []ratelimit.Counter{{Name: "requests/hour/1", Add: 1, Max: 100, TTL: time.Hour}}, ratelimit.SpendCommit, epoch)
+			return err == nil && res.Failed == -1, err
+		})
+	})
+	t.Run("Rate", func(t *testing.T) {
+		race(t, 10, func(s ratelimit.Store) (bool, error) {
+			res, err := s.Take(ctx, "agent", ratelimit.MustParseRate("10/minute"), epoch)
+			return err == nil && res.Allowed, err
+		})
+	})
+}
