@@ -136,24 +136,36 @@ func (g *Guard) refused(c *call, r *refusal) (mcp.Result, error) {
 }
 
 // commit makes an approved call final, in one place for every way a call
-// is approved: the conversation step is committed first (it can still
-// refuse a loop), then the budget charged (so a call refused by the step
-// is never charged, QWED §9.4-9.5), then the decision audited; the trust
-// store learns of it. Only after all of them may the handler run.
+// is approved, so that a refused call consumes nothing (QWED §9.4-9.5):
+// the decision is audited first (a log that cannot record it refuses the
+// call before anything is spent), then the budget charged (a refusal
+// leaves the step to the pipeline's undo), then the conversation step
+// committed (a loop found now refunds the charge). A refusal after the
+// audit is recorded as a second event. Only after all of them may the
+// handler run.
 func (g *Guard) commit(c *call) *refusal {
+	if err := g.auditDecision(c.ctx, g.named(c, c.d), c.agent, c.rawArgs); err != nil {
+		return refuse(internal(c.d.Method, c.tool, auditDown))
+	}
+	var budget *ratelimit.Budget
+	if l := g.o.Limits; l != nil {
+		budget = l.Budget
+	}
+	if budget != nil {
+		if err := budget.Charge(c.ctx, c.agent, g.usage(c.info())); err != nil {
+			return refuse(limitDecision(c.d.Method, c.tool, err))
+		}
+	}
 	if c.resv != nil {
 		if err := c.resv.Commit(c.ctx); err != nil {
+			if budget != nil {
+				if rerr := budget.Refund(context.WithoutCancel(c.ctx), c.agent, g.usage(c.info())); rerr != nil {
+					g.log.Error("gatehouse: refunding a refused call failed", "tool", c.tool, "error", rerr)
+				}
+			}
 			return refuse(limitDecision(c.d.Method, c.tool, err))
 		}
 		c.committed.Store(true)
-	}
-	if l := g.o.Limits; l != nil && l.Budget != nil {
-		if err := l.Budget.Charge(c.ctx, c.agent, g.usage(c.info())); err != nil {
-			return refuse(limitDecision(c.d.Method, c.tool, err))
-		}
-	}
-	if err := g.auditDecision(c.ctx, g.named(c, c.d), c.agent, c.rawArgs); err != nil {
-		return refuse(internal(c.d.Method, c.tool, auditDown))
 	}
 	g.recordTrust(c.ctx, c.agent, c.d, false)
 	return nil

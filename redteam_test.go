@@ -145,8 +145,14 @@ func TestRedteamAuditFailureAtCommitCharges(t *testing.T) {
 	if res := call(1, 1); fmt.Sprint(rpcErr(res)["code"]) != "-32603" {
 		t.Fatalf("with the audit log down: %v", res)
 	}
-	bw.broken.Store(false)
-	if res := call(2, 1); rpcErr(res) != nil || f.runs.Load() != 1 {
+	// An audit Writer stays unusable after a failed write (audit fails
+	// closed), so look at the budget and the step through a second guard
+	// that shares them, with a working log.
+	f2 := newFixture(t, basePolicy, &gatehouse.Options{Limits: &gatehouse.LimitOptions{Budget: b, Conversations: cg}})
+	c2 := dialRaw(t, f2.ct, "2025-06-18")
+	res := c2.request(2, "tools/call", map[string]any{"name": "echo", "arguments": map[string]any{"x": 2},
+		"_meta": map[string]any{"conversation_id": "c1", "step_number": 1}})
+	if rpcErr(res) != nil || f2.runs.Load() != 1 {
 		t.Fatalf("the call denied for the audit failure was charged or consumed step 1: %v", res)
 	}
 }

@@ -165,6 +165,15 @@ func (b *Budget) Charge(ctx context.Context, agent string, u Usage) error {
 	return b.spend(ctx, agent, u, SpendCommit)
 }
 
+// Refund takes u back from the agent's counters, none below zero: for a
+// call that was charged and then refused (its conversation step could not
+// be committed, say), so that a denied call consumes nothing (QWED §9.5).
+// A refund that comes after the window of the charge ends takes from the
+// new window's counters (floored at zero).
+func (b *Budget) Refund(ctx context.Context, agent string, u Usage) error {
+	return b.spend(ctx, agent, u, SpendRefund)
+}
+
 // Record adds u to the agent's counters even past the limits: for usage that
 // already happened, such as tokens reported after a call. Later Checks and
 // Charges then see it.
@@ -188,7 +197,7 @@ func (b *Budget) spend(ctx context.Context, agent string, u Usage, mode SpendMod
 	l := b.limits
 	// Per-request limits need no state (QWED §6.2: cost first). Record
 	// (SpendForce) is for usage that already happened and skips them.
-	force := mode == SpendForce
+	force := mode == SpendForce || mode == SpendRefund
 	if !force && l.CostPerRequest > 0 && toMicros(u.Cost) > toMicros(l.CostPerRequest) {
 		return &BudgetError{Code: CodeBudgetCost, Limit: LimitCostPerRequest, Max: l.CostPerRequest, Request: u.Cost}
 	}

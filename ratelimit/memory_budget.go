@@ -143,6 +143,16 @@ func (s *MemoryStore) Spend(_ context.Context, scope string, counters []Counter,
 	if mode == SpendCheck || (mode == SpendCommit && res.Failed >= 0) {
 		return res, nil
 	}
+	if mode == SpendRefund {
+		if b != nil {
+			for _, c := range counters {
+				if cur := b.counters[c.Name]; cur != nil {
+					cur.v = max(0, cur.v-c.Add)
+				}
+			}
+		}
+		return SpendResult{Failed: -1, Values: res.Values}, nil
+	}
 	if b == nil {
 		if len(sh.m) >= s.budCap && !s.evictBudgets(sh, now) {
 			return SpendResult{Failed: -1}, capacityError("agents with live budget counters", "MemoryOptions.MaxBudgetScopes", s.budCap*numShards,
@@ -172,7 +182,7 @@ func CheckSpend(scope string, counters []Counter, mode SpendMode) error {
 	if err := CheckKey("budget scope", scope); err != nil {
 		return err
 	}
-	if mode < SpendCheck || mode > SpendForce {
+	if mode < SpendCheck || mode > SpendRefund {
 		return fmt.Errorf("%w: unknown spend mode %d", ErrInvalidOptions, mode)
 	}
 	if len(counters) == 0 || len(counters) > maxCountersEach {

@@ -63,6 +63,9 @@ const (
 	SpendCommit
 	// SpendForce adds every Add unconditionally (usage that already happened).
 	SpendForce
+	// SpendRefund takes every Add back from counters that exist, none below
+	// zero (a charge for a call that was refused after it).
+	SpendRefund
 )
 
 // SpendResult is what [BudgetStore.Spend] reports.

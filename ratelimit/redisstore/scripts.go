@@ -73,7 +73,7 @@ return {1, math.floor((now - allow_at) / t), 0}
 
 // budgetScript applies counters all or nothing.
 //
-// KEYS[i] counter i; ARGV[3] mode (1 check, 2 commit, 3 force), then per
+// KEYS[i] counter i; ARGV[3] mode (1 check, 2 commit, 3 force, 4 refund), then per
 // counter add, max, ttl_ms. Returns {failed index (0-based) or -1, values
 // before the call...}.
 var budgetScript = redis.NewScript(prelude + `
@@ -86,6 +86,17 @@ for i = 1, #KEYS do
   if out[1] < 0 and max > 0 and v + add > max then
     out[1] = i - 1
   end
+end
+if mode == 4 then
+  for i = 1, #KEYS do
+    if redis.call('EXISTS', KEYS[i]) == 1 then
+      if redis.call('DECRBY', KEYS[i], ARGV[3 * i + 1]) < 0 then
+        redis.call('SET', KEYS[i], 0, 'KEEPTTL')
+      end
+    end
+  end
+  out[1] = -1
+  return out
 end
 if mode == 3 or (mode == 2 and out[1] < 0) then
   for i = 1, #KEYS do

@@ -206,6 +206,24 @@ func testBudget(t *testing.T, newStore func(t *testing.T) ratelimit.Store) {
 			t.Fatalf("after force: %+v, want value 9 and over max", res)
 		}
 	})
+	t.Run("RefundTakesBackNeverBelowZero", func(t *testing.T) {
+		s := newStore(t)
+		if _, err := s.Spend(ctx, "agent", []ratelimit.Counter{c("a", 3, 5)}, ratelimit.SpendCommit, epoch); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.Spend(ctx, "agent", []ratelimit.Counter{c("a", 2, 5), c("absent", 4, 5)}, ratelimit.SpendRefund, epoch); err != nil {
+			t.Fatalf("refund: %v", err)
+		}
+		res, _ := s.Spend(ctx, "agent", []ratelimit.Counter{c("a", 0, 5), c("absent", 0, 5)}, ratelimit.SpendCheck, epoch)
+		if res.Values[0] != 1 || res.Values[1] != 0 {
+			t.Fatalf("after refunding 2 of 3 (and 4 of nothing): %+v, want 1 and 0", res)
+		}
+		s.Spend(ctx, "agent", []ratelimit.Counter{c("a", 7, 5)}, ratelimit.SpendRefund, epoch)
+		res, _ = s.Spend(ctx, "agent", []ratelimit.Counter{c("a", 0, 5)}, ratelimit.SpendCheck, epoch)
+		if res.Values[0] != 0 {
+			t.Fatalf("refund past zero: %+v, want 0", res)
+		}
+	})
 	t.Run("ScopesAreIndependent", func(t *testing.T) {
 		s := newStore(t)
 		for _, scope := range []string{"a", "b", "{a}"} {
