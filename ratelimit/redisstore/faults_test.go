@@ -416,3 +416,36 @@ func TestQueueIsCapacityNotOutage(t *testing.T) {
 		}
 	})
 }
+
+// TestNowIsTakenAfterTheWait (issue 17 fault 6): a check that waits for a
+// connection is judged at the time it runs, not at the time it was stamped
+// before the wait: stamped 50ms after an exhausted 1/second bucket, it runs
+// 1.3s later, when a token is back, and is allowed.
+func TestNowIsTakenAfterTheWait(t *testing.T) {
+	srv := redistest.Start(t)
+	c := redis.NewClient(&redis.Options{Addr: srv.Addr(), PoolSize: 1, ContextTimeoutEnabled: true})
+	t.Cleanup(func() { c.Close() })
+	s := newStore(t, c, &redisstore.Options{Timeout: 3 * time.Second})
+	ctx := context.Background()
+	r := ratelimit.MustParseRate("1/second")
+	t0 := time.Now()
+	if res, err := s.Take(ctx, "k", r, t0); err != nil || !res.Allowed {
+		t.Fatal(res, err)
+	}
+	srv.Pause()
+	go func() { _, _ = s.Take(ctx, "other", r, time.Now()) }() // holds the one connection
+	time.Sleep(50 * time.Millisecond)
+	done := make(chan ratelimit.Result, 1)
+	go func() {
+		res, err := s.Take(ctx, "k", r, time.Now()) // stamped at about t0+50ms
+		if err != nil {
+			t.Error(err)
+		}
+		done <- res
+	}()
+	time.Sleep(time.Until(t0.Add(1300 * time.Millisecond)))
+	srv.Resume()
+	if res := <-done; !res.Allowed {
+		t.Fatalf("check stamped before a 1.25s wait for a connection: %+v, want allowed (a token was back when it ran)", res)
+	}
+}
