@@ -300,3 +300,39 @@ func TestNewRejectsIncoherentOptions(t *testing.T) {
 		}
 	}
 }
+
+// Load beyond the in-flight caps is refused at once with -32002 naming the
+// cap (it was "unavailable" after a wait); a handler abandoned after
+// HandlerTimeout keeps its slot until it returns, so abandoned handlers are
+// bounded too.
+func TestInFlightCapRefusesAtOnce(t *testing.T) {
+	release := make(chan struct{})
+	f := newFixture(t, basePolicy, &gatehouse.Options{HandlerTimeout: 30 * time.Millisecond,
+		Limits: &gatehouse.LimitOptions{InFlight: &ratelimit.InFlightOptions{PerAgent: 1}}})
+	ct := serve(t, f.g, func(s *mcp.Server) {
+		s.AddTool(&mcp.Tool{Name: "echo", InputSchema: json.RawMessage(`{"type":"object"}`)}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			<-release
+			return &mcp.CallToolResult{}, nil
+		})
+	})
+	c := dialRaw(t, ct, "2025-06-18")
+	if e := rpcErr(c.callTool(1, "echo", map[string]any{})); fmt.Sprint(e["code"]) != "-32603" {
+		t.Fatalf("first call should time out: %v", e)
+	}
+	e := rpcErr(c.callTool(2, "echo", map[string]any{}))
+	if fmt.Sprint(e["code"]) != "-32002" || !strings.Contains(fmt.Sprint(e["data"]), "in flight") {
+		t.Fatalf("a second call while the abandoned handler runs: %v", e)
+	}
+	close(release)
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		res := c.callTool(3, "echo", map[string]any{})
+		if rpcErr(res) == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the slot was not given back after the handler returned: %v", res)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}

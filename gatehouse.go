@@ -35,6 +35,7 @@ type Guard struct {
 	sealer *elicitstate.Sealer
 	nonces consent.NonceStore
 	before []stage // the tools/call stages before the handler, built once by New
+	flight *ratelimit.InFlight
 
 	token string // AddTool's marker, from the elicitation key (so replicas agree)
 
@@ -77,6 +78,15 @@ func New(p *policy.Policy, opts *Options) (*Guard, error) {
 
 // initStores sets the rate store and the elicitation key and nonce store.
 func (g *Guard) initStores() error {
+	var fo *ratelimit.InFlightOptions
+	if l := g.o.Limits; l != nil {
+		fo = l.InFlight
+	}
+	f, err := ratelimit.NewInFlight(fo)
+	if err != nil {
+		return fmt.Errorf("gatehouse: Options.Limits.InFlight: %w", err)
+	}
+	g.flight = f
 	if l := g.o.Limits; l != nil && l.RateStore != nil {
 		g.rates = l.RateStore
 	} else {

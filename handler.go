@@ -46,7 +46,13 @@ func (g *Guard) bounded(ctx context.Context, c *call, next mcp.MethodHandler) (m
 	hctx, cancel := context.WithTimeout(ctx, g.o.HandlerTimeout)
 	defer cancel()
 	done := make(chan handled, 1)
+	release := c.release
+	c.release = nil // the handler's goroutine holds the in-flight slot until it returns
+	if release == nil {
+		release = func() {}
+	}
 	go func() {
+		defer release()
 		defer func() {
 			if r := recover(); r != nil {
 				g.log.Error("gatehouse: recovered a panic in a tool handler; the call was denied", "tool", c.tool, "panic_type", fmt.Sprintf("%T", r), "stack", string(debug.Stack()))

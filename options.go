@@ -96,6 +96,12 @@ type LimitOptions struct {
 	// Conversations, when set, enforces QWED §9 conversation context on every
 	// tools/call: params._meta must carry conversation_id and step_number.
 	Conversations *ratelimit.Guard
+	// InFlight caps the tools/calls in flight per agent, per tool and in
+	// total; a call over a cap is refused at once with -32002 and a reason
+	// naming the cap. A handler abandoned after HandlerTimeout counts until
+	// it returns. nil: ratelimit's defaults (64 per agent, 256 per tool,
+	// 1,024 in all), which apply whether or not Options.Limits is set.
+	InFlight *ratelimit.InFlightOptions
 }
 
 // AskOptions configure how "ask" decisions reach a human.

@@ -35,6 +35,7 @@ type call struct {
 	d       policy.Decision
 
 	resv      *ratelimit.Reservation // the conversation step, until committed
+	release   func()                 // the in-flight slot, until the handler returns
 	elicit    bool                   // the AddTool wrapper asks the user, then commits
 	def       string                 // with elicit: the digest of the tool's definition
 	committed atomic.Bool            // the step is committed: undo leaves it
@@ -64,6 +65,7 @@ type stage struct {
 func (g *Guard) stages() []stage {
 	all := []stage{
 		{"decode", (*Guard).decodeStage},
+		{"inflight", (*Guard).inflightStage},
 		{"rate", (*Guard).rateStage},
 		{"policy", (*Guard).policyStage},
 		{"dispatch", (*Guard).dispatchStage},
@@ -104,8 +106,12 @@ func (g *Guard) toolCall(ctx context.Context, method string, req *mcp.CallToolRe
 	return g.runHandler(c, next)
 }
 
-// undo releases the conversation step of a call that did not commit.
+// undo releases the conversation step of a call that did not commit, and
+// its in-flight slot unless the handler took it.
 func (g *Guard) undo(c *call) {
+	if c.release != nil {
+		c.release()
+	}
 	if c.resv == nil || c.committed.Load() {
 		return
 	}

@@ -34,6 +34,24 @@ func (g *Guard) dispatchStage(c *call) *refusal {
 	return nil
 }
 
+// inflightStage takes a slot of the in-flight caps: load beyond them is
+// refused at once, as a rate limit with the cap's name, never queued.
+func (g *Guard) inflightStage(c *call) *refusal {
+	release, err := g.flight.Acquire(c.agent, c.tool)
+	if err != nil {
+		return refuse(capacityDecision(c.md.Method, c.tool, err))
+	}
+	c.release = release
+	return nil
+}
+
+// capacityDecision is a refusal for load: -32002 with the cap's reason.
+func capacityDecision(method, tool string, err error) policy.Decision {
+	d := policy.RateLimitedDecision(method, tool)
+	d.Reason = err.Error()
+	return d
+}
+
 // rateStage takes a token of the AIP rule's rate limit, per agent and tool.
 func (g *Guard) rateStage(c *call) *refusal {
 	r, ok := g.p.RateLimit(c.tool)
@@ -103,6 +121,9 @@ func (g *Guard) rateLimited(c *call, limiterID, key string, r ratelimit.Rate) *r
 		return refuse(internal(c.md.Method, c.tool, "The rate limiter is misconfigured, so the call was denied"))
 	}
 	res, err := lim.Allow(c.ctx, key)
+	if errors.Is(err, ratelimit.ErrCapacity) {
+		return refuse(capacityDecision(c.md.Method, c.tool, err))
+	}
 	if err != nil {
 		g.log.Error("gatehouse: rate limiter failed", "tool", c.tool, "error", err)
 		return refuse(internal(c.md.Method, c.tool, "The rate limiter is unavailable, so the call was denied"))
@@ -119,6 +140,8 @@ func limitDecision(method, tool string, err error) policy.Decision {
 	var be *ratelimit.BudgetError
 	var le *ratelimit.Error
 	switch {
+	case errors.Is(err, ratelimit.ErrCapacity):
+		return capacityDecision(method, tool, err)
 	case errors.As(err, &be):
 		return policy.Decision{Outcome: policy.Block, Violation: true, Code: policy.CodeForbidden, Message: policy.MessageForbidden,
 			Reason: be.Error(), Method: method, Tool: tool, FailedRule: string(be.Code)}
