@@ -87,9 +87,9 @@ func ParseCheckpoint(line []byte) (Checkpoint, error) {
 		return cp, errors.New("audit: checkpoint is not an object with exactly seq, event_hash, timestamp and signature")
 	}
 	for _, m := range c.mem {
-		val := string(c.out[m.start+m.value : m.end])
+		val := string(c.out[m.Start+m.Value : m.End])
 		var ok bool
-		switch string(m.key) {
+		switch string(m.Name) {
 		case "seq":
 			cp.Seq, ok = parseSeq(val)
 		case "event_hash":
@@ -100,7 +100,7 @@ func ParseCheckpoint(line []byte) (Checkpoint, error) {
 			cp.Signature, ok = plainString(val)
 		}
 		if !ok {
-			return cp, fmt.Errorf("audit: checkpoint member %q is missing or has the wrong type", m.key)
+			return cp, fmt.Errorf("audit: checkpoint member %q is missing or has the wrong type", m.Name)
 		}
 	}
 	return cp, nil

@@ -1,0 +1,57 @@
+package consent_test
+
+import (
+	"context"
+	"crypto/ed25519"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/gatehouse-dev/gatehouse/consent"
+)
+
+// TestProofBindsWholeRequest (fault 4): an approval of read_file on server
+// "files" for agent-1 must not verify for any other request travelling with
+// it: another tool, server, agent, expiry, description or policy rule, even
+// with the same parameters, nonce and id.
+func TestProofBindsWholeRequest(t *testing.T) {
+	params := map[string]any{"path": "/srv/report.txt"}
+	mutations := map[string]func(r *consent.ConsentRequest){
+		"tool":        func(r *consent.ConsentRequest) { r.Action.Tool = "delete_file" },
+		"server":      func(r *consent.ConsentRequest) { r.Action.Server = "prod" },
+		"agent":       func(r *consent.ConsentRequest) { r.Agent.ID = "agent-2" },
+		"expiry":      func(r *consent.ConsentRequest) { r.ExpiresAt = r.ExpiresAt.Add(time.Hour) },
+		"description": func(r *consent.ConsentRequest) { r.Action.Description = "harmless" },
+		"risk":        func(r *consent.ConsentRequest) { r.Action.RiskLevel = consent.RiskLow },
+		"rule":        func(r *consent.ConsentRequest) { r.Policy.RuleID = "other" },
+		"all of them": func(r *consent.ConsentRequest) {
+			r.Action.Tool, r.Action.Server, r.Agent.ID, r.ExpiresAt = "delete_file", "prod", "agent-2", r.ExpiresAt.Add(time.Hour)
+		},
+	}
+	for name, mutate := range mutations {
+		t.Run(name, func(t *testing.T) {
+			c := newClock()
+			signer := mustSigner(t, key(7))
+			req, err := consent.NewConsentRequest(consent.Action{Tool: "read_file", Server: "files", Category: consent.CategoryRead,
+				RiskLevel: consent.RiskHigh, Parameters: params}, consent.Agent{ID: "agent-1"}, consent.PolicyRef{RuleID: "r1"}, c.Now(), time.Minute)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp := respond(t, signer, c, req, consent.Approved, nil)
+			v, err := consent.NewVerifier([]ed25519.PublicKey{signer.PublicKey()}, memNonces(t, c), &consent.VerifierOptions{Now: c.Now})
+			if err != nil {
+				t.Fatal(err)
+			}
+			forged := *req
+			mutate(&forged)
+			err = v.Verify(context.Background(), &forged, resp, forged.Action.Tool, params)
+			if !errors.Is(err, consent.ErrRequestMismatch) {
+				t.Fatalf("proof for another request: %v, want ErrRequestMismatch", err)
+			}
+			// The genuine request still verifies (the refusal used no nonce).
+			if err := v.Verify(context.Background(), req, resp, "read_file", params); err != nil {
+				t.Fatalf("genuine request: %v", err)
+			}
+		})
+	}
+}
