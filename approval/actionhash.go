@@ -100,3 +100,18 @@ func canonError(err error) error {
 	}
 	return fmt.Errorf("%w: arguments are not canonicalizable JSON (RFC 8785)", ErrInvalidArguments)
 }
+
+// ArgumentsHash returns the SHA-256 of [CanonicalArguments](rawArgs): the
+// hash of the arguments alone, for state that must bind a call's arguments
+// (the root package's elicitation state). It equals consent.ActionHash of
+// the same arguments decoded with json.Decoder.UseNumber (without its
+// "sha256:" prefix): both use gatehouse's one canonical form, so approval,
+// consent and elicitation agree on which arguments are the same, and refuse
+// the same arguments.
+func ArgumentsHash(rawArgs []byte) ([32]byte, error) {
+	canon, err := CanonicalArguments(rawArgs)
+	if err != nil {
+		return [32]byte{}, err
+	}
+	return sha256.Sum256(canon), nil
+}

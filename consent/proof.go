@@ -87,10 +87,10 @@ func SigningPayload(req *ConsentRequest, resp *ConsentResponse) ([]byte, error) 
 		Attestation:     string(resp.Approver.Attestation),
 		RequestHash:     resp.RequestHash,
 		Decision:        resp.Decision,
-		Nonce:      resp.Nonce,
-		RequestID:  resp.RequestID,
-		Timestamp:  formatTime(resp.Timestamp),
-		ValidUntil: formatTime(resp.Conditions.ValidUntil),
+		Nonce:           resp.Nonce,
+		RequestID:       resp.RequestID,
+		Timestamp:       formatTime(resp.Timestamp),
+		ValidUntil:      formatTime(resp.Conditions.ValidUntil),
 	}
 	switch resp.Decision {
 	case ApprovedWithModifications:
