@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/gatehouse-dev/gatehouse/internal/fsutil"
 )
 
 // Open opens (or creates) the log at path for appending, recovering it first
@@ -15,7 +17,14 @@ import (
 // verified and continued. A broken chain makes Open fail with a *ChainError,
 // unless Options.NewChainOnBroken is set. Open reads the tail of the file,
 // not all of it: use [VerifyFiles] to check a whole log.
-func Open(path string, opts *Options) (*Writer, error) {
+//
+// A log has one writer: Open takes an exclusive advisory lock on
+// "<path>.lock" (flock on unix, LockFileEx on Windows) before recovery and
+// holds it until [Writer.Close]. A second Open of the same log, in another
+// process or in this one, fails with [ErrLocked] instead of forking the
+// chain (two MCP clients starting the same stdio server with the same log).
+// On platforms without advisory locks Open fails.
+func Open(path string, opts *Options) (w *Writer, err error) {
 	o, err := opts.validate()
 	if err != nil {
 		return nil, err
@@ -23,8 +32,34 @@ func Open(path string, opts *Options) (*Writer, error) {
 	if o.Anchor != nil {
 		return nil, errors.New("audit: Anchor is for New; Open continues the chain in the file")
 	}
+	lock, err := lockLog(path)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if w == nil {
+			lock.Close()
+		}
+	}()
+	return openLocked(path, o, lock)
+}
+
+// lockLog takes the single-writer lock of the log at path.
+func lockLog(path string) (*fsutil.Lock, error) {
+	l, err := fsutil.TryLock(path + ".lock")
+	if errors.Is(err, fsutil.ErrLocked) {
+		return nil, fmt.Errorf("%w: %s is being written by another process or Writer (lock file %s.lock); "+
+			"a log has one writer: stop the other one, or give each process its own log file", ErrLocked, path, path)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("audit: %w", err)
+	}
+	return l, nil
+}
+
+func openLocked(path string, o Options, lock *fsutil.Lock) (*Writer, error) {
 	w := newWriter(o)
-	w.path = path
+	w.path, w.lock = path, lock
 	rec, st, err := recoverLog(path, &o)
 	var ce *ChainError
 	if errors.As(err, &ce) && o.NewChainOnBroken {
@@ -65,6 +100,7 @@ func Open(path string, opts *Options) (*Writer, error) {
 		}
 	}
 	if err := w.logRecovery(); err != nil {
+		w.lock = nil // Open releases it
 		w.Close()
 		return nil, err
 	}
@@ -207,14 +243,4 @@ func moveAside(path string, now time.Time) (string, error) {
 }
 
 // syncDir makes a create or rename in path's directory durable.
-func syncDir(path string) error {
-	d, err := os.Open(filepath.Dir(path))
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil && !errors.Is(err, os.ErrInvalid) {
-		return err
-	}
-	return nil
-}
+func syncDir(path string) error { return fsutil.SyncDir(path) }

@@ -12,6 +12,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/gatehouse-dev/gatehouse/internal/fsutil"
 )
 
 // Writer appends events to a hash chain. It is safe for concurrent use; each
@@ -24,7 +26,8 @@ type Writer struct {
 
 	mu        sync.Mutex // guards everything below up to syncMu
 	out       io.Writer
-	file      *os.File // nil for New
+	file      *os.File     // nil for New
+	lock      *fsutil.Lock // held for the Writer's lifetime (Open only)
 	path      string
 	size      int64     // bytes in the active file
 	fileStart time.Time // time of the first event written to the active file by this Writer
@@ -341,5 +344,8 @@ func (w *Writer) Close() error {
 		}
 	}
 	w.ckMu.Unlock()
+	if err := w.lock.Close(); err != nil {
+		errs = append(errs, fmt.Errorf("audit: releasing the lock: %w", err))
+	}
 	return errors.Join(errs...)
 }

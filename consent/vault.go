@@ -15,6 +15,8 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/gatehouse-dev/gatehouse/internal/fsutil"
 )
 
 // Vault file format (ACP §2.3), version 1.
@@ -194,7 +196,7 @@ func (v *Vault) Save(path string) error {
 	if err != nil {
 		return err
 	}
-	if err := writeFileAtomic(path, data, 0o600, false); err != nil {
+	if err := fsutil.WriteFileAtomic(path, data, 0o600, false); err != nil {
 		return fmt.Errorf("%w: writing vault: %w", ErrKeyFile, err)
 	}
 	return nil
