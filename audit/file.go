@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"os"
@@ -42,6 +43,36 @@ func Open(path string, opts *Options) (w *Writer, err error) {
 		}
 	}()
 	return openLocked(path, o, lock)
+}
+
+// chainGenesis returns the event_hash of the log's first event when the
+// oldest file still starts with it, and otherwise the genesis_hash of the
+// last checkpoint ("" when neither is known). A checkpoint of another chain
+// is a *ChainError.
+func chainGenesis(path string, o *Options, ckGenesis string) (string, error) {
+	files, err := Files(path)
+	if err != nil || len(files) == 0 {
+		return ckGenesis, err
+	}
+	f, err := os.Open(files[0])
+	if err != nil {
+		return "", fmt.Errorf("audit: %w", err)
+	}
+	defer f.Close()
+	line, err := bufio.NewReaderSize(f, o.MaxLineBytes+1).ReadSlice('\n')
+	if err != nil {
+		return ckGenesis, nil // empty or torn first file: no genesis line
+	}
+	info, err := newEventParser().parse(line[:len(line)-1])
+	if err != nil || !info.genesis() {
+		return ckGenesis, nil
+	}
+	g := unquote(info.computed)
+	if ckGenesis != "" && ckGenesis != g {
+		return "", &ChainError{Kind: KindCheckpointMismatch, File: path + ".checkpoints", Want: g, Got: ckGenesis,
+			Msg: "the last checkpoint is of another chain (genesis_hash differs)"}
+	}
+	return g, nil
 }
 
 // lockLog takes the single-writer lock of the log at path.
@@ -88,6 +119,10 @@ func openLocked(path string, o Options, lock *fsutil.Lock) (*Writer, error) {
 	}
 	w.file, w.out, w.size = f, f, info.Size()
 	w.seq, w.last, w.recovery = anchor.Seq, anchor.Hash, rec
+	if w.genesis, err = chainGenesis(path, &o, st.ckGenesis); err != nil {
+		f.Close()
+		return nil, err
+	}
 	w.written.Store(anchor.Seq)
 	w.synced, w.ckDueSeq = anchor.Seq, anchor.Seq
 	if o.Signer != nil {

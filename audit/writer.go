@@ -33,6 +33,7 @@ type Writer struct {
 	fileStart time.Time // time of the first event written to the active file by this Writer
 	seq       uint64
 	last      string // event_hash of event seq, "" before the genesis
+	genesis   string // event_hash of the chain's first event, "" when unknown
 	closed    bool
 	err       error // sticky: set when the chain state on disk is unknown
 	hb        []byte
@@ -170,6 +171,9 @@ func (w *Writer) append(enc *encoder, e *Event) (uint64, *Checkpoint, error) {
 		e.PreviousEventHash = nil
 	}
 	e.Seq, e.Timestamp, e.EventHash = seq, now.UTC().Format(TimeFormat), hash
+	if w.last == "" {
+		w.genesis = hash
+	}
 	w.seq, w.last = seq, hash
 	w.written.Store(seq)
 	if w.o.Durability == DurabilitySync {
@@ -319,7 +323,7 @@ func (w *Writer) Close() error {
 	}
 	var cp *Checkpoint
 	if w.o.Signer != nil && w.err == nil && w.seq > w.ckDueSeq {
-		cp = &Checkpoint{Seq: w.seq, EventHash: w.last, Timestamp: w.o.Clock().UTC().Format(TimeFormat)}
+		cp = &Checkpoint{Seq: w.seq, EventHash: w.last, Genesis: w.genesis, Timestamp: w.o.Clock().UTC().Format(TimeFormat)}
 		w.ckDueSeq = w.seq
 	}
 	w.closed = true
