@@ -11,6 +11,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/gatehouse-dev/gatehouse/consent/elicitation"
 	"github.com/gatehouse-dev/gatehouse/normalize"
 	"github.com/gatehouse-dev/gatehouse/policy"
 	"github.com/gatehouse-dev/gatehouse/ratelimit"
@@ -168,7 +169,7 @@ func (g *Guard) toolCall(ctx context.Context, method string, call *mcp.CallToolR
 	needsApproval := g.requiresApproval(rawTool, tool)
 	if d.Outcome == policy.Ask && !viaElicit && !needsApproval {
 		var newArgs, runArgs map[string]any
-		d, newArgs, runArgs = g.ask(withSession(ctx, call), d, agent, args)
+		d, newArgs, runArgs = g.ask(elicitation.WithRequest(ctx, call), d, agent, args)
 		if d.Outcome != policy.Allow {
 			release()
 			return g.deny(ctx, d, call, rawTool, rawArgs)

@@ -74,6 +74,10 @@ type Answer struct {
 	// Grant lets [Vault.Inject] put secrets into exactly Args, once. nil
 	// unless approved.
 	Grant *Grant
+	// Attestation says who vouched for the answer ("human" or "client");
+	// record it with the approval, never call a client-attested answer a
+	// verified human's.
+	Attestation Attestation
 }
 
 // Approved reports whether the call may run (with Args).
@@ -108,6 +112,10 @@ type AskerOptions struct {
 	// Now is the clock for timestamps (default time.Now). Waiting uses real
 	// timers whatever the clock.
 	Now func() time.Time
+	// RequireHuman refuses approvals that no channel attested as a
+	// human's (Reply.Attestation other than AttestedHuman, such as
+	// elicitation answers): the call is denied with a reason saying so.
+	RequireHuman bool
 }
 
 // Default values of [AskerOptions].
@@ -128,6 +136,7 @@ type Asker struct {
 	ttl      time.Duration
 	onEvent  EventFunc
 	now      func() time.Time
+	human    bool // RequireHuman
 }
 
 // NewAsker returns an Asker that asks through ch, signs decisions with
@@ -144,7 +153,7 @@ func NewAsker(ch Channel, signer *Signer, nonces NonceStore, opts *AskerOptions)
 	if o.Timeout < 0 || o.ApprovalTTL < 0 {
 		return nil, fmt.Errorf("%w: AskerOptions.Timeout %v and ApprovalTTL %v must be >= 0 (0 means default)", ErrInvalidOptions, o.Timeout, o.ApprovalTTL)
 	}
-	a := &Asker{ch: ch, signer: signer, class: o.Classifier, timeout: o.Timeout, ttl: o.ApprovalTTL, onEvent: o.OnEvent, now: o.Now}
+	a := &Asker{ch: ch, signer: signer, class: o.Classifier, timeout: o.Timeout, ttl: o.ApprovalTTL, onEvent: o.OnEvent, now: o.Now, human: o.RequireHuman}
 	if a.class == nil {
 		a.class = defaultClassifier
 	}
@@ -222,7 +231,7 @@ func (a *Asker) Ask(ctx context.Context, r Request) (Answer, error) {
 	if err != nil {
 		return fail("invalid reply from channel", err)
 	}
-	ev.Approver = reply.Approver
+	ev.Approver, ev.Attestation = resp.Approver.ID, resp.Approver.Attestation
 	if !reply.Decision.approves() {
 		if eerr := emit(EventDenied, string(Denied), "denied by the approver"); eerr != nil {
 			return Answer{Outcome: OutcomeDenied, RequestID: creq.ID, Response: resp, Reason: "denied by the approver"}, fmt.Errorf("%w: %w", ErrAudit, eerr)
@@ -230,6 +239,10 @@ func (a *Asker) Ask(ctx context.Context, r Request) (Answer, error) {
 		return Answer{Outcome: OutcomeDenied, RequestID: creq.ID, Response: resp, Reason: "denied by the approver"}, nil
 	}
 
+	if a.human && resp.Approver.Attestation != AttestedHuman {
+		return fail("the approval is the MCP client's word, not a human's (AskerOptions.RequireHuman)",
+			fmt.Errorf("%w: %s answered with attestation %q; AskerOptions.RequireHuman accepts only answers a channel attests as a human's", ErrChannel, a.ch.Name(), resp.Approver.Attestation))
+	}
 	args := ApplyModifications(creq.Action.Parameters, resp.Modifications)
 	if err := a.verifier.Verify(ctx, creq, resp, creq.Action.Tool, args); err != nil {
 		return fail("consent proof refused", err)
@@ -240,12 +253,13 @@ func (a *Asker) Ask(ctx context.Context, r Request) (Answer, error) {
 		return Answer{Outcome: OutcomeFailed, RequestID: creq.ID, Response: resp, Reason: "approval not recorded"}, fmt.Errorf("%w: %w", ErrAudit, err)
 	}
 	return Answer{
-		Outcome:   OutcomeApproved,
-		Args:      args,
-		Modified:  resp.Decision == ApprovedWithModifications,
-		RequestID: creq.ID,
-		Response:  resp,
-		Grant:     &Grant{requestID: creq.ID, tool: creq.Action.Tool, argsHash: h},
+		Outcome:     OutcomeApproved,
+		Args:        args,
+		Modified:    resp.Decision == ApprovedWithModifications,
+		RequestID:   creq.ID,
+		Response:    resp,
+		Grant:       &Grant{requestID: creq.ID, tool: creq.Action.Tool, argsHash: h},
+		Attestation: resp.Approver.Attestation,
 	}, nil
 }
 
@@ -277,6 +291,14 @@ func (a *Asker) consentRequest(r Request) (*ConsentRequest, error) {
 	return NewConsentRequest(act, r.Agent, PolicyRef{RuleID: r.RuleID, RuleName: r.RuleName, RequiredLevel: level}, a.now(), timeout)
 }
 
+// attestation records an unattested reply as the client's word.
+func attestation(a Attestation) Attestation {
+	if a == AttestedHuman {
+		return AttestedHuman
+	}
+	return AttestedClient
+}
+
 // respond turns a channel's reply into a signed response.
 func (a *Asker) respond(creq *ConsentRequest, reply Reply) (*ConsentResponse, error) {
 	switch reply.Decision {
@@ -296,7 +318,7 @@ func (a *Asker) respond(creq *ConsentRequest, reply Reply) (*ConsentResponse, er
 		RequestID:  creq.ID,
 		Timestamp:  now,
 		Decision:   reply.Decision,
-		Approver:   Approver{ID: reply.Approver, Channel: a.ch.Name()},
+		Approver:   Approver{ID: reply.Approver, Channel: a.ch.Name(), Attestation: attestation(reply.Attestation)},
 		Conditions: Conditions{ValidUntil: now.Add(a.ttl), SingleUse: true},
 		Nonce:      creq.Nonce,
 	}

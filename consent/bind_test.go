@@ -55,3 +55,32 @@ func TestProofBindsWholeRequest(t *testing.T) {
 		})
 	}
 }
+
+// TestAttestationIsSigned: a client-attested proof cannot be relabelled as a
+// human's (or its channel changed) without breaking the signature.
+func TestAttestationIsSigned(t *testing.T) {
+	c := newClock()
+	signer := mustSigner(t, key(8))
+	params := map[string]any{"to": "bob@example.com"}
+	req := newRequest(t, c, params)
+	resp := &consent.ConsentResponse{RequestID: req.ID, Timestamp: c.Now(), Decision: consent.Approved, Nonce: req.Nonce,
+		Approver:   consent.Approver{ID: "mcp-client:Alice", Channel: "mcp-elicitation", Attestation: consent.AttestedClient},
+		Conditions: consent.Conditions{ValidUntil: c.Now().Add(time.Minute)}}
+	if err := signer.Sign(req, resp); err != nil {
+		t.Fatal(err)
+	}
+	v, _ := consent.NewVerifier([]ed25519.PublicKey{signer.PublicKey()}, memNonces(t, c), &consent.VerifierOptions{Now: c.Now})
+	for name, relabel := range map[string]func(*consent.ConsentResponse){
+		"attestation": func(r *consent.ConsentResponse) { r.Approver.Attestation = consent.AttestedHuman },
+		"channel":     func(r *consent.ConsentResponse) { r.Approver.Channel = "terminal" },
+	} {
+		forged := *resp
+		relabel(&forged)
+		if err := v.Verify(context.Background(), req, &forged, "send_email", params); !errors.Is(err, consent.ErrBadSignature) {
+			t.Errorf("%s relabelled: %v, want ErrBadSignature", name, err)
+		}
+	}
+	if err := v.Verify(context.Background(), req, resp, "send_email", params); err != nil {
+		t.Fatal(err)
+	}
+}

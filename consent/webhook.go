@@ -216,7 +216,7 @@ func (wr WebhookReply) toReply() (Reply, error) {
 	default:
 		return Reply{}, fmt.Errorf("%w: webhook reply has unknown decision %q", ErrChannel, clip(string(wr.Decision)))
 	}
-	return Reply{Decision: wr.Decision, Approver: wr.Approver, Modifications: wr.Modifications}, nil
+	return Reply{Decision: wr.Decision, Approver: wr.Approver, Modifications: wr.Modifications, Attestation: AttestedHuman}, nil
 }
 
 // ServeHTTP receives decision callbacks: a POST whose body is a
