@@ -158,4 +158,3 @@ func TestElicitationChannelWithoutSession(t *testing.T) {
 		t.Fatalf("Ask without a session: %v", err)
 	}
 }
-
