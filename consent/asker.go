@@ -188,6 +188,10 @@ func (a *Asker) Ask(ctx context.Context, r Request) (Answer, error) {
 	if err != nil {
 		return Answer{Outcome: OutcomeFailed, Reason: "invalid consent request"}, err
 	}
+	if _, err := Prompt(creq); err != nil {
+		// Never ask about a call the human cannot be shown in full names.
+		return Answer{Outcome: OutcomeFailed, RequestID: creq.ID, Reason: "the call cannot be shown to a human"}, err
+	}
 	ev := Event{RequestID: creq.ID, Agent: creq.Agent.ID, Tool: creq.Action.Tool, Server: creq.Action.Server,
 		Category: creq.Action.Category, Risk: creq.Action.RiskLevel, RuleID: r.RuleID, Channel: a.ch.Name()}
 	start := creq.Timestamp

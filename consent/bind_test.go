@@ -4,6 +4,8 @@ import (
 	"context"
 	"crypto/ed25519"
 	"errors"
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -83,4 +85,53 @@ func TestAttestationIsSigned(t *testing.T) {
 	if err := v.Verify(context.Background(), req, resp, "send_email", params); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestSummaryShowsEveryArgument (fault 5): a long "body" first in the agent's
+// key order no longer hides "to" after a cut; invisible and bidi runes are
+// escaped; the secrets a call would receive are named; a call whose names
+// cannot all be shown is not asked about.
+func TestSummaryShowsEveryArgument(t *testing.T) {
+	c := newClock()
+	req := newRequest(t, c, map[string]any{
+		"body": strings.Repeat("Dear team, ", 500), "to": "attacker@evil.test", "subject": "inv\u202eoice\u200b",
+		"token": consent.SecretRef("github"),
+	})
+	s, err := consent.Prompt(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`to: "attacker@evil.test"`, `subject: "inv\u202eoice\u200b"`, "more bytes not shown)", "secrets: github"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("summary lacks %s:\n%s", want, s)
+		}
+	}
+	if strings.ContainsAny(s, "\u202e\u200b") {
+		t.Errorf("raw invisible runes in\n%s", s)
+	}
+	many := map[string]any{}
+	for i := range 400 {
+		many[fmt.Sprintf("argument_%03d", i)] = i
+	}
+	req = newRequest(t, c, many)
+	if _, err := consent.Prompt(req); !errors.Is(err, consent.ErrInvalidRequest) {
+		t.Fatalf("400 arguments: %v, want a refusal", err)
+	}
+	asker, err := consent.NewAsker(channelFunc(func(context.Context, *consent.ConsentRequest) (consent.Reply, error) {
+		t.Error("asked about a call that cannot be shown")
+		return consent.Reply{Decision: consent.Approved, Attestation: consent.AttestedHuman}, nil
+	}), mustSigner(t, key(9)), memNonces(t, c), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ans, err := asker.Ask(context.Background(), consent.Request{Tool: "send_email", Args: many}); err == nil || ans.Approved() {
+		t.Fatalf("Ask: %+v, %v", ans, err)
+	}
+}
+
+type channelFunc func(context.Context, *consent.ConsentRequest) (consent.Reply, error)
+
+func (channelFunc) Name() string { return "func" }
+func (f channelFunc) Ask(ctx context.Context, r *consent.ConsentRequest) (consent.Reply, error) {
+	return f(ctx, r)
 }

@@ -17,6 +17,21 @@ var secretRef = regexp.MustCompile(`\{\{vault:([A-Za-z0-9_.-]{1,64})\}\}`)
 // parameters: "{{vault:" + name + "}}".
 func SecretRef(name string) string { return "{{vault:" + name + "}}" }
 
+// SecretNames returns the sorted names of the vault secrets params refer
+// to ([SecretRef]), which an approval would let [Vault.Inject] put into the
+// call. [Summary] lists them, so the human sees which secrets a call gets
+// even when a long value is cut.
+func SecretNames(params map[string]any) []string {
+	names := map[string]bool{}
+	collectRefs(params, names)
+	out := make([]string, 0, len(names))
+	for n := range names {
+		out = append(out, n)
+	}
+	slices.Sort(out)
+	return out
+}
+
 // Inject returns a copy of args with every secret reference replaced by
 // the secret's value (ACP §2.3, §2.4 step 7a). It needs the Grant of the
 // approved answer for this very call: g must come from [Asker.Ask], tool
