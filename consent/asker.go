@@ -89,6 +89,7 @@ func (a Answer) Approved() bool { return a.Outcome == OutcomeApproved && a.Grant
 type Grant struct {
 	requestID string
 	tool      string
+	server    string
 	argsHash  string
 	used      atomic.Bool
 }
@@ -262,7 +263,7 @@ func (a *Asker) Ask(ctx context.Context, r Request) (Answer, error) {
 		Modified:    resp.Decision == ApprovedWithModifications,
 		RequestID:   creq.ID,
 		Response:    resp,
-		Grant:       &Grant{requestID: creq.ID, tool: creq.Action.Tool, argsHash: h},
+		Grant:       &Grant{requestID: creq.ID, tool: creq.Action.Tool, server: creq.Action.Server, argsHash: h},
 		Attestation: resp.Approver.Attestation,
 	}, nil
 }

@@ -37,7 +37,13 @@ func SecretNames(params map[string]any) []string {
 // approved answer for this very call: g must come from [Asker.Ask], tool
 // and args must be those the human approved (Answer.Args), and a Grant
 // injects once. Without one it returns [ErrNoConsent]: plain allowed calls
-// never get secrets. A reference to a missing secret is [ErrUnknownSecret].
+// never get secrets. A reference to a missing secret is [ErrUnknownSecret];
+// to a secret not bound to the approved tool and server ([Vault.Bind]),
+// [ErrSecretNotAllowed].
+//
+// What the call returns must not carry the secrets back to the agent: scrub
+// its result and any error with [Vault.Scrubber] of the same args before
+// they leave.
 //
 // Before injecting, Inject emits one credential_injected event per secret,
 // with its name only; an event error stops the injection ([ErrAudit]).
@@ -69,6 +75,10 @@ func (v *Vault) Inject(ctx context.Context, g *Grant, tool string, args map[stri
 			v.mu.RUnlock()
 			return nil, fmt.Errorf("%w: %q", ErrUnknownSecret, n)
 		}
+		if !v.allowed(n, g.tool, g.server) {
+			v.mu.RUnlock()
+			return nil, fmt.Errorf("%w: %q is not bound to tool %q on server %q (Vault.Bind)", ErrSecretNotAllowed, n, clip(g.tool), clip(g.server))
+		}
 		values[n] = val
 	}
 	v.mu.RUnlock()
@@ -83,6 +93,21 @@ func (v *Vault) Inject(ctx context.Context, g *Grant, tool string, args map[stri
 		out = map[string]any{}
 	}
 	return out, nil
+}
+
+// Scrubber returns a [Scrubber] for the secrets args refer to (the
+// arguments as approved, before [Vault.Inject]): apply it to everything the
+// call returns, result and error alike. Unknown names are skipped.
+func (v *Vault) Scrubber(args map[string]any) *Scrubber {
+	values := map[string]string{}
+	v.mu.RLock()
+	for _, n := range SecretNames(args) {
+		if val, ok := v.secrets[n]; ok {
+			values[n] = val
+		}
+	}
+	v.mu.RUnlock()
+	return NewScrubber(values)
 }
 
 // collectRefs adds the secret names referenced anywhere in v to names.
