@@ -113,6 +113,13 @@ type AskerOptions struct {
 	// Now is the clock for timestamps (default time.Now). Waiting uses real
 	// timers whatever the clock.
 	Now func() time.Time
+	// MaxAsksPerAgent bounds how many consent requests one agent (Agent.ID)
+	// may make per AskWindow (defaults DefaultMaxAsksPerAgent per
+	// DefaultAskWindow; negative means no limit). Beyond it Ask fails with
+	// [ErrCapacity] without asking: one agent cannot flood the humans, or
+	// the shared nonce stores with its approvals, for everyone else.
+	MaxAsksPerAgent int
+	AskWindow       time.Duration
 	// RequireHuman refuses approvals that no channel attested as a
 	// human's (Reply.Attestation other than AttestedHuman, such as
 	// elicitation answers): the call is denied with a reason saying so.
@@ -138,6 +145,7 @@ type Asker struct {
 	onEvent  EventFunc
 	now      func() time.Time
 	human    bool // RequireHuman
+	asks     *askLimiter
 }
 
 // NewAsker returns an Asker that asks through ch, signs decisions with
@@ -154,7 +162,8 @@ func NewAsker(ch Channel, signer *Signer, nonces NonceStore, opts *AskerOptions)
 	if o.Timeout < 0 || o.ApprovalTTL < 0 {
 		return nil, fmt.Errorf("%w: AskerOptions.Timeout %v and ApprovalTTL %v must be >= 0 (0 means default)", ErrInvalidOptions, o.Timeout, o.ApprovalTTL)
 	}
-	a := &Asker{ch: ch, signer: signer, class: o.Classifier, timeout: o.Timeout, ttl: o.ApprovalTTL, onEvent: o.OnEvent, now: o.Now, human: o.RequireHuman}
+	a := &Asker{ch: ch, signer: signer, class: o.Classifier, timeout: o.Timeout, ttl: o.ApprovalTTL, onEvent: o.OnEvent, now: o.Now, human: o.RequireHuman,
+		asks: newAskLimiter(o.MaxAsksPerAgent, o.AskWindow)}
 	if a.class == nil {
 		a.class = defaultClassifier
 	}
@@ -185,6 +194,9 @@ func NewAsker(ch Channel, signer *Signer, nonces NonceStore, opts *AskerOptions)
 // OutcomeFailed with an error saying why. A non-nil error never comes with
 // an approval.
 func (a *Asker) Ask(ctx context.Context, r Request) (Answer, error) {
+	if err := a.asks.allow(r.Agent.ID, a.now()); err != nil {
+		return Answer{Outcome: OutcomeFailed, Reason: "too many consent requests from this agent"}, err
+	}
 	creq, err := a.consentRequest(r)
 	if err != nil {
 		return Answer{Outcome: OutcomeFailed, Reason: "invalid consent request"}, err
