@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"net/url"
 	"slices"
 	"strings"
@@ -82,12 +83,54 @@ func encodings(v string) []string {
 	_ = enc.Encode(v)
 	s := strings.TrimSuffix(b.String(), "\n")
 	out = append(out, s[1:len(s)-1], strings.ReplaceAll(s[1:len(s)-1], "/", `\/`))
-	out = append(out, url.QueryEscape(v), url.PathEscape(v), hex.EncodeToString([]byte(v)), strings.ToUpper(hex.EncodeToString([]byte(v))))
+	out = append(out, asciiJSON(v))
+	for _, e := range []string{url.QueryEscape(v), url.PathEscape(v)} {
+		out = append(out, e, lowerPercent(e))
+	}
+	out = append(out, hex.EncodeToString([]byte(v)), strings.ToUpper(hex.EncodeToString([]byte(v))))
 	for _, e := range []*base64.Encoding{base64.StdEncoding, base64.URLEncoding} {
 		out = append(out, e.EncodeToString([]byte(v)), e.WithPadding(base64.NoPadding).EncodeToString([]byte(v)))
 		out = append(out, base64Cores(e, v)...)
 	}
 	return out
+}
+
+// asciiJSON is v JSON-escaped with every non-ASCII rune as \uXXXX (a
+// surrogate pair beyond the BMP), as Python's json.dumps writes by default.
+func asciiJSON(v string) string {
+	j, _ := json.Marshal(v)
+	var b strings.Builder
+	for _, r := range string(j[1 : len(j)-1]) {
+		switch {
+		case r < 0x80:
+			b.WriteRune(r)
+		case r > 0xffff:
+			r -= 0x10000
+			fmt.Fprintf(&b, `\u%04x\u%04x`, 0xd800+(r>>10), 0xdc00+(r&0x3ff))
+		default:
+			fmt.Fprintf(&b, `\u%04x`, r)
+		}
+	}
+	return b.String()
+}
+
+// lowerPercent writes the hex digits of percent escapes in lower case.
+func lowerPercent(e string) string {
+	b := []byte(e)
+	for i := 0; i+2 < len(b); i++ {
+		if b[i] == '%' {
+			b[i+1], b[i+2] = lowerHex(b[i+1]), lowerHex(b[i+2])
+			i += 2
+		}
+	}
+	return string(b)
+}
+
+func lowerHex(c byte) byte {
+	if 'A' <= c && c <= 'F' {
+		return c + 'a' - 'A'
+	}
+	return c
 }
 
 // base64Cores returns, for each of the three alignments v can have inside

@@ -18,7 +18,7 @@ import (
 // ran with an injected secret, the secret is removed from whatever the call
 // returns, raw and encoded, in text, structured values and errors.
 func TestInjectedSecretsScrubbedFromResults(t *testing.T) {
-	const secret = "ghp_supersecretvalue/<&>+=?"
+	const secret = "ghp_supersecretvalue/<&>+=?é"
 	v := newVault(t, nil)
 	if err := v.Set("github_token", secret); err != nil {
 		t.Fatal(err)
@@ -42,6 +42,8 @@ func TestInjectedSecretsScrubbedFromResults(t *testing.T) {
 		"raw":         "token " + secret + " refused",
 		"json":        `{"echo":` + string(jsonEsc) + `}`,
 		"query":       "https://api.example/x?token=" + url.QueryEscape(secret),
+		"query lower": "https://api.example/x?token=" + strings.ToLower(url.QueryEscape(secret)),
+		"json ascii":  `{"echo":"ghp_supersecretvalue/\u003c\u0026\u003e+=?\u00e9"}`,
 		"path":        "/repos/" + url.PathEscape(secret),
 		"hex":         hex.EncodeToString([]byte(secret)),
 		"HEX":         strings.ToUpper(hex.EncodeToString([]byte(secret))),
