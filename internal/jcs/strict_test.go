@@ -179,3 +179,16 @@ func BenchmarkStrict(b *testing.B) {
 		}
 	})
 }
+
+// TestFoldedNamesSpelledWithEscapes: names are compared after decoding, so
+// escapes do not hide a folded duplicate.
+func TestFoldedNamesSpelledWithEscapes(t *testing.T) {
+	for _, in := range []string{
+		`{"path":1,"\u0050ATH":2}`, `{"\u006b":1,"\u212a":2}`, `{"\u212A":1,"K":2}`, `{"s":1,"\u017F":2}`,
+		`{"a":{"\ud801\udc00":1,"\ud801\udc28":2}}`, // DESERET capital and small long I
+	} {
+		if _, err := jcs.Transform([]byte(in), jcs.Strict); !errors.Is(err, jcs.ErrFoldedNames) {
+			t.Errorf("%s: %v, want ErrFoldedNames", in, err)
+		}
+	}
+}
