@@ -3,8 +3,12 @@ package consent_test
 import (
 	"context"
 	"crypto/ed25519"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -134,4 +138,35 @@ type channelFunc func(context.Context, *consent.ConsentRequest) (consent.Reply, 
 func (channelFunc) Name() string { return "func" }
 func (f channelFunc) Ask(ctx context.Context, r *consent.ConsentRequest) (consent.Reply, error) {
 	return f(ctx, r)
+}
+
+// TestWebhookCarriesTheRenderedPrompt: the webhook body carries the text
+// every channel shows (display_text), so a receiver need not render the
+// agent's parameters itself.
+func TestWebhookCarriesTheRenderedPrompt(t *testing.T) {
+	got := make(chan string, 1)
+	srv := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		got <- string(b)
+		rw.WriteHeader(http.StatusAccepted)
+	}))
+	defer srv.Close()
+	w, err := consent.NewWebhook(&consent.WebhookOptions{URL: srv.URL, Secret: consent.Secret(strings.Repeat("k", 32))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := newRequest(t, newClock(), map[string]any{"body": strings.Repeat("x", 9000), "to": "attacker@evil.test\u202e"})
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	go w.Ask(ctx, req)
+	var body struct {
+		ID          string `json:"id"`
+		DisplayText string `json:"display_text"`
+	}
+	if err := json.Unmarshal([]byte(<-got), &body); err != nil {
+		t.Fatal(err)
+	}
+	if body.ID != req.ID || body.DisplayText != consent.Summary(req) || !strings.Contains(body.DisplayText, `to: "attacker@evil.test\u202e"`) {
+		t.Fatalf("display_text %q", body.DisplayText)
+	}
 }
