@@ -9,6 +9,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/gatehouse-dev/gatehouse/consent/elicitation"
 	"github.com/gatehouse-dev/gatehouse/policy"
 )
 
@@ -73,7 +74,7 @@ func canElicit(req *mcp.CallToolRequest) bool {
 // with modified arguments, re-evaluated, and with run arguments for the
 // handler only), or denied.
 func (g *Guard) askAnswer(c *call) *refusal {
-	ctx := withSession(c.ctx, c.req)
+	ctx := elicitation.WithRequest(c.ctx, c.req)
 	d, ans, err := g.ask(ctx, c.d, c.agent, c.args)
 	if err != nil {
 		return refuse(d)

@@ -56,6 +56,9 @@ func TestAskConsent(t *testing.T) {
 	if err := vault.Set("deploy_token", "s3cr3t-"+"value-42"); err != nil {
 		t.Fatal(err)
 	}
+	if err := vault.Bind("deploy_token", []string{"deploy"}, nil); err != nil {
+		t.Fatal(err)
+	}
 	cases := []struct {
 		name  string
 		ch    *scriptedChannel

@@ -168,7 +168,9 @@ func Example_requirePasskey() {
 		var a struct {
 			Path string `json:"path"`
 		}
-		if err := json.Unmarshal(args, &a); err != nil || a.Path == "" {
+		// Decode as the handler will: never with encoding/json, which
+		// matches "PATH" to the field too and takes the last such member.
+		if err := approval.DecodeArguments(args, &a); err != nil || a.Path == "" {
 			return "", fmt.Errorf("no path")
 		}
 		return "Delete the file " + a.Path, nil

@@ -3,15 +3,12 @@ package approval
 import (
 	"bytes"
 	"crypto/sha256"
-	"encoding/json"
+	"errors"
 	"fmt"
-	"io"
 	"strings"
 	"unicode/utf8"
 
-	"github.com/gowebpki/jcs"
-
-	"github.com/gatehouse-dev/gatehouse/internal/jsonnum"
+	"github.com/gatehouse-dev/gatehouse/internal/jcs"
 )
 
 // ActionHash returns the SEP-2672 §4.6 action hash of a tool call:
@@ -23,12 +20,14 @@ import (
 // coercion. Absent arguments (len(rawArgs) == 0) are hashed as {}, the value
 // of a tools/call without arguments; any other input must be a JSON object.
 //
-// ActionHash is stricter than JCS in three places, each a parser
-// differential an attacker could use to make two different calls hash alike:
-// duplicate object keys are refused (JCS rejects them too), invalid UTF-8 is
-// refused, and so is a number whose value IEEE-754 double precision cannot
-// hold exactly (12345678901234567891 would canonicalize like
-// 12345678901234567890 while a tool decoding json.Number sees two values).
+// ActionHash is stricter than JCS in four places, each a parser
+// differential an attacker could use to make two different calls hash alike
+// or make the hash cover another call than the one that runs: duplicate
+// object keys are refused (JCS rejects them too), so are member names equal
+// under case folding, invalid UTF-8, and a number whose value IEEE-754
+// double precision cannot hold exactly (12345678901234567891 would
+// canonicalize like 12345678901234567890 while a tool decoding json.Number
+// sees two values).
 // These errors wrap [ErrInvalidArguments]. tool and serverID must be valid
 // UTF-8 without 0x00 bytes, so the separators stay unambiguous; serverID must
 // not be empty.
@@ -69,7 +68,12 @@ func checkField(what, s string) error {
 }
 
 // CanonicalArguments returns the RFC 8785 canonical form of tool arguments as
-// [ActionHash] hashes them, with the same rules and errors.
+// [ActionHash] hashes them, with the same rules and errors: the strict rule
+// of gatehouse's one canonical form (internal/jcs), which also refuses an
+// object, at any depth, with member names equal under Unicode case folding
+// ({"path":"/etc/passwd","PATH":"/tmp/junk"}): encoding/json would read
+// one member, go-sdk's handler the other, so no prompt or hash could say
+// which call was approved.
 func CanonicalArguments(rawArgs []byte) ([]byte, error) {
 	trimmed := bytes.TrimSpace(rawArgs)
 	if len(trimmed) == 0 {
@@ -78,74 +82,36 @@ func CanonicalArguments(rawArgs []byte) ([]byte, error) {
 	if trimmed[0] != '{' {
 		return nil, fmt.Errorf("%w: arguments must be a JSON object", ErrInvalidArguments)
 	}
-	if !utf8.Valid(trimmed) {
-		return nil, fmt.Errorf("%w: arguments are not valid UTF-8", ErrInvalidArguments)
-	}
-	canon, err := jcs.Transform(trimmed)
+	canon, err := jcs.Transform(trimmed, jcs.Strict)
 	if err != nil {
-		// The JCS error may quote argument content; keep it out of the message.
-		return nil, fmt.Errorf("%w: arguments are not canonicalizable JSON (RFC 8785)", ErrInvalidArguments)
-	}
-	if err := checkNumbers(trimmed); err != nil {
-		return nil, err
+		return nil, canonError(err)
 	}
 	return canon, nil
 }
 
-// checkNumbers refuses numbers whose decimal value differs from the value of
-// the IEEE-754 double JCS serializes for them.
-func checkNumbers(raw []byte) error {
-	if !hasRiskyNumber(raw) {
-		return nil
+// canonError says why arguments have no canonical form without quoting
+// their values (member names may be quoted).
+func canonError(err error) error {
+	switch {
+	case errors.Is(err, jcs.ErrInexactNumber):
+		return fmt.Errorf("%w: a number is outside the IEEE-754 double range or has more precision than RFC 8785 (IEEE-754 double) preserves", ErrInvalidArguments)
+	case errors.Is(err, jcs.ErrFoldedNames):
+		return fmt.Errorf("%w: %s", ErrInvalidArguments, strings.TrimPrefix(err.Error(), jcs.ErrInvalid.Error()+": "))
 	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	for {
-		tok, err := dec.Token()
-		if err == io.EOF {
-			return nil
-		}
-		if err != nil { // JCS accepted the syntax; refuse anyway rather than skip numbers
-			return fmt.Errorf("%w: arguments are not valid JSON", ErrInvalidArguments)
-		}
-		n, ok := tok.(json.Number)
-		if ok && !jsonnum.ExactDouble(string(n)) {
-			return fmt.Errorf("%w: a number is outside the IEEE-754 double range or has more precision than RFC 8785 (IEEE-754 double) preserves", ErrInvalidArguments)
-		}
-	}
+	return fmt.Errorf("%w: arguments are not canonicalizable JSON (RFC 8785)", ErrInvalidArguments)
 }
 
-// hasRiskyNumber is a fast pre-check: a number can lose precision only if it
-// has more than 15 significant digits or an exponent. Strings are skipped.
-func hasRiskyNumber(raw []byte) bool {
-	inString, escaped := false, false
-	digits := 0
-	for _, c := range raw {
-		if inString {
-			switch {
-			case escaped:
-				escaped = false
-			case c == '\\':
-				escaped = true
-			case c == '"':
-				inString = false
-			}
-			continue
-		}
-		switch {
-		case c == '"':
-			inString, digits = true, 0
-		case c >= '0' && c <= '9':
-			digits++
-			if digits > 15 {
-				return true
-			}
-		case c == 'e' || c == 'E':
-			return true
-		case c == '.' || c == '-' || c == '+':
-		default:
-			digits = 0
-		}
+// ArgumentsHash returns the SHA-256 of [CanonicalArguments](rawArgs): the
+// hash of the arguments alone, for state that must bind a call's arguments
+// (the root package's elicitation state). It equals consent.ActionHash of
+// the same arguments decoded with json.Decoder.UseNumber (without its
+// "sha256:" prefix): both use gatehouse's one canonical form, so approval,
+// consent and elicitation agree on which arguments are the same, and refuse
+// the same arguments.
+func ArgumentsHash(rawArgs []byte) ([32]byte, error) {
+	canon, err := CanonicalArguments(rawArgs)
+	if err != nil {
+		return [32]byte{}, err
 	}
-	return false
+	return sha256.Sum256(canon), nil
 }

@@ -115,7 +115,7 @@ func TestChallengeConstruction(t *testing.T) {
 	if !ch.ExpiresAt.Equal(f.clock.Now().Add(60 * time.Second)) {
 		t.Fatalf("expiresAt %v", ch.ExpiresAt)
 	}
-	if ch.DisplayText != `Allow the tool "delete_resource" to run with the arguments {"resourceId":"abc123"}` {
+	if ch.DisplayText != "Allow the tool \"delete_resource\" to run with these arguments:\n  resourceId: \"abc123\"\n" {
 		t.Fatalf("displayText %q", ch.DisplayText)
 	}
 	// Fresh nonce and ID per challenge, even for identical arguments.
@@ -168,18 +168,18 @@ func TestDisplayTextShowsHiddenRunes(t *testing.T) {
 	f.enroll()
 	for _, c := range []struct{ args, want string }{
 		// U+202E RIGHT-TO-LEFT OVERRIDE would show "report_exe.txt".
-		{`{"path":"report_\u202etxt.exe"}`, `{"path":"report_\u202etxt.exe"}`},
-		{"{\"path\":\"report_\u202etxt.exe\"}", `{"path":"report_\u202etxt.exe"}`},
+		{`{"path":"report_\u202etxt.exe"}`, `path: "report_\u202etxt.exe"`},
+		{"{\"path\":\"report_\u202etxt.exe\"}", `path: "report_\u202etxt.exe"`},
 		// Zero-width space, word joiner, line separator, BOM, a variation
 		// selector, a tag character (astral, as a surrogate pair).
-		{"{\"to\":\"ab\u200bc\u2060d\u2028e\ufefff\ufe0fg\U000e0041\"}", `{"to":"ab\u200bc\u2060d\u2028e\ufefff\ufe0fg\udb40\udc41"}`},
+		{"{\"to\":\"ab\u200bc\u2060d\u2028e\ufefff\ufe0fg\U000e0041\"}", `to: "ab\u200bc\u2060d\u2028e\ufefff\ufe0fg\udb40\udc41"`},
 		// A control character is escaped by JCS already.
-		{`{"a":"x\u0007y"}`, `{"a":"x\u0007y"}`},
+		{`{"a":"x\u0007y"}`, `a: "x\u0007y"`},
 		// Visible text is left alone.
-		{`{"name":"Zoë 東京 👍"}`, `{"name":"Zoë 東京 👍"}`},
+		{`{"name":"Zoë 東京 👍"}`, `name: "Zoë 東京 👍"`},
 	} {
 		ch := f.challenge(testTool, c.args)
-		want := `Allow the tool "` + testTool + `" to run with the arguments ` + c.want
+		want := `Allow the tool "` + testTool + "\" to run with these arguments:\n  " + c.want + "\n"
 		if ch.DisplayText != want {
 			t.Errorf("args %q:\n got %q\nwant %q", c.args, ch.DisplayText, want)
 		}

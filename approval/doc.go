@@ -65,7 +65,13 @@
 //     approval/challenge/create per user (package ratelimit) as well.
 //   - displayText shows every character signed for: runes that render as
 //     nothing or reorder their neighbours (bidi overrides, zero-width
-//     characters) appear as \uXXXX escapes.
+//     characters) appear as \uXXXX escapes; [DefaultDescribe] shows every
+//     argument name with values cut one by one (the hidden bytes stated).
+//   - The arguments hashed, shown and run are one reading: [ActionHash]
+//     refuses objects, at any depth, with member names equal under case
+//     folding ({"path":…,"PATH":…}), and a Describe function must decode
+//     with [DecodeArguments], which reads exactly what go-sdk's handler
+//     reads, never with encoding/json (case-insensitive, last one wins).
 //   - Errors never contain keys, signatures, or argument values.
 //
 // The transports stored at enrollment are what the client reported; they
@@ -95,7 +101,13 @@
 //	gate, err := approval.New(approval.Config{
 //		ServerID: "https://mcp.acme.dev/mcp", RPID: "acme.dev", Origins: []string{"https://acme.dev"},
 //	}, nil)
-//	_ = gate.Require("delete_file", approval.ToolPolicy{Describe: describeDelete})
+//	_ = gate.Require("delete_file", approval.ToolPolicy{Describe: func(_ string, args json.RawMessage) (string, error) {
+//		var a struct{ Path string `json:"path"` }
+//		if err := approval.DecodeArguments(args, &a); err != nil { // as the handler decodes
+//			return "", err
+//		}
+//		return "Delete the file " + strconv.Quote(a.Path), nil
+//	}})
 //
 //	// approval/enroll/begin and /finish, for the authenticated user:
 //	begin, _ := gate.BeginEnrollment(ctx, user)

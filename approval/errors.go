@@ -140,6 +140,11 @@ var (
 	// ErrUnavailable: the store could not answer (I/O error, Redis down or
 	// slow). Always a denial, never an allow.
 	ErrUnavailable = errors.New("approval: store unavailable")
+
+	// ErrLocked: OpenFileCredentialStore found the credential file open
+	// by another store (another process, or this one). The message names
+	// the file.
+	ErrLocked = errors.New("approval: credential file is open by another store")
 )
 
 func reject(r Reason, detail string, cause error) *Error {

@@ -32,8 +32,11 @@ func Example() {
 	}
 	_ = gate.Require("delete_file", approval.ToolPolicy{
 		Describe: func(_ string, args json.RawMessage) (string, error) {
-			var a struct{ Path string }
-			if err := json.Unmarshal(args, &a); err != nil {
+			// Decode exactly as the tool's handler will (not with encoding/json).
+			var a struct {
+				Path string `json:"path"`
+			}
+			if err := approval.DecodeArguments(args, &a); err != nil {
 				return "", err
 			}
 			return "Delete " + a.Path + " permanently", nil
@@ -48,7 +51,7 @@ func Example() {
 		panic(err)
 	}
 
-	args := json.RawMessage(`{"Path":"/srv/data.db"}`)
+	args := json.RawMessage(`{"path":"/srv/data.db"}`)
 	ch, _ := gate.CreateChallenge(ctx, user, "delete_file", args)
 	fmt.Println(ch.DisplayText)
 	assertion, _ := passkey.Get(ctx, ch.DisplayText, ch.RequestOptions)

@@ -8,9 +8,10 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"sort"
 	"sync"
+
+	"github.com/gatehouse-dev/gatehouse/internal/fsutil"
 )
 
 // fileFormatVersion is the "version" of the credential file.
@@ -23,11 +24,15 @@ const fileFormatVersion = 1
 // change that cannot be written is rolled back in memory and fails with
 // [ErrUnavailable].
 //
-// One process owns a file: two processes writing the same file lose each
-// other's updates. Use Redis (approval/redisstore) for several replicas.
-// Safe for concurrent use.
+// One store owns a file: [OpenFileCredentialStore] takes an exclusive
+// advisory lock on "<path>.lock" (flock on unix, LockFileEx on Windows) for
+// the store's lifetime, so a second store on the same file, in another
+// process or this one, fails with [ErrLocked] instead of losing updates.
+// Use Redis (approval/redisstore) for several replicas. Close releases the
+// lock. Safe for concurrent use.
 type FileCredentialStore struct {
 	path string
+	lock *fsutil.Lock
 
 	mu sync.RWMutex
 	t  credTable
@@ -54,6 +59,31 @@ func OpenFileCredentialStore(path string, opts *MemoryCredentialOptions) (*FileC
 	if err != nil {
 		return nil, err
 	}
+	lock, err := fsutil.TryLock(path + ".lock")
+	if errors.Is(err, fsutil.ErrLocked) {
+		return nil, fmt.Errorf("%w: %s is open in another process or store (lock file %s.lock); "+
+			"a credential file has one writer: stop the other one, or use approval/redisstore for several replicas", ErrLocked, path, path)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("approval: locking the credential file: %w", err)
+	}
+	s, err := loadCredentialFile(path, t)
+	if err != nil {
+		lock.Close()
+		return nil, err
+	}
+	s.lock = lock
+	return s, nil
+}
+
+// Close releases the file's lock. The store must not be used afterwards.
+func (s *FileCredentialStore) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.lock.Close()
+}
+
+func loadCredentialFile(path string, t credTable) (*FileCredentialStore, error) {
 	s := &FileCredentialStore{path: path, t: t}
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -154,47 +184,8 @@ func (s *FileCredentialStore) persist() error {
 	if err != nil {
 		return fmt.Errorf("%w: encoding credentials: %v", ErrUnavailable, err)
 	}
-	if err := writeFileAtomic(s.path, append(data, '\n')); err != nil {
+	if err := fsutil.WriteFileAtomic(s.path, append(data, '\n'), 0o600, false); err != nil {
 		return fmt.Errorf("%w: writing %s: %v", ErrUnavailable, s.path, err)
-	}
-	return nil
-}
-
-func writeFileAtomic(path string, data []byte) error {
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	name := tmp.Name()
-	ok := false
-	defer func() {
-		if !ok {
-			_ = os.Remove(name)
-		}
-	}()
-	if err := tmp.Chmod(0o600); err != nil {
-		tmp.Close()
-		return err
-	}
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(name, path); err != nil {
-		return err
-	}
-	ok = true
-	if d, err := os.Open(dir); err == nil {
-		_ = d.Sync()
-		_ = d.Close()
 	}
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -12,6 +13,8 @@ import (
 
 	"github.com/go-webauthn/webauthn/protocol"
 	"github.com/go-webauthn/webauthn/webauthn"
+
+	"github.com/gatehouse-dev/gatehouse/internal/prompt"
 )
 
 // Defaults of [Options].
@@ -77,15 +80,22 @@ type ToolPolicy struct {
 }
 
 // DefaultDescribe is the displayText of a tool without a Describe function:
-// the tool name and the canonical (RFC 8785) arguments, in full, with every
-// invisible or reordering rune (see [ToolPolicy].Describe) escaped as
-// \uXXXX, so the arguments shown are still the JSON signed for.
+// the tool name and the arguments as gatehouse's one prompt renderer shows
+// them (internal/prompt, shared with the consent channels): canonical
+// (RFC 8785) JSON, one argument per line, every argument name shown, long
+// values cut one by one with the hidden byte count stated, every invisible
+// or reordering rune escaped as \uXXXX. Arguments whose names cannot all be
+// shown are refused ([ErrInvalidArguments]): no challenge for a call the
+// user cannot see.
 func DefaultDescribe(tool string, args json.RawMessage) (string, error) {
-	canon, err := CanonicalArguments(args)
-	if err != nil {
+	if _, err := CanonicalArguments(args); err != nil {
 		return "", err
 	}
-	return fmt.Sprintf("Allow the tool %q to run with the arguments %s", tool, visibleText(string(canon), false)), nil
+	lines, err := prompt.Render(args, nil)
+	if err != nil {
+		return "", fmt.Errorf("%w: %v", ErrInvalidArguments, err)
+	}
+	return fmt.Sprintf("Allow the tool %s to run with these arguments:\n%s", visibleText(strconv.Quote(tool), false), lines), nil
 }
 
 // User identifies the human whose credentials approve calls. Handle is the

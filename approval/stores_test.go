@@ -160,6 +160,9 @@ func TestFileCredentialStoreSurvivesRestart(t *testing.T) {
 	if m, _ := filepath.Glob(filepath.Join(filepath.Dir(path), ".*tmp*")); len(m) != 0 {
 		t.Fatalf("temporary files left: %v", m)
 	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
 	s2, err := approval.OpenFileCredentialStore(path, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -183,10 +186,21 @@ func TestFileCredentialStoreFailsClosed(t *testing.T) {
 	if _, err := approval.OpenFileCredentialStore(path, nil); err == nil {
 		t.Fatal("torn file opened")
 	}
-	// A write that cannot happen rolls back.
+	// A missing directory fails at once.
 	path = filepath.Join(dir, "sub", "creds.json")
-	s, err := approval.OpenFileCredentialStore(path, nil) // directory missing: writes fail
+	if _, err := approval.OpenFileCredentialStore(path, nil); err == nil {
+		t.Fatal("opened in a missing directory")
+	}
+	// A write that cannot happen rolls back.
+	if err := os.Mkdir(filepath.Dir(path), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	s, err := approval.OpenFileCredentialStore(path, nil)
 	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := os.RemoveAll(filepath.Dir(path)); err != nil { // writes fail from now on
 		t.Fatal(err)
 	}
 	c := &approval.Credential{ID: []byte("k1"), UserHandle: []byte("alice"), PublicKey: []byte("cose")}

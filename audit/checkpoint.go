@@ -12,8 +12,12 @@ import (
 )
 
 // checkpointContext separates checkpoint signatures from any other use of the
-// key (FORMAT.md, "Checkpoints").
-const checkpointContext = "gatehouse-audit-checkpoint-v1\n"
+// key (FORMAT.md, "Checkpoints"); v2 checkpoints also bind the chain's
+// genesis hash.
+const (
+	checkpointContext   = "gatehouse-audit-checkpoint-v1\n"
+	checkpointContextV2 = "gatehouse-audit-checkpoint-v2\n"
+)
 
 // maxCheckpointLine bounds a checkpoint line.
 const maxCheckpointLine = 4096
@@ -22,19 +26,32 @@ const maxCheckpointLine = 4096
 // hash EventHash at Timestamp. A Verify given the checkpoints and the public
 // key detects a log cut short after a checkpoint, and a log rewritten under
 // one. A Checkpoint is a plain value.
+//
+// Genesis is the event_hash of the chain's first event (previous_event_hash
+// null), so that a checkpoint of another chain signed with the same key
+// cannot be mixed in (format v2). It is empty in v1 checkpoints, which
+// still verify, and when a Writer cannot know it (New with an Anchor, or a
+// log whose first file was deleted before any v2 checkpoint was written).
 type Checkpoint struct {
 	Seq       uint64 `json:"seq"`
 	EventHash string `json:"event_hash"`
+	Genesis   string `json:"genesis_hash,omitempty"`
 	Timestamp string `json:"timestamp"`
 	Signature string `json:"signature"` // standard base64 (RFC 4648 §4) Ed25519 signature
 }
 
 // SignedMessage returns the bytes the signature covers: the context string
-// followed by the RFC 8785 form of {"event_hash","seq","timestamp"}.
+// followed by the RFC 8785 form of {"event_hash","seq","timestamp"} (v1),
+// or, with Genesis, "gatehouse-audit-checkpoint-v2\n" and the RFC 8785 form
+// of {"event_hash","genesis_hash","seq","timestamp"}.
 func (c *Checkpoint) SignedMessage() []byte {
 	b := []byte(checkpointContext)
+	if c.Genesis != "" {
+		b = []byte(checkpointContextV2)
+	}
 	b = append(b, `{"event_hash":`...)
 	b = appendString(b, []byte(c.EventHash))
+	b = c.appendGenesis(b)
 	b = append(b, `,"seq":`...)
 	b = strconv.AppendUint(b, c.Seq, 10)
 	b = append(b, `,"timestamp":`...)
@@ -66,6 +83,7 @@ func (c *Checkpoint) VerifySignature(pub ed25519.PublicKey) bool {
 func (c *Checkpoint) AppendLine(b []byte) []byte {
 	b = append(b, `{"event_hash":`...)
 	b = appendString(b, []byte(c.EventHash))
+	b = c.appendGenesis(b)
 	b = append(b, `,"seq":`...)
 	b = strconv.AppendUint(b, c.Seq, 10)
 	b = append(b, `,"signature":`...)
@@ -75,32 +93,42 @@ func (c *Checkpoint) AppendLine(b []byte) []byte {
 	return append(b, '}', '\n')
 }
 
-// ParseCheckpoint parses one checkpoint line (without its newline). It checks
-// the shape, not the signature.
+func (c *Checkpoint) appendGenesis(b []byte) []byte {
+	if c.Genesis == "" {
+		return b
+	}
+	return appendString(append(b, `,"genesis_hash":`...), []byte(c.Genesis))
+}
+
+// ParseCheckpoint parses one checkpoint line (without its newline), v1 or
+// v2 (with genesis_hash). It checks the shape, not the signature.
 func ParseCheckpoint(line []byte) (Checkpoint, error) {
 	var cp Checkpoint
 	var c canon
 	if err := c.transform(line); err != nil {
 		return cp, err
 	}
-	if c.out[0] != '{' || len(c.mem) != 4 {
-		return cp, errors.New("audit: checkpoint is not an object with exactly seq, event_hash, timestamp and signature")
+	if c.out[0] != '{' || (len(c.mem) != 4 && len(c.mem) != 5) {
+		return cp, errors.New("audit: checkpoint is not an object with exactly seq, event_hash, timestamp, signature and optionally genesis_hash")
 	}
 	for _, m := range c.mem {
-		val := string(c.out[m.start+m.value : m.end])
+		val := string(c.out[m.Start+m.Value : m.End])
 		var ok bool
-		switch string(m.key) {
+		switch string(m.Name) {
 		case "seq":
 			cp.Seq, ok = parseSeq(val)
 		case "event_hash":
 			cp.EventHash, ok = plainString(val)
+		case "genesis_hash":
+			cp.Genesis, ok = plainString(val)
+			ok = ok && cp.Genesis != "" && len(c.mem) == 5
 		case "timestamp":
 			cp.Timestamp, ok = plainString(val)
 		case "signature":
 			cp.Signature, ok = plainString(val)
 		}
 		if !ok {
-			return cp, fmt.Errorf("audit: checkpoint member %q is missing or has the wrong type", m.key)
+			return cp, fmt.Errorf("audit: checkpoint member %q is missing or has the wrong type", m.Name)
 		}
 	}
 	return cp, nil
@@ -129,6 +157,9 @@ type checkpointReader struct {
 	next *Checkpoint // the next checkpoint not yet matched
 	last uint64      // seq of the last checkpoint read
 	done bool
+	// genesis is the chain's genesis hash: its first event's hash when the
+	// stream has it, else the first matched v2 checkpoint's genesis_hash.
+	genesis string
 }
 
 func newCheckpointReader(r io.Reader, pub ed25519.PublicKey, name string) *checkpointReader {
@@ -180,6 +211,9 @@ func (k *checkpointReader) advance() error {
 // match is called for every accepted event in order. Checkpoints before the
 // first event of the stream (an anchored, later file) are skipped.
 func (k *checkpointReader) match(v *verifier, e eventInfo) error {
+	if e.genesis() {
+		k.genesis = e.hashString()
+	}
 	if k.next == nil && !k.done {
 		if err := k.advance(); err != nil {
 			return err
@@ -197,6 +231,15 @@ func (k *checkpointReader) match(v *verifier, e eventInfo) error {
 		err := k.fail(KindCheckpointMismatch, e.seq, k.next.EventHash, got, "the log differs from a signed checkpoint")
 		err.Msg += fmt.Sprintf(" (log line %d)", v.line)
 		return err
+	}
+	if g := k.next.Genesis; g != "" {
+		if k.genesis == "" {
+			k.genesis = g
+		} else if g != k.genesis {
+			err := k.fail(KindCheckpointMismatch, e.seq, k.genesis, g, "a signed checkpoint of another chain (genesis_hash differs)")
+			err.Msg += fmt.Sprintf(" (log line %d)", v.line)
+			return err
+		}
 	}
 	v.sum.Checkpoints++
 	v.sum.LastCheckpointSeq = e.seq

@@ -52,8 +52,15 @@
 // invalid UTF-8, lone surrogates and nesting deeper than 100 levels are
 // rejected, so one line cannot be read two ways; numbers beyond the precision
 // or range of a double, which I-JSON advises against, are accepted and kept
-// as written. Only one Writer may have a log open at a time; the package
-// does not lock the file.
+// as written (gatehouse's canonical form, internal/jcs, with the rule that
+// keeps what was received; member names equal under case folding are
+// accepted, so the calls refused for having them are logged too).
+//
+// A log has one writer: [Open] holds an exclusive advisory lock on
+// "<path>.lock" (flock on unix, LockFileEx on Windows) until Close, and a
+// second Open, in any process, fails with [ErrLocked] instead of forking the
+// chain. Checkpoints (format v2) carry the chain's genesis hash, so a
+// checkpoint of another chain signed with the same key is refused.
 //
 // # Concurrency
 //

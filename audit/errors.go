@@ -21,6 +21,11 @@ var ErrClosed = errors.New("audit: writer closed")
 // replaced by their size and hash, say).
 var ErrEventTooLong = errors.New("audit: event exceeds MaxLineBytes")
 
+// ErrLocked is returned by [Open] when the log is already open for writing,
+// in another process or by another Writer in this one: a log has a single
+// writer, since two would fork the chain. Its message names the file.
+var ErrLocked = errors.New("audit: log is open by another writer")
+
 // Kind says what is wrong with a log. The zero Kind is never used in a
 // [ChainError].
 type Kind int

@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"os"
@@ -8,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/gatehouse-dev/gatehouse/internal/fsutil"
 )
 
 // Open opens (or creates) the log at path for appending, recovering it first
@@ -15,7 +18,14 @@ import (
 // verified and continued. A broken chain makes Open fail with a *ChainError,
 // unless Options.NewChainOnBroken is set. Open reads the tail of the file,
 // not all of it: use [VerifyFiles] to check a whole log.
-func Open(path string, opts *Options) (*Writer, error) {
+//
+// A log has one writer: Open takes an exclusive advisory lock on
+// "<path>.lock" (flock on unix, LockFileEx on Windows) before recovery and
+// holds it until [Writer.Close]. A second Open of the same log, in another
+// process or in this one, fails with [ErrLocked] instead of forking the
+// chain (two MCP clients starting the same stdio server with the same log).
+// On platforms without advisory locks Open fails.
+func Open(path string, opts *Options) (w *Writer, err error) {
 	o, err := opts.validate()
 	if err != nil {
 		return nil, err
@@ -23,8 +33,64 @@ func Open(path string, opts *Options) (*Writer, error) {
 	if o.Anchor != nil {
 		return nil, errors.New("audit: Anchor is for New; Open continues the chain in the file")
 	}
+	lock, err := lockLog(path)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if w == nil {
+			lock.Close()
+		}
+	}()
+	return openLocked(path, o, lock)
+}
+
+// chainGenesis returns the event_hash of the log's first event when the
+// oldest file still starts with it, and otherwise the genesis_hash of the
+// last checkpoint ("" when neither is known). A checkpoint of another chain
+// is a *ChainError.
+func chainGenesis(path string, o *Options, ckGenesis string) (string, error) {
+	files, err := Files(path)
+	if err != nil || len(files) == 0 {
+		return ckGenesis, err
+	}
+	f, err := os.Open(files[0])
+	if err != nil {
+		return "", fmt.Errorf("audit: %w", err)
+	}
+	defer f.Close()
+	line, err := bufio.NewReaderSize(f, o.MaxLineBytes+1).ReadSlice('\n')
+	if err != nil {
+		return ckGenesis, nil // empty or torn first file: no genesis line
+	}
+	info, err := newEventParser().parse(line[:len(line)-1])
+	if err != nil || !info.genesis() {
+		return ckGenesis, nil
+	}
+	g := unquote(info.computed)
+	if ckGenesis != "" && ckGenesis != g {
+		return "", &ChainError{Kind: KindCheckpointMismatch, File: path + ".checkpoints", Want: g, Got: ckGenesis,
+			Msg: "the last checkpoint is of another chain (genesis_hash differs)"}
+	}
+	return g, nil
+}
+
+// lockLog takes the single-writer lock of the log at path.
+func lockLog(path string) (*fsutil.Lock, error) {
+	l, err := fsutil.TryLock(path + ".lock")
+	if errors.Is(err, fsutil.ErrLocked) {
+		return nil, fmt.Errorf("%w: %s is being written by another process or Writer (lock file %s.lock); "+
+			"a log has one writer: stop the other one, or give each process its own log file", ErrLocked, path, path)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("audit: %w", err)
+	}
+	return l, nil
+}
+
+func openLocked(path string, o Options, lock *fsutil.Lock) (*Writer, error) {
 	w := newWriter(o)
-	w.path = path
+	w.path, w.lock = path, lock
 	rec, st, err := recoverLog(path, &o)
 	var ce *ChainError
 	if errors.As(err, &ce) && o.NewChainOnBroken {
@@ -53,6 +119,10 @@ func Open(path string, opts *Options) (*Writer, error) {
 	}
 	w.file, w.out, w.size = f, f, info.Size()
 	w.seq, w.last, w.recovery = anchor.Seq, anchor.Hash, rec
+	if w.genesis, err = chainGenesis(path, &o, st.ckGenesis); err != nil {
+		f.Close()
+		return nil, err
+	}
 	w.written.Store(anchor.Seq)
 	w.synced, w.ckDueSeq = anchor.Seq, anchor.Seq
 	if o.Signer != nil {
@@ -65,6 +135,7 @@ func Open(path string, opts *Options) (*Writer, error) {
 		}
 	}
 	if err := w.logRecovery(); err != nil {
+		w.lock = nil // Open releases it
 		w.Close()
 		return nil, err
 	}
@@ -207,14 +278,4 @@ func moveAside(path string, now time.Time) (string, error) {
 }
 
 // syncDir makes a create or rename in path's directory durable.
-func syncDir(path string) error {
-	d, err := os.Open(filepath.Dir(path))
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil && !errors.Is(err, os.ErrInvalid) {
-		return err
-	}
-	return nil
-}
+func syncDir(path string) error { return fsutil.SyncDir(path) }

@@ -110,7 +110,7 @@ func TestTamperedVerbatimNumberDetected(t *testing.T) {
 	}
 }
 
-// TestLongNumberKeptVerbatim: a number longer than jsonnum.MaxLen (1024
+// TestLongNumberKeptVerbatim: a number longer than jcs.MaxLen (1024
 // bytes) is kept as written even when it denotes a value a double holds;
 // up to 1024 bytes it gets its RFC 8785 form.
 func TestLongNumberKeptVerbatim(t *testing.T) {

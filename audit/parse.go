@@ -69,8 +69,8 @@ func (p *eventParser) parse(line []byte) (eventInfo, error) {
 	var haveSeq, haveHash, havePrev bool
 	hashAt := -1
 	for i, m := range p.c.mem {
-		val := out[m.start+m.value : m.end]
-		switch string(m.key) {
+		val := out[m.Start+m.Value : m.End]
+		switch string(m.Name) {
 		case "seq":
 			n, ok := parseSeq(string(val))
 			if !ok {
@@ -114,7 +114,7 @@ func (p *eventParser) parse(line []byte) (eventInfo, error) {
 			p.h.Write(comma)
 		}
 		first = false
-		p.h.Write(out[m.start:m.end])
+		p.h.Write(out[m.Start:m.End])
 	}
 	p.h.Write(closeBrace)
 	info.computed = p.hashSeg()

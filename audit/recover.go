@@ -11,10 +11,11 @@ import (
 
 // logState is what recovery found, before anything is changed on disk.
 type logState struct {
-	anchor Anchor
-	torn   int64 // bytes to cut from the active file
-	ckTorn int64 // bytes to cut from the checkpoint file
-	ckLast uint64
+	anchor    Anchor
+	torn      int64 // bytes to cut from the active file
+	ckTorn    int64 // bytes to cut from the checkpoint file
+	ckLast    uint64
+	ckGenesis string // genesis_hash of the last checkpoint, if v2
 }
 
 // recoverLog checks the tail of the log at path (and of its checkpoint file
@@ -185,7 +186,7 @@ func checkCheckpointTail(path string, a Anchor, pub ed25519.PublicKey, st *logSt
 		return &ChainError{Kind: KindCheckpointMismatch, File: path, Seq: cp.Seq, Want: cp.EventHash, Got: a.Hash,
 			Msg: "the log differs from a signed checkpoint"}
 	}
-	st.ckLast = cp.Seq
+	st.ckLast, st.ckGenesis = cp.Seq, cp.Genesis
 	return nil
 }
 

@@ -113,11 +113,13 @@ func TestOpenNewChainOnBroken(t *testing.T) {
 	old, _ := audit.Files(path)
 	data, _ := os.ReadFile(path)
 	os.WriteFile(path, bytes.Replace(data, []byte(`"seq":`), []byte(`"seq": `), 1), 0o600) // still valid, but...
-	if _, err := audit.Open(path, nil); err != nil {
+	w0, err := audit.Open(path, nil)
+	if err != nil {
 		t.Fatalf("whitespace is not tampering: %v", err)
 	}
+	w0.Close()
 	os.WriteFile(path, append(data[:len(data)/2:len(data)/2], "\n"...), 0o600) // cut mid-line, then a newline
-	w, err := audit.Open(path, &audit.Options{NewChainOnBroken: true, Clock: stepClock()})
+	w, err = audit.Open(path, &audit.Options{NewChainOnBroken: true, Clock: stepClock()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -106,9 +106,9 @@ func (e *encoder) hashArgs() {
 		if i > 0 {
 			e.args = append(e.args, ',')
 		}
-		e.args = append(e.args, e.c.out[m.start:m.start+m.value]...) // "name":
+		e.args = append(e.args, e.c.out[m.Start:m.Start+m.Value]...) // "name":
 		h.Reset()
-		h.Write(e.c.out[m.start+m.value : m.end])
+		h.Write(e.c.out[m.Start+m.Value : m.End])
 		e.args = append(e.args, '"')
 		e.args = append(e.args, prefix...)
 		e.args = hex.AppendEncode(e.args, h.Sum(sum[:0]))

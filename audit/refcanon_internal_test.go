@@ -7,8 +7,8 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/gatehouse-dev/gatehouse/internal/jsonnum"
-	"github.com/gowebpki/jcs"
+	"github.com/gatehouse-dev/gatehouse/internal/jcs"
+	gowebpki "github.com/gowebpki/jcs"
 )
 
 // RefCanon gives the black-box tests (refVerify) the reference canonical
@@ -16,12 +16,12 @@ import (
 var RefCanon = refCanon
 
 // refCanon is the slow, obviously correct canonical form of FORMAT.md
-// ("Numbers"): jcs.Transform, except that a number a double does not hold
-// exactly (jsonnum.ExactDouble false) is kept as written. It finds the
+// ("Numbers"): gowebpki.Transform, except that a number a double does not hold
+// exactly (jcs.ExactDouble false) is kept as written. It finds the
 // numbers with encoding/json's tokenizer, swaps each inexact one for a
-// placeholder string no input can guess, lets jcs.Transform do everything
+// placeholder string no input can guess, lets gowebpki.Transform do everything
 // else, and puts the numbers back. A number and a string are valid in the
-// same places, so the swap changes nothing else jcs.Transform decides.
+// same places, so the swap changes nothing else gowebpki.Transform decides.
 func refCanon(in []byte) ([]byte, error) {
 	type span struct{ start, end int }
 	var inexact []span
@@ -30,15 +30,15 @@ func refCanon(in []byte) ([]byte, error) {
 	for {
 		tok, err := d.Token()
 		if err != nil {
-			break // invalid input is left to jcs.Transform to reject
+			break // invalid input is left to gowebpki.Transform to reject
 		}
-		if n, ok := tok.(json.Number); ok && !jsonnum.ExactDouble(string(n)) {
+		if n, ok := tok.(json.Number); ok && !jcs.ExactDouble(string(n)) {
 			end := int(d.InputOffset())
 			inexact = append(inexact, span{end - len(n), end})
 		}
 	}
 	if len(inexact) == 0 {
-		return jcs.Transform(in)
+		return gowebpki.Transform(in)
 	}
 	var nonce [16]byte
 	rand.Read(nonce[:])
@@ -53,7 +53,7 @@ func refCanon(in []byte) ([]byte, error) {
 		at = s.end
 	}
 	swapped = append(swapped, in[at:]...)
-	out, err := jcs.Transform(swapped)
+	out, err := gowebpki.Transform(swapped)
 	if err != nil {
 		return nil, err
 	}

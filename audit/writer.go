@@ -12,6 +12,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/gatehouse-dev/gatehouse/internal/fsutil"
 )
 
 // Writer appends events to a hash chain. It is safe for concurrent use; each
@@ -24,12 +26,14 @@ type Writer struct {
 
 	mu        sync.Mutex // guards everything below up to syncMu
 	out       io.Writer
-	file      *os.File // nil for New
+	file      *os.File     // nil for New
+	lock      *fsutil.Lock // held for the Writer's lifetime (Open only)
 	path      string
 	size      int64     // bytes in the active file
 	fileStart time.Time // time of the first event written to the active file by this Writer
 	seq       uint64
 	last      string // event_hash of event seq, "" before the genesis
+	genesis   string // event_hash of the chain's first event, "" when unknown
 	closed    bool
 	err       error // sticky: set when the chain state on disk is unknown
 	hb        []byte
@@ -167,6 +171,9 @@ func (w *Writer) append(enc *encoder, e *Event) (uint64, *Checkpoint, error) {
 		e.PreviousEventHash = nil
 	}
 	e.Seq, e.Timestamp, e.EventHash = seq, now.UTC().Format(TimeFormat), hash
+	if w.last == "" {
+		w.genesis = hash
+	}
 	w.seq, w.last = seq, hash
 	w.written.Store(seq)
 	if w.o.Durability == DurabilitySync {
@@ -316,7 +323,7 @@ func (w *Writer) Close() error {
 	}
 	var cp *Checkpoint
 	if w.o.Signer != nil && w.err == nil && w.seq > w.ckDueSeq {
-		cp = &Checkpoint{Seq: w.seq, EventHash: w.last, Timestamp: w.o.Clock().UTC().Format(TimeFormat)}
+		cp = &Checkpoint{Seq: w.seq, EventHash: w.last, Genesis: w.genesis, Timestamp: w.o.Clock().UTC().Format(TimeFormat)}
 		w.ckDueSeq = w.seq
 	}
 	w.closed = true
@@ -341,5 +348,8 @@ func (w *Writer) Close() error {
 		}
 	}
 	w.ckMu.Unlock()
+	if err := w.lock.Close(); err != nil {
+		errs = append(errs, fmt.Errorf("audit: releasing the lock: %w", err))
+	}
 	return errors.Join(errs...)
 }

@@ -74,6 +74,10 @@ type Answer struct {
 	// Grant lets [Vault.Inject] put secrets into exactly Args, once. nil
 	// unless approved.
 	Grant *Grant
+	// Attestation says who vouched for the answer ("human" or "client");
+	// record it with the approval, never call a client-attested answer a
+	// verified human's.
+	Attestation Attestation
 }
 
 // Approved reports whether the call may run (with Args).
@@ -85,6 +89,7 @@ func (a Answer) Approved() bool { return a.Outcome == OutcomeApproved && a.Grant
 type Grant struct {
 	requestID string
 	tool      string
+	server    string
 	argsHash  string
 	used      atomic.Bool
 }
@@ -108,6 +113,17 @@ type AskerOptions struct {
 	// Now is the clock for timestamps (default time.Now). Waiting uses real
 	// timers whatever the clock.
 	Now func() time.Time
+	// MaxAsksPerAgent bounds how many consent requests one agent (Agent.ID)
+	// may make per AskWindow (defaults DefaultMaxAsksPerAgent per
+	// DefaultAskWindow; negative means no limit). Beyond it Ask fails with
+	// [ErrCapacity] without asking: one agent cannot flood the humans, or
+	// the shared nonce stores with its approvals, for everyone else.
+	MaxAsksPerAgent int
+	AskWindow       time.Duration
+	// RequireHuman refuses approvals that no channel attested as a
+	// human's (Reply.Attestation other than AttestedHuman, such as
+	// elicitation answers): the call is denied with a reason saying so.
+	RequireHuman bool
 }
 
 // Default values of [AskerOptions].
@@ -128,6 +144,8 @@ type Asker struct {
 	ttl      time.Duration
 	onEvent  EventFunc
 	now      func() time.Time
+	human    bool // RequireHuman
+	asks     *askLimiter
 }
 
 // NewAsker returns an Asker that asks through ch, signs decisions with
@@ -144,7 +162,8 @@ func NewAsker(ch Channel, signer *Signer, nonces NonceStore, opts *AskerOptions)
 	if o.Timeout < 0 || o.ApprovalTTL < 0 {
 		return nil, fmt.Errorf("%w: AskerOptions.Timeout %v and ApprovalTTL %v must be >= 0 (0 means default)", ErrInvalidOptions, o.Timeout, o.ApprovalTTL)
 	}
-	a := &Asker{ch: ch, signer: signer, class: o.Classifier, timeout: o.Timeout, ttl: o.ApprovalTTL, onEvent: o.OnEvent, now: o.Now}
+	a := &Asker{ch: ch, signer: signer, class: o.Classifier, timeout: o.Timeout, ttl: o.ApprovalTTL, onEvent: o.OnEvent, now: o.Now, human: o.RequireHuman,
+		asks: newAskLimiter(o.MaxAsksPerAgent, o.AskWindow)}
 	if a.class == nil {
 		a.class = defaultClassifier
 	}
@@ -175,9 +194,16 @@ func NewAsker(ch Channel, signer *Signer, nonces NonceStore, opts *AskerOptions)
 // OutcomeFailed with an error saying why. A non-nil error never comes with
 // an approval.
 func (a *Asker) Ask(ctx context.Context, r Request) (Answer, error) {
+	if err := a.asks.allow(r.Agent.ID, a.now()); err != nil {
+		return Answer{Outcome: OutcomeFailed, Reason: "too many consent requests from this agent"}, err
+	}
 	creq, err := a.consentRequest(r)
 	if err != nil {
 		return Answer{Outcome: OutcomeFailed, Reason: "invalid consent request"}, err
+	}
+	if _, err := Prompt(creq); err != nil {
+		// Never ask about a call the human cannot be shown in full names.
+		return Answer{Outcome: OutcomeFailed, RequestID: creq.ID, Reason: "the call cannot be shown to a human"}, err
 	}
 	ev := Event{RequestID: creq.ID, Agent: creq.Agent.ID, Tool: creq.Action.Tool, Server: creq.Action.Server,
 		Category: creq.Action.Category, Risk: creq.Action.RiskLevel, RuleID: r.RuleID, Channel: a.ch.Name()}
@@ -222,7 +248,7 @@ func (a *Asker) Ask(ctx context.Context, r Request) (Answer, error) {
 	if err != nil {
 		return fail("invalid reply from channel", err)
 	}
-	ev.Approver = reply.Approver
+	ev.Approver, ev.Attestation = resp.Approver.ID, resp.Approver.Attestation
 	if !reply.Decision.approves() {
 		if eerr := emit(EventDenied, string(Denied), "denied by the approver"); eerr != nil {
 			return Answer{Outcome: OutcomeDenied, RequestID: creq.ID, Response: resp, Reason: "denied by the approver"}, fmt.Errorf("%w: %w", ErrAudit, eerr)
@@ -230,6 +256,10 @@ func (a *Asker) Ask(ctx context.Context, r Request) (Answer, error) {
 		return Answer{Outcome: OutcomeDenied, RequestID: creq.ID, Response: resp, Reason: "denied by the approver"}, nil
 	}
 
+	if a.human && resp.Approver.Attestation != AttestedHuman {
+		return fail("the approval is the MCP client's word, not a human's (AskerOptions.RequireHuman)",
+			fmt.Errorf("%w: %s answered with attestation %q; AskerOptions.RequireHuman accepts only answers a channel attests as a human's", ErrChannel, a.ch.Name(), resp.Approver.Attestation))
+	}
 	args := ApplyModifications(creq.Action.Parameters, resp.Modifications)
 	if err := a.verifier.Verify(ctx, creq, resp, creq.Action.Tool, args); err != nil {
 		return fail("consent proof refused", err)
@@ -240,12 +270,13 @@ func (a *Asker) Ask(ctx context.Context, r Request) (Answer, error) {
 		return Answer{Outcome: OutcomeFailed, RequestID: creq.ID, Response: resp, Reason: "approval not recorded"}, fmt.Errorf("%w: %w", ErrAudit, err)
 	}
 	return Answer{
-		Outcome:   OutcomeApproved,
-		Args:      args,
-		Modified:  resp.Decision == ApprovedWithModifications,
-		RequestID: creq.ID,
-		Response:  resp,
-		Grant:     &Grant{requestID: creq.ID, tool: creq.Action.Tool, argsHash: h},
+		Outcome:     OutcomeApproved,
+		Args:        args,
+		Modified:    resp.Decision == ApprovedWithModifications,
+		RequestID:   creq.ID,
+		Response:    resp,
+		Grant:       &Grant{requestID: creq.ID, tool: creq.Action.Tool, server: creq.Action.Server, argsHash: h},
+		Attestation: resp.Approver.Attestation,
 	}, nil
 }
 
@@ -277,6 +308,14 @@ func (a *Asker) consentRequest(r Request) (*ConsentRequest, error) {
 	return NewConsentRequest(act, r.Agent, PolicyRef{RuleID: r.RuleID, RuleName: r.RuleName, RequiredLevel: level}, a.now(), timeout)
 }
 
+// attestation records an unattested reply as the client's word.
+func attestation(a Attestation) Attestation {
+	if a == AttestedHuman {
+		return AttestedHuman
+	}
+	return AttestedClient
+}
+
 // respond turns a channel's reply into a signed response.
 func (a *Asker) respond(creq *ConsentRequest, reply Reply) (*ConsentResponse, error) {
 	switch reply.Decision {
@@ -296,7 +335,7 @@ func (a *Asker) respond(creq *ConsentRequest, reply Reply) (*ConsentResponse, er
 		RequestID:  creq.ID,
 		Timestamp:  now,
 		Decision:   reply.Decision,
-		Approver:   Approver{ID: reply.Approver, Channel: a.ch.Name()},
+		Approver:   Approver{ID: reply.Approver, Channel: a.ch.Name(), Attestation: attestation(reply.Attestation)},
 		Conditions: Conditions{ValidUntil: now.Add(a.ttl), SingleUse: true},
 		Nonce:      creq.Nonce,
 	}

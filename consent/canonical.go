@@ -3,21 +3,16 @@ package consent
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
+	"errors"
 	"fmt"
-	"math"
-	"unicode/utf8"
+	"strings"
 
-	"github.com/gowebpki/jcs"
-
-	"github.com/gatehouse-dev/gatehouse/internal/jsonnum"
+	"github.com/gatehouse-dev/gatehouse/internal/jcs"
 )
 
-// Bounds on hashed values, so hostile arguments cannot make hashing costly.
-const (
-	maxDepth     = 64
-	maxJSONBytes = 1 << 20
-)
+// maxJSONBytes bounds hashed values, so hostile arguments cannot make
+// hashing costly; nesting is bounded by jcs.MaxDepth (100).
+const maxJSONBytes = 1 << 20
 
 // ActionHash returns "sha256:" and the lower-case hex SHA-256 of the RFC 8785
 // (JCS) serialization of params (ACP §6.2 action_hash). A nil map hashes as
@@ -25,10 +20,12 @@ const (
 // number spelling (json.Number "1.0" and "1").
 //
 // params must be plain JSON: nil, bool, valid UTF-8 strings, finite numbers
-// (Go numbers or json.Number), []any, map[string]any, nested at most 64
-// deep and at most 1 MiB serialized. Anything else wraps [ErrInvalidRequest];
-// invalid UTF-8 is refused rather than replaced, so two different byte
-// strings never hash alike.
+// (Go numbers or json.Number), []any, map[string]any, nested at most 100
+// deep and at most 1 MiB serialized, with no object holding two member
+// names equal under case folding ("path" and "PATH": readers disagree on
+// which one is meant). Anything else wraps [ErrInvalidRequest]; invalid
+// UTF-8 is refused rather than replaced, so two different byte strings never
+// hash alike.
 func ActionHash(params map[string]any) (string, error) {
 	if params == nil {
 		params = map[string]any{}
@@ -49,75 +46,32 @@ func sha256Hex(b []byte) string {
 	return "sha256:" + hex.EncodeToString(sum[:])
 }
 
-// canonicalJSON returns the JCS bytes of v after checking it is plain JSON.
+// canonicalJSON returns the canonical bytes of v: gatehouse's one canonical
+// form (internal/jcs) under its strict rule, shared with approval's action
+// hash and the loop fingerprint, so all of them agree on which calls are the
+// same.
 func canonicalJSON(v any, what string) ([]byte, error) {
-	if err := checkPlain(v, 0); err != nil {
-		return nil, fmt.Errorf("%w: %s %s", ErrInvalidRequest, what, err.Error())
-	}
-	raw, err := json.Marshal(v)
+	out, err := jcs.AppendValue(nil, v, jcs.Strict)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s are not JSON", ErrInvalidRequest, what)
+		return nil, fmt.Errorf("%w: %s %s", ErrInvalidRequest, what, plainReason(err))
 	}
-	if len(raw) > maxJSONBytes {
-		return nil, fmt.Errorf("%w: %s serialize to %d bytes, at most %d allowed", ErrInvalidRequest, what, len(raw), maxJSONBytes)
-	}
-	out, err := jcs.Transform(raw)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %s cannot be canonicalized (RFC 8785)", ErrInvalidRequest, what)
+	if len(out) > maxJSONBytes {
+		return nil, fmt.Errorf("%w: %s serialize to %d bytes, at most %d allowed", ErrInvalidRequest, what, len(out), maxJSONBytes)
 	}
 	return out, nil
 }
 
-type plainError string
-
-func (e plainError) Error() string { return string(e) }
-
-// checkPlain rejects what json.Marshal would alter or refuse. Messages never
-// quote values.
-func checkPlain(v any, depth int) error {
-	if depth > maxDepth {
-		return plainError(fmt.Sprintf("nest deeper than %d levels", maxDepth))
+// plainReason says why a value is not plain JSON; never values.
+func plainReason(err error) string {
+	switch {
+	case errors.Is(err, jcs.ErrInexactNumber):
+		// RFC 8785 rounds to an IEEE-754 double: two different numbers
+		// would hash alike, so a proof could cover another call.
+		return "hold a number with more precision than RFC 8785 keeps"
+	case errors.Is(err, jcs.ErrFoldedNames):
+		return "are ambiguous: " + strings.TrimPrefix(err.Error(), jcs.ErrInvalid.Error()+": ")
 	}
-	switch x := v.(type) {
-	case nil, bool, int, int8, int16, int32, int64, uint, uint8, uint16, uint32, uint64:
-	case string:
-		if !utf8.ValidString(x) {
-			return plainError("hold a string that is not valid UTF-8")
-		}
-	case float64:
-		if math.IsNaN(x) || math.IsInf(x, 0) {
-			return plainError("hold a non-finite number")
-		}
-	case float32:
-		return checkPlain(float64(x), depth)
-	case json.Number:
-		if _, err := jcs.Transform([]byte(x)); err != nil || x == "" {
-			return plainError("hold an invalid json.Number")
-		}
-		if !jsonnum.ExactDouble(string(x)) {
-			// RFC 8785 rounds to an IEEE-754 double: two different numbers
-			// would hash alike, so a proof could cover another call.
-			return plainError("hold a number with more precision than RFC 8785 keeps")
-		}
-	case []any:
-		for _, e := range x {
-			if err := checkPlain(e, depth+1); err != nil {
-				return err
-			}
-		}
-	case map[string]any:
-		for k, e := range x {
-			if !utf8.ValidString(k) {
-				return plainError("hold a key that is not valid UTF-8")
-			}
-			if err := checkPlain(e, depth+1); err != nil {
-				return err
-			}
-		}
-	default:
-		return plainError(fmt.Sprintf("hold a value of Go type %T, not plain JSON", v))
-	}
-	return nil
+	return "are not plain JSON (" + strings.TrimPrefix(err.Error(), jcs.ErrInvalid.Error()+": ") + ")"
 }
 
 // ApplyModifications returns the parameters a call runs with after an

@@ -21,8 +21,15 @@ type Channel interface {
 // Reply is a human's answer as a channel received it. Modifications is
 // set only with ApprovedWithModifications: its top-level keys replace the
 // request's parameters (see [ApplyModifications]).
+//
+// Attestation says who vouches that a human answered: [AttestedHuman] only
+// when the channel authenticated the answer as the human's (the built-in
+// terminal, webhook and Telegram channels), [AttestedClient] when it is an
+// MCP client's word (elicitation). Empty counts as AttestedClient: nobody
+// vouched. It is signed into the proof and shown in every event.
 type Reply struct {
 	Decision      Decision
 	Approver      string // who decided, as the channel knows them
 	Modifications map[string]any
+	Attestation   Attestation
 }

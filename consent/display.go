@@ -5,18 +5,49 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/gatehouse-dev/gatehouse/internal/prompt"
 )
 
-// maxShownParams bounds the parameter text a channel shows.
-const maxShownParams = 4096
-
 // Summary returns the text channels show a human for req: tool, server,
-// risk, category, agent, reason, the parameters as canonical JSON, and the
-// expiry. Every piece is made safe to print: control, format (bidi,
-// zero-width) and other invisible runes are shown as \u escapes, so an
-// agent cannot hide or fake text in a terminal or a chat message. Long
-// parameters are cut at 4 KiB with a note saying so.
+// risk, category, agent, reason, the parameters, the names of the vault
+// secrets the call would receive, and the expiry. Every piece is made safe
+// to print: control, format (bidi, zero-width) and other invisible runes are
+// shown as \u escapes, so an agent cannot hide or fake text in a terminal
+// or a chat message. The parameters come from gatehouse's one prompt
+// renderer (internal/prompt): canonical JSON, one argument per line, every
+// argument name shown, long values cut one by one with the hidden byte
+// count stated. When they cannot be shown that way, Summary says so; use
+// [Prompt], which refuses instead ([Asker.Ask] does, and denies).
 func Summary(req *ConsentRequest) string {
+	s, err := Prompt(req)
+	if err != nil {
+		return summary(req, "  params:  (the parameters cannot be shown: deny)\n")
+	}
+	return s
+}
+
+// Prompt is [Summary] that fails, wrapping [ErrInvalidRequest], when the
+// parameters cannot be shown with every argument name: a call that cannot
+// be shown must not be asked about.
+func Prompt(req *ConsentRequest) (string, error) {
+	params, err := canonicalJSON(paramsOrEmpty(req.Action.Parameters), "parameters")
+	if err != nil {
+		return "", err
+	}
+	lines, err := prompt.Render(params, nil)
+	if err != nil {
+		return "", fmt.Errorf("%w: %v", ErrInvalidRequest, err)
+	}
+	return summary(req, "  params:\n"+indent(lines)), nil
+}
+
+// indent moves the renderer's lines under "params:".
+func indent(lines string) string {
+	return "  " + strings.ReplaceAll(strings.TrimSuffix(lines, "\n"), "\n", "\n  ") + "\n"
+}
+
+func summary(req *ConsentRequest, params string) string {
 	var b strings.Builder
 	a := req.Action
 	fmt.Fprintf(&b, "Consent requested: %s\n", safe(req.ID))
@@ -33,19 +64,10 @@ func Summary(req *ConsentRequest) string {
 	if a.Description != "" {
 		fmt.Fprintf(&b, "  reason:  %s\n", safe(a.Description))
 	}
-	params, err := canonicalJSON(paramsOrEmpty(a.Parameters), "parameters")
-	shown := "(parameters cannot be shown)"
-	if err == nil {
-		shown = string(params)
-		if len(shown) > maxShownParams {
-			cut := maxShownParams
-			for cut > 0 && !utf8.RuneStart(shown[cut]) {
-				cut--
-			}
-			shown = shown[:cut] + fmt.Sprintf(" ... (%d more bytes not shown; deny if unsure)", len(shown)-cut)
-		}
+	b.WriteString(params)
+	if names := SecretNames(a.Parameters); len(names) > 0 {
+		fmt.Fprintf(&b, "  secrets: %s (injected by the vault if approved)\n", safe(strings.Join(names, ", ")))
 	}
-	fmt.Fprintf(&b, "  params:  %s\n", safe(shown))
 	fmt.Fprintf(&b, "  expires: %s\n", formatTime(req.ExpiresAt))
 	return b.String()
 }

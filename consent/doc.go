@@ -14,7 +14,8 @@
 //     keys are stored encrypted ([WritePrivateKey]: scrypt, AES-256-GCM,
 //     mode 0600).
 //   - Channels (ACP §2.4): [Terminal], [Webhook] and [Telegram] behind
-//     [Channel]; consent/consenttest checks any implementation.
+//     [Channel], and MCP elicitation in consent/elicitation;
+//     consent/consenttest checks any implementation.
 //   - [Asker] ties them together: the root middleware calls
 //     [Asker.Ask] with a [Request] and runs the call only when the
 //     [Answer] is Approved, with Answer.Args.
@@ -24,7 +25,9 @@
 //     [TrustStore] that degrades agents on violations.
 //   - Credential vault (ACP §2.3): [Vault] encrypts secrets; [Vault.Inject]
 //     puts them into a call's arguments only with the [Grant] of an approved
-//     consent for that very call.
+//     consent for that very call, and only into the tools and servers each
+//     secret is bound to ([Vault.Bind]); [Vault.Scrubber] removes the
+//     injected values, raw and encoded, from what the call returns.
 //
 // Audit events (consent_requested, consent_approved, consent_denied,
 // consent_expired, credential_injected; ACP §7.3) go to an [EventFunc] that
@@ -39,26 +42,39 @@
 // running shows up as a refusal. The zero [Outcome] is a denial.
 //
 // What the proof covers: the request id and nonce (random, made with the
-// request, so the tool is bound through them), the SHA-256 of the JCS of
-// the request's parameters, the decision, the SHA-256 of the human's
-// modifications, the decision time and valid_until. An approval with
-// modifications runs the modified parameters only; running anything else
-// fails with [ErrActionMismatch].
+// request), the SHA-256 of the JCS of the request's parameters, the
+// SHA-256 of the whole request ([RequestHash]: tool, server, parameters,
+// agent, expiry, policy rule; a proof presented with any other request is
+// [ErrRequestMismatch]), the decision, who vouches for it (approver channel
+// and [Attestation]: "human" when the channel authenticated the human,
+// "client" for an MCP client's word such as an elicitation answer), the
+// SHA-256 of the human's modifications, the decision time and valid_until.
+// An approval with modifications runs the modified parameters only;
+// running anything else fails with [ErrActionMismatch]. Hashes use
+// gatehouse's one canonical form (internal/jcs), shared with approval and
+// the loop fingerprint: parameters with member names equal under case
+// folding, or numbers a double cannot hold, are refused.
 //
 // The approval channel must be out of the agent's reach (ACP §9 item 7):
 // the terminal refuses a TTY that is the process's stdin or stdout and
 // discards input typed before its prompt; webhook replies and callbacks
 // need an HMAC-SHA256 signature under a shared secret, a fresh timestamp,
 // and the request's id and nonce; Telegram presses count only from the
-// configured chat, approvers and message. Channels show parameters with
-// control and invisible characters escaped ([Summary]), so an agent cannot
-// hide or fake text. Secrets (webhook secret, bot token, vault values,
+// configured chat, approvers and message. Channels show the call through
+// one renderer ([Summary], [Prompt]): every argument name, values cut one
+// by one with the hidden bytes stated, control and invisible characters
+// escaped, the names of the secrets the call would receive; a call that
+// cannot be shown that way is not asked about. An elicitation answer is the
+// client's word: it is signed and logged as client-attested, and
+// AskerOptions.RequireHuman refuses it. Secrets (webhook secret, bot token, vault values,
 // private keys) appear in no error, event or printed value: see [Secret].
 // MAC, hash and nonce comparisons are constant time.
 //
-// Memory is bounded wherever input decides it: nonce stores (expired
-// entries are swept), pending webhook requests, trust entries, hashed and
-// shown parameter sizes.
+// Memory is bounded wherever input decides it, per agent where an agent
+// could crowd out others: asks per agent and window
+// (AskerOptions.MaxAsksPerAgent), nonces per agent ([ScopedNonceStore]),
+// nonce stores (expired entries are swept), pending webhook requests, trust
+// entries, hashed and shown parameter sizes.
 //
 // # Concurrency
 //

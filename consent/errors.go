@@ -90,4 +90,8 @@ var (
 	// ErrUnknownSecret is returned by [Vault.Inject] when arguments
 	// reference a secret the vault does not hold.
 	ErrUnknownSecret = errors.New("consent: unknown secret")
+	// ErrSecretNotAllowed is returned by [Vault.Inject] when arguments
+	// refer to a secret that is not bound ([Vault.Bind]) to the call's
+	// tool and server.
+	ErrSecretNotAllowed = errors.New("consent: secret not allowed for this tool")
 )

@@ -34,6 +34,10 @@ type Event struct {
 	Decision string
 	Channel  string // the channel's Name
 	Approver string // Approver.ID, when a human decided
+	// Attestation says who vouches for the answer: "human" (the channel
+	// authenticated the human) or "client" (an MCP client's word, such as
+	// an elicitation answer the agent's own client may give).
+	Attestation Attestation
 	// ResponseTime is from the request to the decision (ACP §7.4
 	// response_time_ms); zero for consent_requested.
 	ResponseTime time.Duration

@@ -68,6 +68,7 @@ func ExampleVault_Inject() {
 	_, priv, _ := ed25519.GenerateKey(nil)
 	vault, _ := consent.NewVault(consent.MasterKeyFromSigningKey(priv), nil)
 	_ = vault.Set("github_token", "ghp_example")
+	_ = vault.Bind("github_token", []string{"create_issue"}, nil) // the only tool that may receive it
 
 	signer, _ := consent.NewSigner(priv)
 	nonces, _ := consent.NewMemoryNonceStore(nil)
@@ -81,7 +82,12 @@ func ExampleVault_Inject() {
 	ans, _ := asker.Ask(context.Background(), consent.Request{Tool: "create_issue", Args: args})
 	injected, _ := vault.Inject(context.Background(), ans.Grant, "create_issue", ans.Args)
 	fmt.Println(injected["auth"])
+
+	// Whatever the tool returns is scrubbed before the agent reads it.
+	scrub := vault.Scrubber(ans.Args)
+	fmt.Println(scrub.String("request failed: header Bearer ghp_example rejected"))
 	// Output:
 	// consent: no approved consent for this call: no grant
 	// Bearer ghp_example
+	// request failed: header Bearer [REDACTED:vault:github_token] rejected
 }

@@ -13,6 +13,8 @@ import (
 	"strings"
 
 	"golang.org/x/crypto/scrypt"
+
+	"github.com/gatehouse-dev/gatehouse/internal/fsutil"
 )
 
 // Private key file format: the Ed25519 seed sealed with AES-256-GCM under a
@@ -144,7 +146,7 @@ func WritePrivateKey(path string, priv ed25519.PrivateKey, passphrase []byte, op
 	if err != nil {
 		return err
 	}
-	if err := writeFileAtomic(path, data, 0o600, true); err != nil {
+	if err := fsutil.WriteFileAtomic(path, data, 0o600, true); err != nil {
 		return fmt.Errorf("%w: writing private key: %w", ErrKeyFile, err)
 	}
 	return nil
@@ -165,7 +167,7 @@ func WritePublicKey(path string, pub ed25519.PublicKey) error {
 	if len(pub) != ed25519.PublicKeySize {
 		return fmt.Errorf("%w: Ed25519 public key of %d bytes", ErrInvalidOptions, len(pub))
 	}
-	if err := writeFileAtomic(path, []byte(hex.EncodeToString(pub)+"\n"), 0o644, false); err != nil {
+	if err := fsutil.WriteFileAtomic(path, []byte(hex.EncodeToString(pub)+"\n"), 0o644, false); err != nil {
 		return fmt.Errorf("%w: writing public key: %w", ErrKeyFile, err)
 	}
 	return nil

@@ -107,11 +107,29 @@ type ConsentRequest struct {
 	Nonce     string    `json:"nonce"`
 }
 
-// Approver says who decided and where (ACP §4.2 approver).
+// Approver says who decided and where (ACP §4.2 approver), and how far the
+// answer is known to come from a human (Attestation, signed).
 type Approver struct {
-	ID      string `json:"id"`
-	Channel string `json:"channel"`
+	ID          string      `json:"id"`
+	Channel     string      `json:"channel"`
+	Attestation Attestation `json:"attestation"`
 }
+
+// Attestation says who vouches for an answer. It is part of the signed
+// payload, so a proof of a client-attested answer cannot be presented as a
+// human's.
+type Attestation string
+
+const (
+	// AttestedHuman: the channel authenticated the answer as the human's
+	// (terminal on the server's TTY, signed webhook, Telegram from the
+	// configured chat).
+	AttestedHuman Attestation = "human"
+	// AttestedClient: the answer is the MCP client's word (elicitation):
+	// the agent's own client may answer without any human. Asker refuses
+	// it unless AskerOptions.AcceptClientAttested is set.
+	AttestedClient Attestation = "client"
+)
 
 // Conditions bound an approval (ACP §4.2 conditions).
 type Conditions struct {
@@ -140,7 +158,9 @@ type ConsentResponse struct {
 	Modifications map[string]any `json:"modifications"`
 	Conditions    Conditions     `json:"conditions"`
 	Nonce         string         `json:"nonce"`
-	Proof         Proof          `json:"proof"`
+	// RequestHash is [RequestHash] of the request answered, signed.
+	RequestHash string `json:"request_hash"`
+	Proof       Proof  `json:"proof"`
 }
 
 // NewConsentRequest returns a request about a with a fresh random ID

@@ -29,6 +29,16 @@ type NonceStore interface {
 	Use(ctx context.Context, nonce string, until time.Time) error
 }
 
+// ScopedNonceStore is a [NonceStore] that also bounds the unexpired nonces
+// each scope holds (a scope is an agent id): one agent that fills the store
+// with its own approvals is refused ([ErrCapacity], naming its quota) while
+// every other agent's approvals still work. A nonce is single-use across
+// scopes: using it again in any scope is [ErrReplayed].
+type ScopedNonceStore interface {
+	NonceStore
+	UseScoped(ctx context.Context, scope, nonce string, until time.Time) error
+}
+
 // CheckNonce returns an error wrapping [ErrInvalidNonce] for an empty nonce
 // or one longer than [MaxNonceLen]. Store implementations call it so that
 // all refuse the same nonces.
@@ -48,12 +58,19 @@ type MemoryNonceOptions struct {
 	// the store is full of unexpired nonces, Use fails with [ErrCapacity]
 	// (fail closed).
 	MaxNonces int
+	// MaxPerScope caps the unexpired nonces one scope holds through
+	// UseScoped (default DefaultMaxNoncesPerScope).
+	MaxPerScope int
 	// Now is the clock (default time.Now).
 	Now func() time.Time
 }
 
 // DefaultMaxNonces is MemoryNonceOptions.MaxNonces when zero.
 const DefaultMaxNonces = 100_000
+
+// DefaultMaxNoncesPerScope is MemoryNonceOptions.MaxPerScope when zero: a
+// hundredth of the store, so no one scope can fill it.
+const DefaultMaxNoncesPerScope = 1_000
 
 // MemoryNonceStore is the in-process [NonceStore]. Memory is bounded by
 // MaxNonces; nonces are forgotten NonceGrace after their valid_until, swept
@@ -62,25 +79,35 @@ const DefaultMaxNonces = 100_000
 //
 // A MemoryNonceStore is safe for concurrent use.
 type MemoryNonceStore struct {
-	max int
-	now func() time.Time
+	max, perScope int
+	now           func() time.Time
 
 	mu        sync.Mutex
-	seen      map[string]time.Time // nonce -> forget after
+	seen      map[string]seenNonce
+	scopes    map[string]int // unexpired nonces per scope
 	lastSweep time.Time
 }
 
-var _ NonceStore = (*MemoryNonceStore)(nil)
+type seenNonce struct {
+	forget time.Time // forget after
+	scope  string
+}
+
+var _ ScopedNonceStore = (*MemoryNonceStore)(nil)
 
 // NewMemoryNonceStore returns an empty store. opts may be nil.
 func NewMemoryNonceStore(opts *MemoryNonceOptions) (*MemoryNonceStore, error) {
-	s := &MemoryNonceStore{max: DefaultMaxNonces, now: time.Now, seen: make(map[string]time.Time)}
+	s := &MemoryNonceStore{max: DefaultMaxNonces, perScope: DefaultMaxNoncesPerScope, now: time.Now,
+		seen: make(map[string]seenNonce), scopes: map[string]int{}}
 	if opts != nil {
-		if opts.MaxNonces < 0 {
-			return nil, fmt.Errorf("%w: MemoryNonceOptions.MaxNonces is %d, want >= 0 (0 means %d)", ErrInvalidOptions, opts.MaxNonces, DefaultMaxNonces)
+		if opts.MaxNonces < 0 || opts.MaxPerScope < 0 {
+			return nil, fmt.Errorf("%w: MemoryNonceOptions.MaxNonces %d and MaxPerScope %d, want >= 0 (0 means default)", ErrInvalidOptions, opts.MaxNonces, opts.MaxPerScope)
 		}
 		if opts.MaxNonces > 0 {
 			s.max = opts.MaxNonces
+		}
+		if opts.MaxPerScope > 0 {
+			s.perScope = opts.MaxPerScope
 		}
 		if opts.Now != nil {
 			s.now = opts.Now
@@ -89,8 +116,14 @@ func NewMemoryNonceStore(opts *MemoryNonceOptions) (*MemoryNonceStore, error) {
 	return s, nil
 }
 
-// Use implements [NonceStore].
+// Use implements [NonceStore]. Nonces used without a scope count against
+// the store's MaxNonces only.
 func (s *MemoryNonceStore) Use(ctx context.Context, nonce string, until time.Time) error {
+	return s.UseScoped(ctx, "", nonce, until)
+}
+
+// UseScoped implements [ScopedNonceStore]; scope "" is unbounded per scope.
+func (s *MemoryNonceStore) UseScoped(ctx context.Context, scope, nonce string, until time.Time) error {
 	if err := CheckNonce(nonce); err != nil {
 		return err
 	}
@@ -104,24 +137,43 @@ func (s *MemoryNonceStore) Use(ctx context.Context, nonce string, until time.Tim
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if exp, ok := s.seen[nonce]; ok && now.Before(exp) {
+	if e, ok := s.seen[nonce]; ok && now.Before(e.forget) {
 		return proofErr(FailReplayed, "nonce already used")
 	}
-	if len(s.seen) >= s.max || now.Sub(s.lastSweep) >= time.Second {
+	full := len(s.seen) >= s.max || (scope != "" && s.scopes[scope] >= s.perScope)
+	if full || now.Sub(s.lastSweep) >= time.Second {
 		s.sweep(now)
+	}
+	if scope != "" && s.scopes[scope] >= s.perScope {
+		return fmt.Errorf("%w: this agent holds %d unexpired approvals (MemoryNonceOptions.MaxPerScope); others are not affected", ErrCapacity, s.scopes[scope])
 	}
 	if len(s.seen) >= s.max {
 		return fmt.Errorf("%w: %d unexpired nonces held (MemoryNonceOptions.MaxNonces)", ErrCapacity, len(s.seen))
 	}
-	s.seen[nonce] = forget
+	if old, ok := s.seen[nonce]; ok { // expired, not yet swept
+		s.forget(nonce, old)
+	}
+	s.seen[nonce] = seenNonce{forget: forget, scope: scope}
+	if scope != "" {
+		s.scopes[scope]++
+	}
 	return nil
 }
 
 func (s *MemoryNonceStore) sweep(now time.Time) {
 	s.lastSweep = now
-	for n, exp := range s.seen {
-		if !now.Before(exp) {
-			delete(s.seen, n)
+	for n, e := range s.seen {
+		if !now.Before(e.forget) {
+			s.forget(n, e)
+		}
+	}
+}
+
+func (s *MemoryNonceStore) forget(n string, e seenNonce) {
+	delete(s.seen, n)
+	if e.scope != "" {
+		if s.scopes[e.scope]--; s.scopes[e.scope] <= 0 {
+			delete(s.scopes, e.scope)
 		}
 	}
 }

@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/gowebpki/jcs"
+	"github.com/gatehouse-dev/gatehouse/internal/jcs"
 )
 
 // timeFormat is how instants appear in the signed payload: RFC 3339 in UTC
@@ -16,26 +16,63 @@ const timeFormat = "2006-01-02T15:04:05.000Z"
 
 func formatTime(t time.Time) string { return t.UTC().Format(timeFormat) }
 
-// payload is the signed object of ACP §6.2. JCS sorts its keys.
+// RequestHash returns "sha256:" and the hex SHA-256 of the canonical JSON
+// of the whole request a proof answers: its id, nonce, timestamp and
+// expires_at, the agent (id, name, command), the action (tool, server,
+// category, risk level, parameters, description) and the policy reference.
+// The signed payload carries it (request_hash), so a proof verifies only
+// for the request it was made for: not for another tool, server, agent,
+// parameter set or a later expiry (fault: the request travelling with a
+// proof used to be unsigned).
+func RequestHash(req *ConsentRequest) (string, error) {
+	if req == nil {
+		return "", proofErr(FailMalformed, "nil request")
+	}
+	params := req.Action.Parameters
+	if params == nil {
+		params = map[string]any{}
+	}
+	return hashJSON(map[string]any{
+		"type": req.Type, "version": req.Version, "id": req.ID, "nonce": req.Nonce,
+		"timestamp": formatTime(req.Timestamp), "expires_at": formatTime(req.ExpiresAt),
+		"agent": map[string]any{"id": req.Agent.ID, "name": req.Agent.Name, "command": req.Agent.Command},
+		"action": map[string]any{
+			"tool": req.Action.Tool, "server": req.Action.Server, "category": string(req.Action.Category),
+			"risk_level": string(req.Action.RiskLevel), "parameters": params, "description": req.Action.Description,
+		},
+		"policy": map[string]any{"rule_id": req.Policy.RuleID, "rule_name": req.Policy.RuleName, "required_level": req.Policy.RequiredLevel},
+	}, "request")
+}
+
+// payload is the signed object of ACP §6.2, extended with request_hash,
+// approver_channel and attestation. Its keys are written in sorted order.
 type payload struct {
 	ActionHash        string   `json:"action_hash"`
+	ApproverChannel   string   `json:"approver_channel"`
+	Attestation       string   `json:"attestation"`
 	Decision          Decision `json:"decision"`
 	ModificationsHash *string  `json:"modifications_hash"`
 	Nonce             string   `json:"nonce"`
+	RequestHash       string   `json:"request_hash"`
 	RequestID         string   `json:"request_id"`
 	Timestamp         string   `json:"timestamp"`
 	ValidUntil        string   `json:"valid_until"`
 }
 
 // SigningPayload returns the exact bytes a proof signs (ACP §6.2): the JCS
-// serialization of {action_hash, decision, modifications_hash, nonce,
-// request_id, timestamp, valid_until}, where action_hash is [ActionHash] of
-// the request's parameters and modifications_hash is null, or
-// "sha256:<hex>" of the JCS of resp.Modifications when the decision is
-// approved_with_modifications. Instants are RFC 3339 UTC with milliseconds.
+// serialization of {action_hash, approver_channel, attestation, decision,
+// modifications_hash, nonce, request_hash, request_id, timestamp,
+// valid_until}, where action_hash is [ActionHash] of the request's
+// parameters, request_hash is [RequestHash] of the whole request (an
+// extension of ACP §6.2: the spec's payload leaves the request's tool,
+// server, agent and expiry unsigned), approver_channel and attestation are
+// the response's (so a client-attested answer cannot be relabelled as a
+// human's), and modifications_hash is null, or "sha256:<hex>" of the JCS of
+// resp.Modifications when the decision is approved_with_modifications.
+// Instants are RFC 3339 UTC with milliseconds.
 //
-// The request id and nonce are the response's own: [Verifier.Check]
-// compares them with the request's separately.
+// The request id, nonce and request hash are the response's own:
+// [Verifier.Check] compares them with the request's separately.
 func SigningPayload(req *ConsentRequest, resp *ConsentResponse) ([]byte, error) {
 	if req == nil || resp == nil {
 		return nil, proofErr(FailMalformed, "nil request or response")
@@ -45,12 +82,15 @@ func SigningPayload(req *ConsentRequest, resp *ConsentResponse) ([]byte, error) 
 		return nil, err
 	}
 	p := payload{
-		ActionHash: ah,
-		Decision:   resp.Decision,
-		Nonce:      resp.Nonce,
-		RequestID:  resp.RequestID,
-		Timestamp:  formatTime(resp.Timestamp),
-		ValidUntil: formatTime(resp.Conditions.ValidUntil),
+		ActionHash:      ah,
+		ApproverChannel: resp.Approver.Channel,
+		Attestation:     string(resp.Approver.Attestation),
+		RequestHash:     resp.RequestHash,
+		Decision:        resp.Decision,
+		Nonce:           resp.Nonce,
+		RequestID:       resp.RequestID,
+		Timestamp:       formatTime(resp.Timestamp),
+		ValidUntil:      formatTime(resp.Conditions.ValidUntil),
 	}
 	switch resp.Decision {
 	case ApprovedWithModifications:
@@ -73,7 +113,7 @@ func SigningPayload(req *ConsentRequest, resp *ConsentResponse) ([]byte, error) 
 	if err != nil {
 		return nil, proofErr(FailMalformed, "payload does not serialize")
 	}
-	out, err := jcs.Transform(raw)
+	out, err := jcs.Transform(raw, jcs.Strict)
 	if err != nil {
 		return nil, proofErr(FailMalformed, "payload cannot be canonicalized")
 	}
@@ -111,6 +151,11 @@ func (s *Signer) Sign(req *ConsentRequest, resp *ConsentResponse) error {
 		return proofErr(FailMalformed, "nil response")
 	}
 	resp.Type, resp.Version = TypeResponse, Version
+	rh, err := RequestHash(req)
+	if err != nil {
+		return err
+	}
+	resp.RequestHash = rh
 	msg, err := SigningPayload(req, resp)
 	if err != nil {
 		return err

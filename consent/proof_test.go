@@ -12,16 +12,18 @@ import (
 	"github.com/gatehouse-dev/gatehouse/consent"
 )
 
-// The vector below was computed outside Go: the action and modification
-// hashes with sha256sum over hand-written JCS text, the signature with
+// The vector below was computed outside Go: the action, modification and
+// request hashes with sha256sum over hand-written JCS text, the signature with
 // `openssl pkeyutl -sign -rawin` and the Ed25519 key whose seed is 32 bytes
 // of 0x01.
 const (
-	vectorActionHash  = "sha256:60e9221790cad2aa8256598a956e98916a5e05328db14fec1a824063107bd67e" // {"subject":"hi","to":"bob@example.com"}
-	vectorModsHash    = "sha256:c471ea07f7c59048ca70e21954e24bfc9e44d75ddb51932976e89eb1ff67ab2a" // {"subject":"hello"}
-	vectorPayload     = `{"action_hash":"` + vectorActionHash + `","decision":"approved","modifications_hash":null,"nonce":"n_00000000-0000-4000-8000-000000000000","request_id":"cr_test","timestamp":"2026-01-02T03:04:05.000Z","valid_until":"2026-01-02T03:05:05.000Z"}`
-	vectorPayloadHash = "sha256:9aced9eab62fdecff86b15d3b3528265861afeef63e381ec66404c7742a80341"
-	vectorSignature   = "e140bc681ca266803fe6e7d93298447ca71cbc5d86535c7e48e4bd692f9435aa464bc14d5c66d8297dd5e2a95ef3343cd06fe066b8efc345f42592ae6e54a102"
+	vectorActionHash = "sha256:60e9221790cad2aa8256598a956e98916a5e05328db14fec1a824063107bd67e" // {"subject":"hi","to":"bob@example.com"}
+	vectorModsHash   = "sha256:c471ea07f7c59048ca70e21954e24bfc9e44d75ddb51932976e89eb1ff67ab2a" // {"subject":"hello"}
+	// {"action":{"category":"","description":"","parameters":{"subject":"hi","to":"bob@example.com"},"risk_level":"","server":"","tool":"send_email"},"agent":{"command":"","id":"","name":""},"expires_at":"2026-01-02T03:05:05.000Z","id":"cr_test","nonce":"n_00000000-0000-4000-8000-000000000000","policy":{"required_level":"","rule_id":"","rule_name":""},"timestamp":"0001-01-01T00:00:00.000Z","type":"","version":""}
+	vectorRequestHash = "sha256:f6cf2a0175bac47a9fb3a17d42a5bc8b25e1f3ee1bdc1c53a4958032f92980ef"
+	vectorPayload     = `{"action_hash":"` + vectorActionHash + `","approver_channel":"","attestation":"","decision":"approved","modifications_hash":null,"nonce":"n_00000000-0000-4000-8000-000000000000","request_hash":"` + vectorRequestHash + `","request_id":"cr_test","timestamp":"2026-01-02T03:04:05.000Z","valid_until":"2026-01-02T03:05:05.000Z"}`
+	vectorPayloadHash = "sha256:70ebb270702361f72249a533adaec426ca5f6cd08186f6788c1e821ff46dd14f"
+	vectorSignature   = "90e7b4e9772acc143a068d26ab84bebe34e54d307becae76c9648ac8b81e046ee8395da27e4c6b2f3200b8682e5f1ec5f5d4e694326c27aa90fe6bf862e2b50f"
 	vectorPublicKey   = "8a88e3dd7409f195fd52db2d3cba5d72ca6709bf1d94121bf3748801b40f6f5c"
 )
 
@@ -34,11 +36,12 @@ func vectorPair() (*consent.ConsentRequest, *consent.ConsentResponse) {
 		ExpiresAt: t0.Add(time.Minute),
 	}
 	resp := &consent.ConsentResponse{
-		RequestID:  "cr_test",
-		Timestamp:  t0.In(time.FixedZone("CET", 3600)), // formatted in UTC whatever the zone
-		Decision:   consent.Approved,
-		Conditions: consent.Conditions{ValidUntil: t0.Add(time.Minute), SingleUse: true},
-		Nonce:      "n_00000000-0000-4000-8000-000000000000",
+		RequestID:   "cr_test",
+		Timestamp:   t0.In(time.FixedZone("CET", 3600)), // formatted in UTC whatever the zone
+		Decision:    consent.Approved,
+		Conditions:  consent.Conditions{ValidUntil: t0.Add(time.Minute), SingleUse: true},
+		Nonce:       "n_00000000-0000-4000-8000-000000000000",
+		RequestHash: vectorRequestHash,
 	}
 	return req, resp
 }
@@ -76,7 +79,7 @@ func TestSigningPayloadModificationsVector(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `{"action_hash":"` + vectorActionHash + `","decision":"approved_with_modifications","modifications_hash":"` + vectorModsHash + `","nonce":"n_00000000-0000-4000-8000-000000000000","request_id":"cr_test","timestamp":"2026-01-02T03:04:05.000Z","valid_until":"2026-01-02T03:05:05.000Z"}`
+	want := `{"action_hash":"` + vectorActionHash + `","approver_channel":"","attestation":"","decision":"approved_with_modifications","modifications_hash":"` + vectorModsHash + `","nonce":"n_00000000-0000-4000-8000-000000000000","request_hash":"` + vectorRequestHash + `","request_id":"cr_test","timestamp":"2026-01-02T03:04:05.000Z","valid_until":"2026-01-02T03:05:05.000Z"}`
 	if string(got) != want {
 		t.Fatalf("payload\n got %s\nwant %s", got, want)
 	}
@@ -114,7 +117,7 @@ func TestActionHashNumberSpellingAndRefusals(t *testing.T) {
 		"invalid key":  {"\xfe": 1},
 		"go type":      {"a": struct{}{}},
 		"bad number":   {"a": json.Number("0x10")},
-		"deep":         {"a": deep(70)},
+		"deep":         {"a": deep(110)},
 	} {
 		if _, err := consent.ActionHash(bad); !errors.Is(err, consent.ErrInvalidRequest) {
 			t.Errorf("%s: %v, want ErrInvalidRequest", name, err)
@@ -183,6 +186,15 @@ func TestVerify(t *testing.T) {
 			other := *req
 			other.Nonce = newRequest(t, c, params).Nonce
 			return &other, resp, "send_email", params
+		}, consent.ErrRequestMismatch},
+		{"signed with another nonce", func(t *testing.T, c *clock) (*consent.ConsentRequest, *consent.ConsentResponse, string, map[string]any) {
+			req := newRequest(t, c, params)
+			resp := &consent.ConsentResponse{RequestID: req.ID, Timestamp: c.Now(), Decision: consent.Approved,
+				Conditions: consent.Conditions{ValidUntil: c.Now().Add(time.Minute)}, Nonce: "n_other"}
+			if err := mustSigner(t, trusted).Sign(req, resp); err != nil {
+				t.Fatal(err)
+			}
+			return req, resp, "send_email", params
 		}, consent.ErrNonceMismatch},
 		{"other request", func(t *testing.T, c *clock) (*consent.ConsentRequest, *consent.ConsentResponse, string, map[string]any) {
 			_, resp := sign(t, c, consent.Approved, nil)
@@ -216,6 +228,13 @@ func TestVerify(t *testing.T) {
 			changed := *req
 			changed.Action.Parameters = map[string]any{"to": "eve@example.com", "amount": json.Number("10")}
 			return &changed, resp, "send_email", changed.Action.Parameters
+		}, consent.ErrRequestMismatch},
+		{"request hash altered with the request", func(t *testing.T, c *clock) (*consent.ConsentRequest, *consent.ConsentResponse, string, map[string]any) {
+			req, resp := sign(t, c, consent.Approved, nil)
+			changed := *req
+			changed.Action.Tool = "delete_account"
+			resp.RequestHash, _ = consent.RequestHash(&changed)
+			return &changed, resp, "delete_account", params
 		}, consent.ErrBadSignature},
 		{"other tool", func(t *testing.T, c *clock) (*consent.ConsentRequest, *consent.ConsentResponse, string, map[string]any) {
 			req, resp := sign(t, c, consent.Approved, nil)

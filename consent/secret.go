@@ -5,7 +5,6 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"path/filepath"
 )
 
 // Secret holds a credential (webhook secret, bot token). Printing it with
@@ -26,46 +25,6 @@ func (Secret) LogValue() slog.Value { return slog.StringValue(redacted) }
 
 // MarshalJSON returns "[REDACTED]" as a JSON string.
 func (Secret) MarshalJSON() ([]byte, error) { return []byte(`"` + redacted + `"`), nil }
-
-// writeFileAtomic writes data to a temporary file beside path with mode
-// perm, syncs it and renames it over path. With exclusive, an existing path
-// is an error.
-func writeFileAtomic(path string, data []byte, perm os.FileMode, exclusive bool) error {
-	if exclusive {
-		if _, err := os.Lstat(path); err == nil {
-			return os.ErrExist
-		}
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	name := tmp.Name()
-	defer os.Remove(name) // after a successful rename there is nothing to remove
-	if err := tmp.Chmod(perm); err != nil {
-		tmp.Close()
-		return err
-	}
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if exclusive {
-		// Link fails when path exists, closing the race with the Lstat.
-		if err := os.Link(name, path); err != nil {
-			return err
-		}
-		return nil
-	}
-	return os.Rename(name, path)
-}
 
 // readPrivateFile reads path and refuses it when group or others may
 // access it, since it holds key material.

@@ -29,7 +29,7 @@ func TestSecretNeverPrinted(t *testing.T) {
 func TestSummaryBoundsLongParameters(t *testing.T) {
 	req := newRequest(t, newClock(), map[string]any{"blob": strings.Repeat("é", 5000)})
 	s := consent.Summary(req)
-	if len(s) > 6000 || !strings.Contains(s, "more bytes not shown; deny if unsure") {
+	if len(s) > 6000 || !strings.Contains(s, "more bytes not shown)") {
 		t.Fatalf("summary of %d bytes without a truncation note", len(s))
 	}
 	if !strings.Contains(s, "send_email") || !strings.Contains(s, "high") || !strings.Contains(s, req.ID) {

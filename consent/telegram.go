@@ -279,7 +279,7 @@ func (tg *Telegram) decide(ctx context.Context, id string, p *pendingTG, cq *tgC
 	}
 	delete(tg.pending, id)
 	tg.mu.Unlock()
-	r := Reply{Decision: Denied, Approver: fmt.Sprintf("telegram:%d", cq.From.ID)}
+	r := Reply{Decision: Denied, Approver: fmt.Sprintf("telegram:%d", cq.From.ID), Attestation: AttestedHuman}
 	if strings.HasPrefix(cq.Data, "a:") {
 		r.Decision = Approved
 	}

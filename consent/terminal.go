@@ -104,10 +104,10 @@ func (t *Terminal) Ask(ctx context.Context, req *ConsentRequest) (Reply, error) 
 		switch strings.ToLower(strings.TrimSpace(line)) {
 		case "a", "approve", "y", "yes":
 			_, _ = f.WriteString("approved\n")
-			return Reply{Decision: Approved, Approver: t.approver}, nil
+			return Reply{Decision: Approved, Approver: t.approver, Attestation: AttestedHuman}, nil
 		case "d", "deny", "n", "no":
 			_, _ = f.WriteString("denied\n")
-			return Reply{Decision: Denied, Approver: t.approver}, nil
+			return Reply{Decision: Denied, Approver: t.approver, Attestation: AttestedHuman}, nil
 		}
 	}
 }

@@ -15,6 +15,9 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/gatehouse-dev/gatehouse/internal/fsutil"
+	"github.com/gatehouse-dev/gatehouse/normalize"
 )
 
 // Vault file format (ACP §2.3), version 1.
@@ -54,8 +57,15 @@ type Vault struct {
 	onEvent EventFunc
 	now     func() time.Time
 
-	mu      sync.RWMutex
-	secrets map[string]string
+	mu       sync.RWMutex
+	secrets  map[string]string
+	bindings map[string]binding // by secret name; configuration, not stored in the file
+}
+
+// binding says which calls may receive a secret.
+type binding struct {
+	tools   map[string]bool // normalized tool names
+	servers map[string]bool // nil: any server
 }
 
 // MasterKeyFromSigningKey returns the master key ACP derives the vault key
@@ -81,7 +91,7 @@ func newVault(master, salt []byte, opts *VaultOptions) (*Vault, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: deriving the vault key: %w", ErrInvalidOptions, err)
 	}
-	v := &Vault{key: key, salt: salt, now: time.Now, secrets: map[string]string{}}
+	v := &Vault{key: key, salt: salt, now: time.Now, secrets: map[string]string{}, bindings: map[string]binding{}}
 	if opts != nil {
 		v.onEvent = opts.OnEvent
 		if opts.Now != nil {
@@ -194,7 +204,7 @@ func (v *Vault) Save(path string) error {
 	if err != nil {
 		return err
 	}
-	if err := writeFileAtomic(path, data, 0o600, false); err != nil {
+	if err := fsutil.WriteFileAtomic(path, data, 0o600, false); err != nil {
 		return fmt.Errorf("%w: writing vault: %w", ErrKeyFile, err)
 	}
 	return nil
@@ -209,6 +219,43 @@ func (v *Vault) Set(name, value string) error {
 	v.secrets[name] = value
 	v.mu.Unlock()
 	return nil
+}
+
+// Bind lets the secret name be injected into calls of tools (names as the
+// policy writes them; normalized) on servers (Action.Server; none means any
+// server), replacing earlier bindings of name. A secret without a binding
+// is injected nowhere ([ErrSecretNotAllowed]): an approved call of one tool
+// cannot pull another tool's credential by naming it. Bindings are
+// configuration, kept in memory and not written to the vault file; set them
+// at startup, after [LoadVault].
+func (v *Vault) Bind(name string, tools, servers []string) error {
+	if !secretName.MatchString(name) {
+		return fmt.Errorf("%w: secret name %q, want 1 to 64 of A-Z a-z 0-9 _ . -", ErrInvalidRequest, clip(name))
+	}
+	if len(tools) == 0 {
+		return fmt.Errorf("%w: Bind %q needs at least one tool", ErrInvalidRequest, name)
+	}
+	b := binding{tools: map[string]bool{}}
+	for _, t := range tools {
+		b.tools[normalize.Name(t)] = true
+	}
+	if len(servers) > 0 {
+		b.servers = map[string]bool{}
+		for _, s := range servers {
+			b.servers[s] = true
+		}
+	}
+	v.mu.Lock()
+	v.bindings[name] = b
+	v.mu.Unlock()
+	return nil
+}
+
+// allowed reports whether secret name may go to tool (normalized) on
+// server. Callers hold v.mu.
+func (v *Vault) allowed(name, tool, server string) bool {
+	b, ok := v.bindings[name]
+	return ok && b.tools[tool] && (b.servers == nil || b.servers[server])
 }
 
 // Delete removes name.

@@ -17,12 +17,33 @@ var secretRef = regexp.MustCompile(`\{\{vault:([A-Za-z0-9_.-]{1,64})\}\}`)
 // parameters: "{{vault:" + name + "}}".
 func SecretRef(name string) string { return "{{vault:" + name + "}}" }
 
+// SecretNames returns the sorted names of the vault secrets params refer
+// to ([SecretRef]), which an approval would let [Vault.Inject] put into the
+// call. [Summary] lists them, so the human sees which secrets a call gets
+// even when a long value is cut.
+func SecretNames(params map[string]any) []string {
+	names := map[string]bool{}
+	collectRefs(params, names)
+	out := make([]string, 0, len(names))
+	for n := range names {
+		out = append(out, n)
+	}
+	slices.Sort(out)
+	return out
+}
+
 // Inject returns a copy of args with every secret reference replaced by
 // the secret's value (ACP §2.3, §2.4 step 7a). It needs the Grant of the
 // approved answer for this very call: g must come from [Asker.Ask], tool
 // and args must be those the human approved (Answer.Args), and a Grant
 // injects once. Without one it returns [ErrNoConsent]: plain allowed calls
-// never get secrets. A reference to a missing secret is [ErrUnknownSecret].
+// never get secrets. A reference to a missing secret is [ErrUnknownSecret];
+// to a secret not bound to the approved tool and server ([Vault.Bind]),
+// [ErrSecretNotAllowed].
+//
+// What the call returns must not carry the secrets back to the agent: scrub
+// its result and any error with [Vault.Scrubber] of the same args before
+// they leave.
 //
 // Before injecting, Inject emits one credential_injected event per secret,
 // with its name only; an event error stops the injection ([ErrAudit]).
@@ -54,6 +75,10 @@ func (v *Vault) Inject(ctx context.Context, g *Grant, tool string, args map[stri
 			v.mu.RUnlock()
 			return nil, fmt.Errorf("%w: %q", ErrUnknownSecret, n)
 		}
+		if !v.allowed(n, g.tool, g.server) {
+			v.mu.RUnlock()
+			return nil, fmt.Errorf("%w: %q is not bound to tool %q on server %q (Vault.Bind)", ErrSecretNotAllowed, n, clip(g.tool), clip(g.server))
+		}
 		values[n] = val
 	}
 	v.mu.RUnlock()
@@ -68,6 +93,21 @@ func (v *Vault) Inject(ctx context.Context, g *Grant, tool string, args map[stri
 		out = map[string]any{}
 	}
 	return out, nil
+}
+
+// Scrubber returns a [Scrubber] for the secrets args refer to (the
+// arguments as approved, before [Vault.Inject]): apply it to everything the
+// call returns, result and error alike. Unknown names are skipped.
+func (v *Vault) Scrubber(args map[string]any) *Scrubber {
+	values := map[string]string{}
+	v.mu.RLock()
+	for _, n := range SecretNames(args) {
+		if val, ok := v.secrets[n]; ok {
+			values[n] = val
+		}
+	}
+	v.mu.RUnlock()
+	return NewScrubber(values)
 }
 
 // collectRefs adds the secret names referenced anywhere in v to names.

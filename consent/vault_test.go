@@ -27,6 +27,9 @@ func newVault(t *testing.T, opts *consent.VaultOptions) *consent.Vault {
 	if err := v.Set("github_token", "ghp_supersecretvalue"); err != nil {
 		t.Fatal(err)
 	}
+	if err := v.Bind("github_token", []string{"create_issue"}, nil); err != nil {
+		t.Fatal(err)
+	}
 	return v
 }
 

@@ -87,6 +87,16 @@ func (v *Verifier) Check(req *ConsentRequest, resp *ConsentResponse, tool string
 	if err != nil || len(sig) != ed25519.SignatureSize {
 		return proofErr(FailBadSignature, "signature is not 64 bytes of hex")
 	}
+	// The proof must answer this very request (tool, server, parameters,
+	// agent, expiry, ...): compare before the signature so the reason is
+	// precise; the signature then covers resp.RequestHash.
+	rh, err := RequestHash(req)
+	if err != nil {
+		return proofErr(FailRequestMismatch, "the request cannot be hashed")
+	}
+	if subtle.ConstantTimeCompare([]byte(rh), []byte(resp.RequestHash)) != 1 {
+		return proofErr(FailRequestMismatch, "the request differs from the one the proof was signed for (tool, server, parameters, agent, expiry or policy)")
+	}
 	// ACP §6.3 steps 1-3: reconstruct, hash, verify.
 	msg, err := SigningPayload(req, resp)
 	if err != nil {

@@ -108,9 +108,19 @@ func NewWebhook(opts *WebhookOptions) (*Webhook, error) {
 // Name returns "webhook".
 func (w *Webhook) Name() string { return "webhook" }
 
-// Ask implements [Channel].
+// webhookBody is what the webhook receives: the ACP request, and the text
+// every gatehouse channel shows for it ([Summary]), so a receiver that
+// displays the request can show exactly that instead of rendering the
+// agent's parameters itself.
+type webhookBody struct {
+	*ConsentRequest
+	DisplayText string `json:"display_text"`
+}
+
+// Ask implements [Channel]. The POSTed body is the ACP consent request
+// with one more member, display_text: [Summary] of the request.
 func (w *Webhook) Ask(ctx context.Context, req *ConsentRequest) (Reply, error) {
-	body, err := json.Marshal(req)
+	body, err := json.Marshal(webhookBody{ConsentRequest: req, DisplayText: Summary(req)})
 	if err != nil {
 		return Reply{}, fmt.Errorf("%w: webhook: encoding request: %w", ErrChannel, err)
 	}
@@ -216,7 +226,7 @@ func (wr WebhookReply) toReply() (Reply, error) {
 	default:
 		return Reply{}, fmt.Errorf("%w: webhook reply has unknown decision %q", ErrChannel, clip(string(wr.Decision)))
 	}
-	return Reply{Decision: wr.Decision, Approver: wr.Approver, Modifications: wr.Modifications}, nil
+	return Reply{Decision: wr.Decision, Approver: wr.Approver, Modifications: wr.Modifications, Attestation: AttestedHuman}, nil
 }
 
 // ServeHTTP receives decision callbacks: a POST whose body is a

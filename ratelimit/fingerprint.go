@@ -7,7 +7,10 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 	"unicode/utf8"
+
+	"github.com/gatehouse-dev/gatehouse/internal/jcs"
 )
 
 // Bounds on fingerprint input, so a hostile argument cannot make
@@ -18,14 +21,18 @@ const (
 )
 
 // FingerprintOf returns the fingerprint of a tool call for repetitive-loop
-// detection (QWED §9.3): SHA-256 of the RFC 8785 (JCS) serialization of
-// {"arguments": args, "tool": tool}. Equal JSON values give equal
-// fingerprints whatever their key order or number spelling (1.0 and 1).
+// detection (QWED §9.3): SHA-256 of the canonical JSON of
+// {"arguments": args, "tool": tool} in gatehouse's one canonical form
+// (internal/jcs, shared with the approval and consent hashes). Equal JSON
+// values give equal fingerprints whatever their key order or number spelling
+// (1.0 and 1); a number a double cannot hold exactly is kept as written
+// (rule jcs.AsWritten), so two different big ids never share a fingerprint.
 //
 // args must be plain JSON (QWED §9.3): nil, bool, string (valid UTF-8),
 // finite numbers (float64, float32, Go integers, json.Number),
 // json.RawMessage holding valid JSON, []any, []string, map[string]any and
-// map[string]string, nested at most 64 deep and at most 1 MiB serialized.
+// map[string]string, nested at most 64 deep and at most 1 MiB serialized,
+// with no object holding two member names equal under case folding.
 // Anything else, NaN and ±Inf included, is an [*Error] with
 // [CodeActionInvalid].
 func FingerprintOf(tool string, args any) (Fingerprint, error) {
@@ -38,11 +45,11 @@ func FingerprintOf(tool string, args any) (Fingerprint, error) {
 	bp := bufPool.Get().(*[]byte)
 	defer bufPool.Put(bp)
 	buf := append((*bp)[:0], `{"arguments":`...)
-	buf, err := appendCanonical(buf, args)
+	buf, err := jcs.AppendValue(buf, args, jcs.Rule{Numbers: jcs.AsWritten})
 	if err != nil {
-		return Fingerprint{}, invalidAction("arguments cannot be canonicalized (RFC 8785): " + err.Error())
+		return Fingerprint{}, invalidAction("arguments cannot be canonicalized (RFC 8785): " + strings.TrimPrefix(err.Error(), jcs.ErrInvalid.Error()+": "))
 	}
-	buf = appendJCSString(append(buf, `,"tool":`...), tool)
+	buf = jcs.AppendString(append(buf, `,"tool":`...), tool)
 	buf = append(buf, '}')
 	if len(buf) > maxFingerprintBytes {
 		return Fingerprint{}, invalidAction(fmt.Sprintf("arguments serialize to %d bytes, at most %d allowed", len(buf), maxFingerprintBytes))
@@ -98,9 +105,10 @@ func checkJSON(v any, depth int) *badJSON {
 	case float32:
 		return checkJSON(float64(x), depth)
 	case json.Number:
-		f, err := strconv.ParseFloat(string(x), 64)
-		if err != nil || math.IsInf(f, 0) || !json.Valid([]byte(x)) {
-			return &badJSON{why: "is not a finite JSON number"}
+		// The grammar is checked when writing; a number a double cannot
+		// hold is kept as written (jcs.AsWritten), never rounded.
+		if !json.Valid([]byte(x)) {
+			return &badJSON{why: "is not a JSON number"}
 		}
 	case json.RawMessage:
 		if !json.Valid(x) {

@@ -33,5 +33,7 @@ func Example() {
 	// Output:
 	// enrolled: true
 	// approved: true
-	// user saw: Allow the tool "transfer" to run with the arguments {"amount":"10.00","to":"ACME-1"}
+	// user saw: Allow the tool "transfer" to run with these arguments:
+	//   amount: "10.00"
+	//   to: "ACME-1"
 }

@@ -3,6 +3,7 @@ package consenttest
 import (
 	"context"
 	"errors"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -13,11 +14,17 @@ import (
 
 // TestNonceStore checks the [consent.NonceStore] contract: a nonce is used
 // once, also when its until is past, also under concurrency; invalid nonces
-// are refused. newStore returns a fresh, empty store for each subtest.
+// are refused. A store that is also a [consent.ScopedNonceStore] must keep
+// nonces single-use across scopes and refuse a scope beyond its share
+// (within 10,000 nonces) with ErrCapacity while other scopes still work.
+// newStore returns a fresh, empty store for each subtest.
 func TestNonceStore(t *testing.T, newStore func(t *testing.T) consent.NonceStore) {
 	t.Helper()
 	ctx := context.Background()
 	until := time.Now().Add(time.Minute)
+	if _, ok := newStore(t).(consent.ScopedNonceStore); ok {
+		t.Run("Scoped", func(t *testing.T) { testScoped(t, newStore) })
+	}
 
 	t.Run("SingleUse", func(t *testing.T) {
 		s := newStore(t)
@@ -88,4 +95,38 @@ func TestNonceStore(t *testing.T, newStore func(t *testing.T) consent.NonceStore
 			t.Fatal("Use with a cancelled context = nil, want an error")
 		}
 	})
+}
+
+func testScoped(t *testing.T, newStore func(t *testing.T) consent.NonceStore) {
+	ctx := context.Background()
+	until := time.Now().Add(time.Minute)
+	s := newStore(t).(consent.ScopedNonceStore)
+	if err := s.UseScoped(ctx, "agent-a", "n_s1", until); err != nil {
+		t.Fatalf("UseScoped = %v, want nil", err)
+	}
+	for _, use := range []func() error{
+		func() error { return s.UseScoped(ctx, "agent-b", "n_s1", until) },
+		func() error { return s.Use(ctx, "n_s1", until) },
+	} {
+		if err := use(); !errors.Is(err, consent.ErrReplayed) {
+			t.Fatalf("a nonce used in another scope: %v, want ErrReplayed", err)
+		}
+	}
+	full := false
+	for i := range 10_000 {
+		err := s.UseScoped(ctx, "flooder", "n_f"+strconv.Itoa(i), until)
+		if errors.Is(err, consent.ErrCapacity) {
+			full = true
+			break
+		}
+		if err != nil {
+			t.Fatalf("UseScoped #%d = %v", i, err)
+		}
+	}
+	if !full {
+		t.Fatal("one scope used 10,000 nonces without reaching its share")
+	}
+	if err := s.UseScoped(ctx, "agent-c", "n_c1", until); err != nil {
+		t.Fatalf("another scope after a flood: %v, want nil", err)
+	}
 }

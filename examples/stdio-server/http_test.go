@@ -48,6 +48,7 @@ type httpServer struct {
 	token string            // the printed operator token, if any
 	links map[string]string // user -> enrollment link
 	err   func() string     // stderr so far, for failure messages
+	stop  func()            // interrupt the server and wait for it to exit
 }
 
 var (
@@ -69,10 +70,12 @@ func startHTTP(t *testing.T, port int, users []string, args ...string) *httpServ
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { cmd.Process.Signal(os.Interrupt); cmd.Wait() })
+	var once sync.Once
+	stop := func() { once.Do(func() { cmd.Process.Signal(os.Interrupt); cmd.Wait() }) }
+	t.Cleanup(stop)
 	var mu sync.Mutex
 	var all strings.Builder
-	s := &httpServer{addr: addr, links: map[string]string{}, err: func() string { mu.Lock(); defer mu.Unlock(); return all.String() }}
+	s := &httpServer{addr: addr, links: map[string]string{}, stop: stop, err: func() string { mu.Lock(); defer mu.Unlock(); return all.String() }}
 	lines := make(chan string, 16)
 	go func() {
 		sc := bufio.NewScanner(stderr)
@@ -180,6 +183,7 @@ func enrolled(t *testing.T, file, user string) int {
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer fs.Close()
 	creds, err := fs.List(context.Background(), gatehouse.ApprovalUser(user).Handle)
 	if err != nil {
 		t.Fatal(err)
@@ -448,6 +452,7 @@ func TestHTTPNoLinksForEnrolledUsers(t *testing.T) {
 	if err := store.Add(context.Background(), &approval.Credential{ID: []byte("alice-key"), UserHandle: gatehouse.ApprovalUser("alice").Handle, PublicKey: []byte("cose"), CreatedAt: time.Now()}); err != nil {
 		t.Fatal(err)
 	}
+	store.Close() // the server opens the file next
 	args := []string{"-root", sandbox(t), "-approval", "-server-id", testServerID, "-tokens", tokens, "-credentials", credsFile}
 	srv := startHTTP(t, freePort(t), []string{"bob"}, args...)
 	if _, ok := srv.links["alice"]; ok {
@@ -460,6 +465,7 @@ func TestHTTPNoLinksForEnrolledUsers(t *testing.T) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+	srv.stop() // one process owns the credential file
 	all := startHTTP(t, freePort(t), []string{"alice", "bob"}, append(args, "-enroll-all")...)
 	if all.links["alice"] == "" {
 		t.Fatal("-enroll-all printed no link for alice")

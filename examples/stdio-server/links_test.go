@@ -108,18 +108,18 @@ func TestTokenVerify(t *testing.T) {
 }
 
 // TestDescribeDeleteReadsTheHandlersField: the approved text names the file
-// the handler deletes, whatever other spellings of "path" the call carries.
+// the handler deletes; a call carrying another spelling of "path" that
+// differs only in case is refused (readers disagree on which one is meant).
 func TestDescribeDeleteReadsTheHandlersField(t *testing.T) {
 	for args, want := range map[string]string{
-		`{"path":"precious.txt"}`:                      `Delete the file "precious.txt" from the served directory, permanently`,
-		`{"path":"precious.txt","PATH":"scratch.tmp"}`: `Delete the file "precious.txt" from the served directory, permanently`,
-		`{"PATH":"scratch.tmp","path":"precious.txt"}`: `Delete the file "precious.txt" from the served directory, permanently`,
+		`{"path":"precious.txt"}`:                       `Delete the file "precious.txt" from the served directory, permanently`,
+		`{"path":"precious.txt","paths":"scratch.tmp"}`: `Delete the file "precious.txt" from the served directory, permanently`,
 	} {
 		if got, err := describeDelete("delete_file", json.RawMessage(args)); err != nil || got != want {
 			t.Errorf("%s: %q, %v", args, got, err)
 		}
 	}
-	for _, args := range []string{`{"PATH":"scratch.tmp"}`, `{"path":""}`, `{"path":7}`, `[]`, `{`} {
+	for _, args := range []string{`{"PATH":"scratch.tmp"}`, `{"path":"precious.txt","PATH":"scratch.tmp"}`, `{"PATH":"scratch.tmp","path":"precious.txt"}`, `{"path":""}`, `{"path":7}`, `[]`, `{`} {
 		if got, err := describeDelete("delete_file", json.RawMessage(args)); err == nil {
 			t.Errorf("%s: described as %q", args, got)
 		}

@@ -411,15 +411,18 @@ func addTools(s *mcp.Server, g *gatehouse.Guard, files *confine.FS, passkeys *ap
 // encoding/json into a struct would also take "PATH" and show the user
 // another file than the one the handler deletes.
 func describeDelete(_ string, args json.RawMessage) (string, error) {
-	var fields map[string]json.RawMessage
-	var path string
-	if err := json.Unmarshal(args, &fields); err != nil {
+	// Decode exactly as the tool's handler will; approval.DecodeArguments
+	// also refuses {"path":...,"PATH":...}, which readers disagree on.
+	var a struct {
+		Path string `json:"path"`
+	}
+	if err := approval.DecodeArguments(args, &a); err != nil {
 		return "", err
 	}
-	if err := json.Unmarshal(fields["path"], &path); err != nil || path == "" {
+	if a.Path == "" {
 		return "", errors.New(`"path" must be a non-empty string`)
 	}
-	return "Delete the file " + strconv.Quote(path) + " from the served directory, permanently", nil
+	return "Delete the file " + strconv.Quote(a.Path) + " from the served directory, permanently", nil
 }
 
 // sampleDir makes a temp directory with files that show the guard at work.

@@ -30,8 +30,8 @@ import (
 	"time"
 
 	"github.com/gatehouse-dev/gatehouse/audit"
-	"github.com/gatehouse-dev/gatehouse/internal/jsonnum"
-	"github.com/gowebpki/jcs"
+	"github.com/gatehouse-dev/gatehouse/internal/jcs"
+	gowebpki "github.com/gowebpki/jcs"
 )
 
 // Case is one corpus entry. Kind is audit.Kind.String(), "" for an intact
@@ -155,23 +155,23 @@ func rehash(line []byte, set map[string]any) []byte {
 	}
 	delete(m, "event_hash")
 	body, _ := json.Marshal(m)
-	canon, err := jcs.Transform(body)
+	canon, err := gowebpki.Transform(body)
 	if err != nil {
 		log.Fatal(err)
 	}
 	sum := sha256.Sum256(canon)
 	m["event_hash"] = "sha256:" + hex.EncodeToString(sum[:])
 	out, _ := json.Marshal(m)
-	out, _ = jcs.Transform(out)
+	out, _ = gowebpki.Transform(out)
 	return out
 }
 
 // inexactNumber finds a number in v (decoded with UseNumber) that
-// jsonnum.ExactDouble refuses.
+// jcs.ExactDouble refuses.
 func inexactNumber(v any) (json.Number, bool) {
 	switch v := v.(type) {
 	case json.Number:
-		return v, !jsonnum.ExactDouble(string(v))
+		return v, !jcs.ExactDouble(string(v))
 	case map[string]any:
 		for _, x := range v {
 			if n, ok := inexactNumber(x); ok {

@@ -1,10 +1,8 @@
-package gatehouse_test
+package elicitation_test
 
 import (
 	"bytes"
 	"context"
-	"crypto/ed25519"
-	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"strings"
@@ -15,9 +13,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/gatehouse-dev/gatehouse"
 	"github.com/gatehouse-dev/gatehouse/consent"
 	"github.com/gatehouse-dev/gatehouse/consent/consenttest"
+	"github.com/gatehouse-dev/gatehouse/consent/elicitation"
 )
 
 // elicitHuman is the client side of an MCP session, spoken in raw JSON-RPC,
@@ -26,10 +24,10 @@ type elicitHuman struct {
 	conn    mcp.Connection
 	mu      sync.Mutex
 	changed chan struct{}
-	asked   map[string]elicitation // by consent request id
+	asked   map[string]elicited // by consent request id
 }
 
-type elicitation struct {
+type elicited struct {
 	id   json.RawMessage // the JSON-RPC id to answer
 	text string          // params as the client got them
 }
@@ -46,7 +44,7 @@ func newElicitHuman(t *testing.T) (consent.Channel, consenttest.Human) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := &elicitHuman{conn: conn, changed: make(chan struct{}), asked: map[string]elicitation{}}
+	h := &elicitHuman{conn: conn, changed: make(chan struct{}), asked: map[string]elicited{}}
 	h.write(t.Context(), `{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{"elicitation":{}},"clientInfo":{"name":"kit-client","version":"1"}}}`)
 	if _, err := conn.Read(t.Context()); err != nil {
 		t.Fatal(err)
@@ -54,7 +52,7 @@ func newElicitHuman(t *testing.T) (consent.Channel, consenttest.Human) {
 	h.write(t.Context(), `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 	go h.read()
 	t.Cleanup(func() { conn.Close() })
-	return gatehouse.ElicitationChannel{Session: ss}, h
+	return elicitation.Channel{Session: ss}, h
 }
 
 func (h *elicitHuman) write(ctx context.Context, raw string) error {
@@ -87,14 +85,14 @@ func (h *elicitHuman) read() {
 		}
 		j := i + bytes.IndexFunc(m.Params[i:], func(r rune) bool { return r == ')' || r == '"' || r == ' ' || r == '\\' })
 		h.mu.Lock()
-		h.asked[string(m.Params[i:j])] = elicitation{id: m.ID, text: string(m.Params)}
+		h.asked[string(m.Params[i:j])] = elicited{id: m.ID, text: string(m.Params)}
 		close(h.changed)
 		h.changed = make(chan struct{})
 		h.mu.Unlock()
 	}
 }
 
-func (h *elicitHuman) wait(ctx context.Context, req *consent.ConsentRequest) (elicitation, error) {
+func (h *elicitHuman) wait(ctx context.Context, req *consent.ConsentRequest) (elicited, error) {
 	for {
 		h.mu.Lock()
 		e, ok := h.asked[req.ID]
@@ -106,9 +104,9 @@ func (h *elicitHuman) wait(ctx context.Context, req *consent.ConsentRequest) (el
 		select {
 		case <-ch:
 		case <-ctx.Done():
-			return elicitation{}, ctx.Err()
+			return elicited{}, ctx.Err()
 		case <-time.After(10 * time.Second):
-			return elicitation{}, errors.New("never asked")
+			return elicited{}, errors.New("never asked")
 		}
 	}
 }
@@ -156,45 +154,7 @@ func TestElicitationChannelWithoutSession(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := (gatehouse.ElicitationChannel{}).Ask(context.Background(), req); err == nil || !strings.Contains(err.Error(), "no MCP session") {
+	if _, err := (elicitation.Channel{}).Ask(context.Background(), req); err == nil || !strings.Contains(err.Error(), "no MCP session") {
 		t.Fatalf("Ask without a session: %v", err)
-	}
-}
-
-// TestElicitationChannelThroughTheGuard: an ask rule answered by the user of
-// the calling session (protocol 2025-06-18), with a verified proof; on
-// 2026-07-28 sessions go-sdk cannot elicit from inside a request, so the
-// call is denied (fail closed) rather than run unasked.
-func TestElicitationChannelThroughTheGuard(t *testing.T) {
-	for _, tc := range []struct {
-		proto  string
-		answer bool
-		ran    bool
-	}{{"2025-06-18", true, true}, {"2025-06-18", false, false}, {"2026-07-28", true, false}} {
-		_, priv, _ := ed25519.GenerateKey(rand.Reader)
-		signer, _ := consent.NewSigner(priv)
-		nonces, _ := consent.NewMemoryNonceStore(nil)
-		asker, err := consent.NewAsker(gatehouse.ElicitationChannel{}, signer, nonces, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		f := newFixture(t, basePolicy, &gatehouse.Options{Ask: &gatehouse.AskOptions{Asker: gatehouse.AskConsent(asker, nil)}})
-		client := mcp.NewClient(&mcp.Implementation{Name: "agent", Version: "1"}, &mcp.ClientOptions{
-			ElicitationHandler: func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
-				if !strings.Contains(req.Params.Message, "deploy") {
-					t.Errorf("the user was not shown the tool: %q", req.Params.Message)
-				}
-				return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"approve": tc.answer}}, nil
-			},
-		})
-		cs, err := client.Connect(context.Background(), f.ct, &mcp.ClientSessionOptions{ProtocolVersion: tc.proto})
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, err = cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "deploy", Arguments: map[string]any{"env": "prod"}})
-		if ran := f.runs.Load() == 1; ran != tc.ran || (err == nil) != tc.ran {
-			t.Errorf("%s answer=%v: ran=%v err=%v", tc.proto, tc.answer, ran, err)
-		}
-		cs.Close()
 	}
 }

@@ -1,12 +1,12 @@
-package audit
+package jcs
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
 
-	"github.com/gatehouse-dev/gatehouse/internal/jsonnum"
 	"github.com/gowebpki/jcs"
 )
 
@@ -15,7 +15,7 @@ import (
 // decodeString reads a string body after its opening quote and returns the
 // decoded UTF-8. Without escapes the result aliases the input; with escapes it
 // aliases c.str, which the next escaped string overwrites.
-func (c *canon) decodeString() (s []byte, escaped bool, err error) {
+func (c *Canonicalizer) decodeString() (s []byte, escaped bool, err error) {
 	start := c.pos
 	for c.pos < len(c.in) {
 		b := c.in[c.pos]
@@ -41,7 +41,7 @@ func (c *canon) decodeString() (s []byte, escaped bool, err error) {
 	return nil, false, c.fail("unterminated string")
 }
 
-func (c *canon) decodeEscaped(start int) ([]byte, error) {
+func (c *Canonicalizer) decodeEscaped(start int) ([]byte, error) {
 	c.str = append(c.str[:0], c.in[start:c.pos]...)
 	for c.pos < len(c.in) {
 		b := c.in[c.pos]
@@ -111,7 +111,7 @@ func (c *canon) decodeEscaped(start int) ([]byte, error) {
 	return nil, c.fail("unterminated string")
 }
 
-func (c *canon) hex4() (rune, error) {
+func (c *Canonicalizer) hex4() (rune, error) {
 	if c.pos+4 > len(c.in) {
 		return 0, c.fail("short \\u escape")
 	}
@@ -134,7 +134,7 @@ func (c *canon) hex4() (rune, error) {
 
 // scalar reads a literal or a number; like jcs, the token runs to the next
 // ',', ']', '}' or whitespace.
-func (c *canon) scalar() error {
+func (c *Canonicalizer) scalar() error {
 	start := c.pos
 	for c.pos < len(c.in) {
 		b := c.in[c.pos]
@@ -150,23 +150,28 @@ func (c *canon) scalar() error {
 		return nil
 	}
 	var err error
-	c.out, err = appendNumber(c.out, tok)
+	c.out, err = appendNumber(c.out, tok, c.rule.Numbers)
 	if err != nil {
 		c.pos = start
+		if err == errInexact {
+			return &Error{msg: "number " + strconv.Quote(string(truncate(tok))) + " is not exact as an IEEE-754 double", at: c.pos, kind: ErrInexactNumber}
+		}
 		return c.fail(err.Error())
 	}
 	return nil
 }
 
-// appendNumber appends the canonical form of a JSON number token (FORMAT.md,
-// "Numbers"): the RFC 8785 §3.2.2.3 form when that form denotes the same
-// value as the token (jsonnum.ExactDouble), and otherwise the token as
-// written, so that no number is rounded to a double and two numbers of
-// different values never share a canonical form. Tokens longer than
-// jsonnum.MaxLen are kept as written. The result is its own canonical form:
-// an exact number's RFC 8785 form is exact, and a token kept as written is
-// kept again.
-func appendNumber(dst, tok []byte) ([]byte, error) {
+var errInexact = errors.New("inexact number")
+
+// appendNumber appends the canonical form of a JSON number token: the RFC
+// 8785 §3.2.2.3 form when that form denotes the same value as the token
+// (ExactDouble); otherwise, under AsWritten, the token as written (audit
+// FORMAT.md, "Numbers"), so that no number is rounded to a double and two
+// numbers of different values never share a canonical form, and under Exact
+// errInexact. Tokens longer than MaxLen are inexact. The result is its own
+// canonical form: an exact number's RFC 8785 form is exact, and a token kept
+// as written is kept again.
+func appendNumber(dst, tok []byte, rule Numbers) ([]byte, error) {
 	digits, frac, exp, ok := numberShape(tok)
 	if !ok {
 		return dst, fmt.Errorf("invalid number %q", truncate(tok))
@@ -186,7 +191,10 @@ func appendNumber(dst, tok []byte) ([]byte, error) {
 		f, err = strconv.ParseFloat(string(tok), 64)
 	} else {
 		s := string(tok)
-		if !jsonnum.ExactDouble(s) {
+		if !ExactDouble(s) {
+			if rule == Exact {
+				return dst, errInexact
+			}
 			return append(dst, tok...), nil // a double would change its value
 		}
 		f, err = strconv.ParseFloat(s, 64)
@@ -261,11 +269,13 @@ func truncate(b []byte) []byte {
 	return b
 }
 
-// appendString appends the RFC 8785 §3.2.2.2 form of the UTF-8 string s.
-func appendString(dst, s []byte) []byte {
+// AppendString appends the RFC 8785 §3.2.2.2 form of s, which must be valid
+// UTF-8, to dst.
+func AppendString[S ~string | ~[]byte](dst []byte, s S) []byte {
 	dst = append(dst, '"')
 	start := 0
-	for i, b := range s {
+	for i := 0; i < len(s); i++ {
+		b := s[i]
 		if b >= 0x20 && b != '"' && b != '\\' {
 			continue
 		}

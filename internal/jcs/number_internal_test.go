@@ -1,4 +1,4 @@
-package jsonnum
+package jcs
 
 import (
 	"encoding/json"

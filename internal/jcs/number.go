@@ -1,7 +1,4 @@
-// Package jsonnum holds the check that a JSON number survives RFC 8785
-// canonicalization (IEEE-754 doubles) unchanged, shared by the packages that
-// hash arguments (consent proofs, approval action hashes).
-package jsonnum
+package jcs
 
 import (
 	"math"

@@ -1,4 +1,4 @@
-package audit
+package jcs
 
 import (
 	"bytes"
@@ -7,14 +7,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gatehouse-dev/gatehouse/internal/jsonnum"
 	"github.com/gowebpki/jcs"
 )
 
 // canonNumber canonicalizes one number token.
 func canonNumber(t testing.TB, tok string) (string, error) {
 	t.Helper()
-	var c canon
+	c := asWritten()
 	err := c.transform([]byte(tok))
 	return string(c.out), err
 }
@@ -27,7 +26,7 @@ func TestCanonExactNumbersKeepJCSForm(t *testing.T) {
 		"1e21", "0.1", "5e-324", "-0", "1E+2", "9007199254740992", "-0.0", "1.0", "100e-2", "1e-7",
 		"-1.25e-10", "1.5e300", "123456789012345", "1234567890123456", "0.000001", "1e+23",
 		"1.7976931348623157e308", "2.2250738585072014e-308", "0." + strings.Repeat("0", 50) + "1e52",
-		"1." + strings.Repeat("0", jsonnum.MaxLen-2), // 1 in exactly MaxLen bytes
+		"1." + strings.Repeat("0", MaxLen-2), // 1 in exactly MaxLen bytes
 	} {
 		want, err := jcs.Transform([]byte(tok))
 		if err != nil {
@@ -39,7 +38,7 @@ func TestCanonExactNumbersKeepJCSForm(t *testing.T) {
 		}
 		in := `{"n":` + tok + `,"m":[` + tok + `]}`
 		want, _ = jcs.Transform([]byte(in))
-		var c canon
+		c := asWritten()
 		if err := c.transform([]byte(in)); err != nil || !bytes.Equal(c.out, want) {
 			t.Errorf("%.40q in an object: got %s (%v), want %s", tok, c.out, err, want)
 		}
@@ -53,8 +52,8 @@ func TestCanonInexactNumbersVerbatim(t *testing.T) {
 		"12345678901234567891", "-12345678901234567891", "12345678901234567891.0", "9007199254740993", "12345678901234567890",
 		"1.00000000000000000001", "0.10000000000000000555", "1e400", "-1e400", "1e-400", "1e-999999",
 		"1e+99999999999999999999", "1.23456789012345e-320", "0." + strings.Repeat("0", 319) + "123456789012345",
-		"0e-2000", // zero, but its exponent is beyond what ExactDouble evaluates
-		"1." + strings.Repeat("0", jsonnum.MaxLen-1), // 1, but longer than MaxLen
+		"0e-2000",                            // zero, but its exponent is beyond what ExactDouble evaluates
+		"1." + strings.Repeat("0", MaxLen-1), // 1, but longer than MaxLen
 		strings.Repeat("9", 5000), "-" + strings.Repeat("1", 2000) + ".5e-3",
 	} {
 		got, err := canonNumber(t, tok)
@@ -92,7 +91,7 @@ var idempotenceCases = []string{
 // the verifier relies on when it re-canonicalizes stored lines.
 func TestCanonIdempotent(t *testing.T) {
 	for _, in := range idempotenceCases {
-		var c canon
+		c := asWritten()
 		if err := c.transform([]byte(in)); err != nil {
 			t.Fatalf("%.60q: %v", in, err)
 		}
@@ -107,7 +106,7 @@ func TestCanonIdempotent(t *testing.T) {
 // TestCanonSmallIntegersDoNotAllocate: integers of at most 15 digits stay on
 // the fast path.
 func TestCanonSmallIntegersDoNotAllocate(t *testing.T) {
-	var c canon
+	c := asWritten()
 	in := []byte(`{"a":123456789012345,"b":-123456789012345,"c":[0,-0,1,-1,42]}`)
 	if err := c.transform(in); err != nil {
 		t.Fatal(err)
@@ -120,7 +119,7 @@ func TestCanonSmallIntegersDoNotAllocate(t *testing.T) {
 // FuzzCanonicalNumbers: for any token canon accepts as a number, the output
 // is a JSON number denoting the same value as the input (checked with
 // big.Rat, independently of jsonnum), which canon leaves as it is; it is the
-// RFC 8785 form whenever jsonnum.ExactDouble holds, and the token itself
+// RFC 8785 form whenever ExactDouble holds, and the token itself
 // otherwise. Two tokens denoting different values therefore never share a
 // canonical form.
 func FuzzCanonicalNumbers(f *testing.F) {
@@ -146,7 +145,7 @@ func FuzzCanonicalNumbers(f *testing.F) {
 		if again, err := canonNumber(t, got); err != nil || again != got {
 			t.Fatalf("%q: %q canonicalizes to %q (%v)", tok, got, again, err)
 		}
-		if !jsonnum.ExactDouble(tok) {
+		if !ExactDouble(tok) {
 			if got != tok {
 				t.Fatalf("%q is not exact but canonicalizes to %q", tok, got)
 			}

@@ -1,4 +1,4 @@
-package audit
+package jcs
 
 import (
 	"bytes"
@@ -37,7 +37,7 @@ func TestCanonMatchesReference(t *testing.T) {
 func checkCanon(t *testing.T, in []byte) {
 	t.Helper()
 	want, werr := refCanon(in)
-	var c canon
+	c := asWritten()
 	err := c.transform(in)
 	switch {
 	case err == nil && werr != nil:
@@ -59,31 +59,31 @@ func checkCanon(t *testing.T, in []byte) {
 	}
 }
 
-// tooDeep reports nesting beyond maxDepth, which canon rejects on purpose.
+// tooDeep reports nesting beyond MaxDepth, which canon rejects on purpose.
 func tooDeep(in []byte) bool {
-	return strings.Count(string(in), "[")+strings.Count(string(in), "{") > maxDepth
+	return strings.Count(string(in), "[")+strings.Count(string(in), "{") > MaxDepth
 }
 
 func TestCanonDepthLimit(t *testing.T) {
-	ok := strings.Repeat("[", maxDepth) + strings.Repeat("]", maxDepth)
-	var c canon
+	ok := strings.Repeat("[", MaxDepth) + strings.Repeat("]", MaxDepth)
+	c := asWritten()
 	if err := c.transform([]byte(ok)); err != nil {
-		t.Fatalf("depth %d: %v", maxDepth, err)
+		t.Fatalf("depth %d: %v", MaxDepth, err)
 	}
 	deep := "[" + ok + "]"
 	if err := c.transform([]byte(deep)); err == nil {
-		t.Fatalf("depth %d accepted", maxDepth+1)
+		t.Fatalf("depth %d accepted", MaxDepth+1)
 	}
 }
 
 func TestCanonTopLevelMembers(t *testing.T) {
-	var c canon
+	c := asWritten()
 	if err := c.transform([]byte(`{"z":{"y":1,"x":2},"a":[{"q":1}],"m":"v"}`)); err != nil {
 		t.Fatal(err)
 	}
 	var got []string
 	for _, m := range c.mem {
-		got = append(got, string(m.key)+"="+string(c.out[m.start+m.value:m.end]))
+		got = append(got, string(m.Name)+"="+string(c.out[m.Start+m.Value:m.End]))
 	}
 	want := []string{`a=[{"q":1}]`, `m="v"`, `z={"x":2,"y":1}`}
 	if strings.Join(got, " ") != strings.Join(want, " ") {
@@ -113,7 +113,7 @@ func BenchmarkCanonNumbers(b *testing.B) {
 		{"bigInt", `{"a":12345678901234567891,"b":9007199254740993,"c":9007199254740992}`},
 	} {
 		b.Run(c.name, func(b *testing.B) {
-			var cn canon
+			cn := asWritten()
 			in := []byte(c.in)
 			b.ReportAllocs()
 			for i := 0; i < b.N; i++ {
