@@ -80,6 +80,10 @@ func (g *Guard) askAnswer(c *call) *refusal {
 		return refuse(d)
 	}
 	c.d = d
+	if ans.Attestation != "" {
+		c.d.Reason += " (attestation: " + ans.Attestation + ")"
+	}
+	c.scrub = ans.Scrubber
 	if ans.Args != nil {
 		raw, err := json.Marshal(ans.Args)
 		if err != nil {

@@ -3,6 +3,7 @@ package gatehouse
 import (
 	"context"
 
+	"github.com/gatehouse-dev/gatehouse/consent"
 	"github.com/gatehouse-dev/gatehouse/policy"
 )
 
@@ -32,6 +33,14 @@ type Answer struct {
 	// a vault injected after the approval (see AskConsent). They must be
 	// Args (or the original arguments) with secret references filled in.
 	RunArgs map[string]any
+	// Scrubber, when set with RunArgs, removes the injected values from the
+	// result and any error before they leave the server (AskConsent sets it
+	// from the vault), so the agent never reads a secret back.
+	Scrubber *consent.Scrubber
+	// Attestation says who vouched for the answer: "human", or "client" for
+	// an answer that is only the client program's word (MCP elicitation). It
+	// is recorded in the audit log; empty means the Asker does not say.
+	Attestation string
 }
 
 // Asker asks a human whether a call may run. Ask blocks until an answer, an

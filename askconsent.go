@@ -46,7 +46,7 @@ func (c consentAsker) Ask(ctx context.Context, r AskRequest) (Answer, error) {
 	case !ans.Approved():
 		return Answer{Reason: ans.Reason}, nil
 	}
-	out := Answer{Approved: true}
+	out := Answer{Approved: true, Attestation: string(ans.Attestation)}
 	if ans.Modified {
 		out.Args = ans.Args
 	}
@@ -56,6 +56,7 @@ func (c consentAsker) Ask(ctx context.Context, r AskRequest) (Answer, error) {
 			return Answer{}, err // fail closed: no call without its secrets, or with a refused grant
 		}
 		out.RunArgs = run
+		out.Scrubber = c.vault.Scrubber(ans.Args)
 	}
 	return out, nil
 }

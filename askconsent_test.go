@@ -72,7 +72,7 @@ func TestAskConsent(t *testing.T) {
 		{"channel failure", &scriptedChannel{err: fmt.Errorf("telegram down")}, map[string]any{"env": "staging"}, "-32004", ""},
 		{"approved with modification", &scriptedChannel{reply: consent.Reply{Decision: consent.ApprovedWithModifications, Modifications: map[string]any{"env": "prod"}}}, map[string]any{"env": "staging"}, "", `{"env":"prod"}`},
 		{"modification the policy refuses", &scriptedChannel{reply: consent.Reply{Decision: consent.ApprovedWithModifications, Modifications: map[string]any{"env": "dev"}}}, map[string]any{"env": "staging"}, "-32001", ""},
-		{"vault secret injected after approval", &scriptedChannel{reply: consent.Reply{Decision: consent.Approved}}, map[string]any{"env": "staging", "token": consent.SecretRef("deploy_token")}, "", `"token":"s3cr3t-value-42"`},
+		{"vault secret injected after approval", &scriptedChannel{reply: consent.Reply{Decision: consent.Approved}}, map[string]any{"env": "staging", "token": consent.SecretRef("deploy_token")}, "", `"token":"[REDACTED:vault:deploy_token]"`}, // the handler echoed the secret it got; the agent reads it scrubbed
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -98,6 +98,9 @@ func TestAskConsent(t *testing.T) {
 			}
 			if strings.Contains(log.String(), "s3cr3t") {
 				t.Error("a vault secret reached the audit log")
+			}
+			if strings.Contains(fmt.Sprint(res), "s3cr3t") {
+				t.Error("a vault secret came back to the agent")
 			}
 			if len(tc.ch.seen) != 1 || tc.ch.seen[0].Action.Tool != "deploy" || tc.ch.seen[0].Agent.ID != "client:raw-agent" {
 				t.Errorf("the human saw %+v", tc.ch.seen)

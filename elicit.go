@@ -4,23 +4,20 @@ import (
 	"context"
 	"crypto/hmac"
 	"crypto/rand"
-	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/gatehouse-dev/gatehouse/approval"
 	"github.com/gatehouse-dev/gatehouse/consent"
 	"github.com/gatehouse-dev/gatehouse/internal/elicitstate"
+	"github.com/gatehouse-dev/gatehouse/internal/prompt"
 	"github.com/gatehouse-dev/gatehouse/internal/runes"
 	"github.com/gatehouse-dev/gatehouse/policy"
 )
@@ -125,7 +122,7 @@ func (g *Guard) checkElicited(c *call, p *mcp.CallToolParamsRaw, argsHash string
 	if ans.Action != "accept" || ans.Content["approve"] != true {
 		return deniedAsk(c.d, "User denied the call"), false
 	}
-	if err := g.nonces.Use(c.ctx, "gatehouse-elicit:"+st.Nonce, time.UnixMilli(st.Exp)); err != nil {
+	if err := g.useNonce(c, "gatehouse-elicit:"+st.Nonce, time.UnixMilli(st.Exp)); err != nil {
 		reason := "This approval was already used"
 		if !errors.Is(err, consent.ErrReplayed) {
 			g.log.Error("gatehouse: elicitation nonce store failed", "error", err)
@@ -180,52 +177,51 @@ func (g *Guard) askByElicitation(c *call, argsHash string, now time.Time) (*mcp.
 	}, nil
 }
 
-// Bounds of the elicitation question: each argument value is shown up to
-// maxShownValue bytes, with the number of bytes left out; a question that
-// would still exceed maxQuestion is not asked (the call is denied).
-const (
-	maxShownValue = 300
-	maxQuestion   = 8000
-)
-
-// question is the text the user is asked: every argument by name (sorted),
-// each value as the handler will read it (escapes decoded), secrets
-// redacted, invisible and bidi runes escaped, cut per value with the
-// hidden byte count said. ok is false when it cannot be shown whole.
+// question is the text the user is asked: gatehouse's one prompt
+// rendering (every argument name shown, each value cut on its own with the
+// hidden bytes said, invisible and bidi runes escaped) of the arguments
+// with secrets redacted. ok is false when they cannot be shown whole; the
+// call is then denied rather than asked.
 func (g *Guard) question(c *call) (string, bool) {
-	var b strings.Builder
-	fmt.Fprintf(&b, "Allow the agent %q to call the tool %q with these arguments?", c.agent, c.rawTool)
-	for _, k := range slices.Sorted(maps.Keys(c.args)) {
-		v, err := json.Marshal(c.args[k])
+	args := []byte(c.rawArgs)
+	if len(strings.TrimSpace(string(args))) == 0 {
+		args = []byte("{}")
+	}
+	if g.dlp != nil {
+		red, _, err := g.dlp.RedactJSON(args)
 		if err != nil {
 			return "", false
 		}
-		val := g.redacted(string(v))
-		if len(val) > maxShownValue {
-			cut := maxShownValue
-			for cut > 0 && !utf8.RuneStart(val[cut]) {
-				cut--
-			}
-			val = fmt.Sprintf("%s… (%d more bytes not shown)", val[:cut], len(val)-cut)
-		}
-		fmt.Fprintf(&b, "\n%s: %s", strconv.QuoteToGraphic(g.redacted(k)), runes.Escape(val))
+		args = red
 	}
-	if b.Len() > maxQuestion {
+	text, err := prompt.Render(args, nil)
+	if err != nil {
 		return "", false
 	}
-	return b.String(), true
+	return fmt.Sprintf("Allow the agent %s to call the tool %s with these arguments?\n%s",
+		runes.Escape(strconv.Quote(c.agent)), runes.Escape(strconv.Quote(c.rawTool)), text), true
 }
 
+// useNonce spends an approval's nonce, within the agent's own share when
+// the store bounds shares (consent.ScopedNonceStore): one agent that fills
+// the store refuses only itself.
+func (g *Guard) useNonce(c *call, nonce string, until time.Time) error {
+	if s, ok := g.nonces.(consent.ScopedNonceStore); ok {
+		return s.UseScoped(c.ctx, c.agent, nonce, until)
+	}
+	return g.nonces.Use(c.ctx, nonce, until)
+}
+
+// hashArgs is the hash the elicitation state binds: gatehouse's one
+// canonical form (the one approval and consent hash), which refuses
+// numbers a double would round and member names equal under case folding.
 func hashArgs(raw json.RawMessage) (string, error) {
 	if len(strings.TrimSpace(string(raw))) == 0 {
 		raw = json.RawMessage("{}")
 	}
-	// RFC 8785 with numbers that a double would round refused, so two
-	// different calls never share a signed state.
-	c, err := approval.CanonicalArguments(raw)
+	sum, err := approval.ArgumentsHash(raw)
 	if err != nil {
 		return "", err
 	}
-	sum := sha256.Sum256(c)
 	return hex.EncodeToString(sum[:]), nil
 }
