@@ -15,7 +15,7 @@ type span struct {
 
 type window struct{ lo, hi int }
 
-// spans finds every secret in text and resolves overlaps. depth is how many
+// rawSpans finds every secret in text as it is and resolves overlaps. depth is how many
 // encoding layers may still be peeled. The result is sorted and disjoint.
 //
 // Overlap rule (the reference scanner in the tests uses the same): order
@@ -24,7 +24,7 @@ type window struct{ lo, hi int }
 // (attributed to the current span's rule), otherwise it starts a new span. So
 // the leftmost match wins, no byte of any match survives, and one redaction is
 // counted once.
-func (s *Scanner) spans(text string, depth int) []span {
+func (s *Scanner) rawSpans(text string, depth int) []span {
 	var (
 		fired []bool
 		wins  [][]window
