@@ -230,6 +230,7 @@ func (g *Guard) Install(s *mcp.Server) {
 		g.installApproval(s)
 	}
 	s.AddReceivingMiddleware(g.Middleware())
+	s.AddSendingMiddleware(g.sendingMiddleware())
 }
 
 // Middleware returns the receiving middleware that Install adds, for servers
