@@ -311,3 +311,25 @@ func TestWireDLPInputRequests(t *testing.T) {
 		})
 	}
 }
+
+// A server-to-client message that cannot be scanned is not sent: the sender
+// gets an error and the client receives nothing.
+func TestWireDLPOutgoingFailsClosed(t *testing.T) {
+	got := make(chan *mcp.LoggingMessageParams, 2)
+	w := newWireServer(t, "2025-06-18", &mcp.ClientOptions{
+		LoggingMessageHandler: func(ctx context.Context, r *mcp.LoggingMessageRequest) { got <- r.Params },
+	}, nil)
+	if err := w.cs.SetLoggingLevel(context.Background(), &mcp.SetLoggingLevelParams{Level: "debug"}); err != nil {
+		t.Fatal(err)
+	}
+	err := w.ss.Log(context.Background(), &mcp.LoggingMessageParams{Level: "info", Data: map[string]any{"uri": "file:///k", "blob": "not base64: " + wireKey}})
+	if err == nil || !strings.Contains(err.Error(), "not sent") {
+		t.Errorf("Log = %v, want an error saying the message was not sent", err)
+	}
+	if err := w.ss.Log(context.Background(), &mcp.LoggingMessageParams{Level: "info", Data: "marker"}); err != nil {
+		t.Fatal(err)
+	}
+	if p := <-got; p.Data != "marker" {
+		t.Errorf("the client received the unscannable message: %+v", p)
+	}
+}

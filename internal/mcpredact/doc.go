@@ -12,7 +12,7 @@
 // titles, descriptions, structured content, input requests and whatever
 // fields go-sdk adds are covered without a list of fields that could fall
 // behind. Numbers are scanned too. Base64 payloads (the "data" of image and
-// audio content, the "blob" of resource contents) are decoded and the
+// audio content, the "blob" of resource contents, an object with "uri") are decoded and the
 // decoded bytes are scanned; a payload that holds a secret is redacted and
 // re-encoded. The texts of the items of one content array (text content,
 // embedded resource text, prompt and sampling message text) are also scanned

@@ -49,8 +49,8 @@ func (w *walker) walk(v any) any {
 
 // object redacts an object's base64 payloads, then every key and value.
 func (w *walker) object(m map[string]any) map[string]any {
-	if b, ok := m["blob"].(string); ok {
-		m["blob"] = w.payload("blob", b)
+	if b, ok := m["blob"].(string); ok && m["uri"] != nil {
+		m["blob"] = w.payload("resource blob", b)
 	}
 	if t, _ := m["type"].(string); t == "image" || t == "audio" {
 		if d, ok := m["data"].(string); ok {
