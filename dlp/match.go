@@ -94,7 +94,7 @@ func (s *Scanner) rawSpans(text string, depth int) []span {
 // matchAll appends the rule's matches over text, offset by base.
 func (s *Scanner) matchAll(cands []span, text string, ri int32, base int) []span {
 	r := &s.rules[ri]
-	if r.secret == nil && r.minEntropy == 0 {
+	if !r.filtered() {
 		for _, m := range r.re.FindAllStringIndex(text, -1) {
 			cands = append(cands, span{start: base + m[0], end: base + m[1], rule: ri})
 		}
@@ -123,7 +123,16 @@ func (r *rule) pick(text string, m []int) (int, int, bool) {
 	if r.minEntropy > 0 && entropy(text[a:b]) < r.minEntropy {
 		return 0, 0, false
 	}
+	if r.exclude != nil && r.exclude.MatchString(text[a:b]) {
+		return 0, 0, false
+	}
 	return a, b, true
+}
+
+// filtered reports whether matches go through pick (a secret group, an
+// entropy floor or an exclusion).
+func (r *rule) filtered() bool {
+	return r.secret != nil || r.minEntropy > 0 || r.exclude != nil
 }
 
 // matchWindows runs the rule only inside the windows around its literal
@@ -135,7 +144,7 @@ func (r *rule) pick(text string, m []int) (int, int, bool) {
 func (s *Scanner) matchWindows(cands []span, text string, ri int32, ws []window) []span {
 	n := len(cands)
 	r := &s.rules[ri]
-	sub := r.secret != nil || r.minEntropy > 0
+	sub := r.filtered()
 	for _, w := range ws {
 		win := text[w.lo:w.hi]
 		var ms [][]int

@@ -16,29 +16,128 @@ import (
 // original text it came from, which are what is redacted.
 //
 // Clean ASCII text never builds a view: one pass over the bytes, eight at a
-// time, finds that there is no byte above 0x7f.
+// time, finds that there is no byte above 0x7f. Otherwise only windows of
+// normWindow bytes around the runes that change are normalized and scanned
+// again.
+
+// normWindow is how many bytes around each changed rune are normalized and
+// scanned again: a secret with an invisible or compatibility rune inside it
+// lies within this distance of the rune (unless it is longer: then its match
+// reaches the window's edge and the whole text's view is scanned).
+const normWindow = 2048
 
 // spans finds every secret in text: in the text as it is and, when it holds
-// invisible or compatibility runes, in its normalized view.
+// invisible or compatibility runes, in the normalized view of the windows
+// around them.
 func (s *Scanner) spans(text string, depth int) []span {
 	sp := s.rawSpans(text, depth)
 	first := firstNonASCII(text)
 	if first < 0 {
 		return sp
 	}
+	ws := changedWindows(text, first)
+	if ws == nil {
+		return sp
+	}
+	ws = coverSpans(text, ws, sp)
+	n := len(sp)
+	for _, w := range ws {
+		v, ok := normalizedView(text[w.lo:w.hi], 0)
+		if !ok {
+			continue
+		}
+		for _, x := range s.rawSpans(v.text, depth) {
+			if (x.start == 0 && w.lo > 0) || (x.end == len(v.text) && w.hi < len(text)) {
+				return s.fullViewSpans(text, first, sp[:n], depth)
+			}
+			x.start, x.end = w.lo+v.origStart(x.start), w.lo+v.origEnd(x.end)
+			sp = append(sp, x)
+		}
+	}
+	if len(sp) == n {
+		return sp
+	}
+	return resolve(sp)
+}
+
+// fullViewSpans adds the spans of the normalized view of the whole text.
+func (s *Scanner) fullViewSpans(text string, first int, sp []span, depth int) []span {
 	v, ok := normalizedView(text, first)
 	if !ok {
 		return sp
 	}
-	vs := s.rawSpans(v.text, depth)
-	if len(vs) == 0 {
-		return sp
-	}
-	for _, x := range vs {
+	for _, x := range s.rawSpans(v.text, depth) {
 		x.start, x.end = v.origStart(x.start), v.origEnd(x.end)
 		sp = append(sp, x)
 	}
 	return resolve(sp)
+}
+
+// changedWindows returns the merged windows of normWindow bytes around each
+// changed rune, on rune boundaries, or nil when no rune changes.
+func changedWindows(text string, first int) []window {
+	var ws []window
+	for i := first; i < len(text); {
+		if text[i] < utf8.RuneSelf {
+			i++
+			continue
+		}
+		r, w := utf8.DecodeRuneInString(text[i:])
+		if !changed(r, text[i:i+w]) {
+			i += w
+			continue
+		}
+		lo, hi := runeStart(text, max(0, i-normWindow)), runeEnd(text, min(len(text), i+w+normWindow))
+		if n := len(ws); n > 0 && lo <= ws[n-1].hi {
+			ws[n-1].hi = hi
+		} else {
+			ws = append(ws, window{lo: lo, hi: hi})
+		}
+		i += w
+	}
+	return ws
+}
+
+// coverSpans widens each window over the raw spans that touch it: a match
+// that stopped at an invisible rune must be seen whole, from its start, in
+// the view. Windows that come to overlap are merged.
+func coverSpans(text string, ws []window, sp []span) []window {
+	if len(sp) == 0 {
+		return ws
+	}
+	for i := range ws {
+		for _, x := range sp {
+			if x.start <= ws[i].hi && x.end >= ws[i].lo {
+				ws[i].lo = runeStart(text, min(ws[i].lo, max(0, x.start-1)))
+				ws[i].hi = runeEnd(text, max(ws[i].hi, min(len(text), x.end+1)))
+			}
+		}
+	}
+	out := ws[:1]
+	for _, w := range ws[1:] {
+		if last := &out[len(out)-1]; w.lo <= last.hi {
+			last.hi = max(last.hi, w.hi)
+			continue
+		}
+		out = append(out, w)
+	}
+	return out
+}
+
+// runeStart moves p back to the start of the rune it falls in.
+func runeStart(text string, p int) int {
+	for k := 0; k < utf8.UTFMax && p > 0 && p < len(text) && !utf8.RuneStart(text[p]); k++ {
+		p--
+	}
+	return p
+}
+
+// runeEnd moves p forward to the start of the next rune.
+func runeEnd(text string, p int) int {
+	for k := 0; k < utf8.UTFMax && p < len(text) && !utf8.RuneStart(text[p]); k++ {
+		p++
+	}
+	return p
 }
 
 // firstNonASCII returns the index of the first byte above 0x7f, or -1.

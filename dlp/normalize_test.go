@@ -102,3 +102,17 @@ func TestNormalizedPolicyPattern(t *testing.T) {
 		t.Errorf("%q -> %q %v", in, out, f)
 	}
 }
+
+// A secret longer than the normalization window, with an invisible rune
+// deep inside, is still redacted whole (the window scan falls back to the
+// whole text's view).
+func TestNormalizedLongSecret(t *testing.T) {
+	s := builtinScanner(t, nil)
+	body := strings.Repeat(strings.Repeat("FAKE+example/KEY0notreal1", 3)[:64]+"\n", 100)
+	pem := "-----BEGIN RSA " + "PRIVATE KEY-----\n" + body[:3000] + "\u200b" + body[3000:] + "-----END RSA " + "PRIVATE KEY-----"
+	in := strings.Repeat("x ", 3000) + pem + " tail"
+	out, f := s.Redact(in)
+	if count(f, "private-key") != 1 || out != strings.Repeat("x ", 3000)+"[REDACTED:private-key] tail" {
+		t.Errorf("findings %v, output ends %q", f, out[max(0, len(out)-80):])
+	}
+}

@@ -144,6 +144,9 @@ func (r *refScanner) plainSpans(text string, depth int) []refSpan {
 			if a == b || (p.MinEntropy > 0 && refEntropy(text[a:b]) < p.MinEntropy) {
 				continue
 			}
+			if p.Exclude != "" && regexp.MustCompile(p.Exclude).MatchString(text[a:b]) {
+				continue
+			}
 			c = append(c, refSpan{a, b, i, ""})
 		}
 	}

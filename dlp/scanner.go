@@ -35,6 +35,7 @@ type rule struct {
 	re         *regexp.Regexp
 	secret     []int // submatch indices of groups named secret*
 	minEntropy float64
+	exclude    *regexp.Regexp // drops a match whose redacted part it matches
 	mode       mode
 	maxLen     int // longest match in bytes (unbounded when none)
 	// modeAnchor: the literal starts lo to hi bytes after the match start;
@@ -114,6 +115,17 @@ func compileRule(p Pattern, o Options) (rule, []lit, error) {
 	}
 	if err := validEntropy(p.MinEntropy); err != nil {
 		return r, nil, fmt.Errorf("%w: %v", err, p.MinEntropy)
+	}
+	if p.Exclude != "" {
+		if len(p.Exclude) > o.MaxPatternLength {
+			return r, nil, fmt.Errorf("%w: Exclude is %d bytes, the limit is %d (Options.MaxPatternLength)",
+				ErrPatternTooLong, len(p.Exclude), o.MaxPatternLength)
+		}
+		ex, err := regexp.Compile(p.Exclude)
+		if err != nil {
+			return r, nil, fmt.Errorf("%w: Exclude: %w", ErrBadRegex, err)
+		}
+		r.exclude = ex
 	}
 	parsed, err := syntax.Parse(p.Regex, syntax.Perl)
 	if err != nil {
