@@ -2,6 +2,7 @@ package dlp
 
 import (
 	"io"
+	"regexp"
 	"slices"
 	"unicode/utf8"
 )
@@ -183,6 +184,10 @@ func (s *Scanner) matchAnchored(cands []span, text string, ri int32, starts []wi
 	// crafted input), one pass over the whole text is cheaper: linear time
 	// either way.
 	budget := 8*len(text) + 64<<10
+	at0, atN, err := r.anch.get()
+	if err != nil {
+		return s.matchAll(cands, text, ri, 0) // not reached for a valid regex
+	}
 	rd := new(countingReader)
 	next := 0 // FindAll resumes at the end of the previous match
 	for _, iv := range starts {
@@ -190,7 +195,7 @@ func (s *Scanner) matchAnchored(cands []span, text string, ri int32, starts []wi
 			if budget < 0 {
 				return s.matchAll(cands[:n], text, ri, 0)
 			}
-			m := r.anchoredAt(rd, text, p)
+			m := r.anchoredAt(at0, atN, rd, text, p)
 			budget -= rd.read
 			if m == nil {
 				continue
@@ -216,10 +221,10 @@ func (s *Scanner) matchAnchored(cands []span, text string, ri int32, starts []wi
 // regexp use its NFA, which stops as soon as an anchored attempt fails (most
 // attempts fail after a few bytes), instead of the backtracker, which clears a
 // bitmap of program size times input length on every call.
-func (r *rule) anchoredAt(rd *countingReader, text string, p int) []int {
-	re, base := r.at0, 0
+func (r *rule) anchoredAt(at0, atN *regexp.Regexp, rd *countingReader, text string, p int) []int {
+	re, base := at0, 0
 	if p > 0 {
-		re, base = r.atN, p-1
+		re, base = atN, p-1
 	}
 	end := min(len(text), p+r.maxLen+1)
 	rd.read = 0

@@ -79,8 +79,11 @@ func changedWindows(text string, first int) []window {
 	var ws []window
 	for i := first; i < len(text); {
 		if text[i] < utf8.RuneSelf {
-			i++
-			continue
+			k := firstNonASCII(text[i:])
+			if k < 0 {
+				break
+			}
+			i += k
 		}
 		r, w := utf8.DecodeRuneInString(text[i:])
 		if !changed(r, text[i:i+w]) {

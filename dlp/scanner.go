@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"regexp"
 	"regexp/syntax"
+	"slices"
 	"strings"
+	"sync"
 )
 
 // Scanner finds and redacts secrets. It is compiled once by [New] and is
@@ -39,10 +41,29 @@ type rule struct {
 	mode       mode
 	maxLen     int // longest match in bytes (unbounded when none)
 	// modeAnchor: the literal starts lo to hi bytes after the match start;
-	// at0 is ^(regex) and atN is ^(?s:.)(regex), which reads one byte of
+	// anch holds at0, ^(regex), and atN, ^(?s:.)(regex), which reads one
+	// byte of context before the start; they are compiled on first use, so
+	// that building a scanner from many patterns compiles each regex once.
 	// context before the start.
-	lo, hi   int
+	lo, hi int
+	anch   *anchors
+}
+
+// anchors are a rule's anchored forms, compiled once, on first use.
+type anchors struct {
+	src      string
+	once     sync.Once
 	at0, atN *regexp.Regexp
+	err      error
+}
+
+func (a *anchors) get() (at0, atN *regexp.Regexp, err error) {
+	a.once.Do(func() {
+		if a.at0, a.err = regexp.Compile(`^(` + a.src + `)`); a.err == nil {
+			a.atN, a.err = regexp.Compile(`^(?s:.)(` + a.src + `)`)
+		}
+	})
+	return a.at0, a.atN, a.err
 }
 
 // litRef ties an automaton pattern to a rule. exact, when set, is the
@@ -92,7 +113,9 @@ func New(patterns []Pattern, opts *Options) (*Scanner, error) {
 			if !l.fold {
 				ref.exact = l.s
 			}
-			s.refs[id] = append(s.refs[id], ref)
+			if !slices.Contains(s.refs[id], ref) {
+				s.refs[id] = append(s.refs[id], ref)
+			}
 		}
 	}
 	if len(pats) > 0 {
@@ -161,16 +184,11 @@ func compileRule(p Pattern, o Options) (rule, []lit, error) {
 	switch {
 	case lits == nil:
 		r.mode = modeAlways
-	case hi-lo < maxStarts && long < unbounded:
-		// The wrapped forms compile unless the regex ends inside \Q...
-		// (then the rule falls back to windows).
-		at0, err0 := regexp.Compile(`^(` + p.Regex + `)`)
-		atN, errN := regexp.Compile(`^(?s:.)(` + p.Regex + `)`)
-		if err0 == nil && errN == nil && at0.NumSubexp() == re.NumSubexp()+1 {
-			r.mode, r.lo, r.hi, r.at0, r.atN = modeAnchor, lo, hi, at0, atN
-			break
-		}
-		fallthrough
+	case hi-lo < maxStarts && long < unbounded && !strings.Contains(p.Regex, `\Q`):
+		// The wrapped forms of a valid regex compile, with one more group,
+		// unless a \Q...\E quote swallows the closing parenthesis: such
+		// rules use windows.
+		r.mode, r.lo, r.hi, r.anch = modeAnchor, lo, hi, &anchors{src: p.Regex}
 	case long <= o.ChunkSize/4:
 		r.mode = modeWindow
 	default:
