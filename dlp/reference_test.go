@@ -221,6 +221,16 @@ func (r *refScanner) encodedSpans(text string, depth int) []refSpan {
 				return string([]byte{byte(v)})
 			})
 			try(dec, m[0], m[1], "percent", false)
+			if strings.Contains(tok, "+") { // form encoding: + is a space
+				dec = refPercent.ReplaceAllStringFunc(strings.ReplaceAll(tok, "+", " "), func(e string) string {
+					v, _ := strconv.ParseUint(e[1:], 16, 8)
+					return string([]byte{byte(v)})
+				})
+				try(dec, m[0], m[1], "percent", false)
+			}
+		}
+		if !strings.Contains(tok, "%") && strings.Count(tok, "+") >= 2 {
+			try(strings.ReplaceAll(tok, "+", " "), m[0], m[1], "percent", false)
 		}
 		if refEscape.MatchString(tok) {
 			try(refUnescape(tok), m[0], m[1], "escape", false)
