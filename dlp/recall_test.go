@@ -30,7 +30,9 @@ var recallContexts = []recallContext{
 		return "step:\n  name: dump\n  output: |\n    " + strings.ReplaceAll(s, "\n", "\n    ") + "\n  done: true\n"
 	}},
 	{"env", false, false, func(s string) string { return "# loaded\nDEBUG_DUMP=" + s + "\nLOG_LEVEL=info\n" }},
-	{"url-query", false, false, func(s string) string { return "GET https://app.example.com/callback?state=xyz&debug=" + s + " HTTP/1.1" }},
+	{"url-query", false, false, func(s string) string {
+		return "GET https://app.example.com/callback?state=xyz&debug=" + s + " HTTP/1.1"
+	}},
 	{"html", false, true, func(s string) string { return "<html><body><pre>" + s + "</pre></body></html>" }},
 	{"log", false, false, func(s string) string {
 		return "2026-11-23T20:00:00.123Z INFO  request finished id=7f3a9c detail=" + s + " latency=12ms"
