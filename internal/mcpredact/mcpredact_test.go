@@ -178,3 +178,44 @@ func TestSize(t *testing.T) {
 		t.Error("nil")
 	}
 }
+
+// Other spellings an author (or an attacker controlling a tool's output)
+// could use to carry a key past the redaction; each must fail.
+func TestAttackSpellings(t *testing.T) {
+	s := scanner(t)
+	b64 := func(x string) []byte { return []byte(base64.StdEncoding.EncodeToString([]byte(x))) }
+	cases := map[string]mcp.Result{
+		"image data holding base64 of the key": &mcp.CallToolResult{Content: []mcp.Content{&mcp.ImageContent{MIMEType: "image/png", Data: b64("k=" + key)}}},
+		"zero-width space in the key, in _meta": &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "x"}},
+			Meta: mcp.Meta{"note": "AKIA\u200b" + key[4:]}},
+		"fullwidth key in audio data": &mcp.CallToolResult{Content: []mcp.Content{&mcp.AudioContent{MIMEType: "audio/wav", Data: []byte("\uff21\uff2b\uff29\uff21" + key[4:])}}},
+		"key in an annotation-free resource link title": &mcp.CallToolResult{Content: []mcp.Content{&mcp.ResourceLink{URI: "file:///x", Name: "n", Title: key}}},
+		"key split across text and embedded resource text": &mcp.CallToolResult{Content: []mcp.Content{
+			&mcp.TextContent{Text: "head " + key[:10]}, &mcp.EmbeddedResource{Resource: &mcp.ResourceContents{URI: "file:///r", Text: key[10:] + " tail"}}}},
+		"key in structured content key name": &mcp.CallToolResult{Content: []mcp.Content{}, StructuredContent: map[string]any{key: 1}},
+		"key in a number-like structured value": &mcp.CallToolResult{StructuredContent: map[string]any{"ids": []any{"a", map[string]any{"deep": []any{key}}}}},
+		"key split across prompt messages": &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{
+			{Role: "user", Content: &mcp.TextContent{Text: "use " + key[:7]}}, {Role: "user", Content: &mcp.TextContent{Text: key[7:]}}}},
+		"key in resource blob next to binary": &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: "file:///b", Blob: append([]byte{0, 1, 2, 0xff}, []byte(" "+key+" ")...)}}},
+	}
+	for name, r := range cases {
+		out, f, err := mcpredact.Result(s, r, nil)
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		w := wire(t, out)
+		decoded := w
+		for _, part := range strings.Split(w, `"`) {
+			if d, err := base64.StdEncoding.DecodeString(part); err == nil {
+				decoded += string(d)
+				if dd, err := base64.StdEncoding.DecodeString(string(d)); err == nil {
+					decoded += string(dd)
+				}
+			}
+		}
+		if len(f) == 0 || strings.Contains(decoded, key[4:]) {
+			t.Errorf("%s: survived (findings %v): %s", name, f, w)
+		}
+	}
+}
