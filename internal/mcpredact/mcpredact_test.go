@@ -188,11 +188,11 @@ func TestAttackSpellings(t *testing.T) {
 		"image data holding base64 of the key": &mcp.CallToolResult{Content: []mcp.Content{&mcp.ImageContent{MIMEType: "image/png", Data: b64("k=" + key)}}},
 		"zero-width space in the key, in _meta": &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "x"}},
 			Meta: mcp.Meta{"note": "AKIA\u200b" + key[4:]}},
-		"fullwidth key in audio data": &mcp.CallToolResult{Content: []mcp.Content{&mcp.AudioContent{MIMEType: "audio/wav", Data: []byte("\uff21\uff2b\uff29\uff21" + key[4:])}}},
+		"fullwidth key in audio data":                   &mcp.CallToolResult{Content: []mcp.Content{&mcp.AudioContent{MIMEType: "audio/wav", Data: []byte("\uff21\uff2b\uff29\uff21" + key[4:])}}},
 		"key in an annotation-free resource link title": &mcp.CallToolResult{Content: []mcp.Content{&mcp.ResourceLink{URI: "file:///x", Name: "n", Title: key}}},
 		"key split across text and embedded resource text": &mcp.CallToolResult{Content: []mcp.Content{
 			&mcp.TextContent{Text: "head " + key[:10]}, &mcp.EmbeddedResource{Resource: &mcp.ResourceContents{URI: "file:///r", Text: key[10:] + " tail"}}}},
-		"key in structured content key name": &mcp.CallToolResult{Content: []mcp.Content{}, StructuredContent: map[string]any{key: 1}},
+		"key in structured content key name":    &mcp.CallToolResult{Content: []mcp.Content{}, StructuredContent: map[string]any{key: 1}},
 		"key in a number-like structured value": &mcp.CallToolResult{StructuredContent: map[string]any{"ids": []any{"a", map[string]any{"deep": []any{key}}}}},
 		"key split across prompt messages": &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{
 			{Role: "user", Content: &mcp.TextContent{Text: "use " + key[:7]}}, {Role: "user", Content: &mcp.TextContent{Text: key[7:]}}}},
