@@ -58,3 +58,22 @@ func TestRedactPartsClean(t *testing.T) {
 		t.Error("nil parts")
 	}
 }
+
+// A fresh scanner used from many goroutines at once: the anchored forms
+// are compiled on first use, once (run with -race).
+func TestConcurrentFirstUse(t *testing.T) {
+	s := builtinScanner(t, nil)
+	key := "AKIA" + "Z7Q3MV2KXH4PLW6N"
+	done := make(chan string)
+	for i := 0; i < 8; i++ {
+		go func() {
+			out, _ := s.Redact("k " + key + " and ghp_" + strings.Repeat("FAKE0example1TOKEN2x", 2)[:36])
+			done <- out
+		}()
+	}
+	for i := 0; i < 8; i++ {
+		if out := <-done; out != "k [REDACTED:aws-access-key-id] and [REDACTED:github-pat]" {
+			t.Errorf("%q", out)
+		}
+	}
+}
