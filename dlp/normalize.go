@@ -180,7 +180,14 @@ func changed(r rune, enc string) bool {
 	if r == utf8.RuneError && len(enc) == 1 {
 		return false
 	}
-	return invisible(r) || !norm.NFKC.IsNormalString(enc)
+	if invisible(r) {
+		return true
+	}
+	if len(norm.NFKC.PropertiesString(enc).Decomposition()) == 0 {
+		return false // no decomposition: NFKC leaves the rune alone
+	}
+	var buf [4 * utf8.UTFMax]byte
+	return string(norm.NFKC.AppendString(buf[:0], enc)) != enc
 }
 
 // edit is one rune of the original that the view replaces: text[oStart:oEnd]
