@@ -149,6 +149,7 @@ func BenchmarkBuiltinWithSecrets1MiB(b *testing.B) {
 		sb.WriteString("\n" + positives[(i/4096)%len(positives)] + "\n")
 	}
 	in := sb.String()
+	s.Redact(in) // one-off: compiles the anchored forms of the rules that fire
 	b.SetBytes(int64(len(in)))
 	b.ReportAllocs()
 	for b.Loop() {
