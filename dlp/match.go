@@ -27,7 +27,7 @@ type window struct{ lo, hi int }
 // counted once.
 func (s *Scanner) rawSpans(text string, depth int) []span {
 	var (
-		fired []bool
+		fired []int // modeGate: start of the rule's first literal hit, or -1
 		wins  [][]window
 		cands []span
 	)
@@ -53,9 +53,14 @@ func (s *Scanner) rawSpans(text string, depth int) []span {
 				}
 				if r.mode == modeGate {
 					if fired == nil {
-						fired = make([]bool, len(s.rules))
+						fired = make([]int, len(s.rules))
+						for k := range fired {
+							fired[k] = -1
+						}
 					}
-					fired[ref.rule] = true
+					if start := end - ref.n; fired[ref.rule] < 0 || start < fired[ref.rule] {
+						fired[ref.rule] = start // the first hit's start
+					}
 					continue
 				}
 				// Every match contains the literal text[end-n:end] and is at
@@ -78,8 +83,14 @@ func (s *Scanner) rawSpans(text string, depth int) []span {
 	for i := range s.rules {
 		r := &s.rules[i]
 		switch {
-		case r.mode == modeAlways, r.mode == modeGate && fired != nil && fired[i]:
+		case r.mode == modeAlways:
 			cands = s.matchAll(cands, text, int32(i), 0)
+		case r.mode == modeGate && fired != nil && fired[i] >= 0:
+			if lo := fired[i] - r.hi - 1; r.fromHit && lo > 0 {
+				cands = s.matchWindows(cands, text, int32(i), []window{{lo: lo, hi: len(text)}})
+			} else {
+				cands = s.matchAll(cands, text, int32(i), 0)
+			}
 		case r.mode == modeWindow && wins != nil && len(wins[i]) > 0:
 			cands = s.matchWindows(cands, text, int32(i), wins[i])
 		case r.mode == modeAnchor && wins != nil && len(wins[i]) > 0:

@@ -47,6 +47,9 @@ type rule struct {
 	// context before the start.
 	lo, hi int
 	anch   *anchors
+	// fromHit (modeGate from regex literals): matches start at most hi bytes
+	// before the literal, so the rule runs over the text from the first hit.
+	fromHit bool
 }
 
 // anchors are a rule's anchored forms, compiled once, on first use.
@@ -193,6 +196,9 @@ func compileRule(p Pattern, o Options) (rule, []lit, error) {
 		r.mode = modeWindow
 	default:
 		r.mode = modeGate
+		// Every match starts at most hi bytes before a literal hit: the
+		// rule runs from the first hit on, not over the whole text.
+		r.lo, r.hi, r.fromHit = lo, hi, hi < unbounded
 	}
 	return r, lits, nil
 }
