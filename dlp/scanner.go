@@ -103,7 +103,7 @@ func New(patterns []Pattern, opts *Options) (*Scanner, error) {
 		if r.mode == modeAlways {
 			continue
 		}
-		for _, l := range lits {
+		for _, l := range prefixFree(lits) {
 			key := lowerASCII(l.s)
 			id, ok := litIDs[key]
 			if !ok {
@@ -201,6 +201,30 @@ func compileRule(p Pattern, o Options) (rule, []lit, error) {
 		r.lo, r.hi, r.fromHit = lo, hi, hi < unbounded
 	}
 	return r, lits, nil
+}
+
+// prefixFree drops every literal that starts with another literal of the set
+// (a match holding "api_key\"" holds "api_key" at the same offset): fewer
+// automaton patterns, and not one hit more. An exact-case literal never
+// stands in for a case-insensitive one.
+func prefixFree(lits []lit) []lit {
+	out := lits[:0:0]
+	for i, b := range lits {
+		redundant := false
+		for j, a := range lits {
+			if i == j || len(a.s) >= len(b.s) {
+				continue
+			}
+			if a.fold && strings.HasPrefix(lowerASCII(b.s), a.s) || !a.fold && !b.fold && strings.HasPrefix(b.s, a.s) {
+				redundant = true
+				break
+			}
+		}
+		if !redundant {
+			out = append(out, b)
+		}
+	}
+	return out
 }
 
 // Rules returns the rule names in pattern order.
