@@ -79,10 +79,10 @@ func (g *Guard) advertise(res mcp.Result) {
 // "private" (MCP 2026-07-28), so no shared cache hands it to another
 // caller. The server's result is never changed in place.
 func (g *Guard) listTools(ctx context.Context, r *mcp.ListToolsResult, agent string) *mcp.ListToolsResult {
-	kept := r.Tools
+	kept := withoutMarker(r.Tools)
 	if !g.o.ShowAllTools {
 		kept = make([]*mcp.Tool, 0, len(r.Tools))
-		for _, t := range r.Tools {
+		for _, t := range withoutMarker(r.Tools) {
 			if t != nil && g.p.MayAllow(t.Name) {
 				kept = append(kept, t)
 			}
@@ -92,7 +92,7 @@ func (g *Guard) listTools(ctx context.Context, r *mcp.ListToolsResult, agent str
 	if perCaller && g.suspended(ctx, agent) {
 		kept = []*mcp.Tool{}
 	}
-	if len(kept) == len(r.Tools) && !perCaller {
+	if len(kept) == len(r.Tools) && !perCaller && (len(kept) == 0 || &kept[0] == &r.Tools[0]) {
 		return r
 	}
 	c := *r

@@ -184,6 +184,7 @@ func (g *Guard) Install(s *mcp.Server) {
 	if err := srv.index.load(s); err != nil {
 		panic(err.Error())
 	}
+	s.AddSendingMiddleware(g.sendingMiddleware())
 }
 
 // Middleware returns the receiving middleware that Install adds, for

@@ -9,6 +9,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/gatehouse-dev/gatehouse/consent"
+	"github.com/gatehouse-dev/gatehouse/internal/mcpredact"
 	"github.com/gatehouse-dev/gatehouse/policy"
 )
 
@@ -27,8 +28,8 @@ func (g *Guard) runHandler(c *call, next mcp.MethodHandler) (mcp.Result, error) 
 	if res == nil {
 		return nil, nil
 	}
-	if r, ok := res.(*mcp.CallToolResult); ok {
-		if n := toolResultSize(r); n > g.o.MaxResultBytes {
+	if _, ok := res.(*mcp.CallToolResult); ok {
+		if n := mcpredact.Size(res); n > g.o.MaxResultBytes {
 			d := internal(c.md.Method, c.tool, fmt.Sprintf("The tool's result of about %d bytes exceeds the server's limit of %d bytes (gatehouse.Options.MaxResultBytes), so it was withheld", n, g.o.MaxResultBytes))
 			g.auditFailure(c.ctx, d, c.agent)
 			return nil, rpcError(d, c.rawTool)
@@ -108,42 +109,4 @@ func (g *Guard) auditFailure(ctx context.Context, d policy.Decision, agent strin
 	if err := g.auditDecision(context.WithoutCancel(ctx), d, agent, nil); err != nil {
 		g.log.Error("gatehouse: audit write failed", "method", d.Method, "error", err)
 	}
-}
-
-// toolResultSize is about the bytes r carries: its strings and data.
-func toolResultSize(r *mcp.CallToolResult) int {
-	n := 0
-	for _, c := range r.Content {
-		n += contentSize(c)
-	}
-	switch s := r.StructuredContent.(type) {
-	case nil:
-	case json.RawMessage:
-		n += len(s)
-	default:
-		if b, err := json.Marshal(s); err == nil {
-			n += len(b)
-		} else {
-			n += 1 << 62 // cannot be measured: cannot be scanned either
-		}
-	}
-	return n
-}
-
-func contentSize(c mcp.Content) int {
-	switch c := c.(type) {
-	case *mcp.TextContent:
-		return len(c.Text)
-	case *mcp.ImageContent:
-		return len(c.Data)
-	case *mcp.AudioContent:
-		return len(c.Data)
-	case *mcp.EmbeddedResource:
-		if c.Resource != nil {
-			return len(c.Resource.Text) + len(c.Resource.Blob) + len(c.Resource.URI)
-		}
-	case *mcp.ResourceLink:
-		return len(c.URI) + len(c.Name) + len(c.Title) + len(c.Description)
-	}
-	return 0
 }

@@ -63,7 +63,7 @@ func (g *Guard) otherMethod(ctx context.Context, method string, md policy.Decisi
 	case *mcp.InitializeResult, *mcp.DiscoverResult:
 		g.advertise(r)
 	case *mcp.ListToolsResult:
-		return g.listTools(ctx, r, agent), nil
+		res = g.listTools(ctx, r, agent)
 	}
 	return g.filterResult(ctx, md.Method, "", agent, res)
 }

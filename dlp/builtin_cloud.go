@@ -37,7 +37,7 @@ func cloudRules() []Rule {
 			[]string{`{"type": "service_account", "private_key_id": "` + fill(fakeHex, 40) + `"}`},
 			[]string{`"private_key_id": "` + fill(fakeHex, 20) + `"`, `"key_id": "` + fill(fakeHex, 40) + `"`}),
 		mk("azure-storage-account-key",
-			`(?i)AccountKey=(?P<secret>[A-Za-z0-9+/]{86}==)`,
+			`(?i)AccountKey[ \t]{0,4}=[ \t]{0,4}(?P<secret>[A-Za-z0-9+/]{86}==)`,
 			"Azure storage account key inside a connection string: 88 base64 characters.",
 			[]string{"DefaultEndpointsProtocol=https;AccountName=fake;AccountKey=" + fill(fakeB64, 86) + "==;EndpointSuffix=core.windows.net"},
 			[]string{"AccountKey=" + fill(fakeB64, 40) + "==", "AccountName=" + fill(fakeB64, 86) + "=="}),

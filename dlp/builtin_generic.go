@@ -22,15 +22,17 @@ func genericRules() []Rule {
 			[]string{"Bearer " + "eyJ" + jwtPart(30) + ".eyJ" + jwtPart(60) + "." + jwtPart(43)},
 			[]string{"eyJ" + jwtPart(30) + "." + jwtPart(60) + "." + jwtPart(43), "eyJ" + jwtPart(30) + ".eyJ" + jwtPart(60)}),
 		mk("database-url",
-			`(?i)\b(?:postgres(?:ql)?|mysql|mariadb|mongodb(?:\+srv)?|rediss?|amqps?|mssql|sqlserver|clickhouse|cockroachdb)://[^:/\s@"'<>]{1,64}:(?P<secret>[^@/\s"'<>]{1,128})@`,
-			"Database or broker connection URL with a password; the password is redacted.",
-			[]string{"DATABASE_URL=postgres://app:" + "Fake-Pa55word" + "@db.example.internal:5432/app", "mongodb+srv://u:" + b62(20) + "@cluster0.example.net"},
-			[]string{"postgres://db.example.internal:5432/app", "postgres://app@db.example.internal/app"}),
+			`(?i)\b(?:postgres(?:ql)?|mysql|mariadb|mongodb(?:\+srv)?|rediss?|amqps?|mssql|sqlserver|clickhouse|cockroachdb)://[^:/\s@"'<>]{0,64}:(?P<secret>[^@/\s"'<>]{1,128})@`,
+			"Database or broker connection URL with a password (with or without a user name); the password is redacted unless it is a template such as ${DB_PASSWORD}.",
+			[]string{"DATABASE_URL=postgres://app:" + "Fake-Pa55word" + "@db.example.internal:5432/app", "mongodb+srv://u:" + b62(20) + "@cluster0.example.net",
+				"REDIS_URL=redis://:" + b62(24) + "@cache.example.internal:6379/0"},
+			[]string{"postgres://db.example.internal:5432/app", "postgres://app@db.example.internal/app", "postgres://app:${DB_PASSWORD}@db/app",
+				"redis://:{{ .Values.redisPassword }}@cache:6379"}),
 		mk("url-credentials",
 			`\b[A-Za-z][A-Za-z0-9+.-]{1,20}://[^:/\s@"'<>]{1,64}:(?P<secret>[^@/\s"'<>]{3,128})@[A-Za-z0-9.\[-]`,
-			"User and password embedded in any other URL; the password is redacted.",
+			"User and password embedded in any other URL; the password is redacted unless it is a template.",
 			[]string{"git clone https://user:" + "Fake-Pa55word" + "@git.example.com/repo.git", "ftp://admin:" + b62(12) + "@files.example.org/"},
-			[]string{"https://git.example.com/user@example.com", "https://example.com:8443/path", "mailto:user@example.com"}),
+			[]string{"https://git.example.com/user@example.com", "https://example.com:8443/path", "mailto:user@example.com", "https://ci:${CI_JOB_TOKEN}@git.example.com/x.git"}),
 		mk("authorization-bearer",
 			`(?i)\b(?:authorization|proxy-authorization)["']?[ \t]{0,4}[:=][ \t]{0,4}["']?bearer[ \t]{1,4}(?P<secret>[A-Za-z0-9._~+/-]{16,1000}={0,2})`,
 			"Bearer token in an Authorization header or assignment.",
@@ -46,20 +48,27 @@ func genericRules() []Rule {
 			"A quoted value holding a digit or symbol assigned to a password-like name, or an unquoted value of at least 8 bytes in NAME=value form that is not a path or a variable; entropy at least 2.5 bits per byte.",
 			[]string{`password = "` + "Fake-Pa55word!" + `"`, "DB_PASSWORD=" + "Fake-Pa55word!", `{"pwd": "` + "Fake-Pa55word!" + `"}`, "PASSWORD=changeme"},
 			[]string{`password = "aaaaaaaaaaaa"`, "password := os.Getenv(\"DB_PASSWORD\")", "Enter your password: ", `password = ""`,
-				"PASSWORD_FILE=/run/secrets/db_password", `encodeUserPassword: "encodeUserPassword"`, "password=${DB_PASSWORD}"}),
+				"PASSWORD_FILE=/run/secrets/db_password", `encodeUserPassword: "encodeUserPassword"`, "password=${DB_PASSWORD}",
+				"DB_PASSWORD=projects/p/secrets/db-password/versions/3", "password_reset_url=https://example.com/reset?step=1",
+				`password = "{{ vault_db_password }}"`, `password: "%DB_PASSWORD%"`, `password_secret = "projects/p/secrets/db-password/versions/3"`}),
 		mk("generic-secret",
 			`(?i)(?:api[_-]?key|apikey|secret[_-]?key|client[_-]?secret|access[_-]?token|auth[_-]?token|api[_-]?token|private[_-]?token|secret)[A-Za-z0-9_.-]{0,16}(?:["']?[ \t]{0,4}(?:=|:=|:|=>)[ \t]{0,4}(?:"(?P<secret>[A-Za-z]{0,255}[^A-Za-z"\s][^"\s]{0,255})"|'(?P<secret2>[A-Za-z]{0,255}[^A-Za-z'\s][^'\s]{0,255})')|=(?P<secret3>[A-Za-z0-9_.~+-][A-Za-z0-9_.~+/-]{15,255}))`,
 			"A value holding a digit or symbol assigned to an api_key, secret or token-like name; entropy at least 3.5 bits per byte.",
 			[]string{`api_key: "` + b62(32) + `"`, "CLIENT_SECRET=" + b62(40), `secret = '` + b62(24) + `'`},
 			[]string{`api_key: "` + fill("ab", 32) + `"`, `secret = "short"`, "the secret is out", `access_token: "xxxxxxxxxxxxxxxxxxxxxxxx"`,
-				`apiKeyHeader: "encodeQueryComponentWithHeader"`, "SECRET_FILE=/run/secrets/signing_key"}),
+				`apiKeyHeader: "encodeQueryComponentWithHeader"`, "SECRET_FILE=/run/secrets/signing_key", `client_secret: "${OAUTH_CLIENT_SECRET}"`,
+				"secret_name=projects/p/secrets/api-key/versions/latest", `api_token_url = "https://auth.example.com/oauth2/token"`, `secret: "{{ .Values.secret }}"`}),
 	}
 	for i := range rules {
 		switch rules[i].Name {
 		case "generic-password":
 			rules[i].MinEntropy = 2.5
+			rules[i].Exclude = notSecret
 		case "generic-secret":
 			rules[i].MinEntropy = 3.5
+			rules[i].Exclude = notSecret
+		case "database-url", "url-credentials":
+			rules[i].Exclude = templateOnly
 		}
 	}
 	return rules

@@ -18,8 +18,8 @@ func builtinScanner(t testing.TB, opts *dlp.Options) *dlp.Scanner {
 
 func TestBuiltinPackSize(t *testing.T) {
 	rules := dlp.BuiltinRules()
-	if len(rules) < 40 {
-		t.Fatalf("built-in pack has %d rules, want at least 40", len(rules))
+	if len(rules) < 120 {
+		t.Fatalf("built-in pack has %d rules, want at least 120", len(rules))
 	}
 	for _, r := range rules {
 		if r.Description == "" || len(r.Positives) == 0 || len(r.Negatives) == 0 {
@@ -76,4 +76,38 @@ func names(fs []dlp.Finding) []string {
 		out = append(out, f.Rule)
 	}
 	return out
+}
+
+// The three configuration lines of issue 15 hold no secret and pass through
+// the whole pack unchanged, with and without encoding detection; so do their
+// kin (templates, resource names, URL-valued keys).
+func TestConfigLinesWithoutSecrets(t *testing.T) {
+	lines := []string{
+		"projects/p/secrets/db-password/versions/3",
+		"password_reset_url=https://example.com/reset?step=1",
+		"postgres://app:${DB_PASSWORD}@db/app",
+		"secret: projects/p/secrets/db-password/versions/3",
+		"DB_PASSWORD=projects/p/secrets/db-password/versions/3",
+		`password_secret = "projects/my-proj/secrets/db-password/versions/latest"`,
+		"password: ${DB_PASSWORD}",
+		"password: '{{ .Values.db.password }}'",
+		`api_key = "{{ api_key }}"`,
+		"redis://:${REDIS_PASSWORD}@cache:6379/0",
+		"mysql://root:$(cat /run/secrets/root)@db/app",
+		"amqp://guest:%RABBIT_PW%@mq:5672/",
+		"password_reset_url: https://example.com/account/reset",
+		"client_secret_url=https://vault.example.com/v1/secret/data/app",
+		"Password: cfg.Password,",
+		"password: user_password",
+		"db_password: <your-password>",
+		"token_endpoint: https://auth.example.com/oauth2/token",
+	}
+	for _, opts := range []*dlp.Options{nil, {DetectEncoding: true}} {
+		s := builtinScanner(t, opts)
+		for _, l := range lines {
+			if out, f := s.Redact(l); len(f) != 0 || out != l {
+				t.Errorf("%q -> %q (%v)", l, out, names(f))
+			}
+		}
+	}
 }

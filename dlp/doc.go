@@ -11,8 +11,23 @@
 // ranges replaced: what AIP §6.4 DLP events need.
 //
 // With [Options].DetectEncoding, secrets hidden as base64, hex, percent
-// encoding or backslash escapes are found too, and the whole encoded span is
-// replaced with the marker of the rule that fired inside it.
+// encoding (form-encoded + included) or backslash escapes are found too, and
+// the whole encoded span is replaced with the marker of the rule that fired
+// inside it.
+//
+// [Scanner.RedactParts] scans texts that a reader sees as one (the content
+// items of an MCP result) joined, so a secret split across them is found and
+// each part loses its share.
+//
+// # Normalized scanning
+//
+// A secret with a zero-width space, soft hyphen, word joiner, BOM, bidi
+// control, variation selector or tag character inside it, or written in
+// fullwidth or other compatibility forms (NFKC), is found: text that holds
+// such runes is scanned a second time as a normalized view (invisible runes
+// removed, the rest in NFKC), around each such rune, and every match is
+// mapped back to the original bytes, which are redacted, invisible runes
+// included. Clean ASCII text pays one word-at-a-time pass for this.
 //
 // # How it is fast
 //
@@ -49,15 +64,39 @@
 //     across a chunk or Write boundary; default 16 KiB), in bounded memory.
 //   - RedactJSON fails closed on invalid JSON (no output), and otherwise
 //     always returns valid JSON.
-//   - Encoded detection peels Options.EncodingDepth layers (default 1);
-//     decoded base64 and hex are scanned when they hold at least 8 printable
-//     bytes in a row (every secret in the pack is printable text).
 //
-// Limits worth knowing: a secret split across two JSON strings, or across a
-// [Writer.Flush], is not found; built-in rules are written from documented
-// token formats and will miss formats they do not know; generic rules
-// (password=..., api_key: "...") use entropy floors and will miss weak
-// passwords and flag some random-looking values.
+// What is scanned, and to which depth:
+//
+//   - Every byte of the text, as it is, with every rule.
+//   - The normalized view (see above) within 2 KiB of each invisible or
+//     compatibility rune, and of the whole text when a match reaches that
+//     window's edge.
+//   - With DetectEncoding: base64 (standard or URL alphabet) and hex runs of
+//     at least 16 characters whose decoded bytes hold at least 8 printable
+//     bytes in a row, percent-encoded and form-encoded tokens, backslash
+//     escapes; Options.EncodingDepth layers deep (default 1, at most 4).
+//     Each decoded layer is normalized and scanned like the text.
+//   - In RedactJSON, every string value and object key (decoded, so escapes
+//     cannot split a secret) and every number.
+//   - In RedactParts, the concatenation of the parts as well as each part.
+//
+// The MCP layer (internal/mcpredact, used by the root package) walks every
+// string of a result or server-to-client message at any depth, _meta
+// included, decodes base64 image, audio and blob payloads and scans the
+// decoded bytes, and joins the texts of one content array.
+//
+// What is not found: a secret split by a line break, across a [Writer.Flush],
+// or across two JSON strings outside one content array; text reversed,
+// lower-cased, compressed (gzip, a PNG zTXt chunk) or encrypted; encodings other than the ones above
+// (HTML entities, quoted-printable, base32) and deeper than EncodingDepth;
+// look-alike letters from other scripts (Cyrillic "А" for Latin "A": NFKC
+// does not map them); formats the rules do not know. Built-in rules are
+// written from documented token formats; generic rules (password=...,
+// api_key: "...", password: value) use entropy floors and Exclude lists
+// (templates such as ${VAR} and {{ var }}, URLs, paths, "/"-separated
+// resource names, identifiers) and will miss weak passwords and flag some
+// random-looking values assigned to secret-like names (a hex digest in a
+// variable named fooSecretChecksum is redacted).
 //
 // # Concurrency
 //

@@ -99,6 +99,36 @@ func (s *Scanner) encoded(cands []span, text string, depth int) []span {
 	if strings.IndexByte(text, '%') >= 0 || strings.IndexByte(text, '\\') >= 0 {
 		cands = s.tokens(cands, text, depth)
 	}
+	if strings.IndexByte(text, '+') >= 0 {
+		cands = s.plusTokens(cands, text, depth)
+	}
+	return cands
+}
+
+// plusTokens handles form-encoded tokens without any %XX, where only the
+// spaces were encoded, as +: a token holding at least two + is scanned with
+// them read as spaces.
+func (s *Scanner) plusTokens(cands []span, text string, depth int) []span {
+	for pos := 0; pos < len(text); {
+		i := strings.IndexByte(text[pos:], '+')
+		if i < 0 {
+			break
+		}
+		lo, hi := pos+i, pos+i+1
+		for lo > pos && !tokenDelim[text[lo-1]] {
+			lo--
+		}
+		for hi < len(text) && !tokenDelim[text[hi]] {
+			hi++
+		}
+		tok := text[lo:hi]
+		if strings.Count(tok, "+") >= 2 && strings.IndexByte(tok, '%') < 0 {
+			if sp := s.spans(strings.ReplaceAll(tok, "+", " "), depth-1); len(sp) > 0 {
+				cands = append(cands, span{start: lo, end: hi, rule: sp[0].rule, enc: encPercent})
+			}
+		}
+		pos = hi
+	}
 	return cands
 }
 
@@ -210,9 +240,16 @@ func (s *Scanner) tokens(cands []span, text string, depth int) []span {
 			hi++
 		}
 		tok := text[lo:hi]
-		if dec, ok := percentDecode(tok); ok {
+		if dec, ok := percentDecode(tok, false); ok {
 			if sp := s.spans(dec, depth-1); len(sp) > 0 {
 				cands = append(cands, span{start: lo, end: hi, rule: sp[0].rule, enc: encPercent})
+			}
+			if strings.IndexByte(tok, '+') >= 0 {
+				// Form encoding (url.QueryEscape) writes a space as +.
+				dec, _ = percentDecode(tok, true)
+				if sp := s.spans(dec, depth-1); len(sp) > 0 {
+					cands = append(cands, span{start: lo, end: hi, rule: sp[0].rule, enc: encPercent})
+				}
 			}
 		}
 		if dec, ok := unescape(tok); ok {
@@ -233,8 +270,9 @@ func indexFrom(text string, pos int, c byte) int {
 	return -2
 }
 
-// percentDecode decodes every %XX in tok; ok is false when there is none.
-func percentDecode(tok string) (string, bool) {
+// percentDecode decodes every %XX in tok (and + as a space when plus is
+// set); ok is false when there is no %XX.
+func percentDecode(tok string, plus bool) (string, bool) {
 	var b []byte
 	for i := 0; i < len(tok); i++ {
 		if tok[i] == '%' && i+2 < len(tok) && hexDigit[tok[i+1]] && hexDigit[tok[i+2]] {
@@ -246,7 +284,21 @@ func percentDecode(tok string) (string, bool) {
 			continue
 		}
 		if b != nil {
-			b = append(b, tok[i])
+			if c := tok[i]; plus && c == '+' {
+				b = append(b, ' ')
+			} else {
+				b = append(b, c)
+			}
+		}
+	}
+	if plus && b != nil {
+		for i := 0; i < len(b) && i < len(tok); i++ { // the part before the first %XX
+			if tok[i] == '%' {
+				break
+			}
+			if b[i] == '+' {
+				b[i] = ' '
+			}
 		}
 	}
 	return string(b), b != nil

@@ -2,20 +2,25 @@ package dlp_test
 
 import (
 	"bytes"
+	"compress/gzip"
 	"crypto/sha1"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
+	"flag"
 	"fmt"
 	"image"
 	"image/color"
 	"image/png"
+	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/gatehouse-dev/gatehouse/dlp/internal/fpcorpus"
 )
 
 // fpCorpus returns named documents that hold no secret: UUIDs, git SHAs,
@@ -89,13 +94,67 @@ func fpCorpus(t testing.TB) map[string]string {
 	return docs
 }
 
+var updateFP = flag.Bool("update-fp", false, "rewrite testdata/fp/*.gz from the generator (dlp/internal/fpcorpus)")
+
+// committedCorpus reads the generated corpus committed under testdata/fp
+// (gzip), after checking that it is what the generator makes from its fixed
+// seed; with -update-fp it writes the files first.
+func committedCorpus(t testing.TB) map[string]string {
+	t.Helper()
+	gen := fpcorpus.Generate()
+	out := map[string]string{}
+	for name, want := range gen {
+		path := filepath.Join("testdata", "fp", name+".gz")
+		if *updateFP {
+			var buf bytes.Buffer
+			zw, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression)
+			zw.Write([]byte(want))
+			zw.Close()
+			if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		f, err := os.Open(path)
+		if err != nil {
+			t.Fatalf("%v (regenerate with: go test ./dlp -run TestFalsePositiveCorpus -update-fp)", err)
+		}
+		zr, err := gzip.NewReader(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw, err := io.ReadAll(zr)
+		f.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(raw) != want {
+			t.Fatalf("%s differs from the generator's output (regenerate with -update-fp)", path)
+		}
+		out["fp/"+name] = string(raw)
+	}
+	return out
+}
+
 // The built-in pack finds nothing in the false-positive corpus, with and
-// without encoding detection.
+// without encoding detection: the committed generated corpus (at least 4
+// MiB) and the documents built here.
 func TestFalsePositiveCorpus(t *testing.T) {
 	plain := builtinScanner(t, nil)
 	enc := builtinScanner(t, &dlpEncodingOptions)
+	committed := committedCorpus(t)
+	size := 0
+	for _, d := range committed {
+		size += len(d)
+	}
+	if size < 4<<20 {
+		t.Errorf("committed corpus is %d bytes, want at least 4 MiB", size)
+	}
+	docs := fpCorpus(t)
+	for k, v := range committed {
+		docs[k] = v
+	}
 	total := 0
-	for name, doc := range fpCorpus(t) {
+	for name, doc := range docs {
 		total += len(doc)
 		for _, s := range []struct {
 			mode string

@@ -2,6 +2,7 @@ package dlp
 
 import (
 	"io"
+	"regexp"
 	"slices"
 	"unicode/utf8"
 )
@@ -15,7 +16,7 @@ type span struct {
 
 type window struct{ lo, hi int }
 
-// spans finds every secret in text and resolves overlaps. depth is how many
+// rawSpans finds every secret in text as it is and resolves overlaps. depth is how many
 // encoding layers may still be peeled. The result is sorted and disjoint.
 //
 // Overlap rule (the reference scanner in the tests uses the same): order
@@ -24,9 +25,9 @@ type window struct{ lo, hi int }
 // (attributed to the current span's rule), otherwise it starts a new span. So
 // the leftmost match wins, no byte of any match survives, and one redaction is
 // counted once.
-func (s *Scanner) spans(text string, depth int) []span {
+func (s *Scanner) rawSpans(text string, depth int) []span {
 	var (
-		fired []bool
+		fired []int // modeGate: start of the rule's first literal hit, or -1
 		wins  [][]window
 		cands []span
 	)
@@ -52,9 +53,14 @@ func (s *Scanner) spans(text string, depth int) []span {
 				}
 				if r.mode == modeGate {
 					if fired == nil {
-						fired = make([]bool, len(s.rules))
+						fired = make([]int, len(s.rules))
+						for k := range fired {
+							fired[k] = -1
+						}
 					}
-					fired[ref.rule] = true
+					if start := end - ref.n; fired[ref.rule] < 0 || start < fired[ref.rule] {
+						fired[ref.rule] = start // the first hit's start
+					}
 					continue
 				}
 				// Every match contains the literal text[end-n:end] and is at
@@ -77,8 +83,14 @@ func (s *Scanner) spans(text string, depth int) []span {
 	for i := range s.rules {
 		r := &s.rules[i]
 		switch {
-		case r.mode == modeAlways, r.mode == modeGate && fired != nil && fired[i]:
+		case r.mode == modeAlways:
 			cands = s.matchAll(cands, text, int32(i), 0)
+		case r.mode == modeGate && fired != nil && fired[i] >= 0:
+			if lo := fired[i] - r.hi - 1; r.fromHit && lo > 0 {
+				cands = s.matchWindows(cands, text, int32(i), []window{{lo: lo, hi: len(text)}})
+			} else {
+				cands = s.matchAll(cands, text, int32(i), 0)
+			}
 		case r.mode == modeWindow && wins != nil && len(wins[i]) > 0:
 			cands = s.matchWindows(cands, text, int32(i), wins[i])
 		case r.mode == modeAnchor && wins != nil && len(wins[i]) > 0:
@@ -94,7 +106,7 @@ func (s *Scanner) spans(text string, depth int) []span {
 // matchAll appends the rule's matches over text, offset by base.
 func (s *Scanner) matchAll(cands []span, text string, ri int32, base int) []span {
 	r := &s.rules[ri]
-	if r.secret == nil && r.minEntropy == 0 {
+	if !r.filtered() {
 		for _, m := range r.re.FindAllStringIndex(text, -1) {
 			cands = append(cands, span{start: base + m[0], end: base + m[1], rule: ri})
 		}
@@ -123,7 +135,16 @@ func (r *rule) pick(text string, m []int) (int, int, bool) {
 	if r.minEntropy > 0 && entropy(text[a:b]) < r.minEntropy {
 		return 0, 0, false
 	}
+	if r.exclude != nil && r.exclude.MatchString(text[a:b]) {
+		return 0, 0, false
+	}
 	return a, b, true
+}
+
+// filtered reports whether matches go through pick (a secret group, an
+// entropy floor or an exclusion).
+func (r *rule) filtered() bool {
+	return r.secret != nil || r.minEntropy > 0 || r.exclude != nil
 }
 
 // matchWindows runs the rule only inside the windows around its literal
@@ -135,7 +156,7 @@ func (r *rule) pick(text string, m []int) (int, int, bool) {
 func (s *Scanner) matchWindows(cands []span, text string, ri int32, ws []window) []span {
 	n := len(cands)
 	r := &s.rules[ri]
-	sub := r.secret != nil || r.minEntropy > 0
+	sub := r.filtered()
 	for _, w := range ws {
 		win := text[w.lo:w.hi]
 		var ms [][]int
@@ -174,6 +195,10 @@ func (s *Scanner) matchAnchored(cands []span, text string, ri int32, starts []wi
 	// crafted input), one pass over the whole text is cheaper: linear time
 	// either way.
 	budget := 8*len(text) + 64<<10
+	at0, atN, err := r.anch.get()
+	if err != nil {
+		return s.matchAll(cands, text, ri, 0) // not reached for a valid regex
+	}
 	rd := new(countingReader)
 	next := 0 // FindAll resumes at the end of the previous match
 	for _, iv := range starts {
@@ -181,7 +206,7 @@ func (s *Scanner) matchAnchored(cands []span, text string, ri int32, starts []wi
 			if budget < 0 {
 				return s.matchAll(cands[:n], text, ri, 0)
 			}
-			m := r.anchoredAt(rd, text, p)
+			m := r.anchoredAt(at0, atN, rd, text, p)
 			budget -= rd.read
 			if m == nil {
 				continue
@@ -207,10 +232,10 @@ func (s *Scanner) matchAnchored(cands []span, text string, ri int32, starts []wi
 // regexp use its NFA, which stops as soon as an anchored attempt fails (most
 // attempts fail after a few bytes), instead of the backtracker, which clears a
 // bitmap of program size times input length on every call.
-func (r *rule) anchoredAt(rd *countingReader, text string, p int) []int {
-	re, base := r.at0, 0
+func (r *rule) anchoredAt(at0, atN *regexp.Regexp, rd *countingReader, text string, p int) []int {
+	re, base := at0, 0
 	if p > 0 {
-		re, base = r.atN, p-1
+		re, base = atN, p-1
 	}
 	end := min(len(text), p+r.maxLen+1)
 	rd.read = 0

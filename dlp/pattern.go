@@ -27,6 +27,11 @@ type Pattern struct {
 	// MinEntropy, when above zero, drops matches whose redacted part has a
 	// Shannon entropy below this many bits per byte (0 to 8).
 	MinEntropy float64
+	// Exclude, when set, is a Go RE2 regex: a match whose redacted part it
+	// matches (unanchored; anchor it with ^...$ to test the whole part) is
+	// dropped. It states what a rule must not take for a secret: templates
+	// such as ${VAR} or {{ var }}, URLs, resource names, identifiers.
+	Exclude string
 }
 
 // Options tunes a [Scanner]. A nil *Options means the defaults.

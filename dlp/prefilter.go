@@ -85,17 +85,20 @@ func newAutomaton(pats []string) *automaton {
 		}
 	}
 
-	// Renumber: root first, states with outputs last.
+	// Renumber: root first, states with outputs last, each part in
+	// breadth-first order so that the shallow states, where the scan spends
+	// nearly all its time, share cache lines.
+	bfs := append([]int32{0}, queue...)
 	order := make([]int32, 0, len(trie))
-	for s := range trie {
+	for _, s := range bfs {
 		if len(outs[s]) == 0 {
-			order = append(order, int32(s))
+			order = append(order, s)
 		}
 	}
 	a.outStart = int32(len(order)) * a.nclass
-	for s := range trie {
+	for _, s := range bfs {
 		if len(outs[s]) != 0 {
-			order = append(order, int32(s))
+			order = append(order, s)
 		}
 	}
 	newID := make([]int32, len(trie))

@@ -9,8 +9,11 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
 
 	"github.com/gatehouse-dev/gatehouse/dlp"
 )
@@ -82,7 +85,48 @@ func (r *refScanner) redact(text string) (string, []dlp.Finding) {
 	return b.String(), fs
 }
 
+// spans scans text and its normalized view (invisible runes dropped, NFKC
+// per rune), mapping view matches back through a per-byte table.
 func (r *refScanner) spans(text string, depth int) []refSpan {
+	c := r.plainSpans(text, depth)
+	var view []byte
+	var from, to []int // original start and end of each view byte
+	for i, ru := range text {
+		w := utf8.RuneLen(ru)
+		if ru == utf8.RuneError {
+			_, w = utf8.DecodeRuneInString(text[i:])
+		}
+		enc := text[i : i+w]
+		if refInvisible(ru) {
+			continue
+		}
+		if ru != utf8.RuneError {
+			enc = norm.NFKC.String(enc)
+		}
+		for j := 0; j < len(enc); j++ {
+			view = append(view, enc[j])
+			from, to = append(from, i), append(to, i+w)
+		}
+	}
+	if string(view) != text {
+		for _, s := range r.plainSpans(string(view), depth) {
+			c = append(c, refSpan{from[s.start], to[s.end-1], s.rule, s.enc})
+		}
+	}
+	return refResolve(c)
+}
+
+func refInvisible(r rune) bool {
+	if r >= 0x80 && r <= 0x9f || r == 0x34f || r == 0x115f || r == 0x1160 || r == 0x3164 || r == 0xffa0 {
+		return true
+	}
+	if r >= 0xfe00 && r <= 0xfe0f || r >= 0xe0100 && r <= 0xe01ef {
+		return true
+	}
+	return unicode.In(r, unicode.Cf)
+}
+
+func (r *refScanner) plainSpans(text string, depth int) []refSpan {
 	var c []refSpan
 	for i, p := range r.pats {
 		if len(p.Keywords) > 0 && !containsAnyFold(text, p.Keywords) {
@@ -100,12 +144,19 @@ func (r *refScanner) spans(text string, depth int) []refSpan {
 			if a == b || (p.MinEntropy > 0 && refEntropy(text[a:b]) < p.MinEntropy) {
 				continue
 			}
+			if p.Exclude != "" && regexp.MustCompile(p.Exclude).MatchString(text[a:b]) {
+				continue
+			}
 			c = append(c, refSpan{a, b, i, ""})
 		}
 	}
 	if r.enc && depth > 0 {
 		c = append(c, r.encodedSpans(text, depth)...)
 	}
+	return refResolve(c)
+}
+
+func refResolve(c []refSpan) []refSpan {
 	// Leftmost, then longest, then earlier rule; overlapping spans merge.
 	sort.Slice(c, func(i, j int) bool {
 		if c[i].start != c[j].start {
@@ -170,6 +221,16 @@ func (r *refScanner) encodedSpans(text string, depth int) []refSpan {
 				return string([]byte{byte(v)})
 			})
 			try(dec, m[0], m[1], "percent", false)
+			if strings.Contains(tok, "+") { // form encoding: + is a space
+				dec = refPercent.ReplaceAllStringFunc(strings.ReplaceAll(tok, "+", " "), func(e string) string {
+					v, _ := strconv.ParseUint(e[1:], 16, 8)
+					return string([]byte{byte(v)})
+				})
+				try(dec, m[0], m[1], "percent", false)
+			}
+		}
+		if !strings.Contains(tok, "%") && strings.Count(tok, "+") >= 2 {
+			try(strings.ReplaceAll(tok, "+", " "), m[0], m[1], "percent", false)
 		}
 		if refEscape.MatchString(tok) {
 			try(refUnescape(tok), m[0], m[1], "escape", false)

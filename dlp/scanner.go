@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"regexp"
 	"regexp/syntax"
+	"slices"
 	"strings"
+	"sync"
 )
 
 // Scanner finds and redacts secrets. It is compiled once by [New] and is
@@ -35,13 +37,36 @@ type rule struct {
 	re         *regexp.Regexp
 	secret     []int // submatch indices of groups named secret*
 	minEntropy float64
+	exclude    *regexp.Regexp // drops a match whose redacted part it matches
 	mode       mode
 	maxLen     int // longest match in bytes (unbounded when none)
 	// modeAnchor: the literal starts lo to hi bytes after the match start;
-	// at0 is ^(regex) and atN is ^(?s:.)(regex), which reads one byte of
+	// anch holds at0, ^(regex), and atN, ^(?s:.)(regex), which reads one
+	// byte of context before the start; they are compiled on first use, so
+	// that building a scanner from many patterns compiles each regex once.
 	// context before the start.
-	lo, hi   int
+	lo, hi int
+	anch   *anchors
+	// fromHit (modeGate from regex literals): matches start at most hi bytes
+	// before the literal, so the rule runs over the text from the first hit.
+	fromHit bool
+}
+
+// anchors are a rule's anchored forms, compiled once, on first use.
+type anchors struct {
+	src      string
+	once     sync.Once
 	at0, atN *regexp.Regexp
+	err      error
+}
+
+func (a *anchors) get() (at0, atN *regexp.Regexp, err error) {
+	a.once.Do(func() {
+		if a.at0, a.err = regexp.Compile(`^(` + a.src + `)`); a.err == nil {
+			a.atN, a.err = regexp.Compile(`^(?s:.)(` + a.src + `)`)
+		}
+	})
+	return a.at0, a.atN, a.err
 }
 
 // litRef ties an automaton pattern to a rule. exact, when set, is the
@@ -78,7 +103,7 @@ func New(patterns []Pattern, opts *Options) (*Scanner, error) {
 		if r.mode == modeAlways {
 			continue
 		}
-		for _, l := range lits {
+		for _, l := range prefixFree(lits) {
 			key := lowerASCII(l.s)
 			id, ok := litIDs[key]
 			if !ok {
@@ -91,7 +116,9 @@ func New(patterns []Pattern, opts *Options) (*Scanner, error) {
 			if !l.fold {
 				ref.exact = l.s
 			}
-			s.refs[id] = append(s.refs[id], ref)
+			if !slices.Contains(s.refs[id], ref) {
+				s.refs[id] = append(s.refs[id], ref)
+			}
 		}
 	}
 	if len(pats) > 0 {
@@ -114,6 +141,17 @@ func compileRule(p Pattern, o Options) (rule, []lit, error) {
 	}
 	if err := validEntropy(p.MinEntropy); err != nil {
 		return r, nil, fmt.Errorf("%w: %v", err, p.MinEntropy)
+	}
+	if p.Exclude != "" {
+		if len(p.Exclude) > o.MaxPatternLength {
+			return r, nil, fmt.Errorf("%w: Exclude is %d bytes, the limit is %d (Options.MaxPatternLength)",
+				ErrPatternTooLong, len(p.Exclude), o.MaxPatternLength)
+		}
+		ex, err := regexp.Compile(p.Exclude)
+		if err != nil {
+			return r, nil, fmt.Errorf("%w: Exclude: %w", ErrBadRegex, err)
+		}
+		r.exclude = ex
 	}
 	parsed, err := syntax.Parse(p.Regex, syntax.Perl)
 	if err != nil {
@@ -149,22 +187,44 @@ func compileRule(p Pattern, o Options) (rule, []lit, error) {
 	switch {
 	case lits == nil:
 		r.mode = modeAlways
-	case hi-lo < maxStarts && long < unbounded:
-		// The wrapped forms compile unless the regex ends inside \Q...
-		// (then the rule falls back to windows).
-		at0, err0 := regexp.Compile(`^(` + p.Regex + `)`)
-		atN, errN := regexp.Compile(`^(?s:.)(` + p.Regex + `)`)
-		if err0 == nil && errN == nil && at0.NumSubexp() == re.NumSubexp()+1 {
-			r.mode, r.lo, r.hi, r.at0, r.atN = modeAnchor, lo, hi, at0, atN
-			break
-		}
-		fallthrough
+	case hi-lo < maxStarts && long < unbounded && !strings.Contains(p.Regex, `\Q`):
+		// The wrapped forms of a valid regex compile, with one more group,
+		// unless a \Q...\E quote swallows the closing parenthesis: such
+		// rules use windows.
+		r.mode, r.lo, r.hi, r.anch = modeAnchor, lo, hi, &anchors{src: p.Regex}
 	case long <= o.ChunkSize/4:
 		r.mode = modeWindow
 	default:
 		r.mode = modeGate
+		// Every match starts at most hi bytes before a literal hit: the
+		// rule runs from the first hit on, not over the whole text.
+		r.lo, r.hi, r.fromHit = lo, hi, hi < unbounded
 	}
 	return r, lits, nil
+}
+
+// prefixFree drops every literal that starts with another literal of the set
+// (a match holding "api_key\"" holds "api_key" at the same offset): fewer
+// automaton patterns, and not one hit more. An exact-case literal never
+// stands in for a case-insensitive one.
+func prefixFree(lits []lit) []lit {
+	out := lits[:0:0]
+	for i, b := range lits {
+		redundant := false
+		for j, a := range lits {
+			if i == j || len(a.s) >= len(b.s) {
+				continue
+			}
+			if a.fold && strings.HasPrefix(lowerASCII(b.s), a.s) || !a.fold && !b.fold && strings.HasPrefix(b.s, a.s) {
+				redundant = true
+				break
+			}
+		}
+		if !redundant {
+			out = append(out, b)
+		}
+	}
+	return out
 }
 
 // Rules returns the rule names in pattern order.

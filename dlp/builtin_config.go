@@ -1,0 +1,90 @@
+package dlp
+
+// Credentials in configuration formats: .netrc, .pgpass, docker
+// config.json, PuTTY .ppk, Kubernetes Secret manifests and kubeconfig,
+// connection strings, session cookies, unquoted YAML passwords, htpasswd.
+
+// notSecret is the Exclude of the generic rules: what a value that holds no
+// secret looks like. Templates and references (${VAR}, $(cmd), {{ var }},
+// $VAR, %VAR%, #{var}, <placeholder>), URLs, paths, "/"-separated resource
+// names in lower case (projects/p/secrets/db-password/versions/3), dotted
+// and snake_case identifiers (cfg.Password, user_password) and placeholder
+// words.
+const notSecret = `^(?:\$\{|\$\(|\{\{|\{%|\$[A-Za-z_]|%[A-Za-z_][A-Za-z0-9_]*%|#\{|<[^>]*>$|[A-Za-z][A-Za-z0-9+.-]*://|/|~/|\.\.?/)` +
+	`|^(?:[a-z0-9_.-]+/)+[a-z0-9_.-]*$` +
+	`|^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+(?:\(\))?$` +
+	`|^[A-Za-z]+(?:_[A-Za-z]+)+$` +
+	`|(?i:^(?:x+|\*+|\.{3}|pass(?:word|wd)?|pwd|secret|none|null|nil|true|false|required|optional|string|undefined|empty|hidden|redacted|masked|your[A-Za-z_-]*|example|sample|placeholder|todo|tbd|foo|bar|baz|test)$)`
+
+// templateOnly is the Exclude of URL password rules: a template or
+// placeholder in the password position is no password.
+const templateOnly = `^(?:\$\{|\$\(|\{\{|\$[A-Za-z_]|%[A-Za-z_][A-Za-z0-9_]*%|%24%7B|#\{|<[^>]*>$|\*+$|x+$|X+$|\.\.\.$)`
+
+func configRules() []Rule {
+	b62 := func(n int) string { return fill(fakeAlnum, n) }
+	b64 := func(n int) string { return fill(fakeB64, n) }
+	rules := []Rule{
+		mk("netrc-password",
+			`(?i)\bmachine[ \t\r\n]{1,16}(?:[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63}){1,8}|localhost)(?:[ \t\r\n]{1,16}(?:login|account)[ \t\r\n]{1,16}[^\s]{1,128}){0,2}[ \t\r\n]{1,16}(?:password|passwd)[ \t\r\n]{1,16}(?P<secret>[^\s]{3,256})`,
+			".netrc entry: the password of a machine line, on one line or over several.",
+			[]string{"machine api.example.com login me password " + b62(20), "machine git.example.org\n  login bot\n  password " + b62(40) + "\n"},
+			[]string{"machine learning password reset", "machine api.example.com login me", "machine api.example.com login me password ${NETRC_PW}"}),
+		mk("pgpass-entry",
+			`(?m)(?:^|[\s"'=>])[A-Za-z0-9_.*-]{1,253}:(?:543[0-9]|6432|\*):[A-Za-z0-9_.*-]{1,63}:[A-Za-z0-9_.*@-]{1,63}:(?P<secret>[^:\s"'<]{3,256})(?:[\s"'<]|$)`,
+			"PostgreSQL .pgpass line hostname:port:database:username:password.",
+			[]string{"db.example.internal:5432:app:app:" + b62(16), "*:*:*:postgres:" + "Fake-Pa55word"},
+			[]string{"db.example.internal:5432:app:app", "12:30:45:67", "db:1234:app:app:" + b62(16), "db.example.internal:5432:app:app:${PGPASSWORD}"}),
+		mk("docker-config-auth",
+			`"auth"[ \t]{0,4}:[ \t]{0,4}"(?P<secret>[A-Za-z0-9+/]{12,1000}={0,2})"`,
+			"auth field of a docker config.json (base64 of user:password).",
+			[]string{`{"auths": {"registry.example.com": {"auth": "` + "ZmFrZXVzZXI6RmFrZS1QYTU1d29yZA==" + `"}}}`},
+			[]string{`"auth": "required"`, `"auth": ""`, `"authority": "` + b64(20) + `"`}),
+		mk("putty-private-key",
+			`Private-Lines:[ \t]{0,4}[0-9]{1,3}\r?\n(?P<secret>(?:[ \t]{0,8}[A-Za-z0-9+/=]{1,64}\r?\n?){1,15})`,
+			"PuTTY .ppk private key file: the Private-Lines block.",
+			[]string{"PuTTY-User-Key-File-3: ssh-ed25519\nEncryption: none\nComment: fake\nPublic-Lines: 2\n" + b64(64) + "\n" + b64(20) + "\nPrivate-Lines: 1\n" + b64(44) + "\nPrivate-MAC: " + fill(fakeHex, 64) + "\n"},
+			[]string{"PuTTY-User-Key-File-3: ssh-ed25519\nPublic-Lines: 2\n" + b64(64) + "\n", "Private-Lines: none"}),
+		mk("kubernetes-secret-data",
+			`kind:[ \t]{0,4}Secret[ \t]{0,4}\r?\n(?:[^\n]{0,120}\n){0,8}?[ \t]{0,8}(?:data|stringData):[ \t]{0,4}\r?\n(?P<secret>(?:[ \t]{1,8}[A-Za-z0-9._-]{1,63}:[ \t]{0,4}[^\n]{1,100}(?:\r?\n|$)){1,10})`,
+			"data and stringData values of a Kubernetes Secret manifest (kind: Secret, then the data block within 8 lines; up to 10 entries).",
+			[]string{"apiVersion: v1\nkind: Secret\nmetadata:\n  name: db\ntype: Opaque\ndata:\n  password: " + "RmFrZS1QYTU1d29yZA==" + "\n  user: YXBw\n",
+				"kind: Secret\nstringData:\n  token: " + b64(40) + "\n"},
+			[]string{"apiVersion: v1\nkind: ConfigMap\ndata:\n  level: info\n", "kind: Secret\nmetadata:\n  name: x\n"}),
+		mk("kubeconfig-client-key",
+			`(?:client-key-data|client-key):[ \t]{0,4}(?P<secret>[A-Za-z0-9+/]{60,1000}={0,2})`,
+			"Client private key (base64 PEM) in a kubeconfig.",
+			[]string{"users:\n- name: admin\n  user:\n    client-key-data: " + b64(120) + "\n"},
+			[]string{"client-key-data: " + b64(20), "client-certificate-data: " + b64(120)}),
+		mk("connection-string-password",
+			`(?i)[;?&][ \t]{0,2}(?:password|pwd)[ \t]{0,2}=[ \t]{0,2}(?P<secret>[^;&\s"'{}]{4,128})(?:[;&\s"']|$)`,
+			"Password in an ADO.NET, ODBC or JDBC connection string (Server=...;Password=...;).",
+			[]string{"Server=tcp:db.example.net,1433;Database=app;User ID=app;Password=" + "Fake-Pa55" + ";Encrypt=True;", "jdbc:sqlserver://db:1433;user=app;pwd=" + b62(10) + ";"},
+			[]string{"Server=db;Database=app;Integrated Security=true;", "Server=db;Password=${DB_PASSWORD};", "Password=;", "Pwd=xxxx;"}),
+		mk("session-cookie",
+			`(?i)\b(?:set-)?cookie:[^\n]{0,512}?\b(?:session(?:id)?|sessid|phpsessid|jsessionid|connect\.sid|_session|[a-z0-9]{1,32}_session|asp\.net_sessionid|__secure-[a-z0-9_-]{1,32}|__host-[a-z0-9_-]{1,32}|sid|remember_token|auth_token)=(?P<secret>[A-Za-z0-9%+/._:=-]{16,1000})`,
+			"Session cookie value in a Cookie or Set-Cookie header.",
+			[]string{"Cookie: theme=dark; sessionid=" + b62(32), "Set-Cookie: __Host-auth=" + b62(48) + "; Path=/; Secure; HttpOnly"},
+			[]string{"Cookie: theme=dark; lang=en", "Set-Cookie: sessionid=deleted; Max-Age=0", "Cookie: sessionid=aaaaaaaaaaaaaaaaaaaa"}),
+		mk("config-password-unquoted",
+			`(?im)(?:password|passwd|passphrase|pwd)[A-Za-z0-9_.-]{0,16}[ \t]{0,4}:[ \t]{1,4}(?P<secret>[^\s"'#,;(){}\[\]<>|&*!%@$`+"`"+`][^\s"',;(){}\[\]<>&`+"`"+`]{3,127})`,
+			"Unquoted YAML or properties password value (password: value) that is not a template, URL, path, resource name, identifier or placeholder word.",
+			[]string{"database:\n  password: " + "Fake-Pa55word" + "\n", "smtp_password: " + b62(18)},
+			[]string{"password: ${DB_PASSWORD}", "password_min_length: 12", "Password: cfg.Password,", "password: !vault |", "db_password: projects/p/secrets/db-password/versions/3",
+				"password_reset_url: https://example.com/reset", "password: user_password"}),
+		mk("password-hash",
+			`\$(?:apr1\$[./A-Za-z0-9]{1,8}\$[./A-Za-z0-9]{22}|2[aby]\$[0-9]{2}\$[./A-Za-z0-9]{53}|[56]\$(?:rounds=[0-9]{1,9}\$)?[./A-Za-z0-9]{1,16}\$[./A-Za-z0-9]{43,86}|y\$[./A-Za-z0-9]{1,12}\$[./A-Za-z0-9]{1,64}\$[./A-Za-z0-9]{43})`,
+			"Password hash in crypt(3) form, as in htpasswd and shadow files ($apr1$, $2b$ bcrypt, $5$/$6$ SHA-crypt, $y$ yescrypt): crackable offline.",
+			[]string{"admin:$apr1$" + "fakesalt$" + fill("FAKEexample0hash1", 22), "root:$6$" + "fakesalt$" + fill("FAKEexample0hash1", 86) + ":19000:0:99999:7:::"},
+			[]string{"admin:x:1000:1000::/home/admin:/bin/bash", "price:$5 for two", "$6$short$abc"}),
+	}
+	for i := range rules {
+		switch rules[i].Name {
+		case "netrc-password", "pgpass-entry", "connection-string-password", "config-password-unquoted":
+			rules[i].Exclude = notSecret
+			rules[i].MinEntropy = 2.5
+		case "docker-config-auth", "session-cookie":
+			rules[i].MinEntropy = 3
+		}
+	}
+	return rules
+}

@@ -1,0 +1,277 @@
+package dlp
+
+import (
+	"sort"
+	"unicode"
+	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
+)
+
+// Normalized scanning: a secret with a zero-width space, soft hyphen or word
+// joiner inside it, or written in fullwidth letters, is the same secret to a
+// reader (and to a model). Texts that hold such runes are scanned a second
+// time as a normalized view (invisible runes removed, every other rune in its
+// NFKC form), and each match in the view is mapped back to the bytes of the
+// original text it came from, which are what is redacted.
+//
+// Clean ASCII text never builds a view: one pass over the bytes, eight at a
+// time, finds that there is no byte above 0x7f. Otherwise only windows of
+// normWindow bytes around the runes that change are normalized and scanned
+// again.
+
+// normWindow is how many bytes around each changed rune are normalized and
+// scanned again: a secret with an invisible or compatibility rune inside it
+// lies within this distance of the rune (unless it is longer: then its match
+// reaches the window's edge and the whole text's view is scanned).
+const normWindow = 2048
+
+// spans finds every secret in text: in the text as it is and, when it holds
+// invisible or compatibility runes, in the normalized view of the windows
+// around them.
+func (s *Scanner) spans(text string, depth int) []span {
+	sp := s.rawSpans(text, depth)
+	first := firstNonASCII(text)
+	if first < 0 {
+		return sp
+	}
+	ws := changedWindows(text, first)
+	if ws == nil {
+		return sp
+	}
+	ws = coverSpans(text, ws, sp)
+	n := len(sp)
+	for _, w := range ws {
+		v, ok := normalizedView(text[w.lo:w.hi], 0)
+		if !ok {
+			continue
+		}
+		for _, x := range s.rawSpans(v.text, depth) {
+			if (x.start == 0 && w.lo > 0) || (x.end == len(v.text) && w.hi < len(text)) {
+				return s.fullViewSpans(text, first, sp[:n], depth)
+			}
+			x.start, x.end = w.lo+v.origStart(x.start), w.lo+v.origEnd(x.end)
+			sp = append(sp, x)
+		}
+	}
+	if len(sp) == n {
+		return sp
+	}
+	return resolve(sp)
+}
+
+// fullViewSpans adds the spans of the normalized view of the whole text.
+func (s *Scanner) fullViewSpans(text string, first int, sp []span, depth int) []span {
+	v, ok := normalizedView(text, first)
+	if !ok {
+		return sp
+	}
+	for _, x := range s.rawSpans(v.text, depth) {
+		x.start, x.end = v.origStart(x.start), v.origEnd(x.end)
+		sp = append(sp, x)
+	}
+	return resolve(sp)
+}
+
+// changedWindows returns the merged windows of normWindow bytes around each
+// changed rune, on rune boundaries, or nil when no rune changes.
+func changedWindows(text string, first int) []window {
+	var ws []window
+	for i := first; i < len(text); {
+		if text[i] < utf8.RuneSelf {
+			k := firstNonASCII(text[i:])
+			if k < 0 {
+				break
+			}
+			i += k
+		}
+		r, w := utf8.DecodeRuneInString(text[i:])
+		if !changed(r, text[i:i+w]) {
+			i += w
+			continue
+		}
+		lo, hi := runeStart(text, max(0, i-normWindow)), runeEnd(text, min(len(text), i+w+normWindow))
+		if n := len(ws); n > 0 && lo <= ws[n-1].hi {
+			ws[n-1].hi = hi
+		} else {
+			ws = append(ws, window{lo: lo, hi: hi})
+		}
+		i += w
+	}
+	return ws
+}
+
+// coverSpans widens each window over the raw spans that touch it: a match
+// that stopped at an invisible rune must be seen whole, from its start, in
+// the view. Windows that come to overlap are merged.
+func coverSpans(text string, ws []window, sp []span) []window {
+	if len(sp) == 0 {
+		return ws
+	}
+	for i := range ws {
+		for _, x := range sp {
+			if x.start <= ws[i].hi && x.end >= ws[i].lo {
+				ws[i].lo = runeStart(text, min(ws[i].lo, max(0, x.start-1)))
+				ws[i].hi = runeEnd(text, max(ws[i].hi, min(len(text), x.end+1)))
+			}
+		}
+	}
+	out := ws[:1]
+	for _, w := range ws[1:] {
+		if last := &out[len(out)-1]; w.lo <= last.hi {
+			last.hi = max(last.hi, w.hi)
+			continue
+		}
+		out = append(out, w)
+	}
+	return out
+}
+
+// runeStart moves p back to the start of the rune it falls in.
+func runeStart(text string, p int) int {
+	for k := 0; k < utf8.UTFMax && p > 0 && p < len(text) && !utf8.RuneStart(text[p]); k++ {
+		p--
+	}
+	return p
+}
+
+// runeEnd moves p forward to the start of the next rune.
+func runeEnd(text string, p int) int {
+	for k := 0; k < utf8.UTFMax && p < len(text) && !utf8.RuneStart(text[p]); k++ {
+		p++
+	}
+	return p
+}
+
+// firstNonASCII returns the index of the first byte above 0x7f, or -1.
+func firstNonASCII(s string) int {
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		if (s[i]|s[i+1]|s[i+2]|s[i+3]|s[i+4]|s[i+5]|s[i+6]|s[i+7])&0x80 != 0 {
+			break
+		}
+	}
+	for ; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return i
+		}
+	}
+	return -1
+}
+
+// invisible reports whether r is removed from the normalized view: format
+// characters (soft hyphen, zero-width space/joiners, word joiner, BOM, bidi
+// controls, tags), C0/C1 controls above ASCII, variation selectors, the
+// combining grapheme joiner and the Hangul fillers.
+func invisible(r rune) bool {
+	switch {
+	case r < 0x80:
+		return false
+	case r <= 0x9f, r == 0x34f, r == 0x115f, r == 0x1160, r == 0x3164, r == 0xffa0:
+		return true
+	case r >= 0xfe00 && r <= 0xfe0f, r >= 0xe0100 && r <= 0xe01ef:
+		return true
+	}
+	return unicode.Is(unicode.Cf, r)
+}
+
+// changed reports whether the view differs from the text at rune r.
+func changed(r rune, enc string) bool {
+	if r == utf8.RuneError && len(enc) == 1 {
+		return false
+	}
+	if invisible(r) {
+		return true
+	}
+	if len(norm.NFKC.PropertiesString(enc).Decomposition()) == 0 {
+		return false // no decomposition: NFKC leaves the rune alone
+	}
+	var buf [4 * utf8.UTFMax]byte
+	return string(norm.NFKC.AppendString(buf[:0], enc)) != enc
+}
+
+// edit is one rune of the original that the view replaces: text[oStart:oEnd]
+// became view[vStart:vEnd] (empty for an invisible rune).
+type edit struct{ vStart, vEnd, oStart, oEnd int }
+
+type view struct {
+	text  string
+	edits []edit
+}
+
+// normalizedView builds the view of text, whose first non-ASCII byte is at
+// first. ok is false when no rune changes (then there is nothing new to scan).
+func normalizedView(text string, first int) (view, bool) {
+	var (
+		b     []byte
+		edits []edit
+		last  int // text[last:i] is not yet copied to b
+	)
+	for i := first; i < len(text); {
+		c := text[i]
+		if c < utf8.RuneSelf {
+			i++
+			continue
+		}
+		r, w := utf8.DecodeRuneInString(text[i:])
+		enc := text[i : i+w]
+		if !changed(r, enc) {
+			i += w
+			continue
+		}
+		if b == nil {
+			b = make([]byte, 0, len(text))
+		}
+		b = append(b, text[last:i]...)
+		e := edit{vStart: len(b), oStart: i, oEnd: i + w}
+		if !invisible(r) {
+			b = norm.NFKC.AppendString(b, enc)
+		}
+		e.vEnd = len(b)
+		edits = append(edits, e)
+		i += w
+		last = i
+	}
+	if b == nil {
+		return view{}, false
+	}
+	b = append(b, text[last:]...)
+	return view{text: string(b), edits: edits}, true
+}
+
+// at returns the last edit starting at or before view offset p, or nil.
+func (v *view) at(p int) *edit {
+	k := sort.Search(len(v.edits), func(i int) bool { return v.edits[i].vStart > p }) - 1
+	if k < 0 {
+		return nil
+	}
+	return &v.edits[k]
+}
+
+// origStart maps a view offset where a span starts to the original offset.
+func (v *view) origStart(p int) int {
+	e := v.at(p)
+	switch {
+	case e == nil:
+		return p
+	case p < e.vEnd:
+		return e.oStart
+	}
+	return e.oEnd + p - e.vEnd
+}
+
+// origEnd maps a view offset where a span ends (exclusive) to the original
+// offset: the end of the original rune the last byte came from.
+func (v *view) origEnd(p int) int {
+	if p == 0 {
+		return 0
+	}
+	e := v.at(p - 1)
+	switch {
+	case e == nil:
+		return p
+	case p-1 < e.vEnd:
+		return e.oEnd
+	}
+	return e.oEnd + p - e.vEnd
+}

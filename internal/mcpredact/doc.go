@@ -1,0 +1,37 @@
+// Package mcpredact redacts secrets from every value a guarded MCP server
+// sends: the results of its handlers ([Result]), their errors ([Error]) and
+// the requests and notifications the server sends to the client on its own
+// ([Outgoing]: log messages, progress, sampling, elicitation, and any method
+// go-sdk adds). It uses one [dlp.Scanner] for all of them.
+//
+// # How
+//
+// A value is marshalled to the JSON it will go out as and walked as a tree:
+// every string and every object key is scanned, at any depth, so `_meta`
+// (of the result, of each content item, of nested resources), URIs, names,
+// titles, descriptions, structured content, input requests and whatever
+// fields go-sdk adds are covered without a list of fields that could fall
+// behind. Numbers are scanned too. Base64 payloads (the "data" of image and
+// audio content, the "blob" of resource contents, an object with "uri") are decoded and the
+// decoded bytes are scanned; a payload that holds a secret is redacted and
+// re-encoded. The texts of the items of one content array (text content,
+// embedded resource text, prompt and sampling message text) are also scanned
+// joined, with [dlp.Scanner.RedactParts], so a secret split across two items
+// is found and each item loses its share.
+//
+// When nothing is found the original value is returned as it is. When
+// something is, the redacted tree is decoded into a new value of the same
+// type: the handler's values are never changed.
+//
+// # Security
+//
+// The functions fail closed: a value that cannot be marshalled, a payload
+// that is not valid base64 (unless [Options].Undecodable says to scan it as
+// text), or a redacted tree that no longer decodes into its type is an
+// error, and the caller must withhold the value. Findings hold rule names
+// and counts, never secret material.
+//
+// # Concurrency
+//
+// The functions hold no state and are safe for concurrent use.
+package mcpredact

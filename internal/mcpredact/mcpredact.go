@@ -1,0 +1,154 @@
+package mcpredact
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/gatehouse-dev/gatehouse/dlp"
+)
+
+// Undecodable says what happens to a base64 payload ("data" of image or
+// audio content, "blob" of resource contents) that does not decode.
+type Undecodable uint8
+
+const (
+	// Withhold makes the call an error wrapping [ErrUndecodable]: the caller
+	// withholds the value. The default.
+	Withhold Undecodable = iota
+	// ScanAsText scans the payload as text and sends it on (redacted if a
+	// rule fires in it).
+	ScanAsText
+)
+
+// Options tunes [Result]. A nil *Options means the defaults.
+type Options struct {
+	Undecodable Undecodable
+}
+
+var (
+	// ErrUndecodable: a base64 payload did not decode, so what it carries
+	// could not be scanned.
+	ErrUndecodable = errors.New("mcpredact: base64 payload does not decode")
+	// ErrUnscannable: a value could not be turned into JSON to be scanned,
+	// or its redacted form could not be turned back into its type.
+	ErrUnscannable = errors.New("mcpredact: value cannot be scanned")
+)
+
+// Result returns a redacted copy of res (never mutating the handler's
+// values), the findings (one per rule, with its count; never the secret),
+// and an error when some part cannot be scanned: the caller then withholds
+// the result with a clear reason. A nil scanner or result is returned as is.
+func Result(s *dlp.Scanner, res mcp.Result, o *Options) (mcp.Result, []dlp.Finding, error) {
+	if s == nil || isNil(res) {
+		return res, nil, nil
+	}
+	var opt Options
+	if o != nil {
+		opt = *o
+	}
+	out, f, err := redactValue(s, res, opt)
+	if err != nil {
+		return nil, nil, err
+	}
+	return out.(mcp.Result), f, nil
+}
+
+// Error redacts a handler error: a *jsonrpc.Error's message and data (data
+// that is not valid JSON is dropped, never passed on), any other error's
+// text. An error with nothing to redact is returned as it is.
+func Error(s *dlp.Scanner, err error) (error, []dlp.Finding) {
+	if s == nil || err == nil {
+		return err, nil
+	}
+	w := &walker{s: s}
+	we, ok := err.(*jsonrpc.Error)
+	if !ok {
+		msg := err.Error()
+		if red, changed := w.text(msg); changed {
+			return errors.New(red), w.list()
+		}
+		return err, nil
+	}
+	msg, _ := w.text(we.Message)
+	data := we.Data
+	if len(data) > 0 {
+		tree, derr := decodeTree(data)
+		switch {
+		case derr != nil:
+			data, w.changed = nil, true
+		default:
+			tree = w.walk(tree)
+			if w.changed {
+				data, _ = json.Marshal(tree)
+			}
+		}
+	}
+	if !w.changed {
+		return err, nil
+	}
+	return &jsonrpc.Error{Code: we.Code, Message: msg, Data: data}, w.list()
+}
+
+// redactValue scans v (a pointer to a go-sdk value) as the JSON it marshals
+// to and returns v itself when nothing is found, else a new value of v's
+// type decoded from the redacted JSON.
+func redactValue(s *dlp.Scanner, v any, o Options) (any, []dlp.Finding, error) {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: %T does not marshal: %v", ErrUnscannable, v, err)
+	}
+	tree, err := decodeTree(raw)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: %T: %v", ErrUnscannable, v, err)
+	}
+	w := &walker{s: s, o: o}
+	tree = w.walk(tree)
+	if w.err != nil {
+		return nil, nil, w.err
+	}
+	if !w.changed {
+		return v, nil, nil
+	}
+	t := reflect.TypeOf(v)
+	if t.Kind() != reflect.Pointer {
+		return nil, nil, fmt.Errorf("%w: %T is not a pointer, no copy can be made", ErrUnscannable, v)
+	}
+	red, err := json.Marshal(tree)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: %T: %v", ErrUnscannable, v, err)
+	}
+	nv := reflect.New(t.Elem())
+	if err := json.Unmarshal(red, nv.Interface()); err != nil {
+		return nil, nil, fmt.Errorf("%w: the redacted %T does not decode: %v", ErrUnscannable, v, err)
+	}
+	return nv.Interface(), w.list(), nil
+}
+
+func decodeTree(raw []byte) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var tree any
+	if err := dec.Decode(&tree); err != nil {
+		return nil, err
+	}
+	return tree, nil
+}
+
+// isNil reports whether v is nil or a nil pointer inside an interface.
+func isNil(v any) bool {
+	if v == nil {
+		return true
+	}
+	rv := reflect.ValueOf(v)
+	switch rv.Kind() {
+	case reflect.Pointer, reflect.Map, reflect.Slice, reflect.Interface:
+		return rv.IsNil()
+	}
+	return false
+}

@@ -1,0 +1,188 @@
+package mcpredact
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"slices"
+
+	"github.com/gatehouse-dev/gatehouse/dlp"
+)
+
+// walker redacts a JSON tree (as decoded with UseNumber) in place: the tree
+// is the walker's own copy.
+type walker struct {
+	s        *dlp.Scanner
+	o        Options
+	findings []dlp.Finding
+	changed  bool
+	err      error
+}
+
+// scanned is a string already redacted as part of a group (joined content
+// text, a base64 payload): the walk does not scan it again.
+type scanned string
+
+func (w *walker) walk(v any) any {
+	switch x := v.(type) {
+	case string:
+		out, _ := w.text(x)
+		return out
+	case scanned:
+		return string(x)
+	case json.Number:
+		if out, changed := w.text(string(x)); changed {
+			return out
+		}
+		return x
+	case []any:
+		w.joinTexts(x)
+		for i := range x {
+			x[i] = w.walk(x[i])
+		}
+		return x
+	case map[string]any:
+		return w.object(x)
+	}
+	return v
+}
+
+// object redacts an object's base64 payloads, then every key and value.
+func (w *walker) object(m map[string]any) map[string]any {
+	if b, ok := m["blob"].(string); ok && m["uri"] != nil {
+		m["blob"] = w.payload("resource blob", b)
+	}
+	if t, _ := m["type"].(string); t == "image" || t == "audio" {
+		if d, ok := m["data"].(string); ok {
+			m["data"] = w.payload(t+" data", d)
+		}
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		v := w.walk(m[k])
+		nk, changed := w.text(k)
+		if !changed {
+			m[k] = v
+			continue
+		}
+		delete(m, k)
+		for _, taken := m[nk]; taken; _, taken = m[nk] {
+			nk += "~"
+		}
+		m[nk] = v
+	}
+	return m
+}
+
+// joinTexts scans the texts of the items of an array together (content
+// items, prompt or sampling messages), so that a secret split across items
+// is found; each text is replaced by its redacted share and not scanned
+// again.
+func (w *walker) joinTexts(items []any) {
+	var refs []map[string]any
+	var parts []string
+	for _, it := range items {
+		m, ok := it.(map[string]any)
+		if !ok {
+			continue
+		}
+		for _, holder := range []any{m, m["resource"], m["content"]} {
+			h, ok := holder.(map[string]any)
+			if !ok {
+				continue
+			}
+			if t, ok := h["text"].(string); ok {
+				refs = append(refs, h)
+				parts = append(parts, t)
+				break
+			}
+		}
+	}
+	if len(parts) < 2 {
+		return
+	}
+	out, f := w.s.RedactParts(parts)
+	w.add(f)
+	for i, h := range refs {
+		if out[i] != parts[i] {
+			w.changed = true
+		}
+		h["text"] = scanned(out[i])
+	}
+}
+
+// payload decodes a base64 payload and scans the decoded bytes; a payload
+// with a secret is re-encoded from the redacted bytes. The (re-encoded)
+// payload is then scanned as text too, for a secret written into it as it
+// is.
+func (w *walker) payload(what, b64 string) any {
+	dec, err := decodeBase64(b64)
+	if err != nil {
+		if w.o.Undecodable == ScanAsText {
+			lit, _ := w.text(b64)
+			return scanned(lit)
+		}
+		if w.err == nil {
+			w.err = fmt.Errorf("%w: the %s is not valid base64 (%d bytes), so it was not sent", ErrUndecodable, what, len(b64))
+		}
+		return b64
+	}
+	enc := b64
+	if red, changed := w.text(string(dec)); changed {
+		enc = base64.StdEncoding.EncodeToString([]byte(red))
+	}
+	if lit, changed := w.text(enc); changed {
+		enc = base64.StdEncoding.EncodeToString([]byte(lit))
+	}
+	return scanned(enc)
+}
+
+func decodeBase64(s string) ([]byte, error) {
+	var err error
+	for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.RawStdEncoding, base64.URLEncoding, base64.RawURLEncoding} {
+		var b []byte
+		if b, err = enc.DecodeString(s); err == nil {
+			return b, nil
+		}
+	}
+	return nil, err
+}
+
+// text redacts one string and records what was found.
+func (w *walker) text(s string) (string, bool) {
+	if s == "" {
+		return s, false
+	}
+	out, f := w.s.Redact(s)
+	if len(f) == 0 {
+		return s, false
+	}
+	w.add(f)
+	w.changed = true
+	return out, true
+}
+
+func (w *walker) add(fs []dlp.Finding) {
+	for _, f := range fs {
+		w.findings = append(w.findings, dlp.Finding{Rule: f.Rule, Count: f.Count})
+	}
+}
+
+// list returns the findings summed per rule, in first-seen order.
+func (w *walker) list() []dlp.Finding {
+	var out []dlp.Finding
+	idx := map[string]int{}
+	for _, f := range w.findings {
+		if i, ok := idx[f.Rule]; ok {
+			out[i].Count += f.Count
+			continue
+		}
+		idx[f.Rule] = len(out)
+		out = append(out, f)
+	}
+	return out
+}

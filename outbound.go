@@ -1,0 +1,37 @@
+package gatehouse
+
+import (
+	"context"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/gatehouse-dev/gatehouse/internal/mcpredact"
+)
+
+// sendingMiddleware redacts every request and notification the server sends
+// to the client (log messages, progress, sampling, elicitation, resource
+// updates and any method go-sdk adds) with the guard's DLP scanner, and
+// audits each rule that fired as a downstream DLP event (DESIGN §3 item 13).
+// A message that cannot be scanned, or whose redaction cannot be audited,
+// is not sent: the sender gets an error and the client gets nothing.
+func (g *Guard) sendingMiddleware() mcp.Middleware {
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if g.dlp == nil {
+				return next(ctx, method, req)
+			}
+			out, findings, err := mcpredact.Outgoing(g.dlp, method, req)
+			if err != nil {
+				g.log.WarnContext(ctx, "gatehouse: outgoing message withheld", "method", method, "reason", "could not be checked for secrets")
+				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "gatehouse: the " + method + " message could not be checked for secrets, so it was not sent"}
+			}
+			if len(findings) > 0 {
+				if err := g.auditDLP(ctx, method, "", "", findings); err != nil {
+					return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "gatehouse: the audit log could not record a redaction, so the " + method + " message was not sent"}
+				}
+			}
+			return next(ctx, method, out)
+		}
+	}
+}
