@@ -56,7 +56,7 @@ func configRules() []Rule {
 			[]string{"users:\n- name: admin\n  user:\n    client-key-data: " + b64(120) + "\n"},
 			[]string{"client-key-data: " + b64(20), "client-certificate-data: " + b64(120)}),
 		mk("connection-string-password",
-			`(?i)[;?&][ \t]{0,2}(?:password|pwd)[ \t]{0,2}=[ \t]{0,2}(?P<secret>[^;&\s"'{}]{4,128})(?:[;&\s"']|$)`,
+			`(?i)[;?&](?:password|pwd)=(?P<secret>[^;&\s"'{}]{4,128})(?:[;&\s"']|$)`,
 			"Password in an ADO.NET, ODBC or JDBC connection string (Server=...;Password=...;).",
 			[]string{"Server=tcp:db.example.net,1433;Database=app;User ID=app;Password=" + "Fake-Pa55" + ";Encrypt=True;", "jdbc:sqlserver://db:1433;user=app;pwd=" + b62(10) + ";"},
 			[]string{"Server=db;Database=app;Integrated Security=true;", "Server=db;Password=${DB_PASSWORD};", "Password=;", "Pwd=xxxx;"}),
