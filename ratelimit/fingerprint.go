@@ -8,6 +8,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/gatehouse-dev/gatehouse/internal/jcs"
@@ -76,6 +77,11 @@ type badJSON struct {
 }
 
 func (b *badJSON) at(seg string) *badJSON { b.path = append(b.path, seg); return b }
+
+func (b *badJSON) Error() string { return b.why }
+
+// bufPool holds the buffers fingerprints are built in.
+var bufPool = sync.Pool{New: func() any { b := make([]byte, 0, 512); return &b }}
 
 func (b *badJSON) err() error {
 	p := "arguments"
