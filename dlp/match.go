@@ -206,6 +206,9 @@ func (s *Scanner) matchAnchored(cands []span, text string, ri int32, starts []wi
 			if budget < 0 {
 				return s.matchAll(cands[:n], text, ri, 0)
 			}
+			if f := r.anch.first; f != nil && !f.admits(text, p) {
+				continue
+			}
 			m := r.anchoredAt(at0, atN, rd, text, p)
 			budget -= rd.read
 			if m == nil {

@@ -57,11 +57,13 @@ type anchors struct {
 	src      string
 	once     sync.Once
 	at0, atN *regexp.Regexp
+	first    *firstBytes // the bytes a match can start with; nil: any
 	err      error
 }
 
 func (a *anchors) get() (at0, atN *regexp.Regexp, err error) {
 	a.once.Do(func() {
+		a.first = newFirstBytes(a.src)
 		if a.at0, a.err = regexp.Compile(`^(` + a.src + `)`); a.err == nil {
 			a.atN, a.err = regexp.Compile(`^(?s:.)(` + a.src + `)`)
 		}

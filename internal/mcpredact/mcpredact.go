@@ -48,6 +48,9 @@ func Result(s *dlp.Scanner, res mcp.Result, o *Options) (mcp.Result, []dlp.Findi
 	if s == nil || isNil(res) {
 		return res, nil, nil
 	}
+	if plainTextClean(s, res) {
+		return res, nil, nil
+	}
 	var opt Options
 	if o != nil {
 		opt = *o
@@ -57,6 +60,29 @@ func Result(s *dlp.Scanner, res mcp.Result, o *Options) (mcp.Result, []dlp.Findi
 		return nil, nil, err
 	}
 	return out.(mcp.Result), f, nil
+}
+
+// plainTextClean is the fast path of the common result: a tool result of
+// text items and nothing else (no _meta, annotations, structured content,
+// input requests or state), whose only strings are its texts and constant
+// keys. When the texts, scanned joined as the full walk scans them, hold
+// nothing, the result goes out as it is, without being encoded and walked.
+func plainTextClean(s *dlp.Scanner, res mcp.Result) bool {
+	r, ok := res.(*mcp.CallToolResult)
+	if !ok || r.Meta != nil || r.StructuredContent != nil || r.InputRequests != nil || r.RequestState != "" || len(r.Content) == 0 {
+		return false
+	}
+	var one [4]string
+	texts := one[:0]
+	for _, c := range r.Content {
+		t, ok := c.(*mcp.TextContent)
+		if !ok || t == nil || t.Meta != nil || t.Annotations != nil {
+			return false
+		}
+		texts = append(texts, t.Text)
+	}
+	_, f := s.RedactParts(texts)
+	return len(f) == 0
 }
 
 // Error redacts a handler error: a *jsonrpc.Error's message and data (data
