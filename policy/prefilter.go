@@ -128,24 +128,37 @@ var lower = func() (t [256]byte) {
 }()
 
 const (
-	chunk = 4096
-	keep  = 64 // bytes kept across chunks: more than any command name
+	chunk      = 4096
+	smallChunk = 256
+	keep       = 64 // bytes kept across chunks: more than any command name
 )
 
 // scan reports what the full check must run for s; 0 means s is clean.
-// It allocates nothing. A plain byte costs a table lookup and a copy.
+// It allocates nothing: the lower-cased copy lives on the stack, small for
+// short text (a path), one chunk for long text.
 func (f *prefilter) scan(s string) need {
 	if f.always {
 		return needWords | needShell
 	}
-	var st scanState
+	if len(s) <= smallChunk {
+		var buf [smallChunk + keep]byte
+		return f.scanWith(s, buf[:])
+	}
+	var buf [chunk + keep]byte
+	return f.scanWith(s, buf[:])
+}
+
+// scanWith scans s with buf, whose last keep bytes are headroom.
+func (f *prefilter) scanWith(s string, buf []byte) need {
+	st := scanState{buf: buf}
+	limit := len(buf) - keep
 	st.cw.reset(0)
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		if k := class[c]; k == 0 {
 			// A run of plain bytes, up to the end of the chunk.
 			j, n := i, st.n
-			for j < len(s) && n < chunk && class[s[j]] == 0 {
+			for j < len(s) && n < limit && class[s[j]] == 0 {
 				st.buf[n] = lower[s[j]]
 				n, j = n+1, j+1
 			}
@@ -161,12 +174,12 @@ func (f *prefilter) scan(s string) need {
 			}
 			i += skip
 		}
-		if st.n >= chunk {
+		if st.n >= limit {
 			if f.hasKey(st.buf[:st.n]) {
 				st.nd |= needWords
 			}
 			shift := st.n - keep
-			st.n = copy(st.buf[:], st.buf[shift:st.n])
+			st.n = copy(st.buf, st.buf[shift:st.n])
 			st.cw.shift(shift)
 		}
 	}
@@ -179,7 +192,7 @@ func (f *prefilter) scan(s string) need {
 
 // scanState is the prefilter's state over one text.
 type scanState struct {
-	buf  [chunk + keep]byte // lower-cased text, quotes, backslashes and controls deleted
+	buf  []byte // lower-cased text, quotes, backslashes and controls deleted
 	n    int
 	sw   scanWord
 	cw   shellWord
@@ -478,12 +491,21 @@ func unhexByte(c byte) byte {
 	return c - 'A' + 10
 }
 
+// commandSet and commandFirst index shellCommands: a word is looked up
+// only when its first byte starts a command name.
+var (
+	commandSet   = map[string]bool{}
+	commandFirst [256]bool
+)
+
+func init() {
+	for _, c := range shellCommands {
+		commandSet[c] = true
+		commandFirst[c[0]] = true
+	}
+}
+
 // isShellCommand reports whether b is one of shellCommands.
 func isShellCommand(b []byte) bool {
-	for _, cmd := range shellCommands {
-		if string(b) == cmd {
-			return true
-		}
-	}
-	return false
+	return commandFirst[b[0]] && commandSet[string(b)]
 }
