@@ -257,6 +257,9 @@ func (f *prefilter) patternVariant(w string, sep bool) bool {
 			continue
 		case c == '\\' || c == '"' || c == '\'' || c == '`' || c < 0x20 || c == 0x7f:
 			continue // deleted, as PathText and the quote lexer delete them
+		case c == '%' && percentClass(w[i:]) == pctControl:
+			i += 2 // an escaped control byte, deleted by PathText
+			continue
 		case c == '*' || c == '?' || c == '[':
 			wild = true
 		}
