@@ -78,6 +78,12 @@ func (c *shellCheck) visit(n syntax.Node) bool {
 		c.call(x)
 	case *syntax.Redirect:
 		c.redirect(x)
+	case *syntax.Assign:
+		c.assign(x)
+	case *syntax.WordIter:
+		if x.Name != nil && pathVars[x.Name.Value] {
+			c.refuse("a loop over $" + x.Name.Value + " changes how later paths resolve")
+		}
 	case *syntax.Word:
 		if w := c.resolve(x); w.dyn != "" && w.pathy {
 			c.refuse(w.dyn + " in a word that could name a path cannot be resolved statically")
@@ -268,4 +274,43 @@ func unescapeDouble(v string) string {
 		b.WriteByte(v[i])
 	}
 	return b.String()
+}
+
+// pathVars are the variables the shell reads to resolve paths (cd, ~).
+var pathVars = map[string]bool{"HOME": true, "CDPATH": true, "PWD": true, "OLDPWD": true}
+
+// assign follows HOME set to a literal (cd and ~ then use it) and refuses
+// any other assignment to a variable that changes how paths resolve.
+func (c *shellCheck) assign(x *syntax.Assign) {
+	if x.Name == nil {
+		if x.Naked && x.Value != nil {
+			c.refuse("a declaration whose name is computed at run time") // declare "$v=..."
+		}
+		return
+	}
+	name := x.Name.Value
+	if !pathVars[name] {
+		return
+	}
+	if x.Value == nil || x.Array != nil || x.Append || x.Index != nil {
+		c.refuse("assigning $" + name + " changes how later paths resolve")
+		return
+	}
+	w := c.resolve(x.Value)
+	if w.dyn != "" || name == "CDPATH" || name == "OLDPWD" {
+		c.refuse("assigning $" + name + " changes how later paths resolve")
+		return
+	}
+	if name == "HOME" {
+		env, err := normalize.NewPathEnv(c.home, c.cwds[0])
+		if err != nil {
+			c.refuse("the home directory cannot be followed")
+			return
+		}
+		if h, refuse := env.Resolve(w.text); refuse == "" {
+			c.home = h
+			return
+		}
+		c.refuse("assigning $HOME changes how later paths resolve")
+	}
 }

@@ -75,6 +75,14 @@ func (c *shellCheck) command(words []word) {
 		c.match(a, i) // the command name too: running a protected file reads it
 	}
 	switch {
+	case name == "read" || name == "mapfile" || name == "readarray" || name == "getopts" || name == "export" ||
+		name == "declare" || name == "typeset" || name == "local" || name == "printf" && len(args) > 1 && args[0].text == "-v":
+		for _, a := range args {
+			v, _, _ := strings.Cut(strings.TrimLeft(a.text, "-"), "=")
+			if pathVars[v] {
+				c.refuse(name + " sets $" + v + ", which changes how later paths resolve")
+			}
+		}
 	case name == "cd" || name == "pushd":
 		c.cd(args)
 	case name == "xargs" || name == "parallel":
