@@ -80,7 +80,7 @@ func (c *shellCheck) command(words []word) {
 		for _, a := range args {
 			v, _, _ := strings.Cut(strings.TrimLeft(a.text, "-"), "=")
 			if pathVars[v] {
-				c.refuse(name + " sets $" + v + ", which changes how later paths resolve")
+				c.taint(v)
 			}
 		}
 	case name == "cd" || name == "pushd":
@@ -154,6 +154,13 @@ func (c *shellCheck) cd(args []word) {
 			target = a.text
 			break
 		}
+	}
+	switch {
+	case (target == "" || target == "~") && c.tainted["HOME"],
+		target == "-" && c.tainted["OLDPWD"],
+		target != "" && !strings.HasPrefix(target, "/") && c.tainted["CDPATH"]:
+		c.refuse("cd after a path variable ($HOME, $CDPATH, $OLDPWD) was changed")
+		return
 	}
 	var next []string
 	for _, cwd := range c.cwds {
