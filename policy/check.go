@@ -3,8 +3,8 @@ package policy
 import (
 	"encoding/json"
 	"errors"
-	"slices"
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/gatehouse-dev/gatehouse/normalize"
