@@ -234,8 +234,7 @@ func (st *scanState) special(f *prefilter, s string, i int, k uint8) (skip int, 
 	if c >= 0x20 {
 		st.last = c
 	}
-	switch {
-	case k&cSep != 0:
+	if k&cSep != 0 {
 		if c >= 0x20 {
 			st.buf[st.n] = c
 			st.n++
@@ -244,18 +243,16 @@ func (st *scanState) special(f *prefilter, s string, i int, k uint8) (skip int, 
 			st.cw.reset(st.n)
 		}
 		return 0, false
+	}
+	return st.wordByte(s, i, k)
+}
+
+// wordByte handles a byte inside a word that is not plain.
+func (st *scanState) wordByte(s string, i int, k uint8) (skip int, stop bool) {
+	c := s[i]
+	switch {
 	case c >= 0x80:
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if !normalize.InertRune(r) {
-			return 0, true // NFKC or case folding could make it a path
-		}
-		if !st.sw.started {
-			st.ws = i
-		}
-		st.sw.started, st.cw.started, st.lx.escaped = true, true, false
-		st.buf[st.n] = 0x80 // in no literal
-		st.n++
-		return size - 1, false
+		return st.nonASCII(s, i)
 	case k&cTrigger != 0:
 		return 0, true
 	case c == '%':
@@ -283,4 +280,21 @@ func (st *scanState) special(f *prefilter, s string, i int, k uint8) (skip int, 
 	st.buf[st.n] = lower[c]
 	st.n++
 	return 0, false
+}
+
+// nonASCII passes an inert rune as a letter that is in no literal; any
+// other non-ASCII rune needs the full check (NFKC or case folding could
+// make it part of a path).
+func (st *scanState) nonASCII(s string, i int) (skip int, stop bool) {
+	r, size := utf8.DecodeRuneInString(s[i:])
+	if !normalize.InertRune(r) {
+		return 0, true
+	}
+	if !st.sw.started {
+		st.ws = i
+	}
+	st.sw.started, st.cw.started, st.lx.escaped = true, true, false
+	st.buf[st.n] = 0x80
+	st.n++
+	return size - 1, false
 }
