@@ -74,9 +74,20 @@ func (c *shellCheck) command(words []word) {
 	for i, a := range words {
 		c.match(a, i) // the command name too: running a protected file reads it
 	}
+	c.byName(name, args)
+	if flags, ok := recursiveFlags[name]; ok {
+		c.recursive(name, flags, args)
+	}
+}
+
+// setters are the commands that set variables named by their arguments.
+var setters = map[string]bool{"read": true, "mapfile": true, "readarray": true, "getopts": true,
+	"export": true, "declare": true, "typeset": true, "local": true}
+
+// byName applies what specific commands mean for paths.
+func (c *shellCheck) byName(name string, args []word) {
 	switch {
-	case name == "read" || name == "mapfile" || name == "readarray" || name == "getopts" || name == "export" ||
-		name == "declare" || name == "typeset" || name == "local" || name == "printf" && len(args) > 1 && args[0].text == "-v":
+	case setters[name] || name == "printf" && len(args) > 1 && args[0].text == "-v":
 		for _, a := range args {
 			v, _, _ := strings.Cut(strings.TrimLeft(a.text, "-"), "=")
 			if pathVars[v] {
@@ -95,9 +106,6 @@ func (c *shellCheck) command(words []word) {
 		if len(args) > 0 && (strings.HasPrefix(args[0].text, "/dev/") || strings.HasPrefix(args[0].text, "/proc/")) {
 			c.refuse(name + " runs commands read at run time")
 		}
-	}
-	if flags, ok := recursiveFlags[name]; ok {
-		c.recursive(name, flags, args)
 	}
 }
 
