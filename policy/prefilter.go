@@ -97,8 +97,12 @@ var class = func() (t [256]uint8) {
 		t[c] |= cSep
 	}
 	for c := 0; c < 0x20; c++ {
-		t[c] |= cDrop
+		// Control bytes other than white space: deleted by PathText and
+		// by the shell parser, which can join what they separate ("%0",
+		// NUL, "0" becomes an escape); rare in text, so the full check.
+		t[c] |= cDrop | cTrigger
 	}
+	t[0x7f] |= cTrigger
 	for _, c := range []byte("\"'\\\x7f") {
 		t[c] |= cDrop
 	}
