@@ -95,23 +95,11 @@ func Command(ctx context.Context, p *policy.Policy, opts *CommandOptions, name s
 // path); their targets are granted where they are.
 func allowedPaths(p *policy.Policy, o CommandOptions) (rules, error) {
 	set := newProtectedSet(p, o.Protected)
-	blocked := map[string]bool{}
-	var roots []string
-	for _, a := range set.abs {
-		if onDisk, ok := findFold(a); ok {
-			roots = append(roots, onDisk)
-			if real, err := filepath.EvalSymlinks(onDisk); err == nil {
-				roots = append(roots, real)
-			}
-		} else {
-			roots = append(roots, deepestExisting(a))
-		}
-	}
-	rel, err := relativeMatches(set, o.Dir)
+	roots, err := protectedRoots(set, o.Dir)
 	if err != nil {
 		return rules{}, err
 	}
-	roots = append(roots, rel...)
+	blocked := map[string]bool{}
 	for _, r := range roots {
 		for d := r; ; d = filepath.Dir(d) {
 			blocked[d] = true
@@ -131,12 +119,11 @@ func allowedPaths(p *policy.Policy, o CommandOptions) (rules, error) {
 		}
 		for _, e := range entries {
 			full := filepath.Join(dir, e.Name())
-			if blocked[full] || set.hit(full) || e.Type()&fs.ModeSymlink != 0 {
-				continue
-			}
-			if e.IsDir() {
+			switch {
+			case blocked[full] || set.hit(full) || e.Type()&fs.ModeSymlink != 0:
+			case e.IsDir():
 				out.Dirs = append(out.Dirs, full)
-			} else {
+			default:
 				out.Files = append(out.Files, full)
 			}
 		}
@@ -145,6 +132,25 @@ func allowedPaths(p *policy.Policy, o CommandOptions) (rules, error) {
 		}
 	}
 	return out, nil
+}
+
+// protectedRoots are the protected paths on disk (their spelling on disk
+// and their resolved form, or the first missing component), and the
+// relative protected paths found under dir.
+func protectedRoots(set protectedSet, dir string) ([]string, error) {
+	var roots []string
+	for _, a := range set.abs {
+		if onDisk, ok := findFold(a); ok {
+			roots = append(roots, onDisk)
+			if real, err := filepath.EvalSymlinks(onDisk); err == nil {
+				roots = append(roots, real)
+			}
+		} else {
+			roots = append(roots, deepestExisting(a))
+		}
+	}
+	rel, err := relativeMatches(set, dir)
+	return append(roots, rel...), err
 }
 
 func isProtectedRoot(dir string, roots []string) bool {

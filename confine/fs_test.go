@@ -216,3 +216,24 @@ func TestNewRefusesProtectedDir(t *testing.T) {
 		t.Fatalf("New(.ssh): %v", err)
 	}
 }
+
+// TestProtectedPathIsASymlink: ~/.ssh is itself a symlink to a directory
+// elsewhere; a view of that directory refuses the files there, reached by
+// their real path.
+func TestProtectedPathIsASymlink(t *testing.T) {
+	h := newHome(t)
+	keys := filepath.Join(filepath.Dir(filepath.Dir(h.dir)), "keys")
+	if err := os.MkdirAll(keys, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(filepath.Join(h.dir, ".ssh", "id_rsa"), filepath.Join(keys, "id_rsa")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(h.dir, ".ssh")); err != nil {
+		t.Fatal(err)
+	}
+	h.symlink(t, keys, ".ssh")
+	v := h.view(t, filepath.Dir(keys))
+	_, err := v.ReadFile("keys/id_rsa")
+	wantErr(t, "the link's target", err, confine.ErrProtected)
+}

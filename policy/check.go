@@ -2,7 +2,9 @@ package policy
 
 import (
 	"encoding/json"
+	"errors"
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/gatehouse-dev/gatehouse/normalize"
@@ -22,6 +24,29 @@ type PathArgs struct {
 	// Join lists groups of arguments the tool joins, in order, as
 	// path.Join does: {"dir", "name"} checks dir/name.
 	Join [][]string
+}
+
+// Validate reports whether the declaration is usable: Base empty or
+// absolute, argument names non-empty, every Join group of two or more
+// names. A guard validates declarations once, when it is built.
+func (a *PathArgs) Validate() error {
+	if a == nil {
+		return nil
+	}
+	if a.Base != "" && !strings.HasPrefix(a.Base, "/") {
+		return errors.New("policy: PathArgs.Base must be an absolute path")
+	}
+	for _, n := range a.Args {
+		if n == "" {
+			return errors.New("policy: PathArgs.Args has an empty argument name")
+		}
+	}
+	for _, g := range a.Join {
+		if len(g) < 2 || slices.Contains(g, "") {
+			return errors.New("policy: each PathArgs.Join group needs two or more non-empty argument names")
+		}
+	}
+	return nil
 }
 
 // maxPairArgs bounds the string arguments whose pairs are checked joined.

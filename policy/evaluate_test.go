@@ -380,3 +380,17 @@ spec:
 		t.Error("no dlp block, but DLP enabled")
 	}
 }
+
+func TestPathArgsValidate(t *testing.T) {
+	for _, bad := range []policy.PathArgs{
+		{Base: "relative/dir"}, {Args: []string{""}}, {Join: [][]string{{"dir"}}}, {Join: [][]string{{"dir", ""}}},
+	} {
+		if err := bad.Validate(); err == nil {
+			t.Errorf("%+v: no error", bad)
+		}
+	}
+	ok := policy.PathArgs{Base: "/srv/app", Args: []string{"path"}, Join: [][]string{{"dir", "name"}}}
+	if err := ok.Validate(); err != nil {
+		t.Error(err)
+	}
+}

@@ -162,6 +162,9 @@ func TestLoadProtectsPolicyFile(t *testing.T) {
 		file, link, "policy.yaml", "./policy.yaml", "../" + filepath.Base(dir) + "/policy.yaml",
 		"sed -i s/x/y/ " + file, dir + "//policy.yaml", strings.ReplaceAll(file, "/", "%2f"),
 		strings.ToUpper(file), "link.yaml",
+		// Kernel aliases of the policy file (AIP §8.1, issue 14).
+		"/proc/self/root" + file, "/proc/thread-self/root" + link, "/proc/self/cwd/policy.yaml",
+		"cat /proc/1/root" + file, "file://localhost" + file,
 	} {
 		d := p.Evaluate(policy.Request{Method: "tools/call", Tool: "write_file", Args: map[string]any{"path": arg}})
 		if d.Outcome != policy.ProtectedPath {

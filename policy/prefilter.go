@@ -1,7 +1,6 @@
 package policy
 
 import (
-	"bytes"
 	"path"
 	"slices"
 	"strings"
@@ -17,9 +16,11 @@ import (
 // the protected path's last component, because canonical paths are
 // component-prefix matched. Canonicalization (PathText) only percent-decodes,
 // applies NFKC, folds case and deletes control characters; the prefilter
-// sends every percent escape of a printable byte and every non-ASCII byte to
-// the full check, folds ASCII case itself, and deletes quotes, backslashes
-// and control bytes before it looks for the literal. Everything that can
+// sends every percent escape of a printable byte and every non-ASCII rune
+// that NFKC or folding could turn into ASCII to the full check, folds ASCII
+// case itself, and deletes quotes, backslashes, control bytes and escaped
+// control bytes before it looks for the literal (and for "/proc" and
+// "/fd", the kernel aliases). Everything that can
 // build a path at run time ($, back quotes, ~) or match one by pattern (a
 // wildcard or brace in a word with a slash or a leading dot), and the
 // commands whose meaning depends on the working directory or recursion
@@ -96,8 +97,12 @@ var class = func() (t [256]uint8) {
 		t[c] |= cSep
 	}
 	for c := 0; c < 0x20; c++ {
-		t[c] |= cDrop
+		// Control bytes other than white space: deleted by PathText and
+		// by the shell parser, which can join what they separate ("%0",
+		// NUL, "0" becomes an escape); rare in text, so the full check.
+		t[c] |= cDrop | cTrigger
 	}
+	t[0x7f] |= cTrigger
 	for _, c := range []byte("\"'\\\x7f") {
 		t[c] |= cDrop
 	}
@@ -128,24 +133,37 @@ var lower = func() (t [256]byte) {
 }()
 
 const (
-	chunk = 4096
-	keep  = 64 // bytes kept across chunks: more than any command name
+	chunk      = 4096
+	smallChunk = 256
+	keep       = 64 // bytes kept across chunks: more than any command name
 )
 
 // scan reports what the full check must run for s; 0 means s is clean.
-// It allocates nothing. A plain byte costs a table lookup and a copy.
+// It allocates nothing: the lower-cased copy lives on the stack, small for
+// short text (a path), one chunk for long text.
 func (f *prefilter) scan(s string) need {
 	if f.always {
 		return needWords | needShell
 	}
-	var st scanState
+	if len(s) <= smallChunk {
+		var buf [smallChunk + keep]byte
+		return f.scanWith(s, buf[:])
+	}
+	var buf [chunk + keep]byte
+	return f.scanWith(s, buf[:])
+}
+
+// scanWith scans s with buf, whose last keep bytes are headroom.
+func (f *prefilter) scanWith(s string, buf []byte) need {
+	st := scanState{buf: buf}
+	limit := len(buf) - keep
 	st.cw.reset(0)
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		if k := class[c]; k == 0 {
 			// A run of plain bytes, up to the end of the chunk.
 			j, n := i, st.n
-			for j < len(s) && n < chunk && class[s[j]] == 0 {
+			for j < len(s) && n < limit && class[s[j]] == 0 {
 				st.buf[n] = lower[s[j]]
 				n, j = n+1, j+1
 			}
@@ -161,12 +179,12 @@ func (f *prefilter) scan(s string) need {
 			}
 			i += skip
 		}
-		if st.n >= chunk {
+		if st.n >= limit {
 			if f.hasKey(st.buf[:st.n]) {
 				st.nd |= needWords
 			}
 			shift := st.n - keep
-			st.n = copy(st.buf[:], st.buf[shift:st.n])
+			st.n = copy(st.buf, st.buf[shift:st.n])
 			st.cw.shift(shift)
 		}
 	}
@@ -179,7 +197,7 @@ func (f *prefilter) scan(s string) need {
 
 // scanState is the prefilter's state over one text.
 type scanState struct {
-	buf  [chunk + keep]byte // lower-cased text, quotes, backslashes and controls deleted
+	buf  []byte // lower-cased text, quotes, backslashes and controls deleted
 	n    int
 	sw   scanWord
 	cw   shellWord
@@ -202,59 +220,6 @@ func (st *scanState) endWord(f *prefilter, s string, end int) need {
 	return 0
 }
 
-// pattern decides a word with wildcards (and no brace) without the
-// working directory: it can match a protected path, or something inside
-// one, only if one of its components can match one of the protected
-// paths' components. Quoting is ignored (every wildcard counts) and a
-// backslash is read both as a separator and as an escape, as the word
-// scanner reads them.
-func (f *prefilter) pattern(w string) need {
-	if f.patternVariant(w, true) || f.patternVariant(w, false) {
-		return needWords | needShell
-	}
-	return 0
-}
-
-// patternVariant checks the components of w, a backslash read as a
-// separator (sep) or deleted, without allocating.
-func (f *prefilter) patternVariant(w string, sep bool) bool {
-	var buf [64]byte
-	n, wild := 0, false
-	check := func() bool {
-		hit := wild && n > len(buf)
-		if wild && n <= len(buf) {
-			c := string(buf[:n])
-			for _, name := range f.names {
-				if componentsMatch([]string{c}, []string{name}) {
-					hit = true
-					break
-				}
-			}
-		}
-		n, wild = 0, false
-		return hit
-	}
-	for i := 0; i < len(w); i++ {
-		c := w[i]
-		switch {
-		case c == '/' || c == '\\' && sep:
-			if check() {
-				return true
-			}
-			continue
-		case c == '\\' || c == '"' || c == '\'' || c == '`' || c < 0x20 || c == 0x7f:
-			continue // deleted, as PathText and the quote lexer delete them
-		case c == '*' || c == '?' || c == '[':
-			wild = true
-		}
-		if n < len(buf) {
-			buf[n] = lower[c]
-		}
-		n++
-	}
-	return check()
-}
-
 // special handles a byte that is not plain. It returns how many bytes
 // after s[i] it consumed, and stop when the text needs the full check.
 func (st *scanState) special(f *prefilter, s string, i int, k uint8) (skip int, stop bool) {
@@ -273,8 +238,7 @@ func (st *scanState) special(f *prefilter, s string, i int, k uint8) (skip int, 
 	if c >= 0x20 {
 		st.last = c
 	}
-	switch {
-	case k&cSep != 0:
+	if k&cSep != 0 {
 		if c >= 0x20 {
 			st.buf[st.n] = c
 			st.n++
@@ -283,18 +247,16 @@ func (st *scanState) special(f *prefilter, s string, i int, k uint8) (skip int, 
 			st.cw.reset(st.n)
 		}
 		return 0, false
+	}
+	return st.wordByte(s, i, k)
+}
+
+// wordByte handles a byte inside a word that is not plain.
+func (st *scanState) wordByte(s string, i int, k uint8) (skip int, stop bool) {
+	c := s[i]
+	switch {
 	case c >= 0x80:
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if !normalize.InertRune(r) {
-			return 0, true // NFKC or case folding could make it a path
-		}
-		if !st.sw.started {
-			st.ws = i
-		}
-		st.sw.started, st.cw.started, st.lx.escaped = true, true, false
-		st.buf[st.n] = 0x80 // in no literal
-		st.n++
-		return size - 1, false
+		return st.nonASCII(s, i)
 	case k&cTrigger != 0:
 		return 0, true
 	case c == '%':
@@ -324,166 +286,19 @@ func (st *scanState) special(f *prefilter, s string, i int, k uint8) (skip int, 
 	return 0, false
 }
 
-// scanWord follows the current word as the word scanner splits it (at
-// every separator, quotes deleted), for the pattern flags.
-type scanWord struct {
-	started, slash, wild, dot, anyDot, brace bool
-}
-
-func (w *scanWord) add(c byte, k uint8) {
-	if !w.started {
-		w.started, w.dot = true, c == '.'
+// nonASCII passes an inert rune as a letter that is in no literal; any
+// other non-ASCII rune needs the full check (NFKC or case folding could
+// make it part of a path).
+func (st *scanState) nonASCII(s string, i int) (skip int, stop bool) {
+	r, size := utf8.DecodeRuneInString(s[i:])
+	if !normalize.InertRune(r) {
+		return 0, true
 	}
-	switch c {
-	case '/':
-		w.slash = true
-	case '.':
-		w.anyDot = true
-	case '{':
-		w.brace = true
+	if !st.sw.started {
+		st.ws = i
 	}
-	w.wild = w.wild || k&cWild != 0
-}
-
-// shellWord follows the current word as the shell splits it (lexState):
-// where its last path component starts in buf, for the command name, and
-// its brace expansion, which is decided on the whole shell word.
-type shellWord struct {
-	started, brace, dot, slash bool
-	seg                        int    // buf index where the last component starts
-	prev                       [2]int // the component before a trailing '/'
-}
-
-func (w *shellWord) reset(n int) { *w = shellWord{seg: n, prev: [2]int{-1, -1}} }
-
-// shift follows buf when a chunk is dropped; indices below 0 are lost,
-// and a component that long is no command name.
-func (w *shellWord) shift(d int) {
-	w.seg -= d
-	w.prev[0] -= d
-	w.prev[1] -= d
-}
-
-func (w *shellWord) add(c byte, n int) {
-	w.started = true
-	switch c {
-	case '{':
-		w.brace = true
-	case '.':
-		w.dot = true
-	case '/':
-		w.slash = true
-		if n > w.seg {
-			w.prev = [2]int{w.seg, n} // path.Base ignores a trailing '/'
-		}
-		w.seg = n + 1
-	}
-}
-
-// end closes the word: a command name needs the shell analysis, and so
-// does a brace expansion that could be a path.
-func (w *shellWord) end(buf []byte) need {
-	var nd need
-	base := [2]int{w.seg, len(buf)}
-	if base[1] <= base[0] {
-		base = w.prev
-	}
-	if w.started && base[0] >= 0 && base[1] > base[0] && base[1]-base[0] <= 8 && isShellCommand(buf[base[0]:base[1]]) {
-		nd = needShell
-	}
-	if w.brace && (w.dot || w.slash) {
-		nd |= needWords | needShell
-	}
-	w.reset(len(buf))
-	return nd
-}
-
-// lexState follows the shell's quoting, so that words are split where the
-// shell splits them: not inside quotes, not after a backslash; a '#' at the
-// start of a word begins a comment, in which quotes are text.
-type lexState struct {
-	quote   byte
-	escaped bool
-	comment bool
-}
-
-// separates reports whether c ends a word, and advances the state.
-func (lx *lexState) separates(c byte, k uint8, inWord bool) bool {
-	switch {
-	case lx.escaped:
-		lx.escaped = false
-		return false
-	case lx.comment:
-		lx.comment = c != '\n'
-		return k&cSep != 0
-	case c == '\\' && lx.quote != '\'':
-		lx.escaped = true
-		return false
-	case lx.quote != 0:
-		if c == lx.quote {
-			lx.quote = 0
-		}
-		return false
-	case c == '\'' || c == '"' || c == '`':
-		lx.quote = c
-		return false
-	case c == '#' && !inWord:
-		lx.comment = true
-		return false
-	}
-	return k&cSep != 0
-}
-
-func (f *prefilter) hasKey(b []byte) bool {
-	for _, k := range f.keys {
-		if bytes.Contains(b, k) {
-			return true
-		}
-	}
-	return false
-}
-
-// Kinds of '%' in text.
-const (
-	pctText    = iota // not an escape: a literal '%'
-	pctControl        // an escape of a control byte (deleted by PathText)
-	pctTrigger        // an escape of a byte that could change a path, or %USERPROFILE%
-)
-
-// percentClass classifies s, which starts at a '%'.
-func percentClass(s string) int {
-	if len(s) >= 3 && ishexByte(s[1]) && ishexByte(s[2]) {
-		if d := unhexByte(s[1])<<4 | unhexByte(s[2]); d < 0x20 || d == 0x7f {
-			return pctControl
-		}
-		return pctTrigger
-	}
-	if len(s) >= 2 && (s[1] == 'u' || s[1] == 'U') {
-		return pctTrigger
-	}
-	return pctText
-}
-
-func ishexByte(c byte) bool {
-	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
-}
-
-func unhexByte(c byte) byte {
-	switch {
-	case '0' <= c && c <= '9':
-		return c - '0'
-	case 'a' <= c && c <= 'f':
-		return c - 'a' + 10
-	}
-	return c - 'A' + 10
-}
-
-// isShellCommand reports whether b is one of shellCommands.
-func isShellCommand(b []byte) bool {
-	for _, cmd := range shellCommands {
-		if string(b) == cmd {
-			return true
-		}
-	}
-	return false
+	st.sw.started, st.cw.started, st.lx.escaped = true, true, false
+	st.buf[st.n] = 0x80
+	st.n++
+	return size - 1, false
 }

@@ -29,6 +29,17 @@ type shellCheck struct {
 	cwds   []string // every working directory the script may have; [0] is the start
 	depth  int
 	reason string
+	// tainted are the path variables (HOME, CDPATH, PWD, OLDPWD) set to
+	// a value not known here: a later cd or ~ that reads one is refused.
+	tainted map[string]bool
+	values  map[*syntax.Word]bool // assignment values, not paths themselves
+}
+
+func (c *shellCheck) taint(name string) {
+	if c.tainted == nil {
+		c.tainted = map[string]bool{}
+	}
+	c.tainted[name] = true
 }
 
 // shellReason returns why the command-like text s names or may name a
@@ -78,7 +89,22 @@ func (c *shellCheck) visit(n syntax.Node) bool {
 		c.call(x)
 	case *syntax.Redirect:
 		c.redirect(x)
+	case *syntax.Assign:
+		if x.Value != nil {
+			if c.values == nil {
+				c.values = map[*syntax.Word]bool{}
+			}
+			c.values[x.Value] = true
+		}
+		c.assign(x)
+	case *syntax.WordIter:
+		if x.Name != nil && pathVars[x.Name.Value] {
+			c.taint(x.Name.Value)
+		}
 	case *syntax.Word:
+		if c.values[x] {
+			break // an assignment's value: checked where the variable is used
+		}
 		if w := c.resolve(x); w.dyn != "" && w.pathy {
 			c.refuse(w.dyn + " in a word that could name a path cannot be resolved statically")
 		}
@@ -186,6 +212,8 @@ func (c *shellCheck) param(x *syntax.ParamExp, b *strings.Builder, out *word) {
 		name = x.Param.Value
 	}
 	switch {
+	case c.tainted[name]:
+		setDyn(out, "$"+name+" after it was changed")
 	case plain && name == "HOME" && c.home != "":
 		b.WriteString(c.home)
 		out.pathy = true
@@ -207,6 +235,8 @@ func (c *shellCheck) tilde(v string, out *word) string {
 	}
 	out.pathy = true
 	switch {
+	case c.tainted["HOME"] && (name == "" || name == "+" && c.tainted["PWD"]):
+		setDyn(out, "~ after $HOME was changed")
 	case name == "" && c.home != "":
 		return c.home + rest
 	case name == "+" && len(c.cwds) == 1:
@@ -268,4 +298,31 @@ func unescapeDouble(v string) string {
 		b.WriteByte(v[i])
 	}
 	return b.String()
+}
+
+// pathVars are the variables the shell reads to resolve paths (cd, ~).
+var pathVars = map[string]bool{"HOME": true, "CDPATH": true, "PWD": true, "OLDPWD": true}
+
+// assign follows HOME set to a literal (cd and ~ then use it); any other
+// assignment to a path variable taints it (see shellCheck.tainted).
+func (c *shellCheck) assign(x *syntax.Assign) {
+	if x.Name == nil || !pathVars[x.Name.Value] {
+		return
+	}
+	name := x.Name.Value
+	if x.Value == nil || x.Array != nil || x.Append || x.Index != nil || name != "HOME" {
+		c.taint(name)
+		return
+	}
+	w := c.resolve(x.Value)
+	env, err := normalize.NewPathEnv(c.home, c.cwds[0])
+	if w.dyn != "" || err != nil {
+		c.taint(name)
+		return
+	}
+	if h, refuse := env.Resolve(w.text); refuse == "" {
+		c.home = h
+		return
+	}
+	c.taint(name)
 }

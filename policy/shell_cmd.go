@@ -74,7 +74,26 @@ func (c *shellCheck) command(words []word) {
 	for i, a := range words {
 		c.match(a, i) // the command name too: running a protected file reads it
 	}
+	c.byName(name, args)
+	if flags, ok := recursiveFlags[name]; ok {
+		c.recursive(name, flags, args)
+	}
+}
+
+// setters are the commands that set variables named by their arguments.
+var setters = map[string]bool{"read": true, "mapfile": true, "readarray": true, "getopts": true,
+	"export": true, "declare": true, "typeset": true, "local": true}
+
+// byName applies what specific commands mean for paths.
+func (c *shellCheck) byName(name string, args []word) {
 	switch {
+	case setters[name] || name == "printf" && len(args) > 1 && args[0].text == "-v":
+		for _, a := range args {
+			v, _, _ := strings.Cut(strings.TrimLeft(a.text, "-"), "=")
+			if pathVars[v] {
+				c.taint(v)
+			}
+		}
 	case name == "cd" || name == "pushd":
 		c.cd(args)
 	case name == "xargs" || name == "parallel":
@@ -87,9 +106,6 @@ func (c *shellCheck) command(words []word) {
 		if len(args) > 0 && (strings.HasPrefix(args[0].text, "/dev/") || strings.HasPrefix(args[0].text, "/proc/")) {
 			c.refuse(name + " runs commands read at run time")
 		}
-	}
-	if flags, ok := recursiveFlags[name]; ok {
-		c.recursive(name, flags, args)
 	}
 }
 
@@ -146,6 +162,13 @@ func (c *shellCheck) cd(args []word) {
 			target = a.text
 			break
 		}
+	}
+	switch {
+	case (target == "" || target == "~") && c.tainted["HOME"],
+		target == "-" && c.tainted["OLDPWD"],
+		target != "" && !strings.HasPrefix(target, "/") && c.tainted["CDPATH"]:
+		c.refuse("cd after a path variable ($HOME, $CDPATH, $OLDPWD) was changed")
+		return
 	}
 	var next []string
 	for _, cwd := range c.cwds {

@@ -1,0 +1,232 @@
+package policy
+
+import "bytes"
+
+// scanWord follows the current word as the word scanner splits it (at
+// every separator, quotes deleted), for the pattern flags.
+type scanWord struct {
+	started, slash, wild, dot, anyDot, brace bool
+}
+
+func (w *scanWord) add(c byte, k uint8) {
+	if !w.started {
+		w.started, w.dot = true, c == '.'
+	}
+	switch c {
+	case '/':
+		w.slash = true
+	case '.':
+		w.anyDot = true
+	case '{':
+		w.brace = true
+	}
+	w.wild = w.wild || k&cWild != 0
+}
+
+// shellWord follows the current word as the shell splits it (lexState):
+// where its last path component starts in buf, for the command name, and
+// its brace expansion, which is decided on the whole shell word.
+type shellWord struct {
+	started, brace, dot, slash bool
+	seg                        int    // buf index where the last component starts
+	prev                       [2]int // the component before a trailing '/'
+}
+
+func (w *shellWord) reset(n int) { *w = shellWord{seg: n, prev: [2]int{-1, -1}} }
+
+// shift follows buf when a chunk is dropped; indices below 0 are lost,
+// and a component that long is no command name.
+func (w *shellWord) shift(d int) {
+	w.seg -= d
+	w.prev[0] -= d
+	w.prev[1] -= d
+}
+
+func (w *shellWord) add(c byte, n int) {
+	w.started = true
+	switch c {
+	case '{':
+		w.brace = true
+	case '.':
+		w.dot = true
+	case '/':
+		w.slash = true
+		if n > w.seg {
+			w.prev = [2]int{w.seg, n} // path.Base ignores a trailing '/'
+		}
+		w.seg = n + 1
+	}
+}
+
+// end closes the word: a command name needs the shell analysis, and so
+// does a brace expansion that could be a path.
+func (w *shellWord) end(buf []byte) need {
+	var nd need
+	base := [2]int{w.seg, len(buf)}
+	if base[1] <= base[0] {
+		base = w.prev
+	}
+	if w.started && base[0] >= 0 && base[1] > base[0] && base[1]-base[0] <= 8 && isShellCommand(buf[base[0]:base[1]]) {
+		nd = needShell
+	}
+	if w.brace && (w.dot || w.slash) {
+		nd |= needWords | needShell
+	}
+	w.reset(len(buf))
+	return nd
+}
+
+// lexState follows the shell's quoting, so that words are split where the
+// shell splits them: not inside quotes, not after a backslash; a '#' at the
+// start of a word begins a comment, in which quotes are text.
+type lexState struct {
+	quote   byte
+	escaped bool
+	comment bool
+}
+
+// separates reports whether c ends a word, and advances the state.
+func (lx *lexState) separates(c byte, k uint8, inWord bool) bool {
+	switch {
+	case lx.escaped:
+		lx.escaped = false
+		return false
+	case lx.comment:
+		lx.comment = c != '\n'
+		return k&cSep != 0
+	case c == '\\' && lx.quote != '\'':
+		lx.escaped = true
+		return false
+	case lx.quote != 0:
+		if c == lx.quote {
+			lx.quote = 0
+		}
+		return false
+	case c == '\'' || c == '"' || c == '`':
+		lx.quote = c
+		return false
+	case c == '#' && !inWord:
+		lx.comment = true
+		return false
+	}
+	return k&cSep != 0
+}
+
+func (f *prefilter) hasKey(b []byte) bool {
+	for _, k := range f.keys {
+		if bytes.Contains(b, k) {
+			return true
+		}
+	}
+	return false
+}
+
+// Kinds of '%' in text.
+const (
+	pctText    = iota // not an escape: a literal '%'
+	pctControl        // an escape of a control byte (deleted by PathText)
+	pctTrigger        // an escape of a byte that could change a path, or %USERPROFILE%
+)
+
+// percentClass classifies s, which starts at a '%'.
+func percentClass(s string) int {
+	if len(s) >= 3 && ishexByte(s[1]) && ishexByte(s[2]) {
+		if d := unhexByte(s[1])<<4 | unhexByte(s[2]); d < 0x20 || d == 0x7f {
+			return pctControl
+		}
+		return pctTrigger
+	}
+	if len(s) >= 2 && (s[1] == 'u' || s[1] == 'U') {
+		return pctTrigger
+	}
+	return pctText
+}
+
+func ishexByte(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
+
+func unhexByte(c byte) byte {
+	switch {
+	case '0' <= c && c <= '9':
+		return c - '0'
+	case 'a' <= c && c <= 'f':
+		return c - 'a' + 10
+	}
+	return c - 'A' + 10
+}
+
+// commandSet and commandFirst index shellCommands: a word is looked up
+// only when its first byte starts a command name.
+var (
+	commandSet   = map[string]bool{}
+	commandFirst [256]bool
+)
+
+func init() {
+	for _, c := range shellCommands {
+		commandSet[c] = true
+		commandFirst[c[0]] = true
+	}
+}
+
+// isShellCommand reports whether b is one of shellCommands.
+func isShellCommand(b []byte) bool {
+	return commandFirst[b[0]] && commandSet[string(b)]
+}
+
+// pattern decides a word with wildcards (and no brace) without the
+// working directory: it can match a protected path, or something inside
+// one, only if one of its components can match one of the protected
+// paths' components. Quoting is ignored (every wildcard counts) and a
+// backslash is read both as a separator and as an escape, as the word
+// scanner reads them.
+func (f *prefilter) pattern(w string) need {
+	if f.patternVariant(w, true) || f.patternVariant(w, false) {
+		return needWords | needShell
+	}
+	return 0
+}
+
+// patternVariant checks the components of w, a backslash read as a
+// separator (sep) or deleted, without allocating.
+func (f *prefilter) patternVariant(w string, sep bool) bool {
+	var buf [64]byte
+	n, wild := 0, false
+	check := func() bool {
+		hit := wild && n > len(buf)
+		if wild && n <= len(buf) {
+			c := string(buf[:n])
+			for _, name := range f.names {
+				if componentsMatch([]string{c}, []string{name}) {
+					hit = true
+					break
+				}
+			}
+		}
+		n, wild = 0, false
+		return hit
+	}
+	for i := 0; i < len(w); i++ {
+		c := w[i]
+		switch {
+		case c == '/' || c == '\\' && sep:
+			if check() {
+				return true
+			}
+			continue
+		case c == '\\' || c == '"' || c == '\'' || c == '`' || c < 0x20 || c == 0x7f:
+			continue // deleted, as PathText and the quote lexer delete them
+		case c == '%' && percentClass(w[i:]) == pctControl:
+			i += 2 // an escaped control byte, deleted by PathText
+			continue
+		case c == '*' || c == '?' || c == '[':
+			wild = true
+		}
+		if n < len(buf) {
+			buf[n] = lower[c]
+		}
+		n++
+	}
+	return check()
+}
