@@ -20,13 +20,20 @@ import (
 // and go-sdk's default logging capability.
 func featureServer(t *testing.T, g *gatehouse.Guard) mcp.Transport {
 	t.Helper()
+	return featureServerWith(t, g, func(s *mcp.Server) {
+		var runs atomic.Int64
+		countingTool(s, "echo", &runs)
+	})
+}
+
+func featureServerWith(t *testing.T, g *gatehouse.Guard, tools func(*mcp.Server)) mcp.Transport {
+	t.Helper()
 	s := mcp.NewServer(&mcp.Implementation{Name: "s", Version: "1"}, &mcp.ServerOptions{
 		CompletionHandler: func(ctx context.Context, req *mcp.CompleteRequest) (*mcp.CompleteResult, error) {
 			return &mcp.CompleteResult{Completion: mcp.CompletionResultDetails{Values: []string{"id_rsa"}}}, nil
 		},
 	})
-	var runs atomic.Int64
-	countingTool(s, "echo", &runs)
+	tools(s)
 	s.AddPrompt(&mcp.Prompt{Name: "p"}, func(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
 		return &mcp.GetPromptResult{}, nil
 	})

@@ -19,6 +19,7 @@ import (
 
 	"github.com/gatehouse-dev/gatehouse"
 	"github.com/gatehouse-dev/gatehouse/audit"
+	"github.com/gatehouse-dev/gatehouse/policy"
 	"github.com/gatehouse-dev/gatehouse/ratelimit"
 )
 
@@ -334,5 +335,28 @@ func TestInFlightCapRefusesAtOnce(t *testing.T) {
 			t.Fatalf("the slot was not given back after the handler returned: %v", res)
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// Issue 14 wiring: completion/complete values are path-checked, and a
+// tool's declared path arguments are read as the tool joins them.
+func TestCompletionAndDeclaredPaths(t *testing.T) {
+	g := mustGuard(t, mustPolicy(t, basePolicy), &gatehouse.Options{PathArgs: map[string]policy.PathArgs{
+		"echo": {Base: "/home", Join: [][]string{{"dir", "name"}}},
+	}})
+	var runs atomic.Int64
+	ct := featureServerWith(t, g, func(s *mcp.Server) { countingTool(s, "echo", &runs) })
+	c := dialRaw(t, ct, "2025-06-18")
+	res := c.request(1, "completion/complete", map[string]any{"ref": map[string]any{"type": "ref/prompt", "name": "p"},
+		"argument": map[string]any{"name": "file", "value": "~/.ssh/"}})
+	if fmt.Sprint(rpcErr(res)["code"]) != "-32007" {
+		t.Fatalf("completion of ~/.ssh/: %v", res)
+	}
+	res = c.callTool(2, "echo", map[string]any{"dir": "agent/.ssh", "name": "id_rsa"})
+	if fmt.Sprint(rpcErr(res)["code"]) != "-32007" || runs.Load() != 0 {
+		t.Fatalf("declared dir+name under a protected path: %v", res)
+	}
+	if _, err := gatehouse.New(mustPolicy(t, basePolicy), &gatehouse.Options{PathArgs: map[string]policy.PathArgs{"echo": {Base: "relative"}}}); err == nil {
+		t.Fatal("a relative Base was accepted")
 	}
 }

@@ -131,9 +131,9 @@ func completeArgs(r *mcp.CompleteRequest) map[string]any {
 	if r.Params == nil {
 		return nil
 	}
-	args := map[string]any{"argument": r.Params.Argument.Value}
+	args := map[string]any{"argument.name": r.Params.Argument.Name, "argument.value": r.Params.Argument.Value}
 	if r.Params.Ref != nil {
-		args["ref"] = r.Params.Ref.URI
+		args["ref.uri"] = r.Params.Ref.URI
 	}
 	if r.Params.Context != nil {
 		for k, v := range r.Params.Context.Arguments {

@@ -10,6 +10,7 @@ import (
 	"github.com/gatehouse-dev/gatehouse/audit"
 	"github.com/gatehouse-dev/gatehouse/consent"
 	"github.com/gatehouse-dev/gatehouse/dlp"
+	"github.com/gatehouse-dev/gatehouse/policy"
 	"github.com/gatehouse-dev/gatehouse/ratelimit"
 )
 
@@ -68,6 +69,13 @@ type Options struct {
 	// ("Forbidden"), while a tool result's text reaches the model, which then
 	// knows why. Other methods still get JSON-RPC errors.
 	DenyAsToolResult bool
+	// PathArgs declares, per tool (keyed by the exact name go-sdk
+	// dispatches), which arguments hold file paths, which the tool joins, and
+	// the directory it resolves relative paths against, so that the
+	// protected-path check reads them as the tool does. Tools without a
+	// declaration are checked as policy.PathArgs says.
+	PathArgs map[string]policy.PathArgs
+
 	// ShowAllTools lists every tool in tools/list; by default tools the
 	// policy can never allow are hidden (calls to them are denied either way).
 	ShowAllTools bool
@@ -240,6 +248,11 @@ func (o *Options) validateGroups() error {
 	}
 	if d := o.DLP; d != nil && d.Off && (d.Scanner != nil || d.NoBuiltin) {
 		errs = append(errs, errors.New("gatehouse: Options.DLP.Off is set with Options.DLP.Scanner or Options.DLP.NoBuiltin: choose one"))
+	}
+	for name, pa := range o.PathArgs {
+		if err := pa.Validate(); err != nil {
+			errs = append(errs, fmt.Errorf("gatehouse: Options.PathArgs[%q]: %w", name, err))
+		}
 	}
 	if d := o.DLP; d != nil && d.Scanner != nil && d.NoBuiltin {
 		errs = append(errs, errors.New("gatehouse: Options.DLP.Scanner is set with Options.DLP.NoBuiltin: NoBuiltin applies to the default scanner only"))

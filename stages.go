@@ -64,7 +64,11 @@ func (g *Guard) rateStage(c *call) *refusal {
 // policyStage evaluates the policy (AIP §4.3, ACP rules), then an ACP
 // rule's own rate limit (ACP §5.2: after matching).
 func (g *Guard) policyStage(c *call) *refusal {
-	d := g.evaluateCall(c.method, c.rawTool, c.args)
+	req := policy.Request{Method: c.method, Tool: c.rawTool, Args: c.args, Server: g.o.ServerName, Now: g.now()}
+	if pa, ok := g.o.PathArgs[c.rawTool]; ok {
+		req.Paths = &pa
+	}
+	d := g.p.Evaluate(req)
 	if d.Outcome != policy.Allow && d.Outcome != policy.Ask {
 		return refuse(d)
 	}
