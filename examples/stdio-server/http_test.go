@@ -2,7 +2,9 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -179,16 +181,25 @@ func enrolled(t *testing.T, file, user string) int {
 	if !exists(file) {
 		return 0
 	}
-	fs, err := approval.OpenFileCredentialStore(file, nil)
+	// The running server holds the file's single-writer lock, so read the
+	// file as it is on disk (written atomically) instead of opening a store.
+	raw, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer fs.Close()
-	creds, err := fs.List(context.Background(), gatehouse.ApprovalUser(user).Handle)
-	if err != nil {
+	var data struct {
+		Credentials []*approval.Credential `json:"credentials"`
+	}
+	if err := json.Unmarshal(raw, &data); err != nil {
 		t.Fatal(err)
 	}
-	return len(creds)
+	n := 0
+	for _, c := range data.Credentials {
+		if bytes.Equal(c.UserHandle, gatehouse.ApprovalUser(user).Handle) {
+			n++
+		}
+	}
+	return n
 }
 
 // TestHTTPApprovalRefusals: over -http with -approval, MCP needs a valid
