@@ -31,6 +31,26 @@ func (s *Scanner) rawSpans(text string, depth int) []span {
 		wins  [][]window
 		cands []span
 	)
+	// The per-rule tables are as long as the pack; they come from a pool,
+	// so that a short text with one literal hit does not allocate them.
+	var sc *scanScratch
+	defer func() {
+		if sc != nil {
+			sc.put(s, wins, fired)
+		}
+	}()
+	newWins := func() [][]window {
+		if sc == nil {
+			sc = s.scratch()
+		}
+		return sc.wins
+	}
+	newFired := func() []int {
+		if sc == nil {
+			sc = s.scratch()
+		}
+		return sc.fired
+	}
 	if s.ac != nil {
 		s.ac.scan(text, func(id int32, end int) {
 			for _, ref := range s.refs[id] {
@@ -46,17 +66,14 @@ func (s *Scanner) rawSpans(text string, depth int) []span {
 						continue
 					}
 					if wins == nil {
-						wins = make([][]window, len(s.rules))
+						wins = newWins()
 					}
 					wins[ref.rule] = append(wins[ref.rule], w)
 					continue
 				}
 				if r.mode == modeGate {
 					if fired == nil {
-						fired = make([]int, len(s.rules))
-						for k := range fired {
-							fired[k] = -1
-						}
+						fired = newFired()
 					}
 					if start := end - ref.n; fired[ref.rule] < 0 || start < fired[ref.rule] {
 						fired[ref.rule] = start // the first hit's start
@@ -69,7 +86,7 @@ func (s *Scanner) rawSpans(text string, depth int) []span {
 				// and friends look at.
 				w := window{lo: max(0, end-r.maxLen-1), hi: min(len(text), end-ref.n+r.maxLen+1)}
 				if wins == nil {
-					wins = make([][]window, len(s.rules))
+					wins = newWins()
 				}
 				ws := wins[ref.rule]
 				if n := len(ws); n > 0 && w.lo <= ws[n-1].hi {

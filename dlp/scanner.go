@@ -17,6 +17,7 @@ type Scanner struct {
 	refs   [][]litRef // per automaton pattern: the rules it feeds
 	byName map[string]int32
 	opt    Options
+	pool   sync.Pool // *scanScratch
 }
 
 type mode uint8

@@ -18,7 +18,29 @@ func Size(res mcp.Result) int {
 	if isNil(res) {
 		return 0
 	}
+	if n, ok := plainTextSize(res); ok {
+		return n
+	}
 	return size(reflect.ValueOf(res), 0)
+}
+
+// plainTextSize is Size of the common result, text items and nothing else
+// (the shape plainTextClean takes), without reflection: the sum of its
+// texts, which is all of its size that a handler chooses.
+func plainTextSize(res mcp.Result) (int, bool) {
+	r, ok := res.(*mcp.CallToolResult)
+	if !ok || r.Meta != nil || r.StructuredContent != nil || r.InputRequests != nil || r.RequestState != "" {
+		return 0, false
+	}
+	n := 0
+	for _, c := range r.Content {
+		t, ok := c.(*mcp.TextContent)
+		if !ok || t == nil || t.Meta != nil || t.Annotations != nil {
+			return 0, false
+		}
+		n += len(t.Text)
+	}
+	return n, true
 }
 
 func size(v reflect.Value, depth int) int {
