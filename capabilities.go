@@ -2,11 +2,11 @@ package gatehouse
 
 import (
 	"context"
+	"github.com/gatehouse-dev/gatehouse/trust"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/gatehouse-dev/gatehouse/approval/approvalmcp"
-	"github.com/gatehouse-dev/gatehouse/consent"
 	"github.com/gatehouse-dev/gatehouse/policy"
 )
 
@@ -107,5 +107,5 @@ func (g *Guard) listTools(ctx context.Context, r *mcp.ListToolsResult, agent str
 // error hides nothing here (the call itself is still checked).
 func (g *Guard) suspended(ctx context.Context, agent string) bool {
 	level, err := g.o.Trust.Store.Level(ctx, agent)
-	return err == nil && level == consent.TrustSuspended
+	return err == nil && level == trust.Suspended
 }

@@ -5,6 +5,7 @@ package gatehouse_test
 import (
 	"context"
 	"fmt"
+	"github.com/gatehouse-dev/gatehouse/trust"
 	"os"
 	"strings"
 	"sync/atomic"
@@ -13,7 +14,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/gatehouse-dev/gatehouse"
-	"github.com/gatehouse-dev/gatehouse/consent"
 )
 
 // featureServer has a tool, a prompt, a resource and a completion handler,
@@ -112,7 +112,7 @@ func TestClientInfoPerRequest(t *testing.T) {
 		r, _ := res["result"].(map[string]any)
 		return r["cacheScope"]
 	}
-	store, err := consent.NewMemoryTrustStore(nil)
+	store, err := trust.NewMemoryStore(nil)
 	if err != nil {
 		t.Fatal(err)
 	}

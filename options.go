@@ -3,6 +3,7 @@ package gatehouse
 import (
 	"errors"
 	"fmt"
+	"github.com/gatehouse-dev/gatehouse/trust"
 	"log/slog"
 	"time"
 
@@ -155,9 +156,9 @@ type ApprovalOptions struct {
 // (and see no tools), allowed calls above the level's risk become asks, and
 // violations degrade the level (§8.3).
 type TrustOptions struct {
-	// Store holds the levels: consent.NewMemoryTrustStore for one process,
-	// consent/redistrust for replicas. Required.
-	Store consent.TrustStore
+	// Store holds the levels: trust.NewMemoryStore for one process,
+	// trust/redistrust for replicas. Required.
+	Store trust.Store
 	// Classifier gives tools their risk (default consent.Classify, the ACP
 	// §5.5 table). An ACP rule's level takes precedence.
 	Classifier *consent.Classifier

@@ -2,6 +2,7 @@ package gatehouse
 
 import (
 	"context"
+	"github.com/gatehouse-dev/gatehouse/trust"
 	"strings"
 
 	"github.com/gatehouse-dev/gatehouse/consent"
@@ -11,14 +12,14 @@ import (
 // trustGate applies an agent's trust level (QWED §8.1) on top of the
 // policy: a suspended agent is refused; an allowed call whose risk the
 // level does not cover becomes an ask. A store error counts as
-// TrustUntrusted (fail closed: everything asks).
+// trust.Untrusted (fail closed: everything asks).
 func (g *Guard) trustGate(ctx context.Context, d policy.Decision, agent, rawTool string) policy.Decision {
 	level, err := g.o.Trust.Store.Level(ctx, agent)
 	if err != nil {
 		g.log.Warn("gatehouse: trust store failed; treating the agent as untrusted", "error", err)
-		level = consent.TrustUntrusted
+		level = trust.Untrusted
 	}
-	if level == consent.TrustSuspended {
+	if level == trust.Suspended {
 		return policy.Decision{Outcome: policy.Block, Violation: true, Code: policy.CodeForbidden, Message: policy.MessageForbidden,
 			Reason: "The agent is suspended (trust level)", Method: d.Method, Tool: d.Tool}
 	}
@@ -56,9 +57,9 @@ func (g *Guard) recordTrust(ctx context.Context, agent string, d policy.Decision
 	var err error
 	switch {
 	case d.Outcome == policy.ProtectedPath:
-		_, err = g.o.Trust.Store.Degrade(ctx, agent, consent.ViolationSecurity)
+		_, err = g.o.Trust.Store.Degrade(ctx, agent, trust.ViolationSecurity)
 	case strings.HasPrefix(d.FailedRule, "QWED-AGENT-BUDGET"):
-		_, err = g.o.Trust.Store.Degrade(ctx, agent, consent.ViolationBudget)
+		_, err = g.o.Trust.Store.Degrade(ctx, agent, trust.ViolationBudget)
 	default:
 		_, err = g.o.Trust.Store.Record(ctx, agent, denied)
 	}

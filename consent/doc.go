@@ -21,8 +21,7 @@
 //     [Answer] is Approved, with Answer.Args.
 //   - Classification (ACP §5.5): [Classify] and [Classifier] map tool names
 //     (normalized) to a [Category] and a [Risk].
-//   - Trust levels (QWED-Agent §8): [TrustLevel.RequiresConsent] and a
-//     [TrustStore] that degrades agents on violations.
+//   - Trust levels (QWED-Agent §8) live in package trust.
 //   - Credential vault (ACP §2.3): [Vault] encrypts secrets; [Vault.Inject]
 //     puts them into a call's arguments only with the [Grant] of an approved
 //     consent for that very call, and only into the tools and servers each
@@ -73,8 +72,8 @@
 // Memory is bounded wherever input decides it, per agent where an agent
 // could crowd out others: asks per agent and window
 // (AskerOptions.MaxAsksPerAgent), nonces per agent ([ScopedNonceStore]),
-// nonce stores (expired entries are swept), pending webhook requests, trust
-// entries, hashed and shown parameter sizes.
+// nonce stores (expired entries are swept), pending webhook requests,
+// hashed and shown parameter sizes.
 //
 // # Concurrency
 //

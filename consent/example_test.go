@@ -53,17 +53,6 @@ func ExampleClassify() {
 	// frobnicate unknown high
 }
 
-func ExampleTrustLevel_RequiresConsent() {
-	for _, l := range []consent.TrustLevel{consent.TrustUntrusted, consent.TrustSupervised, consent.TrustAutonomous, consent.TrustTrusted} {
-		fmt.Println(l, l.RequiresConsent(consent.RiskMedium), l.RequiresConsent(consent.RiskCritical))
-	}
-	// Output:
-	// untrusted true true
-	// supervised false true
-	// autonomous false true
-	// trusted false false
-}
-
 func ExampleVault_Inject() {
 	_, priv, _ := ed25519.GenerateKey(nil)
 	vault, _ := consent.NewVault(consent.MasterKeyFromSigningKey(priv), nil)

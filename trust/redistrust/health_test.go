@@ -3,14 +3,14 @@ package redistrust_test
 import (
 	"context"
 	"errors"
+	"github.com/gatehouse-dev/gatehouse/trust"
 	"strings"
 	"testing"
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/gatehouse-dev/gatehouse/consent"
-	"github.com/gatehouse-dev/gatehouse/consent/redistrust"
 	"github.com/gatehouse-dev/gatehouse/internal/redistest"
+	"github.com/gatehouse-dev/gatehouse/trust/redistrust"
 )
 
 // TestNewRefusesEviction (issue 17 fault 1): an evicted agent comes back at
@@ -22,13 +22,13 @@ func TestNewRefusesEviction(t *testing.T) {
 	defer c.Close()
 	ctx := context.Background()
 	quiet := func(string) {}
-	if _, err := redistrust.New(ctx, c, &redistrust.Options{Warn: quiet}); !errors.Is(err, consent.ErrInvalidOptions) || !strings.Contains(err.Error(), "volatile-ttl") {
+	if _, err := redistrust.New(ctx, c, &redistrust.Options{Warn: quiet}); !errors.Is(err, trust.ErrInvalidOptions) || !strings.Contains(err.Error(), "volatile-ttl") {
 		t.Errorf("New on volatile-ttl: %v, want ErrInvalidOptions naming the policy", err)
 	}
 	if _, err := redistrust.New(ctx, c, &redistrust.Options{Warn: quiet, AcceptEviction: true}); err != nil {
 		t.Errorf("New with AcceptEviction: %v", err)
 	}
-	if _, err := redistrust.New(ctx, c, &redistrust.Options{AcceptEviction: true, RequireDurable: true}); !errors.Is(err, consent.ErrInvalidOptions) || !strings.Contains(err.Error(), "appendonly") {
+	if _, err := redistrust.New(ctx, c, &redistrust.Options{AcceptEviction: true, RequireDurable: true}); !errors.Is(err, trust.ErrInvalidOptions) || !strings.Contains(err.Error(), "appendonly") {
 		t.Errorf("New with RequireDurable on appendonly no: %v", err)
 	}
 }

@@ -1,42 +1,44 @@
-package consent
+package trust
 
 import (
 	"context"
 	"fmt"
 	"sync"
+
+	"github.com/gatehouse-dev/gatehouse/policy"
 )
 
-// TrustLevel is an agent's trust level (QWED-Agent v1.1 §8.1). It decides,
+// Level is an agent's trust level (QWED-Agent v1.1 §8.1). It decides,
 // on top of the policy, which risk levels need a human's consent. The zero
-// value is TrustUntrusted: everything needs consent.
-type TrustLevel int
+// value is Untrusted: everything needs consent.
+type Level int
 
-// The levels of QWED §8.1, plus TrustSuspended (QWED §8.3 "principal
+// The levels of QWED §8.1, plus Suspended (QWED §8.3 "principal
 // complaint: suspend").
 const (
-	TrustSuspended  TrustLevel = -1 // no action at all: the caller blocks every call
-	TrustUntrusted  TrustLevel = 0  // every action needs consent
-	TrustSupervised TrustLevel = 1  // high and critical actions need consent
-	TrustAutonomous TrustLevel = 2  // critical actions need consent
-	TrustTrusted    TrustLevel = 3  // no consent from the trust level (the policy may still ask)
+	Suspended  Level = -1 // no action at all: the caller blocks every call
+	Untrusted  Level = 0  // every action needs consent
+	Supervised Level = 1  // high and critical actions need consent
+	Autonomous Level = 2  // critical actions need consent
+	Trusted    Level = 3  // no consent from the trust level (the policy may still ask)
 )
 
 // Valid reports whether l is one of the defined levels.
-func (l TrustLevel) Valid() bool { return l >= TrustSuspended && l <= TrustTrusted }
+func (l Level) Valid() bool { return l >= Suspended && l <= Trusted }
 
 // String returns "suspended", "untrusted", "supervised", "autonomous",
 // "trusted", or "invalid(N)".
-func (l TrustLevel) String() string {
+func (l Level) String() string {
 	switch l {
-	case TrustSuspended:
+	case Suspended:
 		return "suspended"
-	case TrustUntrusted:
+	case Untrusted:
 		return "untrusted"
-	case TrustSupervised:
+	case Supervised:
 		return "supervised"
-	case TrustAutonomous:
+	case Autonomous:
 		return "autonomous"
-	case TrustTrusted:
+	case Trusted:
 		return "trusted"
 	}
 	return fmt.Sprintf("invalid(%d)", int(l))
@@ -46,14 +48,14 @@ func (l TrustLevel) String() string {
 // level l (QWED §8.1): level 0 all, 1 high and critical, 2 critical only,
 // 3 none. Suspended and invalid levels, and unknown risks (ranked
 // critical), always need it; the caller blocks suspended agents outright.
-func (l TrustLevel) RequiresConsent(r Risk) bool {
+func (l Level) RequiresConsent(r policy.Risk) bool {
 	switch l {
-	case TrustTrusted:
+	case Trusted:
 		return false
-	case TrustAutonomous:
-		return riskRank(r) >= riskRank(RiskCritical)
-	case TrustSupervised:
-		return riskRank(r) >= riskRank(RiskHigh)
+	case Autonomous:
+		return riskRank(r) >= riskRank(policy.RiskCritical)
+	case Supervised:
+		return riskRank(r) >= riskRank(policy.RiskHigh)
 	}
 	return true
 }
@@ -69,50 +71,50 @@ const (
 	ViolationComplaint Violation = "principal_complaint"       // suspend
 )
 
-// TrustWindow is the number of decisions [TrustStore.Record] looks at by
+// Window is the number of decisions [Store.Record] looks at by
 // default (QWED §8.3 "more than 10%" of a window).
-const TrustWindow = 20
+const Window = 20
 
 // Degrade returns the level after violation v (QWED §8.3). Penalties stop
-// at TrustUntrusted; only a complaint suspends, and a suspended agent stays
+// at Untrusted; only a complaint suspends, and a suspended agent stays
 // suspended. An unknown violation suspends (fail closed).
-func (l TrustLevel) Degrade(v Violation) TrustLevel {
-	if l == TrustSuspended || !l.Valid() {
-		return TrustSuspended
+func (l Level) Degrade(v Violation) Level {
+	if l == Suspended || !l.Valid() {
+		return Suspended
 	}
-	var drop TrustLevel
+	var drop Level
 	switch v {
 	case ViolationSecurity:
 		drop = 2
 	case ViolationDenials, ViolationBudget:
 		drop = 1
 	default:
-		return TrustSuspended
+		return Suspended
 	}
-	return max(l-drop, TrustUntrusted)
+	return max(l-drop, Untrusted)
 }
 
-// TrustStore keeps agents' trust levels and degrades them automatically
+// Store keeps agents' trust levels and degrades them automatically
 // (QWED §8.3). Implementations are safe for concurrent use and fail closed:
-// on error the caller treats the agent as TrustUntrusted.
-type TrustStore interface {
+// on error the caller treats the agent as Untrusted.
+type Store interface {
 	// Level returns agent's level, the store's default for an unknown agent.
-	Level(ctx context.Context, agent string) (TrustLevel, error)
+	Level(ctx context.Context, agent string) (Level, error)
 	// Set sets agent's level (QWED §8.2 elevation is the caller's decision).
-	Set(ctx context.Context, agent string, l TrustLevel) error
+	Set(ctx context.Context, agent string, l Level) error
 	// Degrade applies violation v to agent and returns the new level.
-	Degrade(ctx context.Context, agent string, v Violation) (TrustLevel, error)
+	Degrade(ctx context.Context, agent string, v Violation) (Level, error)
 	// Record counts one consent decision of agent and applies
 	// ViolationDenials once more than 10% of a window of decisions were
 	// denials. It returns the level after.
-	Record(ctx context.Context, agent string, denied bool) (TrustLevel, error)
+	Record(ctx context.Context, agent string, denied bool) (Level, error)
 }
 
-// MemoryTrustOptions configure a [MemoryTrustStore]. nil means defaults.
-type MemoryTrustOptions struct {
+// MemoryOptions configure a [MemoryStore]. nil means defaults.
+type MemoryOptions struct {
 	// Default is the level of agents never Set nor degraded (default
-	// TrustUntrusted, the zero value).
-	Default TrustLevel
+	// Untrusted, the zero value).
+	Default Level
 	// MaxAgents caps the agents held (default 100,000); a change for a new
 	// agent beyond it fails with [ErrCapacity].
 	MaxAgents int
@@ -122,10 +124,10 @@ type MemoryTrustOptions struct {
 	Window int
 }
 
-// MemoryTrustStore is the in-process [TrustStore]. A MemoryTrustStore is
+// MemoryStore is the in-process [Store]. A MemoryStore is
 // safe for concurrent use and starts no goroutines.
-type MemoryTrustStore struct {
-	def    TrustLevel
+type MemoryStore struct {
+	def    Level
 	max    int
 	window int
 
@@ -134,21 +136,21 @@ type MemoryTrustStore struct {
 }
 
 type trustState struct {
-	level          TrustLevel
+	level          Level
 	total, denials int
 }
 
-var _ TrustStore = (*MemoryTrustStore)(nil)
+var _ Store = (*MemoryStore)(nil)
 
 // MaxAgentLen bounds agent ids in trust stores.
 const MaxAgentLen = 1024
 
-// NewMemoryTrustStore returns an empty store. opts may be nil.
-func NewMemoryTrustStore(opts *MemoryTrustOptions) (*MemoryTrustStore, error) {
-	s := &MemoryTrustStore{max: 100_000, window: TrustWindow, agents: map[string]*trustState{}}
+// NewMemoryStore returns an empty store. opts may be nil.
+func NewMemoryStore(opts *MemoryOptions) (*MemoryStore, error) {
+	s := &MemoryStore{max: 100_000, window: Window, agents: map[string]*trustState{}}
 	if opts != nil {
 		if !opts.Default.Valid() || opts.MaxAgents < 0 || opts.Window < 0 {
-			return nil, fmt.Errorf("%w: MemoryTrustOptions Default %v MaxAgents %d Window %d", ErrInvalidOptions, opts.Default, opts.MaxAgents, opts.Window)
+			return nil, fmt.Errorf("%w: MemoryOptions Default %v MaxAgents %d Window %d", ErrInvalidOptions, opts.Default, opts.MaxAgents, opts.Window)
 		}
 		s.def = opts.Default
 		if opts.MaxAgents > 0 {
@@ -170,10 +172,10 @@ func CheckAgent(agent string) error {
 	return nil
 }
 
-// Level implements [TrustStore].
-func (s *MemoryTrustStore) Level(_ context.Context, agent string) (TrustLevel, error) {
+// Level implements [Store].
+func (s *MemoryStore) Level(_ context.Context, agent string) (Level, error) {
 	if err := CheckAgent(agent); err != nil {
-		return TrustUntrusted, err
+		return Untrusted, err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -184,7 +186,7 @@ func (s *MemoryTrustStore) Level(_ context.Context, agent string) (TrustLevel, e
 }
 
 // state returns agent's entry, creating it; s.mu is held.
-func (s *MemoryTrustStore) state(agent string) (*trustState, error) {
+func (s *MemoryStore) state(agent string) (*trustState, error) {
 	if err := CheckAgent(agent); err != nil {
 		return nil, err
 	}
@@ -192,15 +194,15 @@ func (s *MemoryTrustStore) state(agent string) (*trustState, error) {
 		return st, nil
 	}
 	if len(s.agents) >= s.max {
-		return nil, fmt.Errorf("%w: %d agents held (MemoryTrustOptions.MaxAgents)", ErrCapacity, len(s.agents))
+		return nil, fmt.Errorf("%w: %d agents held (MemoryOptions.MaxAgents)", ErrCapacity, len(s.agents))
 	}
 	st := &trustState{level: s.def}
 	s.agents[agent] = st
 	return st, nil
 }
 
-// Set implements [TrustStore].
-func (s *MemoryTrustStore) Set(_ context.Context, agent string, l TrustLevel) error {
+// Set implements [Store].
+func (s *MemoryStore) Set(_ context.Context, agent string, l Level) error {
 	if !l.Valid() {
 		return fmt.Errorf("%w: trust level %v", ErrInvalidRequest, l)
 	}
@@ -214,25 +216,25 @@ func (s *MemoryTrustStore) Set(_ context.Context, agent string, l TrustLevel) er
 	return nil
 }
 
-// Degrade implements [TrustStore].
-func (s *MemoryTrustStore) Degrade(_ context.Context, agent string, v Violation) (TrustLevel, error) {
+// Degrade implements [Store].
+func (s *MemoryStore) Degrade(_ context.Context, agent string, v Violation) (Level, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	st, err := s.state(agent)
 	if err != nil {
-		return TrustUntrusted, err
+		return Untrusted, err
 	}
 	st.level = st.level.Degrade(v)
 	return st.level, nil
 }
 
-// Record implements [TrustStore].
-func (s *MemoryTrustStore) Record(_ context.Context, agent string, denied bool) (TrustLevel, error) {
+// Record implements [Store].
+func (s *MemoryStore) Record(_ context.Context, agent string, denied bool) (Level, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	st, err := s.state(agent)
 	if err != nil {
-		return TrustUntrusted, err
+		return Untrusted, err
 	}
 	st.total++
 	if denied {
@@ -245,4 +247,12 @@ func (s *MemoryTrustStore) Record(_ context.Context, agent string, denied bool) 
 		st.total, st.denials = 0, 0
 	}
 	return st.level, nil
+}
+
+// riskRank orders risk levels; an unknown level ranks as critical (fail closed).
+func riskRank(r policy.Risk) int {
+	if n := r.Rank(); n > 0 {
+		return n
+	}
+	return policy.RiskCritical.Rank()
 }

@@ -1,4 +1,4 @@
-// Package redistrust is a [consent.TrustStore] in Redis, for servers that
+// Package redistrust is a [trust.Store] in Redis, for servers that
 // run as several replicas: an agent's trust level, and the window of
 // decisions that degrades it (QWED §8.3), are shared, and every change is
 // one Lua script, so concurrent violations on two replicas both count.
@@ -16,7 +16,7 @@
 // # Security
 //
 // Every Redis error, and an answer that is not a level, is an error
-// wrapping consent.ErrUnavailable; the guard then treats the agent as
+// wrapping trust.ErrUnavailable; the guard then treats the agent as
 // untrusted (fail closed).
 //
 // # Concurrency
@@ -27,22 +27,22 @@ package redistrust
 import (
 	"context"
 	"fmt"
+	"github.com/gatehouse-dev/gatehouse/trust"
 	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/gatehouse-dev/gatehouse/consent"
 	"github.com/gatehouse-dev/gatehouse/internal/redisx"
 )
 
 // Options configure a [Store]. nil means defaults; zero fields too.
 type Options struct {
-	Prefix  string             // default DefaultPrefix
-	Timeout time.Duration      // each operation, on top of the caller's context (default DefaultTimeout)
-	TTL     time.Duration      // an agent's state expires this long after its last change (default DefaultTTL)
-	Default consent.TrustLevel // the level of agents never Set nor degraded (default TrustUntrusted)
-	Window  int                // decisions Record looks at (default consent.TrustWindow)
+	Prefix  string        // default DefaultPrefix
+	Timeout time.Duration // each operation, on top of the caller's context (default DefaultTimeout)
+	TTL     time.Duration // an agent's state expires this long after its last change (default DefaultTTL)
+	Default trust.Level   // the level of agents never Set nor degraded (default trust.Untrusted)
+	Window  int           // decisions Record looks at (default trust.Window)
 
 	// AcceptEviction accepts a Redis whose maxmemory-policy may evict keys;
 	// by default New refuses it: an evicted agent would come back at the
@@ -69,14 +69,14 @@ const (
 	DefaultTTL     = 30 * 24 * time.Hour
 )
 
-// Store is the Redis [consent.TrustStore].
+// Store is the Redis [trust.Store].
 type Store struct {
 	c     redis.Scripter
 	o     Options
 	ttlMS int64
 }
 
-var _ consent.TrustStore = (*Store)(nil)
+var _ trust.Store = (*Store)(nil)
 
 // New returns a Store using c, which must honour context deadlines (a
 // go-redis client created with ContextTimeoutEnabled), after checking the
@@ -85,15 +85,15 @@ var _ consent.TrustStore = (*Store)(nil)
 // may be nil.
 func New(ctx context.Context, c Client, opts *Options) (*Store, error) {
 	if c == nil {
-		return nil, fmt.Errorf("%w: redistrust.New: nil client", consent.ErrInvalidOptions)
+		return nil, fmt.Errorf("%w: redistrust.New: nil client", trust.ErrInvalidOptions)
 	}
 	if !redisx.HonoursDeadlines(c) {
-		return nil, fmt.Errorf("%w: redistrust.New: the go-redis client must be created with ContextTimeoutEnabled: true", consent.ErrInvalidOptions)
+		return nil, fmt.Errorf("%w: redistrust.New: the go-redis client must be created with ContextTimeoutEnabled: true", trust.ErrInvalidOptions)
 	}
-	o := Options{Prefix: DefaultPrefix, Timeout: DefaultTimeout, TTL: DefaultTTL, Window: consent.TrustWindow}
+	o := Options{Prefix: DefaultPrefix, Timeout: DefaultTimeout, TTL: DefaultTTL, Window: trust.Window}
 	if opts != nil {
 		if opts.Timeout < 0 || opts.TTL < 0 || opts.Window < 0 || !opts.Default.Valid() || strings.ContainsAny(opts.Prefix, "{}") {
-			return nil, fmt.Errorf("%w: redistrust Options %+v", consent.ErrInvalidOptions, *opts)
+			return nil, fmt.Errorf("%w: redistrust Options %+v", trust.ErrInvalidOptions, *opts)
 		}
 		if opts.Prefix != "" {
 			o.Prefix = opts.Prefix
@@ -111,7 +111,7 @@ func New(ctx context.Context, c Client, opts *Options) (*Store, error) {
 		o.AcceptEviction, o.RequireDurable, o.Warn = opts.AcceptEviction, opts.RequireDurable, opts.Warn
 	}
 	if err := redisx.Verify(ctx, c, redisx.HealthOptions{AcceptEviction: o.AcceptEviction, RequireDurable: o.RequireDurable},
-		o.Timeout, "redistrust", o.Warn, consent.ErrInvalidOptions, consent.ErrUnavailable); err != nil {
+		o.Timeout, "redistrust", o.Warn, trust.ErrInvalidOptions, trust.ErrUnavailable); err != nil {
 		return nil, err
 	}
 	return &Store{c: c, o: o, ttlMS: o.TTL.Milliseconds()}, nil
@@ -166,51 +166,51 @@ redis.call('PEXPIRE', KEYS[1], ARGV[4])
 return l
 `)
 
-func (s *Store) run(ctx context.Context, agent string, sc *redis.Script, args ...any) (consent.TrustLevel, error) {
-	if err := consent.CheckAgent(agent); err != nil {
-		return consent.TrustUntrusted, err
+func (s *Store) run(ctx context.Context, agent string, sc *redis.Script, args ...any) (trust.Level, error) {
+	if err := trust.CheckAgent(agent); err != nil {
+		return trust.Untrusted, err
 	}
 	ctx, cancel := context.WithTimeout(ctx, s.o.Timeout)
 	defer cancel()
 	n, err := sc.Run(ctx, s.c, []string{s.Key(agent)}, args...).Int64()
 	if err != nil {
-		return consent.TrustUntrusted, fmt.Errorf("%w: redis trust store: %w", consent.ErrUnavailable, err)
+		return trust.Untrusted, fmt.Errorf("%w: redis trust store: %w", trust.ErrUnavailable, err)
 	}
-	l := consent.TrustLevel(n)
+	l := trust.Level(n)
 	if !l.Valid() {
-		return consent.TrustUntrusted, fmt.Errorf("%w: redis trust store holds level %d for the agent", consent.ErrUnavailable, n)
+		return trust.Untrusted, fmt.Errorf("%w: redis trust store holds level %d for the agent", trust.ErrUnavailable, n)
 	}
 	return l, nil
 }
 
-// Level implements [consent.TrustStore].
-func (s *Store) Level(ctx context.Context, agent string) (consent.TrustLevel, error) {
+// Level implements [trust.Store].
+func (s *Store) Level(ctx context.Context, agent string) (trust.Level, error) {
 	return s.run(ctx, agent, levelScript, int(s.o.Default))
 }
 
-// Set implements [consent.TrustStore].
-func (s *Store) Set(ctx context.Context, agent string, l consent.TrustLevel) error {
+// Set implements [trust.Store].
+func (s *Store) Set(ctx context.Context, agent string, l trust.Level) error {
 	if !l.Valid() {
-		return fmt.Errorf("%w: trust level %v", consent.ErrInvalidRequest, l)
+		return fmt.Errorf("%w: trust level %v", trust.ErrInvalidRequest, l)
 	}
 	_, err := s.run(ctx, agent, setScript, int(l), s.ttlMS)
 	return err
 }
 
-// Degrade implements [consent.TrustStore] with the penalties of
-// consent.TrustLevel.Degrade, applied atomically in Redis.
-func (s *Store) Degrade(ctx context.Context, agent string, v consent.Violation) (consent.TrustLevel, error) {
+// Degrade implements [trust.Store] with the penalties of
+// trust.Level.Degrade, applied atomically in Redis.
+func (s *Store) Degrade(ctx context.Context, agent string, v trust.Violation) (trust.Level, error) {
 	// The drop from a level that can fall two levels (trusted) tells the
 	// penalty: 1 or 2 levels, or suspension.
-	drop := int(consent.TrustTrusted - consent.TrustTrusted.Degrade(v))
-	if consent.TrustTrusted.Degrade(v) == consent.TrustSuspended {
+	drop := int(trust.Trusted - trust.Trusted.Degrade(v))
+	if trust.Trusted.Degrade(v) == trust.Suspended {
 		drop = -1
 	}
 	return s.run(ctx, agent, degradeScript, int(s.o.Default), drop, s.ttlMS)
 }
 
-// Record implements [consent.TrustStore].
-func (s *Store) Record(ctx context.Context, agent string, denied bool) (consent.TrustLevel, error) {
+// Record implements [trust.Store].
+func (s *Store) Record(ctx context.Context, agent string, denied bool) (trust.Level, error) {
 	d := 0
 	if denied {
 		d = 1

@@ -1,26 +1,25 @@
-package consenttest
+package trusttest
 
 import (
 	"context"
 	"errors"
+	"github.com/gatehouse-dev/gatehouse/trust"
 	"sync"
 	"testing"
-
-	"github.com/gatehouse-dev/gatehouse/consent"
 )
 
-// NewTrustStore returns a fresh, empty store whose unknown agents start at
+// NewStore returns a fresh, empty store whose unknown agents start at
 // def and whose Record looks at windows of window decisions.
-type NewTrustStore func(t *testing.T, def consent.TrustLevel, window int) consent.TrustStore
+type NewStore func(t *testing.T, def trust.Level, window int) trust.Store
 
-// TestTrustStore checks the consent.TrustStore contract (QWED §8): the
+// TestStore checks the trust.Store contract (QWED §8): the
 // default level, Set, every penalty of §8.3 with its floor, suspension that
 // sticks, the >10%-denials window, refusal of bad input, and atomic updates
 // under concurrency (no lost decision, no lost penalty).
-func TestTrustStore(t *testing.T, newStore NewTrustStore) {
+func TestStore(t *testing.T, newStore NewStore) {
 	t.Helper()
 	ctx := context.Background()
-	level := func(t *testing.T, s consent.TrustStore, agent string) consent.TrustLevel {
+	level := func(t *testing.T, s trust.Store, agent string) trust.Level {
 		t.Helper()
 		l, err := s.Level(ctx, agent)
 		if err != nil {
@@ -29,31 +28,31 @@ func TestTrustStore(t *testing.T, newStore NewTrustStore) {
 		return l
 	}
 	t.Run("DefaultAndSet", func(t *testing.T) {
-		s := newStore(t, consent.TrustSupervised, 10)
-		if l := level(t, s, "a"); l != consent.TrustSupervised {
+		s := newStore(t, trust.Supervised, 10)
+		if l := level(t, s, "a"); l != trust.Supervised {
 			t.Fatalf("default %v", l)
 		}
-		if err := s.Set(ctx, "a", consent.TrustTrusted); err != nil {
+		if err := s.Set(ctx, "a", trust.Trusted); err != nil {
 			t.Fatal(err)
 		}
-		if l := level(t, s, "a"); l != consent.TrustTrusted {
+		if l := level(t, s, "a"); l != trust.Trusted {
 			t.Fatalf("after Set: %v", l)
 		}
-		if l := level(t, s, "b"); l != consent.TrustSupervised {
+		if l := level(t, s, "b"); l != trust.Supervised {
 			t.Fatalf("another agent: %v", l)
 		}
 	})
 	t.Run("Penalties", func(t *testing.T) {
-		s := newStore(t, consent.TrustTrusted, 10)
+		s := newStore(t, trust.Trusted, 10)
 		steps := []struct {
-			v    consent.Violation
-			want consent.TrustLevel
+			v    trust.Violation
+			want trust.Level
 		}{
-			{consent.ViolationBudget, consent.TrustAutonomous},
-			{consent.ViolationSecurity, consent.TrustUntrusted},
-			{consent.ViolationSecurity, consent.TrustUntrusted}, // floor
-			{consent.ViolationComplaint, consent.TrustSuspended},
-			{consent.ViolationBudget, consent.TrustSuspended}, // stays suspended
+			{trust.ViolationBudget, trust.Autonomous},
+			{trust.ViolationSecurity, trust.Untrusted},
+			{trust.ViolationSecurity, trust.Untrusted}, // floor
+			{trust.ViolationComplaint, trust.Suspended},
+			{trust.ViolationBudget, trust.Suspended}, // stays suspended
 		}
 		for _, st := range steps {
 			l, err := s.Degrade(ctx, "a", st.v)
@@ -61,18 +60,18 @@ func TestTrustStore(t *testing.T, newStore NewTrustStore) {
 				t.Fatalf("after %s: %v, %v; want %v", st.v, l, err, st.want)
 			}
 		}
-		if l, _ := s.Degrade(ctx, "b", consent.Violation("made_up")); l != consent.TrustSuspended {
+		if l, _ := s.Degrade(ctx, "b", trust.Violation("made_up")); l != trust.Suspended {
 			t.Fatalf("an unknown violation must suspend: %v", l)
 		}
 	})
 	t.Run("DenialWindow", func(t *testing.T) {
-		s := newStore(t, consent.TrustSupervised, 10)
+		s := newStore(t, trust.Supervised, 10)
 		for i := range 10 { // 1 in 10: not more than 10%
 			if _, err := s.Record(ctx, "a", i == 0); err != nil {
 				t.Fatal(err)
 			}
 		}
-		if l := level(t, s, "a"); l != consent.TrustSupervised {
+		if l := level(t, s, "a"); l != trust.Supervised {
 			t.Fatalf("10%% denials degraded to %v", l)
 		}
 		for i := range 10 { // 2 in 10: one level, when the window closes
@@ -80,27 +79,27 @@ func TestTrustStore(t *testing.T, newStore NewTrustStore) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if want := consent.TrustSupervised; i < 9 && l != want {
+			if want := trust.Supervised; i < 9 && l != want {
 				t.Fatalf("degraded before the window closed (decision %d): %v", i, l)
 			}
 		}
-		if l := level(t, s, "a"); l != consent.TrustUntrusted {
+		if l := level(t, s, "a"); l != trust.Untrusted {
 			t.Fatalf("20%% denials: %v, want untrusted", l)
 		}
 	})
 	t.Run("RefusesBadInput", func(t *testing.T) {
-		s := newStore(t, consent.TrustUntrusted, 10)
-		if err := s.Set(ctx, "a", consent.TrustLevel(9)); !errors.Is(err, consent.ErrInvalidRequest) {
+		s := newStore(t, trust.Untrusted, 10)
+		if err := s.Set(ctx, "a", trust.Level(9)); !errors.Is(err, trust.ErrInvalidRequest) {
 			t.Fatalf("invalid level: %v", err)
 		}
-		if _, err := s.Level(ctx, ""); !errors.Is(err, consent.ErrInvalidRequest) {
+		if _, err := s.Level(ctx, ""); !errors.Is(err, trust.ErrInvalidRequest) {
 			t.Fatalf("empty agent: %v", err)
 		}
-		long := make([]byte, consent.MaxAgentLen+1)
+		long := make([]byte, trust.MaxAgentLen+1)
 		for i := range long {
 			long[i] = 'a'
 		}
-		if _, err := s.Record(ctx, string(long), true); !errors.Is(err, consent.ErrInvalidRequest) {
+		if _, err := s.Record(ctx, string(long), true); !errors.Is(err, trust.ErrInvalidRequest) {
 			t.Fatalf("over-long agent: %v", err)
 		}
 	})
@@ -108,7 +107,7 @@ func TestTrustStore(t *testing.T, newStore NewTrustStore) {
 		// 1,000 decisions in one window of 1,000, 101 of them denials: the
 		// window closes exactly once and drops exactly one level, unless an
 		// update is lost.
-		s := newStore(t, consent.TrustTrusted, 1000)
+		s := newStore(t, trust.Trusted, 1000)
 		var wg sync.WaitGroup
 		errs := make(chan error, 1000)
 		for i := range 1000 {
@@ -125,19 +124,19 @@ func TestTrustStore(t *testing.T, newStore NewTrustStore) {
 		for err := range errs {
 			t.Fatal(err)
 		}
-		if l := level(t, s, "a"); l != consent.TrustAutonomous {
+		if l := level(t, s, "a"); l != trust.Autonomous {
 			t.Fatalf("after 1,000 concurrent decisions: %v, want autonomous (one level down)", l)
 		}
 	})
 	t.Run("ConcurrentPenaltiesAllApply", func(t *testing.T) {
-		s := newStore(t, consent.TrustTrusted, 10)
+		s := newStore(t, trust.Trusted, 10)
 		var wg sync.WaitGroup
 		for range 3 {
 			wg.Add(1)
-			go func() { defer wg.Done(); s.Degrade(ctx, "a", consent.ViolationBudget) }()
+			go func() { defer wg.Done(); s.Degrade(ctx, "a", trust.ViolationBudget) }()
 		}
 		wg.Wait()
-		if l := level(t, s, "a"); l != consent.TrustUntrusted {
+		if l := level(t, s, "a"); l != trust.Untrusted {
 			t.Fatalf("three concurrent budget violations from trusted: %v, want untrusted", l)
 		}
 	})
