@@ -159,9 +159,9 @@ type TrustOptions struct {
 	// Store holds the levels: trust.NewMemoryStore for one process,
 	// trust/redistrust for replicas. Required.
 	Store trust.Store
-	// Classifier gives tools their risk (default consent.Classify, the ACP
+	// Classifier gives tools their risk (default policy.Classify, the ACP
 	// §5.5 table). An ACP rule's level takes precedence.
-	Classifier *consent.Classifier
+	Classifier *policy.Classifier
 }
 
 // DLPOptions configure secret redaction. A nil *DLPOptions means the

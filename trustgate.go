@@ -5,7 +5,6 @@ import (
 	"github.com/gatehouse-dev/gatehouse/trust"
 	"strings"
 
-	"github.com/gatehouse-dev/gatehouse/consent"
 	"github.com/gatehouse-dev/gatehouse/policy"
 )
 
@@ -39,11 +38,11 @@ func (g *Guard) trustGate(ctx context.Context, d policy.Decision, agent, rawTool
 	return d
 }
 
-func (g *Guard) classify(tool string) consent.Classification {
+func (g *Guard) classify(tool string) policy.Class {
 	if c := g.o.Trust.Classifier; c != nil {
 		return c.Classify(tool)
 	}
-	return consent.Classify(tool)
+	return policy.Classify(tool)
 }
 
 // recordTrust feeds one tools/call outcome to the trust store (QWED §8.3):

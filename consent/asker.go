@@ -5,6 +5,7 @@ import (
 	"crypto/ed25519"
 	"errors"
 	"fmt"
+	"github.com/gatehouse-dev/gatehouse/policy"
 	"sync/atomic"
 	"time"
 
@@ -14,13 +15,13 @@ import (
 // Request is what the root middleware asks about: one tools/call the policy
 // answered with "ask".
 type Request struct {
-	Tool     string         // tool name; normalized again with [normalize.Name]
-	Server   string         // upstream server name, if any
-	Args     map[string]any // arguments as received, numbers as json.Number
-	Agent    Agent          // who is calling
-	Reason   string         // why consent is needed (the policy's reason); shown to the human
-	Risk     Risk           // "" means the classifier's risk
-	Category Category       // "" means the classifier's category
+	Tool     string          // tool name; normalized again with [normalize.Name]
+	Server   string          // upstream server name, if any
+	Args     map[string]any  // arguments as received, numbers as json.Number
+	Agent    Agent           // who is calling
+	Reason   string          // why consent is needed (the policy's reason); shown to the human
+	Risk     policy.Risk     // "" means the classifier's risk
+	Category policy.Category // "" means the classifier's category
 	// Timeout is the rule's timeout (ACP §5.1); 0 means AskerOptions.Timeout.
 	Timeout  time.Duration
 	RuleID   string
@@ -106,7 +107,7 @@ type AskerOptions struct {
 	// (conditions.valid_until; default 60s).
 	ApprovalTTL time.Duration
 	// Classifier fills in category and risk (default: the ACP §5.5 table).
-	Classifier *Classifier
+	Classifier *policy.Classifier
 	// OnEvent receives consent_requested, consent_approved, consent_denied
 	// and consent_expired events (default: none).
 	OnEvent EventFunc
@@ -139,7 +140,7 @@ type Asker struct {
 	ch       Channel
 	signer   *Signer
 	verifier *Verifier
-	class    *Classifier
+	class    *policy.Classifier
 	timeout  time.Duration
 	ttl      time.Duration
 	onEvent  EventFunc
@@ -164,9 +165,6 @@ func NewAsker(ch Channel, signer *Signer, nonces NonceStore, opts *AskerOptions)
 	}
 	a := &Asker{ch: ch, signer: signer, class: o.Classifier, timeout: o.Timeout, ttl: o.ApprovalTTL, onEvent: o.OnEvent, now: o.Now, human: o.RequireHuman,
 		asks: newAskLimiter(o.MaxAsksPerAgent, o.AskWindow)}
-	if a.class == nil {
-		a.class = defaultClassifier
-	}
 	if a.timeout == 0 {
 		a.timeout = DefaultTimeout
 	}

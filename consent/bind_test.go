@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/gatehouse-dev/gatehouse/policy"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -28,7 +29,7 @@ func TestProofBindsWholeRequest(t *testing.T) {
 		"agent":       func(r *consent.ConsentRequest) { r.Agent.ID = "agent-2" },
 		"expiry":      func(r *consent.ConsentRequest) { r.ExpiresAt = r.ExpiresAt.Add(time.Hour) },
 		"description": func(r *consent.ConsentRequest) { r.Action.Description = "harmless" },
-		"risk":        func(r *consent.ConsentRequest) { r.Action.RiskLevel = consent.RiskLow },
+		"risk":        func(r *consent.ConsentRequest) { r.Action.RiskLevel = policy.RiskLow },
 		"rule":        func(r *consent.ConsentRequest) { r.Policy.RuleID = "other" },
 		"all of them": func(r *consent.ConsentRequest) {
 			r.Action.Tool, r.Action.Server, r.Agent.ID, r.ExpiresAt = "delete_file", "prod", "agent-2", r.ExpiresAt.Add(time.Hour)
@@ -38,8 +39,8 @@ func TestProofBindsWholeRequest(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			c := newClock()
 			signer := mustSigner(t, key(7))
-			req, err := consent.NewConsentRequest(consent.Action{Tool: "read_file", Server: "files", Category: consent.CategoryRead,
-				RiskLevel: consent.RiskHigh, Parameters: params}, consent.Agent{ID: "agent-1"}, consent.PolicyRef{RuleID: "r1"}, c.Now(), time.Minute)
+			req, err := consent.NewConsentRequest(consent.Action{Tool: "read_file", Server: "files", Category: policy.CategoryRead,
+				RiskLevel: policy.RiskHigh, Parameters: params}, consent.Agent{ID: "agent-1"}, consent.PolicyRef{RuleID: "r1"}, c.Now(), time.Minute)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -19,8 +19,8 @@
 //   - [Asker] ties them together: the root middleware calls
 //     [Asker.Ask] with a [Request] and runs the call only when the
 //     [Answer] is Approved, with Answer.Args.
-//   - Classification (ACP §5.5): [Classify] and [Classifier] map tool names
-//     (normalized) to a [Category] and a [Risk].
+//   - Classification (ACP §5.5) is the policy package's: policy.Classify
+//     and policy.Classifier give the [Request] its category and risk.
 //   - Trust levels (QWED-Agent §8) live in package trust.
 //   - Credential vault (ACP §2.3): [Vault] encrypts secrets; [Vault.Inject]
 //     puts them into a call's arguments only with the [Grant] of an approved

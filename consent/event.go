@@ -2,6 +2,7 @@ package consent
 
 import (
 	"context"
+	"github.com/gatehouse-dev/gatehouse/policy"
 	"time"
 )
 
@@ -26,8 +27,8 @@ type Event struct {
 	Agent     string // Agent.ID
 	Tool      string // normalized
 	Server    string
-	Category  Category
-	Risk      Risk
+	Category  policy.Category
+	Risk      policy.Risk
 	RuleID    string
 	// Decision is "approved", "approved_with_modifications", "denied",
 	// "expired" or "" (consent_requested, credential_injected).

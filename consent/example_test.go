@@ -41,18 +41,6 @@ func Example() {
 	// approved Ed25519
 }
 
-func ExampleClassify() {
-	for _, tool := range []string{"read_file", "ＳＥＮＤ_email", "transfer_funds", "frobnicate"} {
-		c := consent.Classify(tool)
-		fmt.Println(tool, c.Category, c.Risk)
-	}
-	// Output:
-	// read_file read low
-	// ＳＥＮＤ_email communication high
-	// transfer_funds financial critical
-	// frobnicate unknown high
-}
-
 func ExampleVault_Inject() {
 	_, priv, _ := ed25519.GenerateKey(nil)
 	vault, _ := consent.NewVault(consent.MasterKeyFromSigningKey(priv), nil)

@@ -15,6 +15,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/gatehouse-dev/gatehouse/policy"
 	"strings"
 	"sync"
 	"testing"
@@ -167,7 +168,7 @@ func TestChannel(t *testing.T, setup Setup) {
 func request(t *testing.T, tool string, params map[string]any) *consent.ConsentRequest {
 	t.Helper()
 	req, err := consent.NewConsentRequest(consent.Action{
-		Tool: tool, Category: consent.Classify(tool).Category, RiskLevel: consent.Classify(tool).Risk,
+		Tool: tool, Category: policy.Classify(tool).Category, RiskLevel: policy.Classify(tool).Risk,
 		Parameters: params, Description: "conformance test",
 	}, consent.Agent{ID: "agent-test", Name: "test agent"}, consent.PolicyRef{RuleID: "rule-1"}, time.Now(), time.Minute)
 	if err != nil {
