@@ -2,12 +2,12 @@ package gatehouse
 
 import (
 	"context"
-	"github.com/gatehouse-dev/gatehouse/trust"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/gatehouse-dev/gatehouse/approval/approvalmcp"
 	"github.com/gatehouse-dev/gatehouse/policy"
+	"github.com/gatehouse-dev/gatehouse/trust"
 )
 
 // featureMethods are the methods behind each optional server capability.

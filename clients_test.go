@@ -5,7 +5,6 @@ package gatehouse_test
 import (
 	"context"
 	"fmt"
-	"github.com/gatehouse-dev/gatehouse/trust"
 	"os"
 	"strings"
 	"sync/atomic"
@@ -14,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/gatehouse-dev/gatehouse"
+	"github.com/gatehouse-dev/gatehouse/trust"
 )
 
 // featureServer has a tool, a prompt, a resource and a completion handler,

@@ -3,7 +3,6 @@ package gatehouse
 import (
 	"errors"
 	"fmt"
-	"github.com/gatehouse-dev/gatehouse/trust"
 	"log/slog"
 	"time"
 
@@ -13,6 +12,7 @@ import (
 	"github.com/gatehouse-dev/gatehouse/dlp"
 	"github.com/gatehouse-dev/gatehouse/policy"
 	"github.com/gatehouse-dev/gatehouse/ratelimit"
+	"github.com/gatehouse-dev/gatehouse/trust"
 )
 
 // Defaults for the bounds every Guard applies.

@@ -1,7 +1,6 @@
 package gatehouse
 
 import (
-	"github.com/gatehouse-dev/gatehouse/trust"
 	"os"
 	"regexp"
 	"slices"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/gatehouse-dev/gatehouse/policy"
 	"github.com/gatehouse-dev/gatehouse/ratelimit"
+	"github.com/gatehouse-dev/gatehouse/trust"
 )
 
 // TestStageOrder pins the tools/call stages to the table doc.go promises,

@@ -2,10 +2,10 @@ package gatehouse
 
 import (
 	"context"
-	"github.com/gatehouse-dev/gatehouse/trust"
 	"strings"
 
 	"github.com/gatehouse-dev/gatehouse/policy"
+	"github.com/gatehouse-dev/gatehouse/trust"
 )
 
 // trustGate applies an agent's trust level (QWED §8.1) on top of the

@@ -3,10 +3,10 @@ package gatehouse_test
 import (
 	"context"
 	"fmt"
-	"github.com/gatehouse-dev/gatehouse/trust"
 	"testing"
 
 	"github.com/gatehouse-dev/gatehouse"
+	"github.com/gatehouse-dev/gatehouse/trust"
 )
 
 // TestTrustLevels: QWED §8 on top of the policy. A supervised agent is asked

@@ -5,11 +5,11 @@ import (
 	"crypto/ed25519"
 	"errors"
 	"fmt"
-	"github.com/gatehouse-dev/gatehouse/policy"
 	"sync/atomic"
 	"time"
 
 	"github.com/gatehouse-dev/gatehouse/normalize"
+	"github.com/gatehouse-dev/gatehouse/policy"
 )
 
 // Request is what the root middleware asks about: one tools/call the policy
@@ -72,7 +72,7 @@ type Answer struct {
 	Response *ConsentResponse
 	// Reason says why the call was not approved; never values.
 	Reason string
-	// Grant lets [Vault.Inject] put secrets into exactly Args, once. nil
+	// Grant lets vault.Vault.Inject put secrets into exactly Args, once. nil
 	// unless approved.
 	Grant *Grant
 	// Attestation says who vouched for the answer ("human" or "client");
@@ -85,8 +85,8 @@ type Answer struct {
 func (a Answer) Approved() bool { return a.Outcome == OutcomeApproved && a.Grant != nil }
 
 // Grant is the proof, inside the process, that a human approved one call
-// with these exact arguments. Only [Asker.Ask] makes Grants; [Vault.Inject]
-// consumes one. A Grant is safe for concurrent use.
+// with these exact arguments. Only [Asker.Ask] makes Grants; vault.Vault.Inject
+// consumes one ([Grant.Consume]). A Grant is safe for concurrent use.
 type Grant struct {
 	requestID string
 	tool      string
@@ -97,6 +97,33 @@ type Grant struct {
 
 // RequestID returns the id of the consent request the grant comes from.
 func (g *Grant) RequestID() string { return g.requestID }
+
+// GrantScope is what a consumed [Grant] approved: the request, and the
+// normalized tool and server the call runs on.
+type GrantScope struct {
+	RequestID string
+	Tool      string
+	Server    string
+}
+
+// Consume checks that g approves tool with exactly args (their
+// [ActionHash]) and marks it used: it succeeds once per Grant. A nil or
+// zero Grant, another tool or other arguments, and a second use are
+// [ErrNoConsent]. vault.Vault.Inject consumes the Grant this way before it
+// injects secrets.
+func (g *Grant) Consume(tool string, args map[string]any) (GrantScope, error) {
+	if g == nil || g.argsHash == "" {
+		return GrantScope{}, fmt.Errorf("%w: no grant", ErrNoConsent)
+	}
+	h, err := ActionHash(args)
+	if err != nil || h != g.argsHash || normalize.Name(tool) != g.tool {
+		return GrantScope{}, fmt.Errorf("%w: the grant of %s is for another tool or other arguments", ErrNoConsent, g.requestID)
+	}
+	if !g.used.CompareAndSwap(false, true) {
+		return GrantScope{}, fmt.Errorf("%w: the grant of %s was already used", ErrNoConsent, g.requestID)
+	}
+	return GrantScope{RequestID: g.requestID, Tool: g.tool, Server: g.server}, nil
+}
 
 // AskerOptions configure an [Asker]. nil means defaults.
 type AskerOptions struct {

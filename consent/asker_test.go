@@ -5,7 +5,6 @@ import (
 	"crypto/ed25519"
 	"encoding/json"
 	"errors"
-	"github.com/gatehouse-dev/gatehouse/policy"
 	"reflect"
 	"slices"
 	"sync/atomic"
@@ -13,6 +12,7 @@ import (
 	"time"
 
 	"github.com/gatehouse-dev/gatehouse/consent"
+	"github.com/gatehouse-dev/gatehouse/policy"
 )
 
 // funcChannel is a Channel answering with a function.

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/gatehouse-dev/gatehouse/policy"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -15,6 +14,8 @@ import (
 	"time"
 
 	"github.com/gatehouse-dev/gatehouse/consent"
+	"github.com/gatehouse-dev/gatehouse/consent/vault"
+	"github.com/gatehouse-dev/gatehouse/policy"
 )
 
 // TestProofBindsWholeRequest (fault 4): an approval of read_file on server
@@ -100,7 +101,7 @@ func TestSummaryShowsEveryArgument(t *testing.T) {
 	c := newClock()
 	req := newRequest(t, c, map[string]any{
 		"body": strings.Repeat("Dear team, ", 500), "to": "attacker@evil.test", "subject": "inv\u202eoice\u200b",
-		"token": consent.SecretRef("github"),
+		"token": vault.SecretRef("github"),
 	})
 	s, err := consent.Prompt(req)
 	if err != nil {

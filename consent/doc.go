@@ -22,11 +22,9 @@
 //   - Classification (ACP §5.5) is the policy package's: policy.Classify
 //     and policy.Classifier give the [Request] its category and risk.
 //   - Trust levels (QWED-Agent §8) live in package trust.
-//   - Credential vault (ACP §2.3): [Vault] encrypts secrets; [Vault.Inject]
-//     puts them into a call's arguments only with the [Grant] of an approved
-//     consent for that very call, and only into the tools and servers each
-//     secret is bound to ([Vault.Bind]); [Vault.Scrubber] removes the
-//     injected values, raw and encoded, from what the call returns.
+//   - The credential vault (ACP §2.3), key files and the scrubbing of
+//     injected secrets live in package consent/vault; a vault injects
+//     secrets only with the [Grant] of an approved consent for that call.
 //
 // Audit events (consent_requested, consent_approved, consent_denied,
 // consent_expired, credential_injected; ACP §7.3) go to an [EventFunc] that
@@ -84,7 +82,7 @@
 //
 // # Usage
 //
-//	priv, _ := consent.ReadPrivateKey("/etc/gatehouse/consent.key", passphrase)
+//	priv, _ := vault.ReadPrivateKey("/etc/gatehouse/consent.key", passphrase)
 //	signer, _ := consent.NewSigner(priv)
 //	nonces, _ := consent.NewMemoryNonceStore(nil)
 //	ch, _ := consent.NewTerminal(nil) // prompts on /dev/tty

@@ -2,8 +2,9 @@ package consent
 
 import (
 	"context"
-	"github.com/gatehouse-dev/gatehouse/policy"
 	"time"
+
+	"github.com/gatehouse-dev/gatehouse/policy"
 )
 
 // EventType names an audit event of ACP §7.3 that this package emits.

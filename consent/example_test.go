@@ -40,31 +40,3 @@ func Example() {
 	// true approved <nil>
 	// approved Ed25519
 }
-
-func ExampleVault_Inject() {
-	_, priv, _ := ed25519.GenerateKey(nil)
-	vault, _ := consent.NewVault(consent.MasterKeyFromSigningKey(priv), nil)
-	_ = vault.Set("github_token", "ghp_example")
-	_ = vault.Bind("github_token", []string{"create_issue"}, nil) // the only tool that may receive it
-
-	signer, _ := consent.NewSigner(priv)
-	nonces, _ := consent.NewMemoryNonceStore(nil)
-	asker, _ := consent.NewAsker(approveAll{}, signer, nonces, nil)
-	args := map[string]any{"auth": "Bearer " + consent.SecretRef("github_token")}
-
-	// Without an approved consent for this call: nothing.
-	_, err := vault.Inject(context.Background(), nil, "create_issue", args)
-	fmt.Println(err)
-
-	ans, _ := asker.Ask(context.Background(), consent.Request{Tool: "create_issue", Args: args})
-	injected, _ := vault.Inject(context.Background(), ans.Grant, "create_issue", ans.Args)
-	fmt.Println(injected["auth"])
-
-	// Whatever the tool returns is scrubbed before the agent reads it.
-	scrub := vault.Scrubber(ans.Args)
-	fmt.Println(scrub.String("request failed: header Bearer ghp_example rejected"))
-	// Output:
-	// consent: no approved consent for this call: no grant
-	// Bearer ghp_example
-	// request failed: header Bearer [REDACTED:vault:github_token] rejected
-}

@@ -4,12 +4,12 @@ import (
 	"bytes"
 	"context"
 	"crypto/ed25519"
-	"github.com/gatehouse-dev/gatehouse/policy"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/gatehouse-dev/gatehouse/consent"
+	"github.com/gatehouse-dev/gatehouse/policy"
 )
 
 // t0 is the fixed start of every fake clock.

@@ -3,10 +3,11 @@ package trust_test
 import (
 	"context"
 	"errors"
+	"testing"
+
 	"github.com/gatehouse-dev/gatehouse/policy"
 	"github.com/gatehouse-dev/gatehouse/trust"
 	"github.com/gatehouse-dev/gatehouse/trust/trusttest"
-	"testing"
 )
 
 func TestTrustLevelRequiresConsent(t *testing.T) {

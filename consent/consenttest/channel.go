@@ -15,13 +15,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"github.com/gatehouse-dev/gatehouse/policy"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/gatehouse-dev/gatehouse/consent"
+	"github.com/gatehouse-dev/gatehouse/policy"
 )
 
 // Human plays the human side of a channel under test. Its methods are

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"github.com/gatehouse-dev/gatehouse/policy"
 	"strings"
 	"sync"
 	"testing"
@@ -17,6 +16,7 @@ import (
 	"github.com/gatehouse-dev/gatehouse/consent"
 	"github.com/gatehouse-dev/gatehouse/consent/consenttest"
 	"github.com/gatehouse-dev/gatehouse/consent/elicitation"
+	"github.com/gatehouse-dev/gatehouse/policy"
 )
 
 // elicitHuman is the client side of an MCP session, spoken in raw JSON-RPC,

@@ -78,7 +78,7 @@ func run(ctx context.Context, log *slog.Logger, policyPath string, ch consent.Ch
 		return err
 	}
 	// A fresh signing key per run: proofs are checked by this process.
-	// A deployment keeps its key (consent.WritePrivateKey, encrypted at rest).
+	// A deployment keeps its key (vault.WritePrivateKey, encrypted at rest).
 	_, priv, err := ed25519.GenerateKey(rand.Reader)
 	if err != nil {
 		return err

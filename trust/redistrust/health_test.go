@@ -3,13 +3,13 @@ package redistrust_test
 import (
 	"context"
 	"errors"
-	"github.com/gatehouse-dev/gatehouse/trust"
 	"strings"
 	"testing"
 
 	"github.com/redis/go-redis/v9"
 
 	"github.com/gatehouse-dev/gatehouse/internal/redistest"
+	"github.com/gatehouse-dev/gatehouse/trust"
 	"github.com/gatehouse-dev/gatehouse/trust/redistrust"
 )
 

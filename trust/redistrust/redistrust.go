@@ -27,13 +27,13 @@ package redistrust
 import (
 	"context"
 	"fmt"
-	"github.com/gatehouse-dev/gatehouse/trust"
 	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 
 	"github.com/gatehouse-dev/gatehouse/internal/redisx"
+	"github.com/gatehouse-dev/gatehouse/trust"
 )
 
 // Options configure a [Store]. nil means defaults; zero fields too.

@@ -3,15 +3,15 @@ package redistrust_test
 import (
 	"context"
 	"errors"
-	"github.com/gatehouse-dev/gatehouse/trust"
-	"github.com/gatehouse-dev/gatehouse/trust/trusttest"
 	"testing"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 
 	"github.com/gatehouse-dev/gatehouse/internal/redistest"
+	"github.com/gatehouse-dev/gatehouse/trust"
 	"github.com/gatehouse-dev/gatehouse/trust/redistrust"
+	"github.com/gatehouse-dev/gatehouse/trust/trusttest"
 )
 
 func client(t *testing.T, srv *redistest.Server) *redis.Client {

@@ -3,9 +3,10 @@ package trusttest
 import (
 	"context"
 	"errors"
-	"github.com/gatehouse-dev/gatehouse/trust"
 	"sync"
 	"testing"
+
+	"github.com/gatehouse-dev/gatehouse/trust"
 )
 
 // NewStore returns a fresh, empty store whose unknown agents start at

@@ -1,4 +1,4 @@
-package consent_test
+package vault_test
 
 import (
 	"bytes"
@@ -9,16 +9,17 @@ import (
 	"testing"
 
 	"github.com/gatehouse-dev/gatehouse/consent"
+	"github.com/gatehouse-dev/gatehouse/consent/vault"
 )
 
-var fastKDF = &consent.KeyFileOptions{ScryptN: 1 << 10}
+var fastKDF = &vault.KeyFileOptions{ScryptN: 1 << 10}
 
 func TestPrivateKeyFile(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "private.key")
 	priv := key(3)
 	pass := []byte("correct horse battery staple")
-	if err := consent.WritePrivateKey(path, priv, pass, fastKDF); err != nil {
+	if err := vault.WritePrivateKey(path, priv, pass, fastKDF); err != nil {
 		t.Fatal(err)
 	}
 	st, _ := os.Stat(path)
@@ -29,31 +30,31 @@ func TestPrivateKeyFile(t *testing.T) {
 	if bytes.Contains(raw, priv.Seed()) || bytes.Contains(raw, []byte(string(priv.Seed()))) {
 		t.Fatal("seed in clear in the key file")
 	}
-	got, err := consent.ReadPrivateKey(path, pass)
+	got, err := vault.ReadPrivateKey(path, pass)
 	if err != nil || !got.Equal(priv) {
 		t.Fatalf("ReadPrivateKey = %v", err)
 	}
-	if _, err := consent.ReadPrivateKey(path, []byte("wrong")); !errors.Is(err, consent.ErrKeyFile) {
+	if _, err := vault.ReadPrivateKey(path, []byte("wrong")); !errors.Is(err, vault.ErrKeyFile) {
 		t.Fatalf("wrong passphrase: %v, want ErrKeyFile", err)
 	}
-	if err := consent.WritePrivateKey(path, key(4), pass, fastKDF); err == nil {
+	if err := vault.WritePrivateKey(path, key(4), pass, fastKDF); err == nil {
 		t.Fatal("WritePrivateKey overwrote an existing key")
 	}
 	_ = os.Chmod(path, 0o640)
-	if _, err := consent.ReadPrivateKey(path, pass); !errors.Is(err, consent.ErrKeyFile) {
+	if _, err := vault.ReadPrivateKey(path, pass); !errors.Is(err, vault.ErrKeyFile) {
 		t.Fatalf("group-readable key: %v, want ErrKeyFile", err)
 	}
 	pub := filepath.Join(dir, "public.key")
-	if err := consent.WritePublicKey(pub, mustSigner(t, priv).PublicKey()); err != nil {
+	if err := vault.WritePublicKey(pub, mustSigner(t, priv).PublicKey()); err != nil {
 		t.Fatal(err)
 	}
-	if p, err := consent.ReadPublicKey(pub); err != nil || !p.Equal(mustSigner(t, priv).PublicKey()) {
+	if p, err := vault.ReadPublicKey(pub); err != nil || !p.Equal(mustSigner(t, priv).PublicKey()) {
 		t.Fatalf("ReadPublicKey = %v", err)
 	}
 }
 
 func TestPrivateKeyFileTampered(t *testing.T) {
-	data, err := consent.EncryptPrivateKey(key(3), []byte("pw"), fastKDF)
+	data, err := vault.EncryptPrivateKey(key(3), []byte("pw"), fastKDF)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,27 +78,27 @@ func TestPrivateKeyFileTampered(t *testing.T) {
 		g := maps(f)
 		g[field] = val
 		b, _ := json.Marshal(g)
-		if _, err := consent.DecryptPrivateKey(b, []byte("pw")); !errors.Is(err, consent.ErrKeyFile) {
+		if _, err := vault.DecryptPrivateKey(b, []byte("pw")); !errors.Is(err, vault.ErrKeyFile) {
 			t.Errorf("tampered %s: %v, want ErrKeyFile", field, err)
 		}
 	}
-	if _, err := consent.DecryptPrivateKey(data, []byte("pw")); err != nil {
+	if _, err := vault.DecryptPrivateKey(data, []byte("pw")); err != nil {
 		t.Fatalf("untampered: %v", err)
 	}
 	// The default cost works too.
-	data, err = consent.EncryptPrivateKey(key(3), []byte("pw"), nil)
+	data, err = vault.EncryptPrivateKey(key(3), []byte("pw"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := consent.DecryptPrivateKey(data, []byte("pw")); err != nil {
+	if _, err := vault.DecryptPrivateKey(data, []byte("pw")); err != nil {
 		t.Fatal(err)
 	}
-	for name, o := range map[string]*consent.KeyFileOptions{"not a power of two": {ScryptN: 3000}, "too cheap": {ScryptN: 16}} {
-		if _, err := consent.EncryptPrivateKey(key(3), []byte("pw"), o); !errors.Is(err, consent.ErrInvalidOptions) {
+	for name, o := range map[string]*vault.KeyFileOptions{"not a power of two": {ScryptN: 3000}, "too cheap": {ScryptN: 16}} {
+		if _, err := vault.EncryptPrivateKey(key(3), []byte("pw"), o); !errors.Is(err, consent.ErrInvalidOptions) {
 			t.Errorf("%s: %v", name, err)
 		}
 	}
-	if _, err := consent.EncryptPrivateKey(key(3), nil, nil); !errors.Is(err, consent.ErrInvalidOptions) {
+	if _, err := vault.EncryptPrivateKey(key(3), nil, nil); !errors.Is(err, consent.ErrInvalidOptions) {
 		t.Error("empty passphrase accepted")
 	}
 }

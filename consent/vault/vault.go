@@ -1,4 +1,4 @@
-package consent
+package vault
 
 import (
 	"crypto/aes"
@@ -16,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/gatehouse-dev/gatehouse/consent"
 	"github.com/gatehouse-dev/gatehouse/internal/fsutil"
 	"github.com/gatehouse-dev/gatehouse/normalize"
 )
@@ -34,11 +35,11 @@ const (
 // secretName is what a vault key may be called.
 var secretName = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,64}$`)
 
-// VaultOptions configure a [Vault]. nil means defaults.
-type VaultOptions struct {
+// Options configure a [Vault]. nil means defaults.
+type Options struct {
 	// OnEvent receives a credential_injected event per secret injected
 	// (key name only). An error stops the injection.
-	OnEvent EventFunc
+	OnEvent consent.EventFunc
 	// Now is the clock for events (default time.Now).
 	Now func() time.Time
 }
@@ -46,7 +47,7 @@ type VaultOptions struct {
 // Vault holds named secrets encrypted at rest with AES-256-GCM under a key
 // derived by HKDF-SHA256 from a master key and a random per-vault salt
 // (ACP §2.3; the reference implementation's fixed salt is not used). A
-// secret reaches a tool only through [Vault.Inject], with the [Grant] of an
+// secret reaches a tool only through [Vault.Inject], with the [consent.Grant] of an
 // approved consent for that very call.
 //
 // Printing a Vault shows its size, never secrets. A Vault is safe for
@@ -54,7 +55,7 @@ type VaultOptions struct {
 type Vault struct {
 	key     []byte // AES-256 key
 	salt    []byte
-	onEvent EventFunc
+	onEvent consent.EventFunc
 	now     func() time.Time
 
 	mu       sync.RWMutex
@@ -74,22 +75,22 @@ func MasterKeyFromSigningKey(priv ed25519.PrivateKey) []byte {
 	return append([]byte(nil), priv.Seed()...)
 }
 
-// NewVault returns an empty vault with a fresh random salt. master must
+// New returns an empty vault with a fresh random salt. master must
 // have at least [MinMasterKeyLen] bytes of secret randomness. opts may be
 // nil.
-func NewVault(master []byte, opts *VaultOptions) (*Vault, error) {
+func New(master []byte, opts *Options) (*Vault, error) {
 	salt := make([]byte, vaultSaltLen)
 	_, _ = rand.Read(salt)
 	return newVault(master, salt, opts)
 }
 
-func newVault(master, salt []byte, opts *VaultOptions) (*Vault, error) {
+func newVault(master, salt []byte, opts *Options) (*Vault, error) {
 	if len(master) < MinMasterKeyLen {
-		return nil, fmt.Errorf("%w: vault master key of %d bytes, want at least %d", ErrInvalidOptions, len(master), MinMasterKeyLen)
+		return nil, fmt.Errorf("%w: vault master key of %d bytes, want at least %d", consent.ErrInvalidOptions, len(master), MinMasterKeyLen)
 	}
 	key, err := hkdf.Key(sha256.New, master, salt, vaultInfo, 32)
 	if err != nil {
-		return nil, fmt.Errorf("%w: deriving the vault key: %w", ErrInvalidOptions, err)
+		return nil, fmt.Errorf("%w: deriving the vault key: %w", consent.ErrInvalidOptions, err)
 	}
 	v := &Vault{key: key, salt: salt, now: time.Now, secrets: map[string]string{}, bindings: map[string]binding{}}
 	if opts != nil {
@@ -117,9 +118,9 @@ func (f *vaultFile) aad() []byte {
 	return []byte(strconv.Itoa(f.Version) + "|" + f.Encryption + "|" + f.KDF + "|" + f.Salt)
 }
 
-// OpenVault decrypts a vault marshalled by [Vault.Marshal]. A wrong master
+// Open decrypts a vault marshalled by [Vault.Marshal]. A wrong master
 // key and any change to the file fail with [ErrKeyFile]. opts may be nil.
-func OpenVault(data, master []byte, opts *VaultOptions) (*Vault, error) {
+func Open(data, master []byte, opts *Options) (*Vault, error) {
 	var f vaultFile
 	if err := json.Unmarshal(data, &f); err != nil {
 		return nil, fmt.Errorf("%w: vault is not JSON", ErrKeyFile)
@@ -157,14 +158,14 @@ func OpenVault(data, master []byte, opts *VaultOptions) (*Vault, error) {
 	return v, nil
 }
 
-// LoadVault reads and opens the vault file at path. It refuses a file that
+// Load reads and opens the vault file at path. It refuses a file that
 // group or others may read.
-func LoadVault(path string, master []byte, opts *VaultOptions) (*Vault, error) {
+func Load(path string, master []byte, opts *Options) (*Vault, error) {
 	data, err := readPrivateFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrKeyFile, err)
 	}
-	return OpenVault(data, master, opts)
+	return Open(data, master, opts)
 }
 
 func (v *Vault) aead() (cipher.AEAD, error) {
@@ -213,7 +214,7 @@ func (v *Vault) Save(path string) error {
 // Set stores value under name (1 to 64 of A-Z a-z 0-9 _ . -).
 func (v *Vault) Set(name, value string) error {
 	if !secretName.MatchString(name) {
-		return fmt.Errorf("%w: secret name %q, want 1 to 64 of A-Z a-z 0-9 _ . -", ErrInvalidRequest, clip(name))
+		return fmt.Errorf("%w: secret name %q, want 1 to 64 of A-Z a-z 0-9 _ . -", consent.ErrInvalidRequest, clip(name))
 	}
 	v.mu.Lock()
 	v.secrets[name] = value
@@ -227,13 +228,13 @@ func (v *Vault) Set(name, value string) error {
 // is injected nowhere ([ErrSecretNotAllowed]): an approved call of one tool
 // cannot pull another tool's credential by naming it. Bindings are
 // configuration, kept in memory and not written to the vault file; set them
-// at startup, after [LoadVault].
+// at startup, after [Load].
 func (v *Vault) Bind(name string, tools, servers []string) error {
 	if !secretName.MatchString(name) {
-		return fmt.Errorf("%w: secret name %q, want 1 to 64 of A-Z a-z 0-9 _ . -", ErrInvalidRequest, clip(name))
+		return fmt.Errorf("%w: secret name %q, want 1 to 64 of A-Z a-z 0-9 _ . -", consent.ErrInvalidRequest, clip(name))
 	}
 	if len(tools) == 0 {
-		return fmt.Errorf("%w: Bind %q needs at least one tool", ErrInvalidRequest, name)
+		return fmt.Errorf("%w: Bind %q needs at least one tool", consent.ErrInvalidRequest, name)
 	}
 	b := binding{tools: map[string]bool{}}
 	for _, t := range tools {

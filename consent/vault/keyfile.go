@@ -1,4 +1,4 @@
-package consent
+package vault
 
 import (
 	"crypto/aes"
@@ -14,6 +14,7 @@ import (
 
 	"golang.org/x/crypto/scrypt"
 
+	"github.com/gatehouse-dev/gatehouse/consent"
 	"github.com/gatehouse-dev/gatehouse/internal/fsutil"
 )
 
@@ -74,17 +75,17 @@ func (f *keyFile) aead(passphrase, salt []byte) (cipher.AEAD, error) {
 // key file's JSON. opts may be nil.
 func EncryptPrivateKey(priv ed25519.PrivateKey, passphrase []byte, opts *KeyFileOptions) ([]byte, error) {
 	if len(priv) != ed25519.PrivateKeySize {
-		return nil, fmt.Errorf("%w: Ed25519 private key of %d bytes, want %d", ErrInvalidOptions, len(priv), ed25519.PrivateKeySize)
+		return nil, fmt.Errorf("%w: Ed25519 private key of %d bytes, want %d", consent.ErrInvalidOptions, len(priv), ed25519.PrivateKeySize)
 	}
 	if len(passphrase) == 0 {
-		return nil, fmt.Errorf("%w: empty passphrase", ErrInvalidOptions)
+		return nil, fmt.Errorf("%w: empty passphrase", consent.ErrInvalidOptions)
 	}
 	n := DefaultScryptN
 	if opts != nil && opts.ScryptN != 0 {
 		n = opts.ScryptN
 	}
 	if !validN(n) {
-		return nil, fmt.Errorf("%w: ScryptN %d, want a power of two from %d to %d", ErrInvalidOptions, n, minScryptN, maxScryptN)
+		return nil, fmt.Errorf("%w: ScryptN %d, want a power of two from %d to %d", consent.ErrInvalidOptions, n, minScryptN, maxScryptN)
 	}
 	salt := make([]byte, 32)
 	_, _ = rand.Read(salt)
@@ -165,7 +166,7 @@ func ReadPrivateKey(path string, passphrase []byte) (ed25519.PrivateKey, error) 
 // WritePublicKey writes pub as hex and a newline to path, mode 0644.
 func WritePublicKey(path string, pub ed25519.PublicKey) error {
 	if len(pub) != ed25519.PublicKeySize {
-		return fmt.Errorf("%w: Ed25519 public key of %d bytes", ErrInvalidOptions, len(pub))
+		return fmt.Errorf("%w: Ed25519 public key of %d bytes", consent.ErrInvalidOptions, len(pub))
 	}
 	if err := fsutil.WriteFileAtomic(path, []byte(hex.EncodeToString(pub)+"\n"), 0o644, false); err != nil {
 		return fmt.Errorf("%w: writing public key: %w", ErrKeyFile, err)

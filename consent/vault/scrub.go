@@ -1,4 +1,4 @@
-package consent
+package vault
 
 import (
 	"encoding/base64"

@@ -1,4 +1,4 @@
-package consent_test
+package vault_test
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/gatehouse-dev/gatehouse/consent"
+	"github.com/gatehouse-dev/gatehouse/consent/vault"
 )
 
 // TestInjectedSecretsScrubbedFromResults (fault 2): after an approved call
@@ -28,7 +29,7 @@ func TestInjectedSecretsScrubbedFromResults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	args := map[string]any{"auth": "Bearer " + consent.SecretRef("github_token")}
+	args := map[string]any{"auth": "Bearer " + vault.SecretRef("github_token")}
 	ans, err := asker.Ask(context.Background(), consent.Request{Tool: "create_issue", Args: args})
 	if err != nil || !ans.Approved() {
 		t.Fatal(ans, err)
@@ -103,12 +104,12 @@ func TestSecretsBoundToTools(t *testing.T) {
 		want                 error
 	}{
 		{"create_issue", "", "github_token", nil},
-		{"delete_repo", "", "github_token", consent.ErrSecretNotAllowed},
+		{"delete_repo", "", "github_token", vault.ErrSecretNotAllowed},
 		{"run_query", "db-server", "prod_db", nil},
-		{"run_query", "other", "prod_db", consent.ErrSecretNotAllowed},
-		{"create_issue", "", "prod_db", consent.ErrSecretNotAllowed},
+		{"run_query", "other", "prod_db", vault.ErrSecretNotAllowed},
+		{"create_issue", "", "prod_db", vault.ErrSecretNotAllowed},
 	} {
-		args := map[string]any{"x": consent.SecretRef(tc.secret)}
+		args := map[string]any{"x": vault.SecretRef(tc.secret)}
 		ans, err := asker.Ask(context.Background(), consent.Request{Tool: tc.tool, Server: tc.server, Args: args})
 		if err != nil {
 			t.Fatal(err)

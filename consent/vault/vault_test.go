@@ -1,4 +1,4 @@
-package consent_test
+package vault_test
 
 import (
 	"bytes"
@@ -14,13 +14,14 @@ import (
 	"testing"
 
 	"github.com/gatehouse-dev/gatehouse/consent"
+	"github.com/gatehouse-dev/gatehouse/consent/vault"
 )
 
 var master = bytes.Repeat([]byte{7}, 32)
 
-func newVault(t *testing.T, opts *consent.VaultOptions) *consent.Vault {
+func newVault(t *testing.T, opts *vault.Options) *vault.Vault {
 	t.Helper()
-	v, err := consent.NewVault(master, opts)
+	v, err := vault.New(master, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +47,7 @@ func TestVaultRoundTrip(t *testing.T) {
 	if err := json.Unmarshal(data, &f); err != nil || f["encryption"] != "aes-256-gcm" || f["version"] != 1.0 {
 		t.Fatalf("vault file = %s", data)
 	}
-	w, err := consent.OpenVault(data, master, nil)
+	w, err := vault.Open(data, master, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,10 +62,10 @@ func TestVaultRoundTrip(t *testing.T) {
 func TestVaultWrongKeyFails(t *testing.T) {
 	data, _ := newVault(t, nil).Marshal()
 	wrong := bytes.Repeat([]byte{8}, 32)
-	if _, err := consent.OpenVault(data, wrong, nil); !errors.Is(err, consent.ErrKeyFile) {
+	if _, err := vault.Open(data, wrong, nil); !errors.Is(err, vault.ErrKeyFile) {
 		t.Fatalf("wrong master key: %v, want ErrKeyFile", err)
 	}
-	if _, err := consent.OpenVault(data, master[:16], nil); !errors.Is(err, consent.ErrInvalidOptions) {
+	if _, err := vault.Open(data, master[:16], nil); !errors.Is(err, consent.ErrInvalidOptions) {
 		t.Fatalf("short master key: %v, want ErrInvalidOptions", err)
 	}
 }
@@ -82,14 +83,14 @@ func TestVaultTamperedCiphertextFails(t *testing.T) {
 		}
 		g[field] = flip + s[1:]
 		b, _ := json.Marshal(g)
-		if _, err := consent.OpenVault(b, master, nil); !errors.Is(err, consent.ErrKeyFile) {
+		if _, err := vault.Open(b, master, nil); !errors.Is(err, vault.ErrKeyFile) {
 			t.Errorf("tampered %s: %v, want ErrKeyFile", field, err)
 		}
 	}
 	g := maps(f)
 	g["kdf"] = "none"
 	b, _ := json.Marshal(g)
-	if _, err := consent.OpenVault(b, master, nil); !errors.Is(err, consent.ErrKeyFile) {
+	if _, err := vault.Open(b, master, nil); !errors.Is(err, vault.ErrKeyFile) {
 		t.Errorf("changed kdf: %v, want ErrKeyFile", err)
 	}
 }
@@ -134,11 +135,11 @@ func TestVaultSaveLoad(t *testing.T) {
 	if st.Mode().Perm() != 0o600 {
 		t.Fatalf("vault file mode %v, want 0600", st.Mode().Perm())
 	}
-	if _, err := consent.LoadVault(path, master, nil); err != nil {
+	if _, err := vault.Load(path, master, nil); err != nil {
 		t.Fatal(err)
 	}
 	_ = os.Chmod(path, 0o644)
-	if _, err := consent.LoadVault(path, master, nil); !errors.Is(err, consent.ErrKeyFile) {
+	if _, err := vault.Load(path, master, nil); !errors.Is(err, vault.ErrKeyFile) {
 		t.Fatalf("world-readable vault: %v, want ErrKeyFile", err)
 	}
 }
@@ -169,11 +170,11 @@ func approvedGrant(t *testing.T, args map[string]any, mods map[string]any) conse
 
 func TestVaultInjectOnlyAfterApproval(t *testing.T) {
 	events := &eventLog{}
-	v := newVault(t, &consent.VaultOptions{OnEvent: events.record})
+	v := newVault(t, &vault.Options{OnEvent: events.record})
 	args := map[string]any{
-		"auth":  "Bearer " + consent.SecretRef("github_token"),
+		"auth":  "Bearer " + vault.SecretRef("github_token"),
 		"title": "x",
-		"deep":  []any{map[string]any{"k": consent.SecretRef("github_token")}},
+		"deep":  []any{map[string]any{"k": vault.SecretRef("github_token")}},
 	}
 	ctx := context.Background()
 
@@ -193,7 +194,7 @@ func TestVaultInjectOnlyAfterApproval(t *testing.T) {
 
 	ans := approvedGrant(t, args, nil)
 	// A grant is for its own call only.
-	other := map[string]any{"auth": "Bearer " + consent.SecretRef("github_token"), "title": "y"}
+	other := map[string]any{"auth": "Bearer " + vault.SecretRef("github_token"), "title": "y"}
 	if _, err := v.Inject(ctx, ans.Grant, "create_issue", other); !errors.Is(err, consent.ErrNoConsent) {
 		t.Fatalf("other arguments: %v, want ErrNoConsent", err)
 	}
@@ -236,11 +237,11 @@ func TestVaultInjectOnlyAfterApproval(t *testing.T) {
 func TestVaultInjectAfterModification(t *testing.T) {
 	v := newVault(t, nil)
 	args := map[string]any{"title": "x"}
-	ans := approvedGrant(t, args, map[string]any{"auth": consent.SecretRef("github_token")})
+	ans := approvedGrant(t, args, map[string]any{"auth": vault.SecretRef("github_token")})
 	if _, err := v.Inject(context.Background(), ans.Grant, "create_issue", args); !errors.Is(err, consent.ErrNoConsent) {
 		t.Fatalf("original args after a modification: %v, want ErrNoConsent", err)
 	}
-	ans = approvedGrant(t, args, map[string]any{"auth": consent.SecretRef("github_token")})
+	ans = approvedGrant(t, args, map[string]any{"auth": vault.SecretRef("github_token")})
 	got, err := v.Inject(context.Background(), ans.Grant, "create_issue", ans.Args)
 	if err != nil || got["auth"] != "ghp_supersecretvalue" {
 		t.Fatalf("Inject = %v, %v", got, err)
@@ -249,14 +250,14 @@ func TestVaultInjectAfterModification(t *testing.T) {
 
 func TestVaultInjectUnknownSecretAndAuditFailure(t *testing.T) {
 	v := newVault(t, nil)
-	args := map[string]any{"auth": consent.SecretRef("missing")}
+	args := map[string]any{"auth": vault.SecretRef("missing")}
 	ans := approvedGrant(t, args, nil)
-	if _, err := v.Inject(context.Background(), ans.Grant, "create_issue", ans.Args); !errors.Is(err, consent.ErrUnknownSecret) {
+	if _, err := v.Inject(context.Background(), ans.Grant, "create_issue", ans.Args); !errors.Is(err, vault.ErrUnknownSecret) {
 		t.Fatalf("unknown secret: %v, want ErrUnknownSecret", err)
 	}
 	events := &eventLog{fail: map[consent.EventType]error{consent.EventCredentialInjected: errors.New("log down")}}
-	v = newVault(t, &consent.VaultOptions{OnEvent: events.record})
-	args = map[string]any{"auth": consent.SecretRef("github_token")}
+	v = newVault(t, &vault.Options{OnEvent: events.record})
+	args = map[string]any{"auth": vault.SecretRef("github_token")}
 	ans = approvedGrant(t, args, nil)
 	got, err := v.Inject(context.Background(), ans.Grant, "create_issue", ans.Args)
 	if !errors.Is(err, consent.ErrAudit) || got != nil {
