@@ -85,7 +85,7 @@
 //	priv, _ := vault.ReadPrivateKey("/etc/gatehouse/consent.key", passphrase)
 //	signer, _ := consent.NewSigner(priv)
 //	nonces, _ := consent.NewMemoryNonceStore(nil)
-//	ch, _ := consent.NewTerminal(nil) // prompts on /dev/tty
+//	ch, _ := terminal.New(nil) // prompts on /dev/tty
 //	asker, _ := consent.NewAsker(ch, signer, nonces, &consent.AskerOptions{OnEvent: auditEvent})
 //
 //	ans, err := asker.Ask(ctx, consent.Request{Tool: "send_email", Args: args, Agent: consent.Agent{ID: "bot"}})

@@ -31,6 +31,7 @@ import (
 
 	"github.com/gatehouse-dev/gatehouse"
 	"github.com/gatehouse-dev/gatehouse/consent"
+	"github.com/gatehouse-dev/gatehouse/consent/terminal"
 	"github.com/gatehouse-dev/gatehouse/policy"
 )
 
@@ -57,7 +58,7 @@ func main() {
 func newChannel(kind, tty, url, secretFile string) (consent.Channel, error) {
 	switch kind {
 	case "terminal":
-		return consent.NewTerminal(&consent.TerminalOptions{Path: tty})
+		return terminal.New(&terminal.Options{Path: tty})
 	case "webhook":
 		if url == "" || secretFile == "" {
 			return nil, errors.New("-channel webhook needs -webhook-url and -webhook-secret-file")

@@ -1,6 +1,6 @@
 //go:build linux
 
-package consent_test
+package terminal_test
 
 import (
 	"context"
@@ -17,6 +17,7 @@ import (
 
 	"github.com/gatehouse-dev/gatehouse/consent"
 	"github.com/gatehouse-dev/gatehouse/consent/consenttest"
+	"github.com/gatehouse-dev/gatehouse/consent/terminal"
 )
 
 // ptyHuman sits at the master side of a pseudo-terminal whose slave the
@@ -112,9 +113,9 @@ func (h *ptyHuman) Break() {
 	h.slave.Close()
 }
 
-func newTerminal(t *testing.T, h *ptyHuman) *consent.Terminal {
+func newTerminal(t *testing.T, h *ptyHuman) *terminal.Channel {
 	t.Helper()
-	term, err := consent.NewTerminal(&consent.TerminalOptions{Path: h.path, Stdio: []*os.File{}, Approver: "operator"})
+	term, err := terminal.New(&terminal.Options{Path: h.path, Stdio: []*os.File{}, Approver: "operator"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,7 +131,7 @@ func TestTerminalChannel(t *testing.T) {
 
 func TestTerminalRefusesAgentStdio(t *testing.T) {
 	h := openPTY(t)
-	term, _ := consent.NewTerminal(&consent.TerminalOptions{Path: h.path, Stdio: []*os.File{h.slave}})
+	term, _ := terminal.New(&terminal.Options{Path: h.path, Stdio: []*os.File{h.slave}})
 	_, err := term.Ask(context.Background(), newRequest(t, newClock(), nil))
 	if !errors.Is(err, consent.ErrChannel) || !strings.Contains(err.Error(), "stdio") {
 		t.Fatalf("terminal that is the agent's stdio: %v, want ErrChannel naming stdio", err)
@@ -140,7 +141,7 @@ func TestTerminalRefusesAgentStdio(t *testing.T) {
 func TestTerminalRefusesNonTerminal(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "answers")
 	_ = os.WriteFile(p, []byte("approve\n"), 0o600)
-	term, _ := consent.NewTerminal(&consent.TerminalOptions{Path: p, Stdio: []*os.File{}})
+	term, _ := terminal.New(&terminal.Options{Path: p, Stdio: []*os.File{}})
 	rep, err := term.Ask(context.Background(), newRequest(t, newClock(), nil))
 	if !errors.Is(err, consent.ErrChannel) || rep.Decision == consent.Approved {
 		t.Fatalf("regular file as terminal: %+v, %v; want ErrChannel", rep, err)

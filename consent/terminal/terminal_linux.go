@@ -1,4 +1,4 @@
-package consent
+package terminal
 
 import (
 	"os"

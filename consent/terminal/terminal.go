@@ -1,4 +1,4 @@
-package consent
+package terminal
 
 import (
 	"bufio"
@@ -8,10 +8,12 @@ import (
 	"os"
 	"strings"
 	"time"
+
+	"github.com/gatehouse-dev/gatehouse/consent"
 )
 
-// TerminalOptions configure a [Terminal]. nil means defaults.
-type TerminalOptions struct {
+// Options configure a [Channel]. nil means defaults.
+type Options struct {
 	// Path is the terminal device (default "/dev/tty", the controlling
 	// terminal of the process, which an MCP stdio server's agent does not
 	// hold: its stdin and stdout are pipes).
@@ -26,7 +28,7 @@ type TerminalOptions struct {
 	Approver string
 }
 
-// Terminal is the terminal [Channel]: it prints the request on a TTY and
+// Channel is the terminal [consent.Channel]: it prints the request on a TTY and
 // reads "approve" or "deny" (also "a"/"y"/"yes" and "d"/"n"/"no"); any
 // other line asks again, so only an explicit approval approves. Input typed
 // before the prompt is discarded (Linux), so a stray keypress cannot
@@ -34,20 +36,20 @@ type TerminalOptions struct {
 // requests wait their turn, each within its own deadline.
 //
 // The device is opened for each request and closed after, so a vanished
-// terminal fails the request (deny) instead of hanging. A Terminal is safe
+// terminal fails the request (deny) instead of hanging. A Channel is safe
 // for concurrent use.
-type Terminal struct {
+type Channel struct {
 	path     string
 	stdio    []*os.File
 	approver string
 	turn     chan struct{} // one prompt at a time
 }
 
-var _ Channel = (*Terminal)(nil)
+var _ consent.Channel = (*Channel)(nil)
 
-// NewTerminal returns a terminal channel. It opens nothing until Ask.
-func NewTerminal(opts *TerminalOptions) (*Terminal, error) {
-	t := &Terminal{path: "/dev/tty", stdio: []*os.File{os.Stdin, os.Stdout}, approver: os.Getenv("USER"), turn: make(chan struct{}, 1)}
+// New returns a terminal channel. It opens nothing until Ask.
+func New(opts *Options) (*Channel, error) {
+	t := &Channel{path: "/dev/tty", stdio: []*os.File{os.Stdin, os.Stdout}, approver: os.Getenv("USER"), turn: make(chan struct{}, 1)}
 	if opts != nil {
 		if opts.Path != "" {
 			t.path = opts.Path
@@ -66,63 +68,63 @@ func NewTerminal(opts *TerminalOptions) (*Terminal, error) {
 }
 
 // Name returns "terminal".
-func (t *Terminal) Name() string { return "terminal" }
+func (t *Channel) Name() string { return "terminal" }
 
-// Ask implements [Channel].
-func (t *Terminal) Ask(ctx context.Context, req *ConsentRequest) (Reply, error) {
+// Ask implements [consent.Channel].
+func (t *Channel) Ask(ctx context.Context, req *consent.ConsentRequest) (consent.Reply, error) {
 	select {
 	case t.turn <- struct{}{}:
 		defer func() { <-t.turn }()
 	case <-ctx.Done():
-		return Reply{}, ctx.Err()
+		return consent.Reply{}, ctx.Err()
 	}
 	f, err := t.open()
 	if err != nil {
-		return Reply{}, err
+		return consent.Reply{}, err
 	}
 	defer f.Close()
 	if err := f.SetReadDeadline(time.Time{}); err != nil {
 		// Without deadlines a timeout could not interrupt the read.
-		return Reply{}, fmt.Errorf("%w: terminal %s does not support read deadlines", ErrChannel, t.path)
+		return consent.Reply{}, fmt.Errorf("%w: terminal %s does not support read deadlines", consent.ErrChannel, t.path)
 	}
 	stop := context.AfterFunc(ctx, func() { _ = f.SetReadDeadline(time.Unix(1, 0)) })
 	defer stop()
 
 	flushInput(f)
-	if _, err := f.WriteString("\n" + Summary(req)); err != nil {
-		return Reply{}, t.ioErr(ctx, err)
+	if _, err := f.WriteString("\n" + consent.Summary(req)); err != nil {
+		return consent.Reply{}, t.ioErr(ctx, err)
 	}
 	in := bufio.NewReaderSize(f, 256)
 	for {
 		if _, err := f.WriteString("Approve this call? [a]pprove / [d]eny: "); err != nil {
-			return Reply{}, t.ioErr(ctx, err)
+			return consent.Reply{}, t.ioErr(ctx, err)
 		}
 		line, err := readLine(in)
 		if err != nil {
-			return Reply{}, t.ioErr(ctx, err)
+			return consent.Reply{}, t.ioErr(ctx, err)
 		}
 		switch strings.ToLower(strings.TrimSpace(line)) {
 		case "a", "approve", "y", "yes":
 			_, _ = f.WriteString("approved\n")
-			return Reply{Decision: Approved, Approver: t.approver, Attestation: AttestedHuman}, nil
+			return consent.Reply{Decision: consent.Approved, Approver: t.approver, Attestation: consent.AttestedHuman}, nil
 		case "d", "deny", "n", "no":
 			_, _ = f.WriteString("denied\n")
-			return Reply{Decision: Denied, Approver: t.approver, Attestation: AttestedHuman}, nil
+			return consent.Reply{Decision: consent.Denied, Approver: t.approver, Attestation: consent.AttestedHuman}, nil
 		}
 	}
 }
 
 // open opens the terminal and checks it is a terminal and not the agent's
 // stdio.
-func (t *Terminal) open() (*os.File, error) {
+func (t *Channel) open() (*os.File, error) {
 	f, err := openTTY(t.path)
 	if err != nil {
-		return nil, fmt.Errorf("%w: opening terminal: %w", ErrChannel, err)
+		return nil, fmt.Errorf("%w: opening terminal: %w", consent.ErrChannel, err)
 	}
 	st, err := f.Stat()
 	if err != nil || st.Mode()&os.ModeCharDevice == 0 {
 		f.Close()
-		return nil, fmt.Errorf("%w: %s is not a terminal", ErrChannel, t.path)
+		return nil, fmt.Errorf("%w: %s is not a terminal", consent.ErrChannel, t.path)
 	}
 	for _, s := range t.stdio {
 		if s == nil {
@@ -130,18 +132,18 @@ func (t *Terminal) open() (*os.File, error) {
 		}
 		if ss, err := s.Stat(); err == nil && os.SameFile(st, ss) {
 			f.Close()
-			return nil, fmt.Errorf("%w: terminal %s is the agent's stdio (%s); consent needs a channel the agent cannot reach", ErrChannel, t.path, s.Name())
+			return nil, fmt.Errorf("%w: terminal %s is the agent's stdio (%s); consent needs a channel the agent cannot reach", consent.ErrChannel, t.path, s.Name())
 		}
 	}
 	return f, nil
 }
 
 // ioErr reports a read or write failure, as ctx's error when ctx ended it.
-func (t *Terminal) ioErr(ctx context.Context, err error) error {
+func (t *Channel) ioErr(ctx context.Context, err error) error {
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
-	return fmt.Errorf("%w: terminal: %w", ErrChannel, err)
+	return fmt.Errorf("%w: terminal: %w", consent.ErrChannel, err)
 }
 
 // readLine reads one line of at most 256 bytes; longer lines are consumed
