@@ -15,6 +15,7 @@ import (
 
 	"github.com/gatehouse-dev/gatehouse/consent"
 	"github.com/gatehouse-dev/gatehouse/consent/vault"
+	"github.com/gatehouse-dev/gatehouse/consent/webhook"
 	"github.com/gatehouse-dev/gatehouse/policy"
 )
 
@@ -153,7 +154,7 @@ func TestWebhookCarriesTheRenderedPrompt(t *testing.T) {
 		rw.WriteHeader(http.StatusAccepted)
 	}))
 	defer srv.Close()
-	w, err := consent.NewWebhook(&consent.WebhookOptions{URL: srv.URL, Secret: consent.Secret(strings.Repeat("k", 32))})
+	w, err := webhook.New(&webhook.Options{URL: srv.URL, Secret: consent.Secret(strings.Repeat("k", 32))})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,10 +11,11 @@
 //     keys, the nonce, the expiry and that the call about to run is the
 //     call approved, then consumes the nonce in a [NonceStore]
 //     ([MemoryNonceStore], or consent/redisnonce across replicas). Private
-//     keys are stored encrypted ([WritePrivateKey]: scrypt, AES-256-GCM,
-//     mode 0600).
-//   - Channels (ACP §2.4): [Terminal], [Webhook] and [Telegram] behind
-//     [Channel], and MCP elicitation in consent/elicitation;
+//     keys are stored encrypted (consent/vault's WritePrivateKey: scrypt,
+//     AES-256-GCM, mode 0600).
+//   - Channels (ACP §2.4) behind [Channel]: consent/terminal,
+//     consent/webhook and consent/telegram, and MCP elicitation in
+//     consent/elicitation;
 //     consent/consenttest checks any implementation.
 //   - [Asker] ties them together: the root middleware calls
 //     [Asker.Ask] with a [Request] and runs the call only when the

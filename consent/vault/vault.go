@@ -282,7 +282,7 @@ func (v *Vault) Names() []string {
 func (v *Vault) String() string {
 	v.mu.RLock()
 	defer v.mu.RUnlock()
-	return fmt.Sprintf("consent.Vault{%d secrets}", len(v.secrets))
+	return fmt.Sprintf("vault.Vault{%d secrets}", len(v.secrets))
 }
 
 // GoString is String.

@@ -32,6 +32,7 @@ import (
 	"github.com/gatehouse-dev/gatehouse"
 	"github.com/gatehouse-dev/gatehouse/consent"
 	"github.com/gatehouse-dev/gatehouse/consent/terminal"
+	"github.com/gatehouse-dev/gatehouse/consent/webhook"
 	"github.com/gatehouse-dev/gatehouse/policy"
 )
 
@@ -67,7 +68,7 @@ func newChannel(kind, tty, url, secretFile string) (consent.Channel, error) {
 		if err != nil {
 			return nil, err
 		}
-		return consent.NewWebhook(&consent.WebhookOptions{URL: url, Secret: consent.Secret(strings.TrimSpace(string(secret)))})
+		return webhook.New(&webhook.Options{URL: url, Secret: consent.Secret(strings.TrimSpace(string(secret)))})
 	}
 	return nil, fmt.Errorf("unknown -channel %q: want terminal or webhook", kind)
 }

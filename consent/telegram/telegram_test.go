@@ -1,4 +1,4 @@
-package consent_test
+package telegram_test
 
 import (
 	"bytes"
@@ -15,6 +15,7 @@ import (
 
 	"github.com/gatehouse-dev/gatehouse/consent"
 	"github.com/gatehouse-dev/gatehouse/consent/consenttest"
+	"github.com/gatehouse-dev/gatehouse/consent/telegram"
 )
 
 const (
@@ -255,13 +256,13 @@ func (h *tgHuman) Forge(ctx context.Context, req *consent.ConsentRequest) error 
 
 func (h *tgHuman) Break() { h.api.srv.Close() }
 
-func newTelegram(t *testing.T, api *botAPI, webhook bool) (*consent.Telegram, *tgHuman) {
+func newTelegram(t *testing.T, api *botAPI, webhook bool) (*telegram.Channel, *tgHuman) {
 	t.Helper()
-	opts := &consent.TelegramOptions{Token: botToken, ChatID: chatID, Approvers: []int64{approverID}, BaseURL: api.srv.URL, PollTimeout: 2 * time.Second}
+	opts := &telegram.Options{Token: botToken, ChatID: chatID, Approvers: []int64{approverID}, BaseURL: api.srv.URL, PollTimeout: 2 * time.Second}
 	if webhook {
 		opts.WebhookSecret = "hooksecret"
 	}
-	tg, err := consent.NewTelegram(opts)
+	tg, err := telegram.New(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -314,7 +315,7 @@ func TestTelegramAnswersCallbackAndShowsButtons(t *testing.T) {
 
 func TestTelegramTokenNeverShown(t *testing.T) {
 	api := newBotAPI(t)
-	opts := &consent.TelegramOptions{Token: botToken, ChatID: chatID, BaseURL: api.srv.URL}
+	opts := &telegram.Options{Token: botToken, ChatID: chatID, BaseURL: api.srv.URL}
 	if s := fmt.Sprintf("%v %+v %#v", opts, *opts, opts.Token); strings.Contains(s, "TOKENsecret") {
 		t.Fatalf("printing options shows the token: %s", s)
 	}
@@ -323,13 +324,13 @@ func TestTelegramTokenNeverShown(t *testing.T) {
 		t.Fatalf("JSON of options shows the token: %s", b)
 	}
 	// Wrong token: the API's refusal, without the token.
-	bad, _ := consent.NewTelegram(&consent.TelegramOptions{Token: "999:wrongTOKENvalue", ChatID: chatID, BaseURL: api.srv.URL})
+	bad, _ := telegram.New(&telegram.Options{Token: "999:wrongTOKENvalue", ChatID: chatID, BaseURL: api.srv.URL})
 	_, err := bad.Ask(context.Background(), newRequest(t, newClock(), nil))
 	if !errors.Is(err, consent.ErrChannel) || strings.Contains(err.Error(), "wrongTOKEN") || !strings.Contains(err.Error(), "401") {
 		t.Fatalf("wrong token: %v", err)
 	}
 	// Unreachable API: the transport error, without the URL's token.
-	tg, _ := consent.NewTelegram(opts)
+	tg, _ := telegram.New(opts)
 	api.srv.Close()
 	_, err = tg.Ask(context.Background(), newRequest(t, newClock(), nil))
 	if !errors.Is(err, consent.ErrChannel) || strings.Contains(err.Error(), "TOKENsecret") {
@@ -338,7 +339,7 @@ func TestTelegramTokenNeverShown(t *testing.T) {
 }
 
 func TestNewTelegramOptions(t *testing.T) {
-	for name, o := range map[string]*consent.TelegramOptions{
+	for name, o := range map[string]*telegram.Options{
 		"nil":         nil,
 		"no token":    {ChatID: 1},
 		"no chat":     {Token: botToken},
@@ -346,7 +347,7 @@ func TestNewTelegramOptions(t *testing.T) {
 		"bad base":    {Token: botToken, ChatID: 1, BaseURL: "api.telegram.org"},
 		"negative":    {Token: botToken, ChatID: 1, PollTimeout: -1},
 	} {
-		if _, err := consent.NewTelegram(o); !errors.Is(err, consent.ErrInvalidOptions) {
+		if _, err := telegram.New(o); !errors.Is(err, consent.ErrInvalidOptions) {
 			t.Errorf("%s: %v, want ErrInvalidOptions", name, err)
 		}
 	}

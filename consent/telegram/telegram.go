@@ -1,4 +1,4 @@
-package consent
+package telegram
 
 import (
 	"bytes"
@@ -13,13 +13,16 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/gatehouse-dev/gatehouse/consent"
+	"github.com/gatehouse-dev/gatehouse/consent/internal/pending"
 )
 
-// TelegramOptions configure a [Telegram] channel.
-type TelegramOptions struct {
+// Options configure a Telegram [Channel].
+type Options struct {
 	// Token is the bot token (required). It appears in no error, log or
 	// printed value.
-	Token Secret
+	Token consent.Secret
 	// ChatID is the chat the requests go to (required); decisions count only
 	// from this chat.
 	ChatID int64
@@ -34,66 +37,67 @@ type TelegramOptions struct {
 	// cut to the request's remaining time).
 	PollTimeout time.Duration
 	// WebhookSecret, when set, switches from getUpdates polling to a
-	// webhook: Telegram POSTs updates to [Telegram.ServeHTTP] with this
+	// webhook: Telegram POSTs updates to [Channel.ServeHTTP] with this
 	// secret_token (configure it with setWebhook), and Ask only waits.
-	WebhookSecret Secret
+	WebhookSecret consent.Secret
 }
 
-// Telegram is the Telegram Bot API [Channel]: Ask sends the request with
+// Channel is the Telegram Bot API [consent.Channel]: Ask sends the request with
 // sendMessage and an inline keyboard (Approve / Deny), and takes the
 // decision from the callback query of a button press, fetched with
-// getUpdates long polling or received on [Telegram.ServeHTTP].
+// getUpdates long polling or received on [Channel.ServeHTTP].
 //
 // A press counts only from ChatID, from one of Approvers when set, on the
 // message sent for that very request, once. While polling, one Ask at a
 // time calls getUpdates and hands every decision to the Ask waiting for it;
 // no other program may poll the same bot. A failed Bot API call fails the
-// Ask (deny). A Telegram is safe for concurrent use and starts no
+// Ask (deny). A Channel is safe for concurrent use and starts no
 // goroutines.
-type Telegram struct {
-	token       Secret
+type Channel struct {
+	token       consent.Secret
 	chat        int64
 	approvers   map[int64]bool
 	base        string
 	client      *http.Client
 	pollTimeout time.Duration
-	hookSecret  Secret
+	hookSecret  consent.Secret
 
 	poll chan struct{} // holds a token while one Ask polls
 
-	mu      sync.Mutex
-	pending map[string]*pendingTG
-	offset  int64
+	pending *pending.Table[tgState]
+
+	mu     sync.Mutex // guards offset
+	offset int64
 }
 
-type pendingTG struct {
+// tgState is a pending request's bookkeeping, guarded by the table.
+type tgState struct {
 	messageID int64              // 0 until sendMessage returns
 	early     []*tgCallbackQuery // presses seen before that
-	reply     chan Reply         // buffered 1
 }
 
 var (
-	_ Channel      = (*Telegram)(nil)
-	_ http.Handler = (*Telegram)(nil)
+	_ consent.Channel = (*Channel)(nil)
+	_ http.Handler    = (*Channel)(nil)
 )
 
-// NewTelegram returns a Telegram channel.
-func NewTelegram(opts *TelegramOptions) (*Telegram, error) {
+// New returns a Telegram channel.
+func New(opts *Options) (*Channel, error) {
 	if opts == nil || opts.Token == "" || opts.ChatID == 0 {
-		return nil, fmt.Errorf("%w: NewTelegram needs TelegramOptions with Token and ChatID", ErrInvalidOptions)
+		return nil, fmt.Errorf("%w: New needs Options with Token and ChatID", consent.ErrInvalidOptions)
 	}
 	if strings.ContainsAny(string(opts.Token), "/?#% \t\r\n") {
-		return nil, fmt.Errorf("%w: TelegramOptions.Token has characters a bot token cannot have", ErrInvalidOptions)
+		return nil, fmt.Errorf("%w: Options.Token has characters a bot token cannot have", consent.ErrInvalidOptions)
 	}
 	if opts.PollTimeout < 0 {
-		return nil, fmt.Errorf("%w: TelegramOptions.PollTimeout must be >= 0", ErrInvalidOptions)
+		return nil, fmt.Errorf("%w: Options.PollTimeout must be >= 0", consent.ErrInvalidOptions)
 	}
-	tg := &Telegram{token: opts.Token, chat: opts.ChatID, base: "https://api.telegram.org", client: opts.Client,
-		pollTimeout: opts.PollTimeout, hookSecret: opts.WebhookSecret, poll: make(chan struct{}, 1), pending: map[string]*pendingTG{}}
+	tg := &Channel{token: opts.Token, chat: opts.ChatID, base: "https://api.telegram.org", client: opts.Client,
+		pollTimeout: opts.PollTimeout, hookSecret: opts.WebhookSecret, poll: make(chan struct{}, 1), pending: pending.New[tgState](0)}
 	if opts.BaseURL != "" {
 		u, err := url.Parse(opts.BaseURL)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return nil, fmt.Errorf("%w: TelegramOptions.BaseURL must be an absolute http(s) URL", ErrInvalidOptions)
+			return nil, fmt.Errorf("%w: Options.BaseURL must be an absolute http(s) URL", consent.ErrInvalidOptions)
 		}
 		tg.base = strings.TrimRight(opts.BaseURL, "/")
 	}
@@ -113,51 +117,41 @@ func NewTelegram(opts *TelegramOptions) (*Telegram, error) {
 }
 
 // Name returns "telegram".
-func (tg *Telegram) Name() string { return "telegram" }
+func (tg *Channel) Name() string { return "telegram" }
 
 type tgButton struct {
 	Text         string `json:"text"`
 	CallbackData string `json:"callback_data"`
 }
 
-// Ask implements [Channel].
-func (tg *Telegram) Ask(ctx context.Context, req *ConsentRequest) (Reply, error) {
-	p := &pendingTG{reply: make(chan Reply, 1)}
+// Ask implements [consent.Channel].
+func (tg *Channel) Ask(ctx context.Context, req *consent.ConsentRequest) (consent.Reply, error) {
 	var sent struct {
 		MessageID int64 `json:"message_id"`
 	}
-	// Register before sending, under the lock, so a press arriving before
-	// sendMessage returns waits for the message id.
-	tg.mu.Lock()
-	if _, dup := tg.pending[req.ID]; dup {
-		tg.mu.Unlock()
-		return Reply{}, fmt.Errorf("%w: telegram: request %s already pending", ErrChannel, req.ID)
+	// Register before sending, so a press arriving before sendMessage
+	// returns waits for the message id.
+	p, err := tg.pending.Add(req.ID, tgState{})
+	if err != nil {
+		return consent.Reply{}, fmt.Errorf("%w: telegram: request %s already pending", consent.ErrChannel, req.ID)
 	}
-	tg.pending[req.ID] = p
-	tg.mu.Unlock()
-	defer func() {
-		tg.mu.Lock()
-		if tg.pending[req.ID] == p {
-			delete(tg.pending, req.ID)
-		}
-		tg.mu.Unlock()
-	}()
-	err := tg.call(ctx, "sendMessage", map[string]any{
+	defer tg.pending.Remove(req.ID, p)
+	err = tg.call(ctx, "sendMessage", map[string]any{
 		"chat_id": tg.chat,
-		"text":    Summary(req),
+		"text":    consent.Summary(req),
 		"reply_markup": map[string]any{"inline_keyboard": [][]tgButton{{
 			{Text: "Approve", CallbackData: "a:" + req.ID},
 			{Text: "Deny", CallbackData: "d:" + req.ID},
 		}}},
 	}, &sent)
 	if err != nil {
-		return Reply{}, err
+		return consent.Reply{}, err
 	}
-	tg.mu.Lock()
-	p.messageID = sent.MessageID
-	early := p.early
-	p.early = nil
-	tg.mu.Unlock()
+	var early []*tgCallbackQuery
+	tg.pending.Do(req.ID, func(w *pending.Waiter[tgState]) {
+		w.Data.messageID = sent.MessageID
+		early, w.Data.early = w.Data.early, nil
+	})
 	for _, cq := range early {
 		tg.decide(ctx, req.ID, p, cq)
 	}
@@ -165,35 +159,35 @@ func (tg *Telegram) Ask(ctx context.Context, req *ConsentRequest) (Reply, error)
 	for {
 		// A decision already handed over wins over another poll.
 		select {
-		case r := <-p.reply:
+		case r := <-p.Reply():
 			return r, nil
 		default:
 		}
 		if tg.hookSecret != "" {
 			select {
-			case r := <-p.reply:
+			case r := <-p.Reply():
 				return r, nil
 			case <-ctx.Done():
-				return Reply{}, ctx.Err()
+				return consent.Reply{}, ctx.Err()
 			}
 		}
 		select {
-		case r := <-p.reply:
+		case r := <-p.Reply():
 			return r, nil
 		case <-ctx.Done():
-			return Reply{}, ctx.Err()
+			return consent.Reply{}, ctx.Err()
 		case tg.poll <- struct{}{}:
 			err := tg.pollOnce(ctx)
 			<-tg.poll
 			if err != nil {
-				return Reply{}, err
+				return consent.Reply{}, err
 			}
 		}
 	}
 }
 
 // pollOnce calls getUpdates once and dispatches what it returns.
-func (tg *Telegram) pollOnce(ctx context.Context) error {
+func (tg *Channel) pollOnce(ctx context.Context) error {
 	timeout := tg.pollTimeout
 	if dl, ok := ctx.Deadline(); ok {
 		timeout = min(timeout, time.Until(dl))
@@ -236,33 +230,31 @@ type tgCallbackQuery struct {
 }
 
 // dispatch hands an authentic button press to the Ask waiting for it.
-func (tg *Telegram) dispatch(ctx context.Context, u tgUpdate) {
+func (tg *Channel) dispatch(ctx context.Context, u tgUpdate) {
 	tg.mu.Lock()
 	if u.UpdateID >= tg.offset {
 		tg.offset = u.UpdateID + 1
 	}
+	tg.mu.Unlock()
 	cq := u.CallbackQuery
 	if cq == nil || cq.Message == nil || cq.Message.Chat.ID != tg.chat || (tg.approvers != nil && !tg.approvers[cq.From.ID]) {
-		tg.mu.Unlock()
 		return
 	}
 	act, id, _ := strings.Cut(cq.Data, ":")
-	p, ok := tg.pending[id]
-	if !ok || (act != "a" && act != "d") {
-		tg.mu.Unlock()
+	if act != "a" && act != "d" {
 		return
 	}
-	if p.messageID == 0 {
-		// sendMessage has not returned yet, so the press cannot be tied to
-		// its message: keep it (a few at most) until it can.
-		if len(p.early) < maxEarlyPresses {
-			p.early = append(p.early, cq)
+	known := false
+	p := tg.pending.Do(id, func(w *pending.Waiter[tgState]) {
+		if known = w.Data.messageID != 0; !known && len(w.Data.early) < maxEarlyPresses {
+			// sendMessage has not returned yet, so the press cannot be
+			// tied to its message: keep it (a few at most) until it can.
+			w.Data.early = append(w.Data.early, cq)
 		}
-		tg.mu.Unlock()
-		return
+	})
+	if p != nil && known {
+		tg.decide(ctx, id, p, cq)
 	}
-	tg.mu.Unlock()
-	tg.decide(ctx, id, p, cq)
 }
 
 // maxEarlyPresses bounds the presses kept for a request whose message id
@@ -271,19 +263,17 @@ const maxEarlyPresses = 8
 
 // decide takes cq as the decision of request id when it presses a button
 // of p's own message and p is still pending.
-func (tg *Telegram) decide(ctx context.Context, id string, p *pendingTG, cq *tgCallbackQuery) {
-	tg.mu.Lock()
-	if tg.pending[id] != p || cq.Message.MessageID != p.messageID {
-		tg.mu.Unlock()
+func (tg *Channel) decide(ctx context.Context, id string, p *pending.Waiter[tgState], cq *tgCallbackQuery) {
+	r := consent.Reply{Decision: consent.Denied, Approver: fmt.Sprintf("telegram:%d", cq.From.ID), Attestation: consent.AttestedHuman}
+	if strings.HasPrefix(cq.Data, "a:") {
+		r.Decision = consent.Approved
+	}
+	_, taken := tg.pending.Take(id, func(w *pending.Waiter[tgState]) bool {
+		return w == p && cq.Message.MessageID == w.Data.messageID
+	}, r)
+	if !taken {
 		return
 	}
-	delete(tg.pending, id)
-	tg.mu.Unlock()
-	r := Reply{Decision: Denied, Approver: fmt.Sprintf("telegram:%d", cq.From.ID), Attestation: AttestedHuman}
-	if strings.HasPrefix(cq.Data, "a:") {
-		r.Decision = Approved
-	}
-	p.reply <- r // buffered, sent once: the request left pending above
 	// Best effort: stop the button's spinner.
 	_ = tg.call(ctx, "answerCallbackQuery", map[string]any{"callback_query_id": cq.ID, "text": string(r.Decision)}, nil)
 }
@@ -292,7 +282,7 @@ func (tg *Telegram) decide(ctx context.Context, id string, p *pendingTG, cq *tgC
 // X-Telegram-Bot-Api-Secret-Token header equals WebhookSecret (compared in
 // constant time), 404 when not in webhook mode, 400 for a bad body, and
 // 200 otherwise.
-func (tg *Telegram) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
+func (tg *Channel) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 	if tg.hookSecret == "" {
 		http.NotFound(rw, r)
 		return
@@ -312,10 +302,10 @@ func (tg *Telegram) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 }
 
 // call invokes a Bot API method. Errors never contain the token.
-func (tg *Telegram) call(ctx context.Context, method string, params, result any) error {
+func (tg *Channel) call(ctx context.Context, method string, params, result any) error {
 	body, err := json.Marshal(params)
 	if err != nil {
-		return fmt.Errorf("%w: telegram %s: %w", ErrChannel, method, err)
+		return fmt.Errorf("%w: telegram %s: %w", consent.ErrChannel, method, err)
 	}
 	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, tg.base+"/bot"+string(tg.token)+"/"+method, bytes.NewReader(body))
 	if err != nil {
@@ -357,8 +347,17 @@ func (tg *Telegram) call(ctx context.Context, method string, params, result any)
 	return nil
 }
 
-// scrub wraps err with [ErrChannel], the token cut out of its text.
-func (tg *Telegram) scrub(method string, err error) error {
-	msg := strings.ReplaceAll(err.Error(), string(tg.token), redacted)
-	return fmt.Errorf("%w: telegram %s: %s", ErrChannel, method, msg)
+// scrub wraps err with [consent.ErrChannel], the token cut out of its text.
+func (tg *Channel) scrub(method string, err error) error {
+	msg := strings.ReplaceAll(err.Error(), string(tg.token), "[REDACTED]")
+	return fmt.Errorf("%w: telegram %s: %s", consent.ErrChannel, method, msg)
+}
+
+// clip bounds an untrusted string quoted in an error message.
+func clip(s string) string {
+	const max = 64
+	if len(s) > max {
+		return s[:max] + "..."
+	}
+	return s
 }

@@ -1,4 +1,4 @@
-package consent_test
+package webhook_test
 
 import (
 	"bytes"
@@ -16,6 +16,7 @@ import (
 
 	"github.com/gatehouse-dev/gatehouse/consent"
 	"github.com/gatehouse-dev/gatehouse/consent/consenttest"
+	"github.com/gatehouse-dev/gatehouse/consent/webhook"
 )
 
 var hookSecret = consent.Secret(strings.Repeat("s", 32))
@@ -37,13 +38,13 @@ type approver struct {
 	answers  map[string]chan consent.Decision
 }
 
-func newApprover(t *testing.T, syncMode bool) (*consent.Webhook, *approver) {
+func newApprover(t *testing.T, syncMode bool) (*webhook.Channel, *approver) {
 	t.Helper()
 	a := &approver{t: t, sync: syncMode, received: map[string]*consent.ConsentRequest{}, bodies: map[string]string{},
 		arrived: make(chan struct{}), answers: map[string]chan consent.Decision{}}
 	a.srv = httptest.NewServer(http.HandlerFunc(a.serve))
 	t.Cleanup(a.srv.Close)
-	w, err := consent.NewWebhook(&consent.WebhookOptions{URL: a.srv.URL + "/hook?token=sekrit", Secret: hookSecret})
+	w, err := webhook.New(&webhook.Options{URL: a.srv.URL + "/hook?token=sekrit", Secret: hookSecret})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +64,7 @@ func (a *approver) answerChan(id string) chan consent.Decision {
 
 func (a *approver) serve(rw http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
-	if err := consent.VerifyWebhook(hookSecret, consent.WebhookRequest, r.Header.Get(consent.SignatureHeader), body, time.Now(), time.Minute); err != nil {
+	if err := webhook.Verify(hookSecret, webhook.KindRequest, r.Header.Get(webhook.SignatureHeader), body, time.Now(), time.Minute); err != nil {
 		a.t.Errorf("approver got a request with a bad signature: %v", err)
 		http.Error(rw, "bad signature", http.StatusUnauthorized)
 		return
@@ -90,8 +91,8 @@ func (a *approver) serve(rw http.ResponseWriter, r *http.Request) {
 	}
 	select {
 	case dec := <-a.answerChan(req.ID):
-		b, _ := json.Marshal(consent.WebhookReply{RequestID: req.ID, Nonce: req.Nonce, Decision: dec, Approver: "carol"})
-		rw.Header().Set(consent.SignatureHeader, consent.SignWebhook(hookSecret, consent.WebhookDecision, b, time.Now()))
+		b, _ := json.Marshal(webhook.Reply{RequestID: req.ID, Nonce: req.Nonce, Decision: dec, Approver: "carol"})
+		rw.Header().Set(webhook.SignatureHeader, webhook.Sign(hookSecret, webhook.KindDecision, b, time.Now()))
 		_, _ = rw.Write(b)
 	case <-r.Context().Done():
 	}
@@ -115,14 +116,14 @@ func (a *approver) Shown(ctx context.Context, req *consent.ConsentRequest) (stri
 }
 
 // post sends a callback signed with secret at ts.
-func (a *approver) post(ctx context.Context, secret consent.Secret, ts time.Time, r consent.WebhookReply) (int, error) {
+func (a *approver) post(ctx context.Context, secret consent.Secret, ts time.Time, r webhook.Reply) (int, error) {
 	b, _ := json.Marshal(r)
-	return a.postRaw(ctx, consent.SignWebhook(secret, consent.WebhookDecision, b, ts), b)
+	return a.postRaw(ctx, webhook.Sign(secret, webhook.KindDecision, b, ts), b)
 }
 
 func (a *approver) postRaw(ctx context.Context, sig string, b []byte) (int, error) {
 	hreq, _ := http.NewRequestWithContext(ctx, http.MethodPost, a.callback.URL, bytes.NewReader(b))
-	hreq.Header.Set(consent.SignatureHeader, sig)
+	hreq.Header.Set(webhook.SignatureHeader, sig)
 	resp, err := http.DefaultClient.Do(hreq)
 	if err != nil {
 		return 0, err
@@ -136,7 +137,7 @@ func (a *approver) Decide(ctx context.Context, req *consent.ConsentRequest, d co
 		a.answerChan(req.ID) <- d
 		return nil
 	}
-	code, err := a.post(ctx, hookSecret, time.Now(), consent.WebhookReply{RequestID: req.ID, Nonce: req.Nonce, Decision: d, Approver: "carol"})
+	code, err := a.post(ctx, hookSecret, time.Now(), webhook.Reply{RequestID: req.ID, Nonce: req.Nonce, Decision: d, Approver: "carol"})
 	if err == nil && code != http.StatusOK {
 		err = fmt.Errorf("callback answered %d", code)
 	}
@@ -146,7 +147,7 @@ func (a *approver) Decide(ctx context.Context, req *consent.ConsentRequest, d co
 // Forge sends approvals the Webhook must refuse: wrong secret, stale
 // timestamp, wrong nonce, and a signed consent request replayed as a decision.
 func (a *approver) Forge(ctx context.Context, req *consent.ConsentRequest) error {
-	ok := consent.WebhookReply{RequestID: req.ID, Nonce: req.Nonce, Decision: consent.Approved, Approver: "mallory"}
+	ok := webhook.Reply{RequestID: req.ID, Nonce: req.Nonce, Decision: consent.Approved, Approver: "mallory"}
 	wrongNonce := ok
 	wrongNonce.Nonce = "n_forged"
 	for name, try := range map[string]func() (int, error){
@@ -157,7 +158,7 @@ func (a *approver) Forge(ctx context.Context, req *consent.ConsentRequest) error
 			a.mu.Lock()
 			body := []byte(a.bodies[req.ID])
 			a.mu.Unlock()
-			return a.postRaw(ctx, consent.SignWebhook(hookSecret, consent.WebhookRequest, body, time.Now()), body)
+			return a.postRaw(ctx, webhook.Sign(hookSecret, webhook.KindRequest, body, time.Now()), body)
 		},
 	} {
 		code, err := try()
@@ -197,8 +198,8 @@ func TestWebhookCallbackReplayRejected(t *testing.T) {
 	if _, err := a.Shown(ctx, req); err != nil {
 		t.Fatal(err)
 	}
-	body, _ := json.Marshal(consent.WebhookReply{RequestID: req.ID, Nonce: req.Nonce, Decision: consent.Denied, Approver: "carol"})
-	sig := consent.SignWebhook(hookSecret, consent.WebhookDecision, body, time.Now())
+	body, _ := json.Marshal(webhook.Reply{RequestID: req.ID, Nonce: req.Nonce, Decision: consent.Denied, Approver: "carol"})
+	sig := webhook.Sign(hookSecret, webhook.KindDecision, body, time.Now())
 	if code, err := a.postRaw(ctx, sig, body); err != nil || code != http.StatusOK {
 		t.Fatalf("genuine callback: %d, %v", code, err)
 	}
@@ -212,26 +213,26 @@ func TestWebhookCallbackReplayRejected(t *testing.T) {
 
 func TestWebhookRefusesBadReplies(t *testing.T) {
 	other := newRequest(t, newClock(), nil)
-	signed := func(rw http.ResponseWriter, r consent.WebhookReply, secret consent.Secret) {
+	signed := func(rw http.ResponseWriter, r webhook.Reply, secret consent.Secret) {
 		b, _ := json.Marshal(r)
-		rw.Header().Set(consent.SignatureHeader, consent.SignWebhook(secret, consent.WebhookDecision, b, time.Now()))
+		rw.Header().Set(webhook.SignatureHeader, webhook.Sign(secret, webhook.KindDecision, b, time.Now()))
 		_, _ = rw.Write(b)
 	}
 	cases := map[string]func(rw http.ResponseWriter, req *consent.ConsentRequest){
 		"unsigned": func(rw http.ResponseWriter, req *consent.ConsentRequest) {
-			_ = json.NewEncoder(rw).Encode(consent.WebhookReply{RequestID: req.ID, Nonce: req.Nonce, Decision: consent.Approved})
+			_ = json.NewEncoder(rw).Encode(webhook.Reply{RequestID: req.ID, Nonce: req.Nonce, Decision: consent.Approved})
 		},
 		"wrong secret": func(rw http.ResponseWriter, req *consent.ConsentRequest) {
-			signed(rw, consent.WebhookReply{RequestID: req.ID, Nonce: req.Nonce, Decision: consent.Approved}, consent.Secret(strings.Repeat("x", 32)))
+			signed(rw, webhook.Reply{RequestID: req.ID, Nonce: req.Nonce, Decision: consent.Approved}, consent.Secret(strings.Repeat("x", 32)))
 		},
 		"other request": func(rw http.ResponseWriter, _ *consent.ConsentRequest) {
-			signed(rw, consent.WebhookReply{RequestID: other.ID, Nonce: other.Nonce, Decision: consent.Approved}, hookSecret)
+			signed(rw, webhook.Reply{RequestID: other.ID, Nonce: other.Nonce, Decision: consent.Approved}, hookSecret)
 		},
 		"wrong nonce": func(rw http.ResponseWriter, req *consent.ConsentRequest) {
-			signed(rw, consent.WebhookReply{RequestID: req.ID, Nonce: other.Nonce, Decision: consent.Approved}, hookSecret)
+			signed(rw, webhook.Reply{RequestID: req.ID, Nonce: other.Nonce, Decision: consent.Approved}, hookSecret)
 		},
 		"unknown decision": func(rw http.ResponseWriter, req *consent.ConsentRequest) {
-			signed(rw, consent.WebhookReply{RequestID: req.ID, Nonce: req.Nonce, Decision: "yes"}, hookSecret)
+			signed(rw, webhook.Reply{RequestID: req.ID, Nonce: req.Nonce, Decision: "yes"}, hookSecret)
 		},
 		"server error": func(rw http.ResponseWriter, _ *consent.ConsentRequest) {
 			rw.WriteHeader(http.StatusInternalServerError)
@@ -267,46 +268,46 @@ func TestWebhookUnreachableErrorHidesURL(t *testing.T) {
 func TestVerifyWebhook(t *testing.T) {
 	now := time.Now()
 	body := []byte(`{"a":1}`)
-	good := consent.SignWebhook(hookSecret, consent.WebhookDecision, body, now)
-	if err := consent.VerifyWebhook(hookSecret, consent.WebhookDecision, good, body, now, time.Minute); err != nil {
+	good := webhook.Sign(hookSecret, webhook.KindDecision, body, now)
+	if err := webhook.Verify(hookSecret, webhook.KindDecision, good, body, now, time.Minute); err != nil {
 		t.Fatalf("valid: %v", err)
 	}
 	cases := map[string]func() error{
 		"other kind": func() error {
-			return consent.VerifyWebhook(hookSecret, consent.WebhookRequest, good, body, now, time.Minute)
+			return webhook.Verify(hookSecret, webhook.KindRequest, good, body, now, time.Minute)
 		},
 		"other body": func() error {
-			return consent.VerifyWebhook(hookSecret, consent.WebhookDecision, good, []byte(`{"a":2}`), now, time.Minute)
+			return webhook.Verify(hookSecret, webhook.KindDecision, good, []byte(`{"a":2}`), now, time.Minute)
 		},
 		"stale": func() error {
-			return consent.VerifyWebhook(hookSecret, consent.WebhookDecision, good, body, now.Add(2*time.Minute), time.Minute)
+			return webhook.Verify(hookSecret, webhook.KindDecision, good, body, now.Add(2*time.Minute), time.Minute)
 		},
 		"future": func() error {
-			return consent.VerifyWebhook(hookSecret, consent.WebhookDecision, good, body, now.Add(-2*time.Minute), time.Minute)
+			return webhook.Verify(hookSecret, webhook.KindDecision, good, body, now.Add(-2*time.Minute), time.Minute)
 		},
 		"empty": func() error {
-			return consent.VerifyWebhook(hookSecret, consent.WebhookDecision, "", body, now, time.Minute)
+			return webhook.Verify(hookSecret, webhook.KindDecision, "", body, now, time.Minute)
 		},
 		"no mac": func() error {
-			return consent.VerifyWebhook(hookSecret, consent.WebhookDecision, "t=1", body, now, time.Minute)
+			return webhook.Verify(hookSecret, webhook.KindDecision, "t=1", body, now, time.Minute)
 		},
 		"bad hex": func() error {
-			return consent.VerifyWebhook(hookSecret, consent.WebhookDecision, "t=1,v1=zz", body, now, time.Minute)
+			return webhook.Verify(hookSecret, webhook.KindDecision, "t=1,v1=zz", body, now, time.Minute)
 		},
 		"moved timestamp": func() error {
 			mac := strings.SplitN(good, ",", 2)[1]
-			return consent.VerifyWebhook(hookSecret, consent.WebhookDecision, fmt.Sprintf("t=%d,%s", now.Unix()-1, mac), body, now, time.Minute)
+			return webhook.Verify(hookSecret, webhook.KindDecision, fmt.Sprintf("t=%d,%s", now.Unix()-1, mac), body, now, time.Minute)
 		},
 	}
 	for name, f := range cases {
-		if err := f(); !errors.Is(err, consent.ErrWebhookSignature) {
+		if err := f(); !errors.Is(err, webhook.ErrSignature) {
 			t.Errorf("%s: %v, want ErrWebhookSignature", name, err)
 		}
 	}
 }
 
 func TestNewWebhookOptions(t *testing.T) {
-	for name, o := range map[string]*consent.WebhookOptions{
+	for name, o := range map[string]*webhook.Options{
 		"nil":          nil,
 		"no url":       {Secret: hookSecret},
 		"relative url": {URL: "/hook", Secret: hookSecret},
@@ -314,7 +315,7 @@ func TestNewWebhookOptions(t *testing.T) {
 		"short secret": {URL: "https://x/hook", Secret: "short"},
 		"negative":     {URL: "https://x/hook", Secret: hookSecret, MaxPending: -1},
 	} {
-		if _, err := consent.NewWebhook(o); !errors.Is(err, consent.ErrInvalidOptions) {
+		if _, err := webhook.New(o); !errors.Is(err, consent.ErrInvalidOptions) {
 			t.Errorf("%s: %v, want ErrInvalidOptions", name, err)
 		}
 	}
