@@ -150,3 +150,29 @@ func TestCorruptMarkerFailsClosed(t *testing.T) {
 		t.Fatalf("Use with a corrupt marker: %v, want ErrUnavailable", err)
 	}
 }
+
+// TestFlushFailsClosed: FLUSHALL loses the used nonces as a restart
+// without persistence does, and the marker with them; the replay is
+// refused the same way, also through UseScoped.
+func TestFlushFailsClosed(t *testing.T) {
+	srv := redistest.Start(t)
+	c := client(t, srv.Addr())
+	s, err := redisnonce.New(context.Background(), c, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	until := time.Now().Add(consent.DefaultApprovalTTL)
+	if err := s.UseScoped(ctx, "agent", "n_flushed", until); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.FlushAll(ctx).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.UseScoped(ctx, "agent", "n_flushed", until); !errors.Is(err, redisnonce.ErrDataLost) {
+		t.Fatalf("replay after FLUSHALL: %v, want ErrDataLost", err)
+	}
+	if err := s.Use(ctx, "n_flushed", until); !errors.Is(err, redisnonce.ErrDataLost) {
+		t.Fatalf("replay after FLUSHALL (Use): %v, want ErrDataLost", err)
+	}
+}
