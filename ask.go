@@ -3,7 +3,7 @@ package gatehouse
 import (
 	"context"
 
-	"github.com/gatehouse-dev/gatehouse/consent"
+	"github.com/gatehouse-dev/gatehouse/consent/vault"
 	"github.com/gatehouse-dev/gatehouse/policy"
 )
 
@@ -36,7 +36,7 @@ type Answer struct {
 	// Scrubber, when set with RunArgs, removes the injected values from the
 	// result and any error before they leave the server (AskConsent sets it
 	// from the vault), so the agent never reads a secret back.
-	Scrubber *consent.Scrubber
+	Scrubber *vault.Scrubber
 	// Attestation says who vouched for the answer: "human", or "client" for
 	// an answer that is only the client program's word (MCP elicitation). It
 	// is recorded in the audit log; empty means the Asker does not say.

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/gatehouse-dev/gatehouse/consent"
+	"github.com/gatehouse-dev/gatehouse/consent/vault"
 )
 
 // AskConsent adapts a consent.Asker (ACP consent requests through a
@@ -16,13 +17,13 @@ import (
 // arguments ({{vault:name}}) are injected for the handler only, after the
 // approval and never for plain allowed calls; the audit log and the policy
 // see the references, never the values.
-func AskConsent(a *consent.Asker, vault *consent.Vault) Asker {
-	return consentAsker{a: a, vault: vault}
+func AskConsent(a *consent.Asker, v *vault.Vault) Asker {
+	return consentAsker{a: a, vault: v}
 }
 
 type consentAsker struct {
 	a     *consent.Asker
-	vault *consent.Vault
+	vault *vault.Vault
 }
 
 func (c consentAsker) Ask(ctx context.Context, r AskRequest) (Answer, error) {

@@ -16,6 +16,7 @@ import (
 	"github.com/gatehouse-dev/gatehouse"
 	"github.com/gatehouse-dev/gatehouse/audit"
 	"github.com/gatehouse-dev/gatehouse/consent"
+	"github.com/gatehouse-dev/gatehouse/consent/vault"
 )
 
 // scriptedChannel is a consent channel whose "human" answers from a script.
@@ -49,14 +50,14 @@ func TestAskConsent(t *testing.T) {
 	signer, _ := consent.NewSigner(priv)
 	master := make([]byte, 32)
 	rand.Read(master)
-	vault, err := consent.NewVault(master, nil)
+	vlt, err := vault.New(master, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := vault.Set("deploy_token", "s3cr3t-"+"value-42"); err != nil {
+	if err := vlt.Set("deploy_token", "s3cr3t-"+"value-42"); err != nil {
 		t.Fatal(err)
 	}
-	if err := vault.Bind("deploy_token", []string{"deploy"}, nil); err != nil {
+	if err := vlt.Bind("deploy_token", []string{"deploy"}, nil); err != nil {
 		t.Fatal(err)
 	}
 	cases := []struct {
@@ -72,7 +73,7 @@ func TestAskConsent(t *testing.T) {
 		{"channel failure", &scriptedChannel{err: fmt.Errorf("telegram down")}, map[string]any{"env": "staging"}, "-32004", ""},
 		{"approved with modification", &scriptedChannel{reply: consent.Reply{Decision: consent.ApprovedWithModifications, Modifications: map[string]any{"env": "prod"}}}, map[string]any{"env": "staging"}, "", `{"env":"prod"}`},
 		{"modification the policy refuses", &scriptedChannel{reply: consent.Reply{Decision: consent.ApprovedWithModifications, Modifications: map[string]any{"env": "dev"}}}, map[string]any{"env": "staging"}, "-32001", ""},
-		{"vault secret injected after approval", &scriptedChannel{reply: consent.Reply{Decision: consent.Approved}}, map[string]any{"env": "staging", "token": consent.SecretRef("deploy_token")}, "", `"token":"[REDACTED:vault:deploy_token]"`}, // the handler echoed the secret it got; the agent reads it scrubbed
+		{"vault secret injected after approval", &scriptedChannel{reply: consent.Reply{Decision: consent.Approved}}, map[string]any{"env": "staging", "token": vault.SecretRef("deploy_token")}, "", `"token":"[REDACTED:vault:deploy_token]"`}, // the handler echoed the secret it got; the agent reads it scrubbed
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -85,7 +86,7 @@ func TestAskConsent(t *testing.T) {
 			w, _ := audit.New(&log, nil)
 			src := strings.Replace(basePolicy, `allow_args: {env: "^(staging|prod)$"}`, `allow_args: {env: "^(staging|prod)$"}
       strict_args: false`, 1)
-			f := newFixture(t, src, &gatehouse.Options{Audit: w, Ask: &gatehouse.AskOptions{Timeout: 200 * time.Millisecond, Asker: gatehouse.AskConsent(asker, vault)}})
+			f := newFixture(t, src, &gatehouse.Options{Audit: w, Ask: &gatehouse.AskOptions{Timeout: 200 * time.Millisecond, Asker: gatehouse.AskConsent(asker, vlt)}})
 			c := dialRaw(t, f.ct, "2025-06-18")
 			res := c.callTool(1, "deploy", tc.args)
 			e := rpcErr(res)
@@ -117,7 +118,7 @@ func TestVaultNeverForPlainAllowedCalls(t *testing.T) {
 	ct := serve(t, g, func(s *mcp.Server) {
 		textTool(s, "echo", func(a map[string]any) string { got = fmt.Sprint(a["token"]); return "ok" }, nil)
 	})
-	dialRaw(t, ct, "2025-06-18").callTool(1, "echo", map[string]any{"token": consent.SecretRef("deploy_token")})
+	dialRaw(t, ct, "2025-06-18").callTool(1, "echo", map[string]any{"token": vault.SecretRef("deploy_token")})
 	if got != "{{vault:deploy_token}}" {
 		t.Fatalf("the handler got %q", got)
 	}

@@ -6,8 +6,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/gatehouse-dev/gatehouse/approval/approvalmcp"
-	"github.com/gatehouse-dev/gatehouse/consent"
 	"github.com/gatehouse-dev/gatehouse/policy"
+	"github.com/gatehouse-dev/gatehouse/trust"
 )
 
 // featureMethods are the methods behind each optional server capability.
@@ -107,5 +107,5 @@ func (g *Guard) listTools(ctx context.Context, r *mcp.ListToolsResult, agent str
 // error hides nothing here (the call itself is still checked).
 func (g *Guard) suspended(ctx context.Context, agent string) bool {
 	level, err := g.o.Trust.Store.Level(ctx, agent)
-	return err == nil && level == consent.TrustSuspended
+	return err == nil && level == trust.Suspended
 }

@@ -13,7 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/gatehouse-dev/gatehouse"
-	"github.com/gatehouse-dev/gatehouse/consent"
+	"github.com/gatehouse-dev/gatehouse/trust"
 )
 
 // featureServer has a tool, a prompt, a resource and a completion handler,
@@ -112,7 +112,7 @@ func TestClientInfoPerRequest(t *testing.T) {
 		r, _ := res["result"].(map[string]any)
 		return r["cacheScope"]
 	}
-	store, err := consent.NewMemoryTrustStore(nil)
+	store, err := trust.NewMemoryStore(nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,6 +24,7 @@ var allowedDeps = map[string][]string{
 	"approval":  {},
 	"consent":   {"policy", "normalize", "ratelimit"},
 	"confine":   {"policy", "normalize"},
+	"trust":     {"policy"},
 	"examples":  {"*"},
 	"internal":  {"*"},
 }

@@ -8,7 +8,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/gatehouse-dev/gatehouse/consent"
+	"github.com/gatehouse-dev/gatehouse/consent/vault"
 	"github.com/gatehouse-dev/gatehouse/internal/mcpredact"
 	"github.com/gatehouse-dev/gatehouse/policy"
 )
@@ -40,7 +40,7 @@ func (g *Guard) runHandler(c *call, next mcp.MethodHandler) (mcp.Result, error) 
 
 // scrubbed takes injected secrets out of a result and error. A result that
 // cannot be re-read after scrubbing is withheld.
-func scrubbed(sc *consent.Scrubber, res mcp.Result, err error) (mcp.Result, error) {
+func scrubbed(sc *vault.Scrubber, res mcp.Result, err error) (mcp.Result, error) {
 	err = sc.Error(err)
 	r, ok := res.(*mcp.CallToolResult)
 	if !ok || r == nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/gatehouse-dev/gatehouse/dlp"
 	"github.com/gatehouse-dev/gatehouse/policy"
 	"github.com/gatehouse-dev/gatehouse/ratelimit"
+	"github.com/gatehouse-dev/gatehouse/trust"
 )
 
 // Defaults for the bounds every Guard applies.
@@ -155,12 +156,12 @@ type ApprovalOptions struct {
 // (and see no tools), allowed calls above the level's risk become asks, and
 // violations degrade the level (§8.3).
 type TrustOptions struct {
-	// Store holds the levels: consent.NewMemoryTrustStore for one process,
-	// consent/redistrust for replicas. Required.
-	Store consent.TrustStore
-	// Classifier gives tools their risk (default consent.Classify, the ACP
+	// Store holds the levels: trust.NewMemoryStore for one process,
+	// trust/redistrust for replicas. Required.
+	Store trust.Store
+	// Classifier gives tools their risk (default policy.Classify, the ACP
 	// §5.5 table). An ACP rule's level takes precedence.
-	Classifier *consent.Classifier
+	Classifier *policy.Classifier
 }
 
 // DLPOptions configure secret redaction. A nil *DLPOptions means the

@@ -7,7 +7,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/gatehouse-dev/gatehouse/consent"
+	"github.com/gatehouse-dev/gatehouse/consent/vault"
 	"github.com/gatehouse-dev/gatehouse/policy"
 	"github.com/gatehouse-dev/gatehouse/ratelimit"
 )
@@ -37,7 +37,7 @@ type call struct {
 
 	resv      *ratelimit.Reservation // the conversation step, until committed
 	release   func()                 // the in-flight slot, until the handler returns
-	scrub     *consent.Scrubber      // injected vault secrets to take out of the result
+	scrub     *vault.Scrubber        // injected vault secrets to take out of the result
 	elicit    bool                   // the AddTool wrapper asks the user, then commits
 	def       string                 // with elicit: the digest of the tool's definition
 	committed atomic.Bool            // the step is committed: undo leaves it

@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gatehouse-dev/gatehouse/consent"
 	"github.com/gatehouse-dev/gatehouse/policy"
 	"github.com/gatehouse-dev/gatehouse/ratelimit"
+	"github.com/gatehouse-dev/gatehouse/trust"
 )
 
 // TestStageOrder pins the tools/call stages to the table doc.go promises,
@@ -43,7 +43,7 @@ func TestStageOrder(t *testing.T) {
 	}
 	cg, _ := ratelimit.NewGuard(nil)
 	b, _ := ratelimit.NewBudget(ratelimit.Limits{RequestsPerHour: 1}, nil)
-	ts, _ := consent.NewMemoryTrustStore(nil)
+	ts, _ := trust.NewMemoryStore(nil)
 	all := names(&Options{Limits: &LimitOptions{Conversations: cg, Budget: b}, Trust: &TrustOptions{Store: ts}})
 	if !slices.Equal(all, promised) {
 		t.Fatalf("stages %v, doc.go promises %v", all, promised)

@@ -4,21 +4,21 @@ import (
 	"context"
 	"strings"
 
-	"github.com/gatehouse-dev/gatehouse/consent"
 	"github.com/gatehouse-dev/gatehouse/policy"
+	"github.com/gatehouse-dev/gatehouse/trust"
 )
 
 // trustGate applies an agent's trust level (QWED §8.1) on top of the
 // policy: a suspended agent is refused; an allowed call whose risk the
 // level does not cover becomes an ask. A store error counts as
-// TrustUntrusted (fail closed: everything asks).
+// trust.Untrusted (fail closed: everything asks).
 func (g *Guard) trustGate(ctx context.Context, d policy.Decision, agent, rawTool string) policy.Decision {
 	level, err := g.o.Trust.Store.Level(ctx, agent)
 	if err != nil {
 		g.log.Warn("gatehouse: trust store failed; treating the agent as untrusted", "error", err)
-		level = consent.TrustUntrusted
+		level = trust.Untrusted
 	}
-	if level == consent.TrustSuspended {
+	if level == trust.Suspended {
 		return policy.Decision{Outcome: policy.Block, Violation: true, Code: policy.CodeForbidden, Message: policy.MessageForbidden,
 			Reason: "The agent is suspended (trust level)", Method: d.Method, Tool: d.Tool}
 	}
@@ -38,11 +38,11 @@ func (g *Guard) trustGate(ctx context.Context, d policy.Decision, agent, rawTool
 	return d
 }
 
-func (g *Guard) classify(tool string) consent.Classification {
+func (g *Guard) classify(tool string) policy.Class {
 	if c := g.o.Trust.Classifier; c != nil {
 		return c.Classify(tool)
 	}
-	return consent.Classify(tool)
+	return policy.Classify(tool)
 }
 
 // recordTrust feeds one tools/call outcome to the trust store (QWED §8.3):
@@ -56,9 +56,9 @@ func (g *Guard) recordTrust(ctx context.Context, agent string, d policy.Decision
 	var err error
 	switch {
 	case d.Outcome == policy.ProtectedPath:
-		_, err = g.o.Trust.Store.Degrade(ctx, agent, consent.ViolationSecurity)
+		_, err = g.o.Trust.Store.Degrade(ctx, agent, trust.ViolationSecurity)
 	case strings.HasPrefix(d.FailedRule, "QWED-AGENT-BUDGET"):
-		_, err = g.o.Trust.Store.Degrade(ctx, agent, consent.ViolationBudget)
+		_, err = g.o.Trust.Store.Degrade(ctx, agent, trust.ViolationBudget)
 	default:
 		_, err = g.o.Trust.Store.Record(ctx, agent, denied)
 	}

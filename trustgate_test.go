@@ -6,20 +6,20 @@ import (
 	"testing"
 
 	"github.com/gatehouse-dev/gatehouse"
-	"github.com/gatehouse-dev/gatehouse/consent"
+	"github.com/gatehouse-dev/gatehouse/trust"
 )
 
 // TestTrustLevels: QWED §8 on top of the policy. A supervised agent is asked
 // about high-risk tools the policy allows; a protected-path attempt costs
 // two levels; a suspended agent is refused everything.
 func TestTrustLevels(t *testing.T) {
-	store, err := consent.NewMemoryTrustStore(nil)
+	store, err := trust.NewMemoryStore(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
 	const agent = "client:raw-agent"
-	if err := store.Set(ctx, agent, consent.TrustAutonomous); err != nil {
+	if err := store.Set(ctx, agent, trust.Autonomous); err != nil {
 		t.Fatal(err)
 	}
 	src := `apiVersion: aip.io/v1alpha1
@@ -49,7 +49,7 @@ spec:
 	if got := code(c.callTool(2, "echo", map[string]any{"p": "/etc/shadow"})); got != "-32007" {
 		t.Fatalf("protected path: %s", got)
 	}
-	if l, _ := store.Level(ctx, agent); l != consent.TrustUntrusted {
+	if l, _ := store.Level(ctx, agent); l != trust.Untrusted {
 		t.Fatalf("level after a security violation: %v", l)
 	}
 	// Untrusted (0): every action asks, even a low-risk read.
@@ -59,7 +59,7 @@ spec:
 	if len(asked) != 1 || asked[0] != "list_me: Trust level untrusted needs a human's consent for a low-risk action" {
 		t.Errorf("asked %q", asked)
 	}
-	if err := store.Set(ctx, agent, consent.TrustSuspended); err != nil {
+	if err := store.Set(ctx, agent, trust.Suspended); err != nil {
 		t.Fatal(err)
 	}
 	res := c.callTool(4, "list_me", map[string]any{"path": "/tmp/x"})

@@ -9,18 +9,19 @@ import (
 	"time"
 
 	"github.com/gatehouse-dev/gatehouse/normalize"
+	"github.com/gatehouse-dev/gatehouse/policy"
 )
 
 // Request is what the root middleware asks about: one tools/call the policy
 // answered with "ask".
 type Request struct {
-	Tool     string         // tool name; normalized again with [normalize.Name]
-	Server   string         // upstream server name, if any
-	Args     map[string]any // arguments as received, numbers as json.Number
-	Agent    Agent          // who is calling
-	Reason   string         // why consent is needed (the policy's reason); shown to the human
-	Risk     Risk           // "" means the classifier's risk
-	Category Category       // "" means the classifier's category
+	Tool     string          // tool name; normalized again with [normalize.Name]
+	Server   string          // upstream server name, if any
+	Args     map[string]any  // arguments as received, numbers as json.Number
+	Agent    Agent           // who is calling
+	Reason   string          // why consent is needed (the policy's reason); shown to the human
+	Risk     policy.Risk     // "" means the classifier's risk
+	Category policy.Category // "" means the classifier's category
 	// Timeout is the rule's timeout (ACP §5.1); 0 means AskerOptions.Timeout.
 	Timeout  time.Duration
 	RuleID   string
@@ -71,7 +72,7 @@ type Answer struct {
 	Response *ConsentResponse
 	// Reason says why the call was not approved; never values.
 	Reason string
-	// Grant lets [Vault.Inject] put secrets into exactly Args, once. nil
+	// Grant lets vault.Vault.Inject put secrets into exactly Args, once. nil
 	// unless approved.
 	Grant *Grant
 	// Attestation says who vouched for the answer ("human" or "client");
@@ -84,8 +85,8 @@ type Answer struct {
 func (a Answer) Approved() bool { return a.Outcome == OutcomeApproved && a.Grant != nil }
 
 // Grant is the proof, inside the process, that a human approved one call
-// with these exact arguments. Only [Asker.Ask] makes Grants; [Vault.Inject]
-// consumes one. A Grant is safe for concurrent use.
+// with these exact arguments. Only [Asker.Ask] makes Grants; vault.Vault.Inject
+// consumes one ([Grant.Consume]). A Grant is safe for concurrent use.
 type Grant struct {
 	requestID string
 	tool      string
@@ -97,6 +98,33 @@ type Grant struct {
 // RequestID returns the id of the consent request the grant comes from.
 func (g *Grant) RequestID() string { return g.requestID }
 
+// GrantScope is what a consumed [Grant] approved: the request, and the
+// normalized tool and server the call runs on.
+type GrantScope struct {
+	RequestID string
+	Tool      string
+	Server    string
+}
+
+// Consume checks that g approves tool with exactly args (their
+// [ActionHash]) and marks it used: it succeeds once per Grant. A nil or
+// zero Grant, another tool or other arguments, and a second use are
+// [ErrNoConsent]. vault.Vault.Inject consumes the Grant this way before it
+// injects secrets.
+func (g *Grant) Consume(tool string, args map[string]any) (GrantScope, error) {
+	if g == nil || g.argsHash == "" {
+		return GrantScope{}, fmt.Errorf("%w: no grant", ErrNoConsent)
+	}
+	h, err := ActionHash(args)
+	if err != nil || h != g.argsHash || normalize.Name(tool) != g.tool {
+		return GrantScope{}, fmt.Errorf("%w: the grant of %s is for another tool or other arguments", ErrNoConsent, g.requestID)
+	}
+	if !g.used.CompareAndSwap(false, true) {
+		return GrantScope{}, fmt.Errorf("%w: the grant of %s was already used", ErrNoConsent, g.requestID)
+	}
+	return GrantScope{RequestID: g.requestID, Tool: g.tool, Server: g.server}, nil
+}
+
 // AskerOptions configure an [Asker]. nil means defaults.
 type AskerOptions struct {
 	// Timeout is how long a human has when a Request has none (default
@@ -106,7 +134,7 @@ type AskerOptions struct {
 	// (conditions.valid_until; default 60s).
 	ApprovalTTL time.Duration
 	// Classifier fills in category and risk (default: the ACP §5.5 table).
-	Classifier *Classifier
+	Classifier *policy.Classifier
 	// OnEvent receives consent_requested, consent_approved, consent_denied
 	// and consent_expired events (default: none).
 	OnEvent EventFunc
@@ -139,7 +167,7 @@ type Asker struct {
 	ch       Channel
 	signer   *Signer
 	verifier *Verifier
-	class    *Classifier
+	class    *policy.Classifier
 	timeout  time.Duration
 	ttl      time.Duration
 	onEvent  EventFunc
@@ -164,9 +192,6 @@ func NewAsker(ch Channel, signer *Signer, nonces NonceStore, opts *AskerOptions)
 	}
 	a := &Asker{ch: ch, signer: signer, class: o.Classifier, timeout: o.Timeout, ttl: o.ApprovalTTL, onEvent: o.OnEvent, now: o.Now, human: o.RequireHuman,
 		asks: newAskLimiter(o.MaxAsksPerAgent, o.AskWindow)}
-	if a.class == nil {
-		a.class = defaultClassifier
-	}
 	if a.timeout == 0 {
 		a.timeout = DefaultTimeout
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/gatehouse-dev/gatehouse/consent"
+	"github.com/gatehouse-dev/gatehouse/policy"
 )
 
 // funcChannel is a Channel answering with a function.
@@ -75,7 +76,7 @@ func TestAskApproved(t *testing.T) {
 	}
 	// The channel saw an ACP request: normalized tool, classified, the
 	// rule's timeout, a nonce made with the request.
-	if seen.Action.Tool != "send_email" || seen.Action.Category != consent.CategoryCommunication || seen.Action.RiskLevel != consent.RiskHigh {
+	if seen.Action.Tool != "send_email" || seen.Action.Category != policy.CategoryCommunication || seen.Action.RiskLevel != policy.RiskHigh {
 		t.Fatalf("request action = %+v", seen.Action)
 	}
 	if seen.ExpiresAt.Sub(seen.Timestamp) != 5*time.Minute || seen.Timestamp != t0 {

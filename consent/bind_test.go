@@ -14,6 +14,9 @@ import (
 	"time"
 
 	"github.com/gatehouse-dev/gatehouse/consent"
+	"github.com/gatehouse-dev/gatehouse/consent/vault"
+	"github.com/gatehouse-dev/gatehouse/consent/webhook"
+	"github.com/gatehouse-dev/gatehouse/policy"
 )
 
 // TestProofBindsWholeRequest (fault 4): an approval of read_file on server
@@ -28,7 +31,7 @@ func TestProofBindsWholeRequest(t *testing.T) {
 		"agent":       func(r *consent.ConsentRequest) { r.Agent.ID = "agent-2" },
 		"expiry":      func(r *consent.ConsentRequest) { r.ExpiresAt = r.ExpiresAt.Add(time.Hour) },
 		"description": func(r *consent.ConsentRequest) { r.Action.Description = "harmless" },
-		"risk":        func(r *consent.ConsentRequest) { r.Action.RiskLevel = consent.RiskLow },
+		"risk":        func(r *consent.ConsentRequest) { r.Action.RiskLevel = policy.RiskLow },
 		"rule":        func(r *consent.ConsentRequest) { r.Policy.RuleID = "other" },
 		"all of them": func(r *consent.ConsentRequest) {
 			r.Action.Tool, r.Action.Server, r.Agent.ID, r.ExpiresAt = "delete_file", "prod", "agent-2", r.ExpiresAt.Add(time.Hour)
@@ -38,8 +41,8 @@ func TestProofBindsWholeRequest(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			c := newClock()
 			signer := mustSigner(t, key(7))
-			req, err := consent.NewConsentRequest(consent.Action{Tool: "read_file", Server: "files", Category: consent.CategoryRead,
-				RiskLevel: consent.RiskHigh, Parameters: params}, consent.Agent{ID: "agent-1"}, consent.PolicyRef{RuleID: "r1"}, c.Now(), time.Minute)
+			req, err := consent.NewConsentRequest(consent.Action{Tool: "read_file", Server: "files", Category: policy.CategoryRead,
+				RiskLevel: policy.RiskHigh, Parameters: params}, consent.Agent{ID: "agent-1"}, consent.PolicyRef{RuleID: "r1"}, c.Now(), time.Minute)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -99,7 +102,7 @@ func TestSummaryShowsEveryArgument(t *testing.T) {
 	c := newClock()
 	req := newRequest(t, c, map[string]any{
 		"body": strings.Repeat("Dear team, ", 500), "to": "attacker@evil.test", "subject": "inv\u202eoice\u200b",
-		"token": consent.SecretRef("github"),
+		"token": vault.SecretRef("github"),
 	})
 	s, err := consent.Prompt(req)
 	if err != nil {
@@ -151,7 +154,7 @@ func TestWebhookCarriesTheRenderedPrompt(t *testing.T) {
 		rw.WriteHeader(http.StatusAccepted)
 	}))
 	defer srv.Close()
-	w, err := consent.NewWebhook(&consent.WebhookOptions{URL: srv.URL, Secret: consent.Secret(strings.Repeat("k", 32))})
+	w, err := webhook.New(&webhook.Options{URL: srv.URL, Secret: consent.Secret(strings.Repeat("k", 32))})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,8 +3,9 @@ package consent
 import "context"
 
 // Channel delivers a consent request to a human and waits for the answer
-// (ACP §2.4 steps 5-6). The built-in channels are [Terminal], [Webhook] and
-// [Telegram]; the root package adds MCP elicitation.
+// (ACP §2.4 steps 5-6). The built-in channels are in consent/terminal,
+// consent/webhook and consent/telegram; consent/elicitation asks through
+// MCP elicitation.
 //
 // Ask must return by the time ctx is done (the [Asker] sets its deadline at
 // the request's expires_at) with ctx.Err() or an error wrapping it, and a

@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/gatehouse-dev/gatehouse/internal/prompt"
+	"github.com/gatehouse-dev/gatehouse/internal/secretref"
 )
 
 // Summary returns the text channels show a human for req: tool, server,
@@ -65,7 +66,7 @@ func summary(req *ConsentRequest, params string) string {
 		fmt.Fprintf(&b, "  reason:  %s\n", safe(a.Description))
 	}
 	b.WriteString(params)
-	if names := SecretNames(a.Parameters); len(names) > 0 {
+	if names := secretref.Names(a.Parameters); len(names) > 0 {
 		fmt.Fprintf(&b, "  secrets: %s (injected by the vault if approved)\n", safe(strings.Join(names, ", ")))
 	}
 	fmt.Fprintf(&b, "  expires: %s\n", formatTime(req.ExpiresAt))

@@ -11,23 +11,21 @@
 //     keys, the nonce, the expiry and that the call about to run is the
 //     call approved, then consumes the nonce in a [NonceStore]
 //     ([MemoryNonceStore], or consent/redisnonce across replicas). Private
-//     keys are stored encrypted ([WritePrivateKey]: scrypt, AES-256-GCM,
-//     mode 0600).
-//   - Channels (ACP §2.4): [Terminal], [Webhook] and [Telegram] behind
-//     [Channel], and MCP elicitation in consent/elicitation;
+//     keys are stored encrypted (consent/vault's WritePrivateKey: scrypt,
+//     AES-256-GCM, mode 0600).
+//   - Channels (ACP §2.4) behind [Channel]: consent/terminal,
+//     consent/webhook and consent/telegram, and MCP elicitation in
+//     consent/elicitation;
 //     consent/consenttest checks any implementation.
 //   - [Asker] ties them together: the root middleware calls
 //     [Asker.Ask] with a [Request] and runs the call only when the
 //     [Answer] is Approved, with Answer.Args.
-//   - Classification (ACP §5.5): [Classify] and [Classifier] map tool names
-//     (normalized) to a [Category] and a [Risk].
-//   - Trust levels (QWED-Agent §8): [TrustLevel.RequiresConsent] and a
-//     [TrustStore] that degrades agents on violations.
-//   - Credential vault (ACP §2.3): [Vault] encrypts secrets; [Vault.Inject]
-//     puts them into a call's arguments only with the [Grant] of an approved
-//     consent for that very call, and only into the tools and servers each
-//     secret is bound to ([Vault.Bind]); [Vault.Scrubber] removes the
-//     injected values, raw and encoded, from what the call returns.
+//   - Classification (ACP §5.5) is the policy package's: policy.Classify
+//     and policy.Classifier give the [Request] its category and risk.
+//   - Trust levels (QWED-Agent §8) live in package trust.
+//   - The credential vault (ACP §2.3), key files and the scrubbing of
+//     injected secrets live in package consent/vault; a vault injects
+//     secrets only with the [Grant] of an approved consent for that call.
 //
 // Audit events (consent_requested, consent_approved, consent_denied,
 // consent_expired, credential_injected; ACP §7.3) go to an [EventFunc] that
@@ -73,8 +71,8 @@
 // Memory is bounded wherever input decides it, per agent where an agent
 // could crowd out others: asks per agent and window
 // (AskerOptions.MaxAsksPerAgent), nonces per agent ([ScopedNonceStore]),
-// nonce stores (expired entries are swept), pending webhook requests, trust
-// entries, hashed and shown parameter sizes.
+// nonce stores (expired entries are swept), pending webhook requests,
+// hashed and shown parameter sizes.
 //
 // # Concurrency
 //
@@ -85,10 +83,10 @@
 //
 // # Usage
 //
-//	priv, _ := consent.ReadPrivateKey("/etc/gatehouse/consent.key", passphrase)
+//	priv, _ := vault.ReadPrivateKey("/etc/gatehouse/consent.key", passphrase)
 //	signer, _ := consent.NewSigner(priv)
 //	nonces, _ := consent.NewMemoryNonceStore(nil)
-//	ch, _ := consent.NewTerminal(nil) // prompts on /dev/tty
+//	ch, _ := terminal.New(nil) // prompts on /dev/tty
 //	asker, _ := consent.NewAsker(ch, signer, nonces, &consent.AskerOptions{OnEvent: auditEvent})
 //
 //	ans, err := asker.Ask(ctx, consent.Request{Tool: "send_email", Args: args, Agent: consent.Agent{ID: "bot"}})

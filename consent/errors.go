@@ -81,17 +81,7 @@ var (
 	// recorded before it takes effect (consent_requested, consent_approved,
 	// credential_injected). The call is denied.
 	ErrAudit = errors.New("consent: event not recorded")
-	// ErrKeyFile wraps failures reading or writing key and vault files:
-	// wrong passphrase or master key, tampered file, unsafe permissions.
-	ErrKeyFile = errors.New("consent: key file")
-	// ErrNoConsent is returned by [Vault.Inject] without a valid, unused
-	// [Grant] for the exact arguments being injected.
+	// ErrNoConsent is returned by [Grant.Consume] (and so vault.Vault.Inject)
+	// without a valid, unused [Grant] for the exact arguments being injected.
 	ErrNoConsent = errors.New("consent: no approved consent for this call")
-	// ErrUnknownSecret is returned by [Vault.Inject] when arguments
-	// reference a secret the vault does not hold.
-	ErrUnknownSecret = errors.New("consent: unknown secret")
-	// ErrSecretNotAllowed is returned by [Vault.Inject] when arguments
-	// refer to a secret that is not bound ([Vault.Bind]) to the call's
-	// tool and server.
-	ErrSecretNotAllowed = errors.New("consent: secret not allowed for this tool")
 )

@@ -3,6 +3,8 @@ package consent
 import (
 	"context"
 	"time"
+
+	"github.com/gatehouse-dev/gatehouse/policy"
 )
 
 // EventType names an audit event of ACP §7.3 that this package emits.
@@ -26,8 +28,8 @@ type Event struct {
 	Agent     string // Agent.ID
 	Tool      string // normalized
 	Server    string
-	Category  Category
-	Risk      Risk
+	Category  policy.Category
+	Risk      policy.Risk
 	RuleID    string
 	// Decision is "approved", "approved_with_modifications", "denied",
 	// "expired" or "" (consent_requested, credential_injected).

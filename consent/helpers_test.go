@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gatehouse-dev/gatehouse/consent"
+	"github.com/gatehouse-dev/gatehouse/policy"
 )
 
 // t0 is the fixed start of every fake clock.
@@ -65,7 +66,7 @@ func memNonces(t testing.TB, c *clock) *consent.MemoryNonceStore {
 func newRequest(t testing.TB, c *clock, params map[string]any) *consent.ConsentRequest {
 	t.Helper()
 	req, err := consent.NewConsentRequest(consent.Action{
-		Tool: "send_email", Category: consent.CategoryCommunication, RiskLevel: consent.RiskHigh, Parameters: params,
+		Tool: "send_email", Category: policy.CategoryCommunication, RiskLevel: policy.RiskHigh, Parameters: params,
 	}, consent.Agent{ID: "agent-1"}, consent.PolicyRef{RuleID: "r1"}, c.Now(), time.Minute)
 	if err != nil {
 		t.Fatal(err)

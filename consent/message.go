@@ -19,40 +19,13 @@ const (
 	AlgorithmEd25519 = "Ed25519"          // Proof.Algorithm
 )
 
-// Risk is an ACP risk level (ACP §4.1 action.risk_level): the policy
-// package's type, so a rule's level and a classification are one value.
-type Risk = policy.Risk
-
-// The risk levels, lowest first.
-const (
-	RiskLow      = policy.RiskLow
-	RiskMedium   = policy.RiskMedium
-	RiskHigh     = policy.RiskHigh
-	RiskCritical = policy.RiskCritical
-)
-
 // riskRank orders risk levels; an unknown level ranks as critical (fail closed).
-func riskRank(r Risk) int {
+func riskRank(r policy.Risk) int {
 	if n := r.Rank(); n > 0 {
 		return n
 	}
-	return RiskCritical.Rank()
+	return policy.RiskCritical.Rank()
 }
-
-// Category is an ACP action category (ACP §5.3), the policy package's type.
-type Category = policy.Category
-
-// The categories of ACP §5.3, plus CategoryUnknown for unclassified tools.
-const (
-	CategoryRead          = policy.CategoryRead
-	CategoryWrite         = policy.CategoryWrite
-	CategoryCommunication = policy.CategoryCommunication
-	CategoryFinancial     = policy.CategoryFinancial
-	CategorySystem        = policy.CategorySystem
-	CategoryPublic        = policy.CategoryPublic
-	CategoryPhysical      = policy.CategoryPhysical
-	CategoryUnknown       = policy.CategoryUnknown
-)
 
 // Decision is a human's answer (ACP §4.2).
 type Decision string
@@ -78,12 +51,12 @@ type Agent struct {
 // Parameters are the call's arguments as received (numbers as json.Number);
 // references to vault secrets stay references, never values.
 type Action struct {
-	Tool        string         `json:"tool"`
-	Server      string         `json:"server"`
-	Category    Category       `json:"category"`
-	RiskLevel   Risk           `json:"risk_level"`
-	Parameters  map[string]any `json:"parameters"`
-	Description string         `json:"description"`
+	Tool        string          `json:"tool"`
+	Server      string          `json:"server"`
+	Category    policy.Category `json:"category"`
+	RiskLevel   policy.Risk     `json:"risk_level"`
+	Parameters  map[string]any  `json:"parameters"`
+	Description string          `json:"description"`
 }
 
 // PolicyRef names the rule that asked (ACP §4.1 policy).

@@ -9,12 +9,13 @@ import (
 	"testing"
 
 	"github.com/gatehouse-dev/gatehouse/consent"
+	"github.com/gatehouse-dev/gatehouse/consent/webhook"
 )
 
 func TestSecretNeverPrinted(t *testing.T) {
 	s := consent.Secret("hunter2-very-secret")
 	var logs bytes.Buffer
-	slog.New(slog.NewJSONHandler(&logs, nil)).Info("x", "secret", s, "opts", consent.WebhookOptions{Secret: s})
+	slog.New(slog.NewJSONHandler(&logs, nil)).Info("x", "secret", s, "opts", webhook.Options{Secret: s})
 	j, _ := json.Marshal(struct{ S consent.Secret }{s})
 	for _, out := range []string{fmt.Sprint(s), fmt.Sprintf("%v %+v %#v %s %q", s, s, s, s, s), logs.String(), string(j)} {
 		if strings.Contains(out, "hunter2") {

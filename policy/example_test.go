@@ -58,3 +58,15 @@ func ExampleParseError() {
 	// Output:
 	// policy: line 5: unknown field "alowed_tools" in spec (known: mode, allowed_tools, allowed_methods, denied_methods, tool_rules, protected_paths, strict_args_default, dlp)
 }
+
+func ExampleClassify() {
+	for _, tool := range []string{"read_file", "ＳＥＮＤ_email", "transfer_funds", "frobnicate"} {
+		c := policy.Classify(tool)
+		fmt.Println(tool, c.Category, c.Risk)
+	}
+	// Output:
+	// read_file read low
+	// ＳＥＮＤ_email communication high
+	// transfer_funds financial critical
+	// frobnicate unknown high
+}

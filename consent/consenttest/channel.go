@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/gatehouse-dev/gatehouse/consent"
+	"github.com/gatehouse-dev/gatehouse/policy"
 )
 
 // Human plays the human side of a channel under test. Its methods are
@@ -167,7 +168,7 @@ func TestChannel(t *testing.T, setup Setup) {
 func request(t *testing.T, tool string, params map[string]any) *consent.ConsentRequest {
 	t.Helper()
 	req, err := consent.NewConsentRequest(consent.Action{
-		Tool: tool, Category: consent.Classify(tool).Category, RiskLevel: consent.Classify(tool).Risk,
+		Tool: tool, Category: policy.Classify(tool).Category, RiskLevel: policy.Classify(tool).Risk,
 		Parameters: params, Description: "conformance test",
 	}, consent.Agent{ID: "agent-test", Name: "test agent"}, consent.PolicyRef{RuleID: "rule-1"}, time.Now(), time.Minute)
 	if err != nil {

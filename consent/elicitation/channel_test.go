@@ -16,6 +16,7 @@ import (
 	"github.com/gatehouse-dev/gatehouse/consent"
 	"github.com/gatehouse-dev/gatehouse/consent/consenttest"
 	"github.com/gatehouse-dev/gatehouse/consent/elicitation"
+	"github.com/gatehouse-dev/gatehouse/policy"
 )
 
 // elicitHuman is the client side of an MCP session, spoken in raw JSON-RPC,
@@ -150,7 +151,7 @@ func TestElicitationChannel(t *testing.T) {
 }
 
 func TestElicitationChannelWithoutSession(t *testing.T) {
-	req, err := consent.NewConsentRequest(consent.Action{Tool: "x", RiskLevel: consent.RiskLow, Category: consent.CategoryRead, Parameters: map[string]any{}}, consent.Agent{ID: "a"}, consent.PolicyRef{}, time.Now(), time.Minute)
+	req, err := consent.NewConsentRequest(consent.Action{Tool: "x", RiskLevel: policy.RiskLow, Category: policy.CategoryRead, Parameters: map[string]any{}}, consent.Agent{ID: "a"}, consent.PolicyRef{}, time.Now(), time.Minute)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,9 +2,24 @@
 // approval is used once across every replica sharing the Redis (ACP §9
 // item 4, DESIGN §6).
 //
-// Each [Store.Use] is one SET key 1 NX PX ttl: atomic, one round trip. The
-// key lives until the approval's valid_until plus [consent.NonceGrace]
-// (at least the grace), measured by the caller's clock.
+// Each [Store.Use] is one script: SET key 1 NX PX ttl, after the data-epoch
+// check below; atomic, one round trip. The key lives until the approval's
+// valid_until plus [consent.NonceGrace] (at least the grace), measured by
+// the caller's clock.
+//
+// # Lost data
+//
+// A Redis restarted without persistence, or flushed, forgets used nonces.
+// The key [Store.MarkerKey] (no expiry) holds when this Redis's data began;
+// when it is missing, the first Use or New writes it with the server's
+// TIME. For one Options.MaxValidity after that, a nonce whose validity may
+// have begun before it (valid_until earlier than marker + MaxValidity) is
+// refused with [ErrDataLost]: it may have been used before the loss. Only
+// durations on each clock are compared (time left on the caller's clock,
+// window left on the server's), so clock skew does not matter. Set
+// MaxValidity to at least the askers' ApprovalTTL. Options.AcceptDataLoss
+// turns the check off (needed for Cluster and Ring clients, whose keys one
+// marker cannot cover).
 //
 // # Security
 //
@@ -53,6 +68,15 @@ type Options struct {
 	RequireDurable bool
 	// Warn receives warnings found by New; nil means slog.Default().Warn.
 	Warn func(msg string)
+	// MaxValidity is the longest validity an approval has (valid_until
+	// minus decision time): after a data loss, nonces valid since before it
+	// are refused for this long (default consent.DefaultApprovalTTL; set it
+	// to at least the askers' AskerOptions.ApprovalTTL).
+	MaxValidity time.Duration
+	// AcceptDataLoss turns off lost-data detection (the marker key): a
+	// Redis that lost its data then accepts nonces used before the loss
+	// again. Required for Cluster and Ring clients.
+	AcceptDataLoss bool
 }
 
 // Defaults of [Options].
@@ -63,10 +87,12 @@ const (
 
 // Store is the Redis [consent.NonceStore].
 type Store struct {
-	c       redis.Cmdable
-	prefix  string
-	timeout time.Duration
-	now     func() time.Time
+	c        redis.Cmdable
+	prefix   string
+	timeout  time.Duration
+	now      func() time.Time
+	validity time.Duration
+	marker   bool // lost-data detection on
 }
 
 var _ consent.NonceStore = (*Store)(nil)
@@ -84,11 +110,15 @@ func New(ctx context.Context, c redis.Cmdable, opts *Options) (*Store, error) {
 	if !redisx.HonoursDeadlines(c) {
 		return nil, fmt.Errorf("%w: redisnonce.New: the go-redis client must be created with ContextTimeoutEnabled: true", consent.ErrInvalidOptions)
 	}
-	s := &Store{c: c, prefix: DefaultPrefix, timeout: DefaultTimeout, now: time.Now}
+	s := &Store{c: c, prefix: DefaultPrefix, timeout: DefaultTimeout, now: time.Now, validity: consent.DefaultApprovalTTL, marker: true}
 	if opts != nil {
-		if opts.Timeout < 0 {
-			return nil, fmt.Errorf("%w: redisnonce Options.Timeout is %v, want >= 0", consent.ErrInvalidOptions, opts.Timeout)
+		if opts.Timeout < 0 || opts.MaxValidity < 0 {
+			return nil, fmt.Errorf("%w: redisnonce Options.Timeout is %v and MaxValidity %v, want >= 0", consent.ErrInvalidOptions, opts.Timeout, opts.MaxValidity)
 		}
+		if opts.MaxValidity > 0 {
+			s.validity = opts.MaxValidity
+		}
+		s.marker = !opts.AcceptDataLoss
 		if opts.Timeout > 0 {
 			s.timeout = opts.Timeout
 		}
@@ -102,6 +132,11 @@ func New(ctx context.Context, c redis.Cmdable, opts *Options) (*Store, error) {
 			s.now = opts.Now
 		}
 	}
+	if _, ok := c.(interface {
+		ForEachShard(context.Context, func(context.Context, *redis.Client) error) error
+	}); ok && s.marker {
+		return nil, fmt.Errorf("%w: redisnonce.New: lost-data detection needs one marker per server, which Redis Cluster and Ring cannot give; set Options.AcceptDataLoss to use them", consent.ErrInvalidOptions)
+	}
 	var o Options
 	if opts != nil {
 		o = *opts
@@ -109,6 +144,14 @@ func New(ctx context.Context, c redis.Cmdable, opts *Options) (*Store, error) {
 	if err := redisx.Verify(ctx, c, redisx.HealthOptions{AcceptEviction: o.AcceptEviction, RequireDurable: o.RequireDurable},
 		s.timeout, "redisnonce", o.Warn, consent.ErrInvalidOptions, consent.ErrUnavailable); err != nil {
 		return nil, err
+	}
+	if !s.marker {
+		return s, nil
+	}
+	cctx, cancel := context.WithTimeout(ctx, s.timeout)
+	defer cancel()
+	if _, err := redisx.Marker(cctx, c, s.MarkerKey()); err != nil {
+		return nil, fmt.Errorf("%w: redisnonce.New: %w", consent.ErrUnavailable, err)
 	}
 	return s, nil
 }
@@ -124,14 +167,21 @@ func (s *Store) Use(ctx context.Context, nonce string, until time.Time) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
-	fresh, err := s.c.SetNX(ctx, s.prefix+nonce, 1, ttl).Result()
-	if err != nil {
-		return fmt.Errorf("%w: redis: %w", consent.ErrUnavailable, err)
+	if !s.marker {
+		fresh, err := s.c.SetNX(ctx, s.prefix+nonce, 1, ttl).Result()
+		if err != nil {
+			return fmt.Errorf("%w: redis: %w", consent.ErrUnavailable, err)
+		}
+		if !fresh {
+			return errReplayed()
+		}
+		return nil
 	}
-	if !fresh {
-		return &consent.ProofError{Kind: consent.FailReplayed, Detail: "nonce already used"}
-	}
-	return nil
+	return s.useMarked(ctx, nonce, until, ttl)
+}
+
+func errReplayed() error {
+	return &consent.ProofError{Kind: consent.FailReplayed, Detail: "nonce already used"}
 }
 
 // Key returns the Redis key holding nonce, for operators and tests.

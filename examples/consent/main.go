@@ -31,6 +31,8 @@ import (
 
 	"github.com/gatehouse-dev/gatehouse"
 	"github.com/gatehouse-dev/gatehouse/consent"
+	"github.com/gatehouse-dev/gatehouse/consent/terminal"
+	"github.com/gatehouse-dev/gatehouse/consent/webhook"
 	"github.com/gatehouse-dev/gatehouse/policy"
 )
 
@@ -57,7 +59,7 @@ func main() {
 func newChannel(kind, tty, url, secretFile string) (consent.Channel, error) {
 	switch kind {
 	case "terminal":
-		return consent.NewTerminal(&consent.TerminalOptions{Path: tty})
+		return terminal.New(&terminal.Options{Path: tty})
 	case "webhook":
 		if url == "" || secretFile == "" {
 			return nil, errors.New("-channel webhook needs -webhook-url and -webhook-secret-file")
@@ -66,7 +68,7 @@ func newChannel(kind, tty, url, secretFile string) (consent.Channel, error) {
 		if err != nil {
 			return nil, err
 		}
-		return consent.NewWebhook(&consent.WebhookOptions{URL: url, Secret: consent.Secret(strings.TrimSpace(string(secret)))})
+		return webhook.New(&webhook.Options{URL: url, Secret: consent.Secret(strings.TrimSpace(string(secret)))})
 	}
 	return nil, fmt.Errorf("unknown -channel %q: want terminal or webhook", kind)
 }
@@ -78,7 +80,7 @@ func run(ctx context.Context, log *slog.Logger, policyPath string, ch consent.Ch
 		return err
 	}
 	// A fresh signing key per run: proofs are checked by this process.
-	// A deployment keeps its key (consent.WritePrivateKey, encrypted at rest).
+	// A deployment keeps its key (vault.WritePrivateKey, encrypted at rest).
 	_, priv, err := ed25519.GenerateKey(rand.Reader)
 	if err != nil {
 		return err

@@ -1,0 +1,24 @@
+// Package vault is the ACP credential vault (ACP §2.3): secrets encrypted
+// at rest (AES-256-GCM under a key derived with HKDF from a master key,
+// e.g. [MasterKeyFromSigningKey]), put into a tool call's arguments by
+// [Vault.Inject] only with the consent.Grant of the human's approval of
+// that very call and only for the tools and servers each secret is bound
+// to ([Vault.Bind]); a [Scrubber] then removes the injected values, raw
+// and encoded, from what the call returns. It also reads and writes the
+// consent signer's Ed25519 key files (passphrase-sealed with scrypt and
+// AES-256-GCM): [WritePrivateKey], [ReadPrivateKey].
+//
+// Tool parameters name a secret with [SecretRef] ("{{vault:NAME}}");
+// consent.Summary lists the names a call would get.
+//
+// # Security
+//
+// Secret values never appear in errors, events (credential_injected
+// carries the name only), String or GoString. Key and vault files are
+// written atomically with mode 0600 and refused when others may read them.
+// A Grant injects once.
+//
+// # Concurrency
+//
+// A Vault and a Scrubber are safe for concurrent use.
+package vault

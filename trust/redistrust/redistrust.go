@@ -1,0 +1,219 @@
+// Package redistrust is a [trust.Store] in Redis, for servers that
+// run as several replicas: an agent's trust level, and the window of
+// decisions that degrades it (QWED §8.3), are shared, and every change is
+// one Lua script, so concurrent violations on two replicas both count.
+//
+//	rdb := redis.NewClient(&redis.Options{Addr: addr, ContextTimeoutEnabled: true})
+//	trust, err := redistrust.New(ctx, rdb, nil)
+//
+// # Keys
+//
+// One hash per agent, <Prefix>{<agent>}, with fields level, total and
+// denials; it expires Options.TTL after its last change (default 30 days),
+// so agent ids a client makes up cannot fill Redis, and a forgotten agent
+// comes back at Options.Default.
+//
+// # Security
+//
+// Every Redis error, and an answer that is not a level, is an error
+// wrapping trust.ErrUnavailable; the guard then treats the agent as
+// untrusted (fail closed).
+//
+// # Concurrency
+//
+// A Store is safe for concurrent use and starts no goroutines.
+package redistrust
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/gatehouse-dev/gatehouse/internal/redisx"
+	"github.com/gatehouse-dev/gatehouse/trust"
+)
+
+// Options configure a [Store]. nil means defaults; zero fields too.
+type Options struct {
+	Prefix  string        // default DefaultPrefix
+	Timeout time.Duration // each operation, on top of the caller's context (default DefaultTimeout)
+	TTL     time.Duration // an agent's state expires this long after its last change (default DefaultTTL)
+	Default trust.Level   // the level of agents never Set nor degraded (default trust.Untrusted)
+	Window  int           // decisions Record looks at (default trust.Window)
+
+	// AcceptEviction accepts a Redis whose maxmemory-policy may evict keys;
+	// by default New refuses it: an evicted agent would come back at the
+	// Default level, undoing a degradation.
+	AcceptEviction bool
+	// RequireDurable refuses a Redis without AOF (appendonly yes). Without
+	// it such a Redis is accepted and Warn is told.
+	RequireDurable bool
+	// Warn receives warnings found by New; nil means slog.Default().Warn.
+	Warn func(msg string)
+}
+
+// Client is what a [Store] needs of a go-redis client: scripts and INFO.
+// *redis.Client, *redis.ClusterClient and *redis.Ring implement it.
+type Client interface {
+	redis.Scripter
+	Info(ctx context.Context, section ...string) *redis.StringCmd
+}
+
+// Defaults of [Options].
+const (
+	DefaultPrefix  = "gatehouse:consent:trust:"
+	DefaultTimeout = 500 * time.Millisecond
+	DefaultTTL     = 30 * 24 * time.Hour
+)
+
+// Store is the Redis [trust.Store].
+type Store struct {
+	c     redis.Scripter
+	o     Options
+	ttlMS int64
+}
+
+var _ trust.Store = (*Store)(nil)
+
+// New returns a Store using c, which must honour context deadlines (a
+// go-redis client created with ContextTimeoutEnabled), after checking the
+// server (INFO): a maxmemory-policy other than noeviction is refused unless
+// Options.AcceptEviction, appendonly no under Options.RequireDurable. opts
+// may be nil.
+func New(ctx context.Context, c Client, opts *Options) (*Store, error) {
+	if c == nil {
+		return nil, fmt.Errorf("%w: redistrust.New: nil client", trust.ErrInvalidOptions)
+	}
+	if !redisx.HonoursDeadlines(c) {
+		return nil, fmt.Errorf("%w: redistrust.New: the go-redis client must be created with ContextTimeoutEnabled: true", trust.ErrInvalidOptions)
+	}
+	o := Options{Prefix: DefaultPrefix, Timeout: DefaultTimeout, TTL: DefaultTTL, Window: trust.Window}
+	if opts != nil {
+		if opts.Timeout < 0 || opts.TTL < 0 || opts.Window < 0 || !opts.Default.Valid() || strings.ContainsAny(opts.Prefix, "{}") {
+			return nil, fmt.Errorf("%w: redistrust Options %+v", trust.ErrInvalidOptions, *opts)
+		}
+		if opts.Prefix != "" {
+			o.Prefix = opts.Prefix
+		}
+		if opts.Timeout > 0 {
+			o.Timeout = opts.Timeout
+		}
+		if opts.TTL > 0 {
+			o.TTL = opts.TTL
+		}
+		if opts.Window > 0 {
+			o.Window = opts.Window
+		}
+		o.Default = opts.Default
+		o.AcceptEviction, o.RequireDurable, o.Warn = opts.AcceptEviction, opts.RequireDurable, opts.Warn
+	}
+	if err := redisx.Verify(ctx, c, redisx.HealthOptions{AcceptEviction: o.AcceptEviction, RequireDurable: o.RequireDurable},
+		o.Timeout, "redistrust", o.Warn, trust.ErrInvalidOptions, trust.ErrUnavailable); err != nil {
+		return nil, err
+	}
+	return &Store{c: c, o: o, ttlMS: o.TTL.Milliseconds()}, nil
+}
+
+// Key returns the Redis key of agent, for operators and tests.
+func (s *Store) Key(agent string) string { return s.o.Prefix + "{" + agent + "}" }
+
+// levelScript: KEYS[1]; ARGV default. Returns the level.
+var levelScript = redis.NewScript(`
+local l = redis.call('HGET', KEYS[1], 'level')
+if l then return tonumber(l) end
+return tonumber(ARGV[1])
+`)
+
+// setScript: KEYS[1]; ARGV level, ttl_ms.
+var setScript = redis.NewScript(`
+redis.call('HSET', KEYS[1], 'level', ARGV[1], 'total', 0, 'denials', 0)
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+return tonumber(ARGV[1])
+`)
+
+// degradeScript: KEYS[1]; ARGV default, drop (-1 suspends), ttl_ms.
+// Suspended (-1) stays suspended; penalties stop at 0 (untrusted).
+var degradeScript = redis.NewScript(`
+local l = tonumber(redis.call('HGET', KEYS[1], 'level') or ARGV[1])
+local drop = tonumber(ARGV[2])
+if l < 0 or drop < 0 then
+  l = -1
+else
+  l = math.max(l - drop, 0)
+end
+redis.call('HSET', KEYS[1], 'level', l)
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
+return l
+`)
+
+// recordScript: KEYS[1]; ARGV default, denied (0|1), window, ttl_ms. More
+// than 10% denials in a full window drop one level; the window restarts.
+var recordScript = redis.NewScript(`
+local l = tonumber(redis.call('HGET', KEYS[1], 'level') or ARGV[1])
+local total = redis.call('HINCRBY', KEYS[1], 'total', 1)
+local denials = redis.call('HINCRBY', KEYS[1], 'denials', tonumber(ARGV[2]))
+if total >= tonumber(ARGV[3]) then
+  if denials * 10 > total then
+    if l >= 0 then l = math.max(l - 1, 0) end
+  end
+  redis.call('HSET', KEYS[1], 'total', 0, 'denials', 0)
+end
+redis.call('HSET', KEYS[1], 'level', l)
+redis.call('PEXPIRE', KEYS[1], ARGV[4])
+return l
+`)
+
+func (s *Store) run(ctx context.Context, agent string, sc *redis.Script, args ...any) (trust.Level, error) {
+	if err := trust.CheckAgent(agent); err != nil {
+		return trust.Untrusted, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, s.o.Timeout)
+	defer cancel()
+	n, err := sc.Run(ctx, s.c, []string{s.Key(agent)}, args...).Int64()
+	if err != nil {
+		return trust.Untrusted, fmt.Errorf("%w: redis trust store: %w", trust.ErrUnavailable, err)
+	}
+	l := trust.Level(n)
+	if !l.Valid() {
+		return trust.Untrusted, fmt.Errorf("%w: redis trust store holds level %d for the agent", trust.ErrUnavailable, n)
+	}
+	return l, nil
+}
+
+// Level implements [trust.Store].
+func (s *Store) Level(ctx context.Context, agent string) (trust.Level, error) {
+	return s.run(ctx, agent, levelScript, int(s.o.Default))
+}
+
+// Set implements [trust.Store].
+func (s *Store) Set(ctx context.Context, agent string, l trust.Level) error {
+	if !l.Valid() {
+		return fmt.Errorf("%w: trust level %v", trust.ErrInvalidRequest, l)
+	}
+	_, err := s.run(ctx, agent, setScript, int(l), s.ttlMS)
+	return err
+}
+
+// Degrade implements [trust.Store] with the penalties of
+// trust.Level.Degrade, applied atomically in Redis.
+func (s *Store) Degrade(ctx context.Context, agent string, v trust.Violation) (trust.Level, error) {
+	// The drop from a level that can fall two levels (trusted) tells the
+	// penalty: 1 or 2 levels, or suspension.
+	drop := int(trust.Trusted - trust.Trusted.Degrade(v))
+	if trust.Trusted.Degrade(v) == trust.Suspended {
+		drop = -1
+	}
+	return s.run(ctx, agent, degradeScript, int(s.o.Default), drop, s.ttlMS)
+}
+
+// Record implements [trust.Store].
+func (s *Store) Record(ctx context.Context, agent string, denied bool) (trust.Level, error) {
+	d := 0
+	if denied {
+		d = 1
+	}
+	return s.run(ctx, agent, recordScript, int(s.o.Default), d, s.o.Window, s.ttlMS)
+}
