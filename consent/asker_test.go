@@ -42,7 +42,7 @@ func newAsker(t *testing.T, ch consent.Channel, opts *consent.AskerOptions) aske
 	if opts == nil {
 		opts = &consent.AskerOptions{}
 	}
-	opts.Now, opts.OnEvent = f.clock.Now, f.events.record
+	opts.Now, opts.OnEvent = f.clock.Now, f.events.Record
 	a, err := consent.NewAsker(ch, f.signer, memNonces(t, f.clock), opts)
 	if err != nil {
 		t.Fatal(err)
@@ -90,10 +90,10 @@ func TestAskApproved(t *testing.T) {
 	if err := v.Check(seen, ans.Response, "send_email", ans.Args, f.clock.Now()); err != nil {
 		t.Fatalf("answer's proof: %v", err)
 	}
-	if got := f.events.types(); !slices.Equal(got, []consent.EventType{consent.EventRequested, consent.EventApproved}) {
+	if got := f.events.Types(); !slices.Equal(got, []consent.EventType{consent.EventRequested, consent.EventApproved}) {
 		t.Fatalf("events = %v", got)
 	}
-	e := f.events.events[1]
+	e := f.events.Events()[1]
 	if e.RequestID != seen.ID || e.Approver != "alice" || e.Channel != "fake" || e.Decision != "approved" || e.ArgsHash == "" || e.Agent != "agent-1" {
 		t.Fatalf("approved event = %+v", e)
 	}
@@ -109,8 +109,8 @@ func TestAskApprovedWithModifications(t *testing.T) {
 	if !reflect.DeepEqual(ans.Args, want) {
 		t.Fatalf("Args = %v, want %v", ans.Args, want)
 	}
-	if f.events.events[1].Decision != "approved_with_modifications" {
-		t.Fatalf("event decision %q", f.events.events[1].Decision)
+	if f.events.Events()[1].Decision != "approved_with_modifications" {
+		t.Fatalf("event decision %q", f.events.Events()[1].Decision)
 	}
 }
 
@@ -123,7 +123,7 @@ func TestAskDenied(t *testing.T) {
 	if ans.Response == nil || ans.Response.Decision != consent.Denied {
 		t.Fatal("a denial carries its signed response")
 	}
-	if got := f.events.types(); !slices.Equal(got, []consent.EventType{consent.EventRequested, consent.EventDenied}) {
+	if got := f.events.Types(); !slices.Equal(got, []consent.EventType{consent.EventRequested, consent.EventDenied}) {
 		t.Fatalf("events = %v", got)
 	}
 }
@@ -137,7 +137,7 @@ func TestAskTimeoutExpires(t *testing.T) {
 	if err != nil || ans.Approved() || ans.Outcome != consent.OutcomeExpired {
 		t.Fatalf("Ask = %+v, %v; want expired", ans, err)
 	}
-	if got := f.events.types(); !slices.Equal(got, []consent.EventType{consent.EventRequested, consent.EventExpired}) {
+	if got := f.events.Types(); !slices.Equal(got, []consent.EventType{consent.EventRequested, consent.EventExpired}) {
 		t.Fatalf("events = %v", got)
 	}
 }
@@ -162,7 +162,7 @@ func TestAskChannelFailureDenies(t *testing.T) {
 	if !errors.Is(err, consent.ErrChannel) || ans.Approved() || ans.Outcome != consent.OutcomeFailed {
 		t.Fatalf("Ask = %+v, %v; want failed with ErrChannel", ans, err)
 	}
-	if got := f.events.types(); !slices.Equal(got, []consent.EventType{consent.EventRequested, consent.EventDenied}) {
+	if got := f.events.Types(); !slices.Equal(got, []consent.EventType{consent.EventRequested, consent.EventDenied}) {
 		t.Fatalf("events = %v", got)
 	}
 }
@@ -203,7 +203,7 @@ func TestAskEventFailureFailsClosed(t *testing.T) {
 			called.Store(true)
 			return consent.Reply{Decision: consent.Approved}, nil
 		}), nil)
-		f.events.fail = map[consent.EventType]error{consent.EventRequested: boom}
+		f.events.Fail = map[consent.EventType]error{consent.EventRequested: boom}
 		ans, err := f.asker.Ask(context.Background(), askReq)
 		if !errors.Is(err, consent.ErrAudit) || !errors.Is(err, boom) || ans.Approved() || called.Load() {
 			t.Fatalf("Ask = %+v, %v, channel called %v; want failed before asking", ans, err, called.Load())
@@ -211,7 +211,7 @@ func TestAskEventFailureFailsClosed(t *testing.T) {
 	})
 	t.Run("approved", func(t *testing.T) {
 		f := newAsker(t, reply(consent.Approved, nil), nil)
-		f.events.fail = map[consent.EventType]error{consent.EventApproved: boom}
+		f.events.Fail = map[consent.EventType]error{consent.EventApproved: boom}
 		ans, err := f.asker.Ask(context.Background(), askReq)
 		if !errors.Is(err, consent.ErrAudit) || ans.Approved() || ans.Grant != nil || ans.Args != nil {
 			t.Fatalf("Ask = %+v, %v; want failed", ans, err)
@@ -232,8 +232,8 @@ func TestAskInvalidRequest(t *testing.T) {
 			t.Errorf("%s: Ask = %+v, %v; want ErrInvalidRequest", name, ans, err)
 		}
 	}
-	if len(f.events.types()) != 0 {
-		t.Fatalf("invalid requests emitted %v", f.events.types())
+	if len(f.events.Types()) != 0 {
+		t.Fatalf("invalid requests emitted %v", f.events.Types())
 	}
 }
 

@@ -170,7 +170,7 @@ func approvedGrant(t *testing.T, args map[string]any, mods map[string]any) conse
 
 func TestVaultInjectOnlyAfterApproval(t *testing.T) {
 	events := &eventLog{}
-	v := newVault(t, &vault.Options{OnEvent: events.record})
+	v := newVault(t, &vault.Options{OnEvent: events.Record})
 	args := map[string]any{
 		"auth":  "Bearer " + vault.SecretRef("github_token"),
 		"title": "x",
@@ -201,8 +201,8 @@ func TestVaultInjectOnlyAfterApproval(t *testing.T) {
 	if _, err := v.Inject(ctx, ans.Grant, "delete_repo", ans.Args); !errors.Is(err, consent.ErrNoConsent) {
 		t.Fatalf("other tool: %v, want ErrNoConsent", err)
 	}
-	if len(events.types()) != 0 {
-		t.Fatalf("refused injections emitted %v", events.types())
+	if len(events.Types()) != 0 {
+		t.Fatalf("refused injections emitted %v", events.Types())
 	}
 
 	got, err := v.Inject(ctx, ans.Grant, "create_issue", ans.Args)
@@ -225,11 +225,11 @@ func TestVaultInjectOnlyAfterApproval(t *testing.T) {
 		t.Fatalf("second use: %v, want ErrNoConsent", err)
 	}
 	// One event, with the name and never the value.
-	if len(events.events) != 1 || events.events[0].Type != consent.EventCredentialInjected ||
-		events.events[0].Credential != "github_token" || events.events[0].RequestID != ans.RequestID {
-		t.Fatalf("events = %+v", events.events)
+	if len(events.Events()) != 1 || events.Events()[0].Type != consent.EventCredentialInjected ||
+		events.Events()[0].Credential != "github_token" || events.Events()[0].RequestID != ans.RequestID {
+		t.Fatalf("events = %+v", events.Events())
 	}
-	if s := fmt.Sprintf("%+v", events.events); strings.Contains(s, "supersecret") {
+	if s := fmt.Sprintf("%+v", events.Events()); strings.Contains(s, "supersecret") {
 		t.Fatal("an event holds the secret value")
 	}
 }
@@ -255,8 +255,8 @@ func TestVaultInjectUnknownSecretAndAuditFailure(t *testing.T) {
 	if _, err := v.Inject(context.Background(), ans.Grant, "create_issue", ans.Args); !errors.Is(err, vault.ErrUnknownSecret) {
 		t.Fatalf("unknown secret: %v, want ErrUnknownSecret", err)
 	}
-	events := &eventLog{fail: map[consent.EventType]error{consent.EventCredentialInjected: errors.New("log down")}}
-	v = newVault(t, &vault.Options{OnEvent: events.record})
+	events := &eventLog{Fail: map[consent.EventType]error{consent.EventCredentialInjected: errors.New("log down")}}
+	v = newVault(t, &vault.Options{OnEvent: events.Record})
 	args = map[string]any{"auth": vault.SecretRef("github_token")}
 	ans = approvedGrant(t, args, nil)
 	got, err := v.Inject(context.Background(), ans.Grant, "create_issue", ans.Args)
