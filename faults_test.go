@@ -188,14 +188,17 @@ func TestAuditFailureLoggedOnMethodPath(t *testing.T) {
 func TestHandlerBounds(t *testing.T) {
 	release := make(chan struct{})
 	defer close(release)
-	f := newFixture(t, basePolicy, &gatehouse.Options{HandlerTimeout: 50 * time.Millisecond, MaxResultBytes: 1 << 20})
+	// Long enough that building the 2 MiB result never times out under
+	// -race on a busy machine; the blocked handler waits it out once.
+	f := newFixture(t, basePolicy, &gatehouse.Options{HandlerTimeout: time.Second, MaxResultBytes: 1 << 20})
+	big := fakeKey + strings.Repeat("y", 2<<20)
 	ct := serve(t, f.g, func(s *mcp.Server) {
 		s.AddTool(&mcp.Tool{Name: "echo", InputSchema: json.RawMessage(`{"type":"object"}`)}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			<-release // ignores ctx
 			return &mcp.CallToolResult{}, nil
 		})
 		s.AddTool(&mcp.Tool{Name: "list_me", InputSchema: json.RawMessage(`{"type":"object"}`)}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: fakeKey + strings.Repeat("y", 2<<20)}}}, nil
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: big}}}, nil
 		})
 	})
 	c := dialRaw(t, ct, "2025-06-18")
