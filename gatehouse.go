@@ -170,6 +170,11 @@ func (g *Guard) Policy() *policy.Policy { return g.p }
 // apart, so it would authorize one and run the other. A collision that
 // appears later, from tools added after Install, denies calls to the
 // colliding tools instead.
+//
+// Install reads the server's name and tool list on a private in-memory
+// session (through any middleware added before it): it costs about as much
+// as one tools/list. Servers built per request (a stateless HTTP handler's
+// getServer) should be built and installed once and reused.
 func (g *Guard) Install(s *mcp.Server) {
 	if a := g.o.Approval; a != nil {
 		if err := a.Server.Register(s); err != nil {
