@@ -2,8 +2,6 @@ package redisstore_test
 
 import (
 	"context"
-	"errors"
-	"strings"
 	"testing"
 
 	"github.com/redis/go-redis/v9"
@@ -18,21 +16,15 @@ import (
 // it unless told to accept it, and refuse appendonly no when durability is
 // required.
 func TestConstructorsRefuseEviction(t *testing.T) {
-	srv := redistest.StartWith(t, redistest.Config{MaxMemory: "16mb", Policy: "allkeys-lru"})
-	c := redis.NewClient(&redis.Options{Addr: srv.Addr(), ContextTimeoutEnabled: true})
-	defer c.Close()
-	ctx := context.Background()
-	quiet := func(string) {}
-	if _, err := redisstore.NewChallengeStore(ctx, c, &redisstore.Options{Warn: quiet}); !errors.Is(err, approval.ErrInvalidOptions) || !strings.Contains(err.Error(), "allkeys-lru") {
-		t.Errorf("NewChallengeStore on allkeys-lru: %v, want ErrInvalidOptions naming the policy", err)
+	opts := func(h redistest.HealthChoice) *redisstore.Options {
+		return &redisstore.Options{Warn: func(string) {}, AcceptEviction: h.AcceptEviction, RequireDurable: h.RequireDurable}
 	}
-	if _, err := redisstore.NewCredentialStore(ctx, c, &redisstore.Options{Warn: quiet}); !errors.Is(err, approval.ErrInvalidOptions) {
-		t.Errorf("NewCredentialStore on allkeys-lru: %v, want ErrInvalidOptions", err)
-	}
-	if _, err := redisstore.NewChallengeStore(ctx, c, &redisstore.Options{Warn: quiet, AcceptEviction: true}); err != nil {
-		t.Errorf("NewChallengeStore with AcceptEviction: %v", err)
-	}
-	if _, err := redisstore.NewChallengeStore(ctx, c, &redisstore.Options{AcceptEviction: true, RequireDurable: true}); !errors.Is(err, approval.ErrInvalidOptions) || !strings.Contains(err.Error(), "appendonly") {
-		t.Errorf("NewChallengeStore with RequireDurable on appendonly no: %v", err)
-	}
+	redistest.CheckConstructorRefusesEviction(t, "allkeys-lru", approval.ErrInvalidOptions, func(ctx context.Context, c redis.Cmdable, h redistest.HealthChoice) error {
+		_, err := redisstore.NewChallengeStore(ctx, c, opts(h))
+		return err
+	})
+	redistest.CheckConstructorRefusesEviction(t, "allkeys-lru", approval.ErrInvalidOptions, func(ctx context.Context, c redis.Cmdable, h redistest.HealthChoice) error {
+		_, err := redisstore.NewCredentialStore(ctx, c, opts(h))
+		return err
+	})
 }

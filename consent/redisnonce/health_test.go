@@ -2,8 +2,6 @@ package redisnonce_test
 
 import (
 	"context"
-	"errors"
-	"strings"
 	"testing"
 
 	"github.com/redis/go-redis/v9"
@@ -17,18 +15,8 @@ import (
 // accepted again, so an evicting Redis is refused unless accepted, and
 // appendonly no is refused when durability is required.
 func TestNewRefusesEviction(t *testing.T) {
-	srv := redistest.StartWith(t, redistest.Config{MaxMemory: "16mb", Policy: "volatile-ttl"})
-	c := redis.NewClient(&redis.Options{Addr: srv.Addr(), ContextTimeoutEnabled: true})
-	defer c.Close()
-	ctx := context.Background()
-	quiet := func(string) {}
-	if _, err := redisnonce.New(ctx, c, &redisnonce.Options{Warn: quiet}); !errors.Is(err, consent.ErrInvalidOptions) || !strings.Contains(err.Error(), "volatile-ttl") {
-		t.Errorf("New on volatile-ttl: %v, want ErrInvalidOptions naming the policy", err)
-	}
-	if _, err := redisnonce.New(ctx, c, &redisnonce.Options{Warn: quiet, AcceptEviction: true}); err != nil {
-		t.Errorf("New with AcceptEviction: %v", err)
-	}
-	if _, err := redisnonce.New(ctx, c, &redisnonce.Options{AcceptEviction: true, RequireDurable: true}); !errors.Is(err, consent.ErrInvalidOptions) || !strings.Contains(err.Error(), "appendonly") {
-		t.Errorf("New with RequireDurable on appendonly no: %v", err)
-	}
+	redistest.CheckConstructorRefusesEviction(t, "volatile-ttl", consent.ErrInvalidOptions, func(ctx context.Context, c redis.Cmdable, h redistest.HealthChoice) error {
+		_, err := redisnonce.New(ctx, c, &redisnonce.Options{Warn: func(string) {}, AcceptEviction: h.AcceptEviction, RequireDurable: h.RequireDurable})
+		return err
+	})
 }
