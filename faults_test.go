@@ -55,8 +55,10 @@ func TestAskNotSkippedAcrossServers(t *testing.T) {
 	if fmt.Sprint(e["code"]) != "-32004" || runs.Load() != 0 {
 		t.Fatalf("server B's plain wipe: %v, ran %d times", e, runs.Load())
 	}
-	// Another spelling registered with AddTool on the same server does not
-	// make the plain tool ask through elicitation either.
+	// A near miss (it passed before the fix too): another AddTool tool on
+	// the same server does not make the plain tool ask through elicitation.
+	// The issue's own spelling, AddTool "Wipe" beside a plain "wipe", is
+	// TestRedteamAskSameServerOtherSpelling (and at Install a collision).
 	var runs2 atomic.Int64
 	c := dialRaw(t, serve(t, g, func(s *mcp.Server) {
 		gatehouse.AddTool(s, g, &mcp.Tool{Name: "Wipe_Now"}, func(ctx context.Context, req *mcp.CallToolRequest, a map[string]any) (*mcp.CallToolResult, any, error) {
