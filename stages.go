@@ -4,8 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"io"
+	"fmt"
 
+	"github.com/gatehouse-dev/gatehouse/internal/argjson"
 	"github.com/gatehouse-dev/gatehouse/normalize"
 	"github.com/gatehouse-dev/gatehouse/policy"
 	"github.com/gatehouse-dev/gatehouse/ratelimit"
@@ -159,7 +160,8 @@ func limitDecision(method, tool string, err error) policy.Decision {
 	return internal(method, tool, "The budget or conversation store is unavailable, so the call was denied")
 }
 
-// decodeArgs decodes tool arguments with UseNumber. Absent or null
+// decodeArgs decodes tool arguments as encoding/json's Decoder with
+// UseNumber would (internal/argjson, without its cost). Absent or null
 // arguments are an empty object; anything but one JSON object is an error.
 func decodeArgs(raw json.RawMessage) (map[string]any, error) {
 	t := bytes.TrimSpace(raw)
@@ -169,14 +171,14 @@ func decodeArgs(raw json.RawMessage) (map[string]any, error) {
 	if t[0] != '{' {
 		return nil, errors.New("Tool arguments must be a JSON object")
 	}
-	dec := json.NewDecoder(bytes.NewReader(t))
-	dec.UseNumber()
-	var m map[string]any
-	if err := dec.Decode(&m); err != nil {
-		return nil, errors.New("Tool arguments are not valid JSON")
-	}
-	if _, err := dec.Token(); err != io.EOF {
+	m, err := argjson.Decode(t)
+	switch {
+	case errors.Is(err, argjson.ErrTooDeep):
+		return nil, fmt.Errorf("Tool arguments nest deeper than %d levels", argjson.MaxDepth)
+	case errors.Is(err, argjson.ErrTrailing):
 		return nil, errors.New("Tool arguments have trailing data after the JSON object")
+	case err != nil:
+		return nil, errors.New("Tool arguments are not valid JSON")
 	}
 	return m, nil
 }
