@@ -39,6 +39,8 @@ type Guard struct {
 
 	token string // AddTool's marker, from the elicitation key (so replicas agree)
 
+	watch *watchdog // abandons handlers past HandlerTimeout
+
 	mu   sync.Mutex
 	lims map[string]*ratelimit.Limiter // by normalized tool or ACP rule; bounded by the policy's rules
 }
@@ -73,6 +75,7 @@ func New(p *policy.Policy, opts *Options) (*Guard, error) {
 	}
 	g.dlp = s
 	g.before = g.stages()
+	g.watch = newWatchdog(g.o.HandlerTimeout)
 	return g, nil
 }
 

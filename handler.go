@@ -67,39 +67,49 @@ type handled struct {
 // is then answered (and audited) while the handler's goroutine is left to
 // finish on its own. A panic in the handler is recovered there and denies.
 func (g *Guard) bounded(ctx context.Context, c *call, next mcp.MethodHandler) (mcp.Result, error) {
-	hctx, cancel := context.WithTimeout(ctx, g.o.HandlerTimeout)
-	defer cancel()
+	hctx, stop := g.watch.watch(ctx)
 	done := make(chan handled, 1)
 	release := c.release
 	c.release = nil // the handler's goroutine holds the in-flight slot until it returns
-	if release == nil {
-		release = func() {}
-	}
-	go func() {
-		defer release()
-		defer func() {
-			if r := recover(); r != nil {
-				g.log.Error("gatehouse: recovered a panic in a tool handler; the call was denied", "tool", c.tool, "panic_type", fmt.Sprintf("%T", r), "stack", string(debug.Stack()))
-				d := internal(c.md.Method, c.tool, "The server failed while handling this request; it was denied")
-				g.auditFailure(ctx, d, c.agent)
-				done <- handled{err: rpcError(d, c.rawTool)}
-			}
-		}()
-		res, err := next(hctx, c.method, c.req)
-		done <- handled{res, err}
-	}()
+	go g.handle(hctx, c, next, done, release, stop)
 	select {
 	case h := <-done:
 		return h.res, h.err
 	case <-hctx.Done():
-		if ctx.Err() != nil {
-			return nil, ctx.Err() // the client cancelled: nothing to answer
-		}
-		d := internal(c.md.Method, c.tool, fmt.Sprintf("The tool did not finish within %v (gatehouse.Options.HandlerTimeout), so the call was abandoned", g.o.HandlerTimeout))
-		g.log.Error("gatehouse: a tool handler timed out", "tool", c.tool, "timeout", g.o.HandlerTimeout)
-		g.auditFailure(ctx, d, c.agent)
-		return nil, rpcError(d, c.rawTool)
 	}
+	select {
+	case h := <-done: // it returned as the timeout struck: keep its answer
+		return h.res, h.err
+	default:
+	}
+	if ctx.Err() != nil {
+		return nil, ctx.Err() // the client cancelled: nothing to answer
+	}
+	d := internal(c.md.Method, c.tool, fmt.Sprintf("The tool did not finish within %v (gatehouse.Options.HandlerTimeout), so the call was abandoned", g.o.HandlerTimeout))
+	g.log.Error("gatehouse: a tool handler timed out", "tool", c.tool, "timeout", g.o.HandlerTimeout)
+	g.auditFailure(ctx, d, c.agent)
+	return nil, rpcError(d, c.rawTool)
+}
+
+// handle runs the handler on its own goroutine for bounded, then gives
+// back its in-flight slot and its place under the watchdog.
+func (g *Guard) handle(ctx context.Context, c *call, next mcp.MethodHandler, done chan<- handled, release, stop func()) {
+	defer func() {
+		stop()
+		if release != nil {
+			release()
+		}
+	}()
+	defer func() {
+		if r := recover(); r != nil {
+			g.log.Error("gatehouse: recovered a panic in a tool handler; the call was denied", "tool", c.tool, "panic_type", fmt.Sprintf("%T", r), "stack", string(debug.Stack()))
+			d := internal(c.md.Method, c.tool, "The server failed while handling this request; it was denied")
+			g.auditFailure(ctx, d, c.agent)
+			done <- handled{err: rpcError(d, c.rawTool)}
+		}
+	}()
+	res, err := next(ctx, c.method, c.req)
+	done <- handled{res, err}
 }
 
 // auditFailure records a failure after the decision (a handler that timed
