@@ -396,3 +396,32 @@ func maxRuneLen(ranges []rune) int {
 	}
 	return 4
 }
+
+// mustLiterals returns the case-sensitive literals that every match of re
+// contains: the literal terms of its top-level concatenation (through
+// capture groups and repetitions of at least one). A text without one of
+// them holds no match, so anchored attempts need not start.
+func mustLiterals(re *syntax.Regexp) []string {
+	var out []string
+	var walk func(re *syntax.Regexp)
+	walk = func(re *syntax.Regexp) {
+		switch re.Op {
+		case syntax.OpCapture, syntax.OpPlus:
+			walk(re.Sub[0])
+		case syntax.OpRepeat:
+			if re.Min >= 1 {
+				walk(re.Sub[0])
+			}
+		case syntax.OpConcat:
+			for _, s := range re.Sub {
+				walk(s)
+			}
+		case syntax.OpLiteral:
+			if re.Flags&syntax.FoldCase == 0 && len(re.Rune) > 0 {
+				out = append(out, string(re.Rune))
+			}
+		}
+	}
+	walk(re)
+	return out
+}

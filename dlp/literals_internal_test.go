@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"regexp"
 	"regexp/syntax"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -130,6 +131,51 @@ func TestAutomatonMatchesNaiveSearch(t *testing.T) {
 		}
 		if len(got) != want {
 			t.Fatalf("%d hits reported, %d exist", len(got), want)
+		}
+	}
+}
+
+// Every match of a random regex contains each of its must-literals, and the
+// built-in rules' musts are what their regexes say.
+func TestMustLiteralsSound(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	checked := 0
+	for i := 0; i < 3000; i++ {
+		src := randRegex(r, 1+r.IntN(3))
+		parsed, err := syntax.Parse(src, syntax.Perl)
+		if err != nil {
+			t.Fatal(err)
+		}
+		re := regexp.MustCompile(src)
+		musts := mustLiterals(parsed)
+		for j := 0; j < 30; j++ {
+			text := randText(r)
+			for _, m := range re.FindAllStringIndex(text, -1) {
+				for _, l := range musts {
+					checked++
+					if !strings.Contains(text[m[0]:m[1]], l) {
+						t.Fatalf("%q matched %q, which lacks its must-literal %q", src, text[m[0]:m[1]], l)
+					}
+				}
+			}
+		}
+	}
+	if checked < 500 {
+		t.Errorf("only %d must-literals checked", checked)
+	}
+	for src, want := range map[string][]string{
+		`\b[A-Za-z][A-Za-z0-9+.-]{1,20}://[^:/\s@"'<>]{1,64}:(?P<secret>[^@/\s"'<>]{3,128})@[A-Za-z0-9.\[-]`: {"://", ":", "@"},
+		`(?i)postgres://[^:]+:(?P<secret>[^@]+)@`: nil, // case-insensitive: no byte is certain
+		`ab(cd)?ef`:  {"ab", "ef"},
+		`(x|y)z{2,}`: {"z"},
+		`q{0,3}r`:    {"r"},
+	} {
+		parsed, err := syntax.Parse(src, syntax.Perl)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := mustLiterals(parsed); !slices.Equal(got, want) {
+			t.Errorf("mustLiterals(%q) = %q, want %q", src, got, want)
 		}
 	}
 }

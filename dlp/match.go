@@ -4,6 +4,7 @@ import (
 	"io"
 	"regexp"
 	"slices"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -219,6 +220,9 @@ func (s *Scanner) matchAnchored(cands []span, text string, ri int32, starts []wi
 	rd := new(countingReader)
 	next := 0 // FindAll resumes at the end of the previous match
 	for _, iv := range starts {
+		if !holdsAll(text[iv.lo:min(len(text), iv.hi+r.maxLen+1)], r.musts) {
+			continue // a literal every match holds is not where one could be
+		}
 		for p := max(iv.lo, next); p <= iv.hi; p++ {
 			if budget < 0 {
 				return s.matchAll(cands[:n], text, ri, 0)
@@ -328,4 +332,14 @@ func resolve(c []span) []span {
 		out = append(out, x)
 	}
 	return out
+}
+
+// holdsAll reports whether text contains every one of lits.
+func holdsAll(text string, lits []string) bool {
+	for _, l := range lits {
+		if !strings.Contains(text, l) {
+			return false
+		}
+	}
+	return true
 }

@@ -48,6 +48,7 @@ type rule struct {
 	// context before the start.
 	lo, hi int
 	anch   *anchors
+	musts  []string // modeAnchor: literals every match holds (mustLiterals)
 	// fromHit (modeGate from regex literals): matches start at most hi bytes
 	// before the literal, so the rule runs over the text from the first hit.
 	fromHit bool
@@ -195,6 +196,7 @@ func compileRule(p Pattern, o Options) (rule, []lit, error) {
 		// unless a \Q...\E quote swallows the closing parenthesis: such
 		// rules use windows.
 		r.mode, r.lo, r.hi, r.anch = modeAnchor, lo, hi, &anchors{src: p.Regex}
+		r.musts = mustLiterals(parsed)
 	case long <= o.ChunkSize/4:
 		r.mode = modeWindow
 	default:
