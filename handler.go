@@ -17,8 +17,7 @@ import (
 // Options.HandlerTimeout, then the result bounded by MaxResultBytes, then
 // DLP. The handler gets the call in its context (DecisionFrom, AddTool).
 func (g *Guard) runHandler(c *call, next mcp.MethodHandler) (mcp.Result, error) {
-	ctx := context.WithValue(c.ctx, callKey{}, c)
-	res, err := g.bounded(ctx, c, next)
+	res, err := g.bounded(c.ctx, c, next)
 	if c.scrub != nil {
 		res, err = scrubbed(c.scrub, res, err)
 	}
@@ -67,7 +66,7 @@ type handled struct {
 // is then answered (and audited) while the handler's goroutine is left to
 // finish on its own. A panic in the handler is recovered there and denies.
 func (g *Guard) bounded(ctx context.Context, c *call, next mcp.MethodHandler) (mcp.Result, error) {
-	hctx, stop := g.watch.watch(ctx)
+	hctx, stop := g.watch.watch(ctx, c)
 	done := make(chan handled, 1)
 	release := c.release
 	c.release = nil // the handler's goroutine holds the in-flight slot until it returns

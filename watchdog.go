@@ -32,6 +32,7 @@ type watchdog struct {
 // context.WithTimeout) and context.Cause is errHandlerTimeout.
 type watched struct {
 	context.Context
+	call     *call // the value of callKey, for DecisionFrom and AddTool
 	start    time.Time // with its monotonic reading
 	deadline time.Time
 	cancel   context.CancelCauseFunc
@@ -45,6 +46,13 @@ func (r *watched) Deadline() (time.Time, bool) {
 	return r.deadline, true
 }
 
+func (r *watched) Value(key any) any {
+	if _, ok := key.(callKey); ok {
+		return r.call
+	}
+	return r.Context.Value(key)
+}
+
 func (r *watched) Err() error {
 	if r.overdue.Load() {
 		return context.DeadlineExceeded
@@ -56,13 +64,13 @@ func newWatchdog(timeout time.Duration) *watchdog {
 	return &watchdog{timeout: timeout, tick: min(max(timeout/32, time.Millisecond), time.Second), runs: map[*watched]struct{}{}}
 }
 
-// watch returns a context for a handler, cancelled with errHandlerTimeout
-// once the handler has run for the timeout, and the function to call when
-// it returns.
-func (w *watchdog) watch(ctx context.Context) (context.Context, func()) {
+// watch returns a context for the handler of c, cancelled with
+// errHandlerTimeout once the handler has run for the timeout, and the
+// function to call when it returns. The context carries c (callFrom).
+func (w *watchdog) watch(ctx context.Context, c *call) (context.Context, func()) {
 	hctx, cancel := context.WithCancelCause(ctx)
 	now := time.Now()
-	r := &watched{Context: hctx, start: now, deadline: now.Add(w.timeout), cancel: cancel}
+	r := &watched{Context: hctx, call: c, start: now, deadline: now.Add(w.timeout), cancel: cancel}
 	w.mu.Lock()
 	w.runs[r] = struct{}{}
 	if !w.ticking {

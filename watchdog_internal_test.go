@@ -16,11 +16,11 @@ func TestWatchdog(t *testing.T) {
 	parent, cancelParent := context.WithCancel(context.Background())
 	defer cancelParent()
 
-	slow, stopSlow := w.watch(parent)
+	slow, stopSlow := w.watch(parent, nil)
 	if d, ok := slow.Deadline(); !ok || time.Until(d) > 20*time.Millisecond {
 		t.Fatalf("deadline %v %v", d, ok)
 	}
-	fast, stopFast := w.watch(parent)
+	fast, stopFast := w.watch(parent, nil)
 	stopFast()
 	if !errors.Is(fast.Err(), context.Canceled) {
 		t.Fatalf("a handler that returned: %v", fast.Err())
@@ -38,7 +38,7 @@ func TestWatchdog(t *testing.T) {
 
 	// The client's cancellation is not a timeout.
 	c2, cancel2 := context.WithCancel(context.Background())
-	h, stop := w.watch(c2)
+	h, stop := w.watch(c2, nil)
 	cancel2()
 	<-h.Done()
 	if !errors.Is(h.Err(), context.Canceled) {
@@ -54,7 +54,7 @@ func TestWatchdogKeepsEarlierDeadline(t *testing.T) {
 	want := time.Now().Add(time.Minute)
 	parent, cancel := context.WithDeadline(context.Background(), want)
 	defer cancel()
-	h, stop := w.watch(parent)
+	h, stop := w.watch(parent, nil)
 	defer stop()
 	if d, _ := h.Deadline(); !d.Equal(want) {
 		t.Fatalf("deadline %v, want %v", d, want)
