@@ -32,7 +32,7 @@ type watchdog struct {
 // context.WithTimeout) and context.Cause is errHandlerTimeout.
 type watched struct {
 	context.Context
-	call     *call // the value of callKey, for DecisionFrom and AddTool
+	call     *call     // the value of callKey, for DecisionFrom and AddTool
 	start    time.Time // with its monotonic reading
 	deadline time.Time
 	cancel   context.CancelCauseFunc

@@ -165,7 +165,7 @@ func TestMustLiteralsSound(t *testing.T) {
 	}
 	for src, want := range map[string][]string{
 		`\b[A-Za-z][A-Za-z0-9+.-]{1,20}://[^:/\s@"'<>]{1,64}:(?P<secret>[^@/\s"'<>]{3,128})@[A-Za-z0-9.\[-]`: {"://", ":", "@"},
-		`(?i)postgres://[^:]+:(?P<secret>[^@]+)@`: nil, // case-insensitive: no byte is certain
+		`(?i)postgres://[^:]+:(?P<secret>[^@]+)@`:                                                            nil, // case-insensitive: no byte is certain
 		`ab(cd)?ef`:  {"ab", "ef"},
 		`(x|y)z{2,}`: {"z"},
 		`q{0,3}r`:    {"r"},
