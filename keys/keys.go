@@ -114,7 +114,7 @@ func parseAuthorizedKey(text []byte) (ed25519.PublicKey, error) {
 		return nil, fmt.Errorf("%w: more than one key in the file", ErrKey)
 	}
 	cpk, ok := pk.(ssh.CryptoPublicKey)
-	if !ok {
+	if !ok || pk.Type() != ssh.KeyAlgoED25519 {
 		return nil, fmt.Errorf("%w: %s key, want ssh-ed25519", ErrKey, clip(pk.Type()))
 	}
 	return ed25519Public(cpk.CryptoPublicKey())

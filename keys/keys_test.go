@@ -7,6 +7,8 @@ import (
 	"crypto/elliptic"
 	"crypto/rand"
 	"crypto/x509"
+	"encoding/base64"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/pem"
 	"errors"
@@ -91,6 +93,8 @@ func TestRefusesWhatIsNotAnEd25519Key(t *testing.T) {
 		"two keys":          string(good) + string(good),
 		"pem then garbage":  string(pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: ecPub})) + "x",
 		"ssh-rsa line":      "ssh-rsa AAAAB3NzaC1yc2EAAAADAQABAAAAgQC7 x",
+		"security key":      skLine(),
+		"with options":      `command="x" ` + string(good),
 		"short hex":         strings.Repeat("ab", 31),
 		"hex not hex":       strings.Repeat("zz", 32),
 		"empty":             "",
@@ -205,4 +209,18 @@ func TestInteropWithOpenSSHAndOpenSSL(t *testing.T) {
 	if pub, err := keys.ParsePublicKey(spki); err != nil || !pub.Equal(priv.Public()) {
 		t.Fatalf("openssl SPKI: %v", err)
 	}
+}
+
+// skLine is an authorized_keys line of a FIDO security key
+// (sk-ssh-ed25519@openssh.com): its key bytes are Ed25519, but it signs a
+// FIDO structure, not the message, so it is not a gatehouse key. (Only
+// "ssh-ed25519" lines are read; the type check after parsing backs that.)
+func skLine() string {
+	pub := testKey(9).Public().(ed25519.PublicKey)
+	str := func(b []byte) []byte { return append(binary.BigEndian.AppendUint32(nil, uint32(len(b))), b...) }
+	var wire []byte
+	wire = append(wire, str([]byte("sk-ssh-ed25519@openssh.com"))...)
+	wire = append(wire, str(pub)...)
+	wire = append(wire, str([]byte("ssh:"))...)
+	return "sk-ssh-ed25519@openssh.com " + base64.StdEncoding.EncodeToString(wire) + " fido"
 }

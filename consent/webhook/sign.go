@@ -178,9 +178,11 @@ func checkID(id string) error {
 	return nil
 }
 
-// parseTimestamp reads integer Unix seconds: decimal digits only.
+// parseTimestamp reads integer Unix seconds: decimal digits only, without
+// leading zeros (the header's text is what the sender signed, and the MAC
+// here is over the canonical spelling: one instant, one spelling).
 func parseTimestamp(s string) (int64, error) {
-	if s == "" || len(s) > 12 || strings.TrimLeft(s, "0123456789") != "" {
+	if s == "" || len(s) > 12 || strings.TrimLeft(s, "0123456789") != "" || (len(s) > 1 && s[0] == '0') {
 		return 0, fmt.Errorf("%w: %s is not integer Unix seconds", ErrSignature, HeaderTimestamp)
 	}
 	ts, err := strconv.ParseInt(s, 10, 64)

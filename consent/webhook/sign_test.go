@@ -108,6 +108,7 @@ func TestVerifyRefuses(t *testing.T) {
 		"no signature":        {del("webhook-signature"), vecBody, now, key},
 		"signed timestamp +":  {set("webhook-timestamp", "+1614265330"), vecBody, now, key},
 		"float timestamp":     {set("webhook-timestamp", "1614265330.0"), vecBody, now, key},
+		"leading zero":        {set("webhook-timestamp", "01614265330"), vecBody, now, key},
 		"id with a dot":       {set("webhook-id", "msg.1"), vecBody, now, key},
 		"id with a space":     {set("webhook-id", "msg 1"), vecBody, now, key},
 		"id too long":         {set("webhook-id", strings.Repeat("m", 257)), vecBody, now, key},
