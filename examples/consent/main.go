@@ -80,7 +80,9 @@ func run(ctx context.Context, log *slog.Logger, policyPath string, ch consent.Ch
 		return err
 	}
 	// A fresh signing key per run: proofs are checked by this process.
-	// A deployment keeps its key (vault.WritePrivateKey, encrypted at rest).
+	// A deployment keeps its key: `gatehouse keygen -out consent.key
+	// -passphrase-file F`, then keys.ReadPrivateKey("consent.key", passphrase)
+	// (or any crypto.Signer with an Ed25519 key, such as a KMS key).
 	_, priv, err := ed25519.GenerateKey(rand.Reader)
 	if err != nil {
 		return err
