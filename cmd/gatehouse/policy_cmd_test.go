@@ -22,7 +22,7 @@ func TestPolicyLint(t *testing.T) {
 	p := write(t, dir, "p.yaml", lintPolicy)
 	gh(t, dir, "", "policy", "lint", p).want(t, 0,
 		p+":5: warning: spec.mode is monitor", "(monitor-mode)",
-		p+":8: warning: tool rule \"delete_file\" asks a human", "(ask-without-channel)", "ok, 2 warning(s)")
+		p+":8: warning: tool rule \"delete_file\" asks a human", "(ask-without-channel)", "hint: name the ask channels", "ok, 2 warning(s)")
 	gh(t, dir, "", "policy", "lint", "-strict", p).want(t, 1, "(monitor-mode)")
 	r := gh(t, dir, "", "policy", "lint", "-channel", "terminal", p)
 	r.want(t, 0, "ok, 1 warning(s)")

@@ -47,8 +47,13 @@ func policyLint(s *stdio, c *command, args []string) int {
 			continue
 		}
 		ws := p.Lint(&policy.LintOptions{Channels: channels})
+		hint := false
 		for _, w := range ws {
 			fmt.Fprintf(s.out, "%s: warning: %s (%s)\n", position(name, w.Line, 0), w.Msg, w.Code)
+			hint = hint || w.Code == policy.WarnAskWithoutChannel
+		}
+		if hint {
+			fmt.Fprintf(s.out, "%s: hint: name the ask channels the server configures with -channel (passkey, elicitation, terminal, webhook, telegram)\n", name)
 		}
 		if len(ws) > 0 && *strict {
 			code = exitFinding
