@@ -314,3 +314,44 @@ func TestNewWebhookOptions(t *testing.T) {
 		}
 	}
 }
+
+// TestWebhookSecretRotation: with Secret (new) and PreviousSecrets (old),
+// the channel signs each request with both, so an approver still on the
+// old secret verifies it, and accepts a decision signed with either; a
+// third secret is refused.
+func TestWebhookSecretRotation(t *testing.T) {
+	newSecret, oldSecret := webhook.NewSecret(), hookSecret
+	newKey := mustKey(newSecret)
+	answer := make(chan []byte, 1)
+	srv := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		if n := len(strings.Fields(r.Header.Get(webhook.HeaderSignature))); n != 2 {
+			t.Errorf("%d signatures on the request, want 2", n)
+		}
+		for _, k := range [][]byte{hookKey, newKey} {
+			if _, err := webhook.Verify(r.Header, body, time.Now(), time.Minute, k); err != nil {
+				t.Errorf("an approver with one of the secrets refuses the request: %v", err)
+			}
+		}
+		var req consent.ConsentRequest
+		json.Unmarshal(body, &req)
+		b, _ := json.Marshal(webhook.Reply{RequestID: req.ID, Nonce: req.Nonce, Decision: consent.Approved, Approver: "carol"})
+		copyHeader(rw.Header(), signed(<-answer, b, time.Now()))
+		rw.Write(b)
+	}))
+	defer srv.Close()
+	w, err := webhook.New(&webhook.Options{URL: srv.URL, Secret: newSecret, PreviousSecrets: []consent.Secret{oldSecret}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, c := range map[string]struct {
+		key []byte
+		ok  bool
+	}{"new": {newKey, true}, "old": {hookKey, true}, "unknown": {otherKey, false}} {
+		answer <- c.key
+		rep, err := w.Ask(context.Background(), newRequest(t, newClock(), nil))
+		if c.ok != (err == nil && rep.Decision == consent.Approved) {
+			t.Errorf("%s: %+v %v", name, rep, err)
+		}
+	}
+}
