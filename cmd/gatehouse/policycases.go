@@ -67,6 +67,12 @@ func policyTest(s *stdio, c *command, args []string) int {
 		fmt.Fprintf(s.out, "%s: error: no cases\n", caseFile)
 		return exitFinding
 	}
+	return runCases(s, p, caseFile, cases, *verbose)
+}
+
+// runCases checks each case and prints the failures (and with verbose
+// the passes) at their YAML lines.
+func runCases(s *stdio, p *policy.Policy, caseFile string, cases []policytest.Case, verbose bool) int {
 	failed := 0
 	for i, tc := range cases {
 		msg := policytest.Mismatch(p, tc)
@@ -78,7 +84,7 @@ func policyTest(s *stdio, c *command, args []string) int {
 		case msg != "":
 			failed++
 			fmt.Fprintf(s.out, "%s: FAIL %s: %s\n", position(caseFile, tc.Line, 0), label, msg)
-		case *verbose:
+		case verbose:
 			fmt.Fprintf(s.out, "%s: ok %s\n", position(caseFile, tc.Line, 0), label)
 		}
 	}

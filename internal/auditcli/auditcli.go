@@ -86,26 +86,17 @@ func Run(prog string, args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	opts := &audit.VerifyOptions{MaxLineBytes: *maxLine}
+	if *ckFile != "" && *pubFile == "" {
+		fmt.Fprintf(stderr, "%s: -checkpoints needs -pubkey\n", prog)
+		return ExitUsage
+	}
 	if *pubFile != "" {
-		pub, err := keys.ReadPublicKey(*pubFile)
-		if err != nil {
-			fmt.Fprintf(stderr, "%s: -pubkey: %v\n", prog, err)
-			return ExitUsage
-		}
-		name := *ckFile
-		if name == "" {
-			name = logs[len(logs)-1] + ".checkpoints"
-		}
-		f, err := os.Open(name)
+		f, err := checkpoints(opts, *pubFile, *ckFile, logs[len(logs)-1])
 		if err != nil {
 			fmt.Fprintf(stderr, "%s: %v\n", prog, err)
 			return ExitUsage
 		}
 		defer f.Close()
-		opts.PublicKey, opts.Checkpoints, opts.CheckpointsName = pub, f, name
-	} else if *ckFile != "" {
-		fmt.Fprintf(stderr, "%s: -checkpoints needs -pubkey\n", prog)
-		return ExitUsage
 	}
 	sum, err := audit.VerifyFiles(logs, opts)
 	if err != nil {
@@ -114,6 +105,24 @@ func Run(prog string, args []string, stdout, stderr io.Writer) int {
 	}
 	reportSummary(stdout, sum, len(logs), opts.Checkpoints != nil)
 	return ExitOK
+}
+
+// checkpoints reads the public key and opens the checkpoint file (default
+// "<last>.checkpoints") into opts.
+func checkpoints(opts *audit.VerifyOptions, pubFile, ckFile, last string) (*os.File, error) {
+	pub, err := keys.ReadPublicKey(pubFile)
+	if err != nil {
+		return nil, fmt.Errorf("-pubkey: %w", err)
+	}
+	if ckFile == "" {
+		ckFile = last + ".checkpoints"
+	}
+	f, err := os.Open(ckFile)
+	if err != nil {
+		return nil, err
+	}
+	opts.PublicKey, opts.Checkpoints, opts.CheckpointsName = pub, f, ckFile
+	return f, nil
 }
 
 func reportFailure(prog string, stdout, stderr io.Writer, err error) {
