@@ -9,6 +9,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"os"
 	"strconv"
 	"strings"
 
@@ -155,6 +156,11 @@ func WritePrivateKey(path string, priv ed25519.PrivateKey, passphrase []byte, op
 	}
 	if len(passphrase) == 0 {
 		return fmt.Errorf("%w: empty passphrase", consent.ErrInvalidOptions)
+	}
+	// Refuse an existing file before paying for the key derivation (the
+	// write below refuses it again, atomically).
+	if _, err := os.Lstat(path); err == nil {
+		return fmt.Errorf("%w: writing private key: %w", ErrKeyFile, os.ErrExist)
 	}
 	data, err := keys.MarshalPrivateKey(priv, keys.OpenSSH, passphrase, "gatehouse consent signer")
 	if err != nil {

@@ -18,6 +18,7 @@ import (
 var fastKDF = &vault.KeyFileOptions{ScryptN: 1 << 10}
 
 func TestPrivateKeyFile(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "private.key")
 	priv := key(3)
@@ -111,6 +112,7 @@ func TestPrivateKeyFileTampered(t *testing.T) {
 // write, and the files vault wrote before (hex public key, scrypt JSON
 // private key) are still read.
 func TestKeyFilesAreTheOneFormat(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	priv, pass := key(5), []byte("pw")
 	path := filepath.Join(dir, "signer.key")
