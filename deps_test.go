@@ -22,9 +22,11 @@ var allowedDeps = map[string][]string{
 	"dlp":       {},
 	"audit":     {"dlp"},
 	"approval":  {},
-	"consent":   {"policy", "normalize", "ratelimit"},
+	"consent":   {"policy", "normalize", "ratelimit", "keys"},
 	"confine":   {"policy", "normalize"},
 	"trust":     {"policy"},
+	"keys":      {},
+	"cmd":       {"*"},
 	"examples":  {"*"},
 	"internal":  {"*"},
 }

@@ -154,7 +154,7 @@ func TestWebhookCarriesTheRenderedPrompt(t *testing.T) {
 		rw.WriteHeader(http.StatusAccepted)
 	}))
 	defer srv.Close()
-	w, err := webhook.New(&webhook.Options{URL: srv.URL, Secret: consent.Secret(strings.Repeat("k", 32))})
+	w, err := webhook.New(&webhook.Options{URL: srv.URL, Secret: webhook.NewSecret()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -83,8 +83,8 @@
 //
 // # Usage
 //
-//	priv, _ := vault.ReadPrivateKey("/etc/gatehouse/consent.key", passphrase)
-//	signer, _ := consent.NewSigner(priv)
+//	priv, _ := keys.ReadPrivateKey("/etc/gatehouse/consent.key", passphrase) // from `gatehouse keygen`
+//	signer, _ := consent.NewSigner(priv) // or any crypto.Signer with an Ed25519 key (KMS, HSM)
 //	nonces, _ := consent.NewMemoryNonceStore(nil)
 //	ch, _ := terminal.New(nil) // prompts on /dev/tty
 //	asker, _ := consent.NewAsker(ch, signer, nonces, &consent.AskerOptions{OnEvent: auditEvent})

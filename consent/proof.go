@@ -1,9 +1,11 @@
 package consent
 
 import (
+	"crypto"
 	"crypto/ed25519"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -120,26 +122,66 @@ func SigningPayload(req *ConsentRequest, resp *ConsentResponse) ([]byte, error) 
 	return out, nil
 }
 
-// Signer signs consent responses with an Ed25519 private key (ACP §6). A
-// Signer is safe for concurrent use.
+// Signer signs consent responses with an Ed25519 key (ACP §6): an
+// ed25519.PrivateKey, or any crypto.Signer whose public key is Ed25519 (a
+// key in a KMS or an HSM). A Signer is safe for concurrent use when its
+// crypto.Signer is (an ed25519.PrivateKey is).
 type Signer struct {
-	priv   ed25519.PrivateKey
+	key    crypto.Signer
+	pub    ed25519.PublicKey
 	pubHex string
+	// external is true for a crypto.Signer other than an
+	// ed25519.PrivateKey: its signatures are verified before use.
+	external bool
 }
 
-// NewSigner returns a Signer for priv, which must be a full 64-byte Ed25519
-// private key. The key is copied.
-func NewSigner(priv ed25519.PrivateKey) (*Signer, error) {
-	if len(priv) != ed25519.PrivateKeySize {
-		return nil, fmt.Errorf("%w: Ed25519 private key of %d bytes, want %d", ErrInvalidOptions, len(priv), ed25519.PrivateKeySize)
+// NewSigner returns a Signer for key: a full 64-byte ed25519.PrivateKey
+// (copied), or a crypto.Signer whose Public() is an Ed25519 public key,
+// which is asked to sign the payload itself (crypto.Hash(0), as Ed25519
+// requires). Read key files with package keys.
+func NewSigner(key crypto.Signer) (*Signer, error) {
+	switch k := key.(type) {
+	case nil:
+		return nil, fmt.Errorf("%w: NewSigner needs a key", ErrInvalidOptions)
+	case ed25519.PrivateKey:
+		if len(k) != ed25519.PrivateKeySize {
+			return nil, fmt.Errorf("%w: Ed25519 private key of %d bytes, want %d", ErrInvalidOptions, len(k), ed25519.PrivateKeySize)
+		}
+		c := append(ed25519.PrivateKey(nil), k...)
+		pub := c.Public().(ed25519.PublicKey)
+		return &Signer{key: c, pub: pub, pubHex: hex.EncodeToString(pub)}, nil
+	case *ed25519.PrivateKey:
+		if k == nil {
+			return nil, fmt.Errorf("%w: NewSigner needs a key", ErrInvalidOptions)
+		}
+		return NewSigner(*k)
 	}
-	k := append(ed25519.PrivateKey(nil), priv...)
-	return &Signer{priv: k, pubHex: hex.EncodeToString(k.Public().(ed25519.PublicKey))}, nil
+	pub, ok := key.Public().(ed25519.PublicKey)
+	if !ok || len(pub) != ed25519.PublicKeySize {
+		return nil, fmt.Errorf("%w: the signer's public key is %T, want a 32-byte ed25519.PublicKey", ErrInvalidOptions, key.Public())
+	}
+	pub = append(ed25519.PublicKey(nil), pub...)
+	return &Signer{key: key, pub: pub, pubHex: hex.EncodeToString(pub), external: true}, nil
 }
 
 // PublicKey returns the public half of the signing key.
 func (s *Signer) PublicKey() ed25519.PublicKey {
-	return append(ed25519.PublicKey(nil), s.priv.Public().(ed25519.PublicKey)...)
+	return append(ed25519.PublicKey(nil), s.pub...)
+}
+
+// sign signs msg; a signature from an external signer must verify under
+// the public key it announced, or it is not used (fail closed: a KMS that
+// answers with another key's signature, or garbage, gives an error here
+// instead of proofs that fail later).
+func (s *Signer) sign(msg []byte) ([]byte, error) {
+	sig, err := s.key.Sign(nil, msg, crypto.Hash(0))
+	if err != nil {
+		return nil, fmt.Errorf("consent: signing the proof: %w", err)
+	}
+	if s.external && (len(sig) != ed25519.SignatureSize || !ed25519.Verify(s.pub, msg, sig)) {
+		return nil, errors.New("consent: the signer returned a signature that does not verify under its public key")
+	}
+	return sig, nil
 }
 
 // Sign fills resp.Proof: the Ed25519 signature over [SigningPayload] and
@@ -160,10 +202,14 @@ func (s *Signer) Sign(req *ConsentRequest, resp *ConsentResponse) error {
 	if err != nil {
 		return err
 	}
+	sig, err := s.sign(msg)
+	if err != nil {
+		return err
+	}
 	resp.Proof = Proof{
 		Algorithm:         AlgorithmEd25519,
 		PublicKey:         s.pubHex,
-		Signature:         hex.EncodeToString(ed25519.Sign(s.priv, msg)),
+		Signature:         hex.EncodeToString(sig),
 		SignedPayloadHash: sha256Hex(msg),
 	}
 	return nil

@@ -341,7 +341,7 @@ func TestNewVerifierOptions(t *testing.T) {
 			_, err := consent.NewVerifier([]ed25519.PublicKey{key(1).Public().(ed25519.PublicKey)}, nil, nil)
 			return err
 		},
-		"signer": func() error { _, err := consent.NewSigner(make([]byte, 10)); return err },
+		"signer": func() error { _, err := consent.NewSigner(ed25519.PrivateKey(make([]byte, 10))); return err },
 	} {
 		if err := f(); !errors.Is(err, consent.ErrInvalidOptions) {
 			t.Errorf("%s: %v, want ErrInvalidOptions", name, err)

@@ -36,6 +36,7 @@ type acpRule struct {
 	timeout  time.Duration
 	rate     ratelimit.Rate
 	tod      *timeOfDay
+	line     int // of its action, for Lint
 }
 
 type acpArg struct {
@@ -128,6 +129,7 @@ func (c *compiler) acp(d *acpDocYAML) error {
 			return err
 		}
 		a.defaultAction = act
+		c.p.lines.defaultAction = d.DefaultAction.Line
 	}
 	for i := range d.Rules {
 		r, err := c.acpRule(&d.Rules[i], i)
@@ -146,7 +148,7 @@ func (c *compiler) acp(d *acpDocYAML) error {
 }
 
 func (c *compiler) acpRule(y *acpRuleYAML, i int) (acpRule, error) {
-	r := acpRule{name: fmt.Sprintf("rules[%d]", i)}
+	r := acpRule{name: fmt.Sprintf("rules[%d]", i), line: y.Action.Line}
 	if !present(&y.Action) {
 		return r, errAt(firstPresent(&y.Level, &y.Timeout, &y.RateLimit), "%s has no action", r.name)
 	}

@@ -77,6 +77,7 @@ func (c *compiler) metadata(m *metaYAML, near *yaml.Node) error {
 func (c *compiler) spec(s *specYAML) error {
 	p := c.p
 	if present(&s.Mode) {
+		p.lines.mode = s.Mode.Line
 		m, err := scalar(&s.Mode, "spec.mode")
 		if err != nil {
 			return err
@@ -115,6 +116,7 @@ func (c *compiler) spec(s *specYAML) error {
 		}
 	}
 	p.allowAllMethods = p.allowedMethods["*"]
+	p.lines.methods = s.AllowedMethods.Line
 	p.rules = make(map[string]*rule, len(s.ToolRules))
 	for i := range s.ToolRules {
 		if err := c.toolRule(&s.ToolRules[i]); err != nil {
@@ -155,7 +157,7 @@ func (c *compiler) toolRule(t *toolRuleYAML) error {
 	if err != nil {
 		return err
 	}
-	r := &rule{tool: normalize.Name(raw), strict: c.p.strictDefault}
+	r := &rule{tool: normalize.Name(raw), strict: c.p.strictDefault, line: t.Tool.Line}
 	if r.tool == "" {
 		return errAt(&t.Tool, "tool %q is empty after normalization", clip(raw))
 	}

@@ -97,6 +97,7 @@ type Policy struct {
 	pf                   prefilter // literals of protected, for the fast path
 	dlp                  DLP
 	acp                  *acpPolicy // non-nil for an ACP rule list
+	lines                lintLines  // source lines for Lint
 }
 
 // rule is a compiled tool rule.
@@ -108,6 +109,7 @@ type rule struct {
 	strict   bool            // strict_args, or strict_args_default when unset
 	args     []argRule       // sorted by name
 	declared map[string]bool // names in allow_args
+	line     int             // of its tool: key, for Lint
 }
 
 type argRule struct {

@@ -5,8 +5,10 @@
 // that very call and only for the tools and servers each secret is bound
 // to ([Vault.Bind]); a [Scrubber] then removes the injected values, raw
 // and encoded, from what the call returns. It also reads and writes the
-// consent signer's Ed25519 key files (passphrase-sealed with scrypt and
-// AES-256-GCM): [WritePrivateKey], [ReadPrivateKey].
+// consent signer's Ed25519 key files in the one format of package keys
+// (OpenSSH's passphrase-encrypted private key, PEM public key; the older
+// scrypt JSON and hex files are still read): [WritePrivateKey],
+// [ReadPrivateKey], [WritePublicKey], [ReadPublicKey].
 //
 // Tool parameters name a secret with [SecretRef] ("{{vault:NAME}}");
 // consent.Summary lists the names a call would get.

@@ -1,6 +1,7 @@
 package vault
 
 import (
+	"bytes"
 	"crypto/aes"
 	"crypto/cipher"
 	"crypto/ed25519"
@@ -15,7 +16,7 @@ import (
 	"golang.org/x/crypto/scrypt"
 
 	"github.com/gatehouse-dev/gatehouse/consent"
-	"github.com/gatehouse-dev/gatehouse/internal/fsutil"
+	"github.com/gatehouse-dev/gatehouse/keys"
 )
 
 // Private key file format: the Ed25519 seed sealed with AES-256-GCM under a
@@ -72,7 +73,11 @@ func (f *keyFile) aead(passphrase, salt []byte) (cipher.AEAD, error) {
 }
 
 // EncryptPrivateKey seals priv under passphrase (non-empty) and returns the
-// key file's JSON. opts may be nil.
+// key file's JSON (scrypt and AES-256-GCM). opts may be nil.
+//
+// Deprecated: [WritePrivateKey] writes OpenSSH's encrypted format, which
+// `gatehouse keygen` and ssh-keygen also write; [ReadPrivateKey] still
+// reads this one.
 func EncryptPrivateKey(priv ed25519.PrivateKey, passphrase []byte, opts *KeyFileOptions) ([]byte, error) {
 	if len(priv) != ed25519.PrivateKeySize {
 		return nil, fmt.Errorf("%w: Ed25519 private key of %d bytes, want %d", consent.ErrInvalidOptions, len(priv), ed25519.PrivateKeySize)
@@ -140,49 +145,77 @@ func DecryptPrivateKey(data, passphrase []byte) (ed25519.PrivateKey, error) {
 	return priv, nil
 }
 
-// WritePrivateKey encrypts priv under passphrase and writes it to path with
-// mode 0600. It refuses to overwrite an existing file. opts may be nil.
+// WritePrivateKey encrypts priv under passphrase (non-empty) in OpenSSH's
+// encrypted key format (bcrypt-pbkdf, AES-256-CTR; [keys.MarshalPrivateKey])
+// and writes it to path with mode 0600. It refuses to overwrite an existing
+// file. opts is ignored (it set the cost of the older scrypt format, which
+// [EncryptPrivateKey] still writes).
 func WritePrivateKey(path string, priv ed25519.PrivateKey, passphrase []byte, opts *KeyFileOptions) error {
-	data, err := EncryptPrivateKey(priv, passphrase, opts)
-	if err != nil {
-		return err
+	if len(priv) != ed25519.PrivateKeySize {
+		return fmt.Errorf("%w: Ed25519 private key of %d bytes, want %d", consent.ErrInvalidOptions, len(priv), ed25519.PrivateKeySize)
 	}
-	if err := fsutil.WriteFileAtomic(path, data, 0o600, true); err != nil {
+	if len(passphrase) == 0 {
+		return fmt.Errorf("%w: empty passphrase", consent.ErrInvalidOptions)
+	}
+	// Refuse an existing file before paying for the key derivation (the
+	// write below refuses it again, atomically).
+	if _, err := os.Lstat(path); err == nil {
+		return fmt.Errorf("%w: writing private key: %w", ErrKeyFile, os.ErrExist)
+	}
+	data, err := keys.MarshalPrivateKey(priv, keys.OpenSSH, passphrase, "gatehouse consent signer")
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrKeyFile, err)
+	}
+	if err := keys.WritePrivateKey(path, data); err != nil {
 		return fmt.Errorf("%w: writing private key: %w", ErrKeyFile, err)
 	}
 	return nil
 }
 
-// ReadPrivateKey reads and decrypts the key file at path. It refuses a file
-// that group or others may read.
+// ReadPrivateKey reads and decrypts the key file at path: any private key
+// [keys.ParsePrivateKey] reads (OpenSSH, encrypted or not, or PKCS#8 PEM
+// with an empty passphrase), or a file in the older scrypt JSON format of
+// [EncryptPrivateKey]. It refuses a file that group or others may read.
+// Errors wrap [ErrKeyFile].
 func ReadPrivateKey(path string, passphrase []byte) (ed25519.PrivateKey, error) {
 	data, err := readPrivateFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrKeyFile, err)
 	}
-	return DecryptPrivateKey(data, passphrase)
+	defer clear(data)
+	if t := bytes.TrimSpace(data); len(t) > 0 && t[0] == '{' {
+		return DecryptPrivateKey(data, passphrase)
+	}
+	priv, err := keys.ParsePrivateKey(data, passphrase)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %w", ErrKeyFile, path, err)
+	}
+	return priv, nil
 }
 
-// WritePublicKey writes pub as hex and a newline to path, mode 0644.
+// WritePublicKey writes pub to path as a PEM "PUBLIC KEY" block
+// ([keys.MarshalPublicKey]), mode 0644. It refuses to overwrite an
+// existing file.
 func WritePublicKey(path string, pub ed25519.PublicKey) error {
 	if len(pub) != ed25519.PublicKeySize {
 		return fmt.Errorf("%w: Ed25519 public key of %d bytes", consent.ErrInvalidOptions, len(pub))
 	}
-	if err := fsutil.WriteFileAtomic(path, []byte(hex.EncodeToString(pub)+"\n"), 0o644, false); err != nil {
+	data, err := keys.MarshalPublicKey(pub, keys.PEM, "")
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrKeyFile, err)
+	}
+	if err := keys.WritePublicKey(path, data); err != nil {
 		return fmt.Errorf("%w: writing public key: %w", ErrKeyFile, err)
 	}
 	return nil
 }
 
-// ReadPublicKey reads a public key written by [WritePublicKey].
+// ReadPublicKey reads a public key file: PEM, an OpenSSH authorized_keys
+// line, or the hex this package wrote before ([keys.ParsePublicKey]).
 func ReadPublicKey(path string) (ed25519.PublicKey, error) {
-	data, err := os.ReadFile(path)
+	pub, err := keys.ReadPublicKey(path)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrKeyFile, err)
 	}
-	b, err := hex.DecodeString(strings.TrimSpace(string(data)))
-	if err != nil || len(b) != ed25519.PublicKeySize {
-		return nil, fmt.Errorf("%w: %s does not hold a hex Ed25519 public key", ErrKeyFile, path)
-	}
-	return b, nil
+	return pub, nil
 }

@@ -2,6 +2,8 @@ package vault_test
 
 import (
 	"bytes"
+	"crypto/ed25519"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"os"
@@ -10,11 +12,13 @@ import (
 
 	"github.com/gatehouse-dev/gatehouse/consent"
 	"github.com/gatehouse-dev/gatehouse/consent/vault"
+	"github.com/gatehouse-dev/gatehouse/keys"
 )
 
 var fastKDF = &vault.KeyFileOptions{ScryptN: 1 << 10}
 
 func TestPrivateKeyFile(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "private.key")
 	priv := key(3)
@@ -100,5 +104,52 @@ func TestPrivateKeyFileTampered(t *testing.T) {
 	}
 	if _, err := vault.EncryptPrivateKey(key(3), nil, nil); !errors.Is(err, consent.ErrInvalidOptions) {
 		t.Error("empty passphrase accepted")
+	}
+}
+
+// TestKeyFilesAreTheOneFormat: the files vault writes are the PEM and
+// OpenSSH files package keys (and `gatehouse keygen`, ssh-keygen) read and
+// write, and the files vault wrote before (hex public key, scrypt JSON
+// private key) are still read.
+func TestKeyFilesAreTheOneFormat(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	priv, pass := key(5), []byte("pw")
+	path := filepath.Join(dir, "signer.key")
+	if err := vault.WritePrivateKey(path, priv, pass, nil); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := keys.ReadPrivateKey(path, pass); err != nil || !got.Equal(priv) {
+		t.Fatalf("keys reads vault's private key: %v", err)
+	}
+	pub := priv.Public().(ed25519.PublicKey)
+	if err := vault.WritePublicKey(path+".pub", pub); err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := os.ReadFile(path + ".pub")
+	if !bytes.HasPrefix(raw, []byte("-----BEGIN PUBLIC KEY-----")) {
+		t.Fatalf("public key file is not PEM: %q", raw)
+	}
+	// Older files.
+	os.WriteFile(filepath.Join(dir, "old.pub"), []byte(hex.EncodeToString(pub)+"\n"), 0o644)
+	if got, err := vault.ReadPublicKey(filepath.Join(dir, "old.pub")); err != nil || !got.Equal(pub) {
+		t.Fatalf("hex public key: %v", err)
+	}
+	old, err := vault.EncryptPrivateKey(priv, pass, fastKDF)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "old.key"), old, 0o600)
+	if got, err := vault.ReadPrivateKey(filepath.Join(dir, "old.key"), pass); err != nil || !got.Equal(priv) {
+		t.Fatalf("scrypt JSON private key: %v", err)
+	}
+	// An OpenSSH key from keys (unencrypted) reads with an empty passphrase.
+	plain, _ := keys.MarshalPrivateKey(priv, keys.OpenSSH, nil, "")
+	os.WriteFile(filepath.Join(dir, "plain.key"), plain, 0o600)
+	if _, err := vault.ReadPrivateKey(filepath.Join(dir, "plain.key"), nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := vault.ReadPrivateKey(filepath.Join(dir, "plain.key"), pass); !errors.Is(err, vault.ErrKeyFile) {
+		t.Fatalf("passphrase for an unencrypted key: %v", err)
 	}
 }

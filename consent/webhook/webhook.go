@@ -20,8 +20,15 @@ import (
 type Options struct {
 	// URL receives each request as a signed POST (required, http or https).
 	URL string
-	// Secret is the shared HMAC key, at least 32 bytes (required).
+	// Secret is the shared HMAC secret in Standard Webhooks form:
+	// "whsec_" and the base64 of 24 to 64 random bytes ([NewSecret] makes
+	// one). Required.
 	Secret consent.Secret
+	// PreviousSecrets are older secrets still accepted on replies and
+	// still signed with on requests (one more signature each), so a
+	// secret can be rotated without downtime: add the new one as Secret,
+	// move the old one here, and drop it once the approver has switched.
+	PreviousSecrets []consent.Secret
 	// Client sends the POSTs (default: a new http.Client; deadlines come
 	// from the request's context).
 	Client *http.Client
@@ -39,11 +46,11 @@ type Options struct {
 const maxWebhookBody = 64 << 10
 
 // Channel is the webhook [consent.Channel]. Ask POSTs the [consent.ConsentRequest] as JSON
-// to the URL, signed in the [SignatureHeader] (kind "request"). The
-// approver answers either
+// to the URL, signed with the Standard Webhooks headers ([HeaderID],
+// [HeaderTimestamp], [HeaderSignature]). The approver answers either
 //
-//   - at once: status 200 and a [Reply] body signed in the same
-//     header (kind "decision"), or
+//   - at once: status 200 and a [Reply] body signed with the same
+//     three headers on the response, or
 //   - later: status 202, then a signed [Reply] POSTed to the
 //     Channel's own handler ([Channel.ServeHTTP]), mounted where the
 //     approver can reach it.
@@ -54,8 +61,9 @@ const maxWebhookBody = 64 << 10
 // status, bad signature, unreachable URL) fails Ask: deny. A Channel is
 // safe for concurrent use and starts no goroutines.
 type Channel struct {
-	url       string
-	secret    consent.Secret
+	url  string
+	keys [][]byte // Secret's key first, then PreviousSecrets'
+
 	client    *http.Client
 	tolerance time.Duration
 	max       int
@@ -78,13 +86,22 @@ func New(opts *Options) (*Channel, error) {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, fmt.Errorf("%w: Options.URL must be an absolute http(s) URL", consent.ErrInvalidOptions)
 	}
-	if len(opts.Secret) < 32 {
-		return nil, fmt.Errorf("%w: Options.Secret has %d bytes, want at least 32", consent.ErrInvalidOptions, len(opts.Secret))
+	var keys [][]byte
+	for i, s := range append([]consent.Secret{opts.Secret}, opts.PreviousSecrets...) {
+		k, err := ParseSecret(s)
+		if err != nil {
+			field := "Options.Secret"
+			if i > 0 {
+				field = fmt.Sprintf("Options.PreviousSecrets[%d]", i-1)
+			}
+			return nil, fmt.Errorf("%w: %s: %w", consent.ErrInvalidOptions, field, err)
+		}
+		keys = append(keys, k)
 	}
 	if opts.Tolerance < 0 || opts.MaxPending < 0 {
 		return nil, fmt.Errorf("%w: Options.Tolerance and MaxPending must be >= 0", consent.ErrInvalidOptions)
 	}
-	w := &Channel{url: opts.URL, secret: opts.Secret, client: opts.Client, tolerance: opts.Tolerance, max: opts.MaxPending,
+	w := &Channel{url: opts.URL, keys: keys, client: opts.Client, tolerance: opts.Tolerance, max: opts.MaxPending,
 		now: opts.Now}
 	if w.client == nil {
 		w.client = &http.Client{}
@@ -135,7 +152,9 @@ func (w *Channel) Ask(ctx context.Context, req *consent.ConsentRequest) (consent
 		return consent.Reply{}, fmt.Errorf("%w: webhook: %w", consent.ErrChannel, err)
 	}
 	hreq.Header.Set("Content-Type", "application/json")
-	hreq.Header.Set(SignatureHeader, Sign(w.secret, KindRequest, body, w.now()))
+	if err := Sign(hreq.Header, newMessageID(), body, w.now(), w.keys...); err != nil {
+		return consent.Reply{}, fmt.Errorf("%w: webhook: %w", consent.ErrChannel, err)
+	}
 	resp, err := w.client.Do(hreq)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -160,7 +179,7 @@ func (w *Channel) Ask(ctx context.Context, req *consent.ConsentRequest) (consent
 		if len(data) > maxWebhookBody {
 			return consent.Reply{}, fmt.Errorf("%w: webhook: reply larger than %d bytes", consent.ErrChannel, maxWebhookBody)
 		}
-		if err := Verify(w.secret, KindDecision, resp.Header.Get(SignatureHeader), data, w.now(), w.tolerance); err != nil {
+		if _, err := Verify(resp.Header, data, w.now(), w.tolerance, w.keys...); err != nil {
 			return consent.Reply{}, fmt.Errorf("%w: webhook reply: %w", consent.ErrChannel, err)
 		}
 		return parseWebhookReply(data, req)
@@ -174,6 +193,19 @@ func (w *Channel) Ask(ctx context.Context, req *consent.ConsentRequest) (consent
 		}
 	}
 	return consent.Reply{}, fmt.Errorf("%w: webhook: status %d", consent.ErrChannel, resp.StatusCode)
+}
+
+// Reply is the body of an approver's decision, in the response to the
+// webhook POST or in a callback. RequestID and Nonce must be the
+// request's; Modifications only with approved_with_modifications. It is
+// decoded strictly (unknown members are refused), so no other signed body,
+// such as a request the channel sent, is ever read as a decision.
+type Reply struct {
+	RequestID     string           `json:"request_id"`
+	Nonce         string           `json:"nonce"`
+	Decision      consent.Decision `json:"decision"`
+	Approver      string           `json:"approver"`
+	Modifications map[string]any   `json:"modifications,omitempty"`
 }
 
 // parseWebhookReply decodes a signed reply and checks it answers req.
@@ -216,7 +248,7 @@ func (wr Reply) toReply() (consent.Reply, error) {
 }
 
 // ServeHTTP receives decision callbacks: a POST whose body is a
-// [Reply] signed in the [SignatureHeader] (kind "decision"). It
+// [Reply] signed with the Standard Webhooks headers. It
 // answers 200 when the decision was taken, 401 for a bad or stale
 // signature, 403 for a wrong nonce, 404 when no such request is pending
 // (unknown, expired, or already decided: replays land here), 400 for a bad
@@ -232,7 +264,7 @@ func (w *Channel) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 		http.Error(rw, "body unreadable or too large", http.StatusBadRequest)
 		return
 	}
-	if err := Verify(w.secret, KindDecision, r.Header.Get(SignatureHeader), data, w.now(), w.tolerance); err != nil {
+	if _, err := Verify(r.Header, data, w.now(), w.tolerance, w.keys...); err != nil {
 		http.Error(rw, "signature refused", http.StatusUnauthorized)
 		return
 	}

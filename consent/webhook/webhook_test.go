@@ -3,6 +3,7 @@ package webhook_test
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -19,7 +21,31 @@ import (
 	"github.com/gatehouse-dev/gatehouse/consent/webhook"
 )
 
-var hookSecret = consent.Secret(strings.Repeat("s", 32))
+var (
+	hookSecret  = consent.Secret("whsec_" + base64.StdEncoding.EncodeToString([]byte(strings.Repeat("s", 32))))
+	hookKey     = mustKey(hookSecret)
+	otherSecret = webhook.NewSecret()
+	otherKey    = mustKey(otherSecret)
+)
+
+func mustKey(s consent.Secret) []byte {
+	k, err := webhook.ParseSecret(s)
+	if err != nil {
+		panic(err)
+	}
+	return k
+}
+
+var msgSeq atomic.Int64
+
+// signed returns Standard Webhooks headers for body under key at ts.
+func signed(key []byte, body []byte, ts time.Time) http.Header {
+	h := http.Header{}
+	if err := webhook.Sign(h, fmt.Sprintf("msg_test%d", msgSeq.Add(1)), body, ts, key); err != nil {
+		panic(err)
+	}
+	return h
+}
 
 // approver is a fake webhook receiver: it checks each request's signature
 // and answers synchronously (sync) or with 202 and a later callback.
@@ -64,7 +90,7 @@ func (a *approver) answerChan(id string) chan consent.Decision {
 
 func (a *approver) serve(rw http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
-	if err := webhook.Verify(hookSecret, webhook.KindRequest, r.Header.Get(webhook.SignatureHeader), body, time.Now(), time.Minute); err != nil {
+	if _, err := webhook.Verify(r.Header, body, time.Now(), time.Minute, hookKey); err != nil {
 		a.t.Errorf("approver got a request with a bad signature: %v", err)
 		http.Error(rw, "bad signature", http.StatusUnauthorized)
 		return
@@ -92,7 +118,7 @@ func (a *approver) serve(rw http.ResponseWriter, r *http.Request) {
 	select {
 	case dec := <-a.answerChan(req.ID):
 		b, _ := json.Marshal(webhook.Reply{RequestID: req.ID, Nonce: req.Nonce, Decision: dec, Approver: "carol"})
-		rw.Header().Set(webhook.SignatureHeader, webhook.Sign(hookSecret, webhook.KindDecision, b, time.Now()))
+		copyHeader(rw.Header(), signed(hookKey, b, time.Now()))
 		_, _ = rw.Write(b)
 	case <-r.Context().Done():
 	}
@@ -115,15 +141,21 @@ func (a *approver) Shown(ctx context.Context, req *consent.ConsentRequest) (stri
 	}
 }
 
-// post sends a callback signed with secret at ts.
-func (a *approver) post(ctx context.Context, secret consent.Secret, ts time.Time, r webhook.Reply) (int, error) {
-	b, _ := json.Marshal(r)
-	return a.postRaw(ctx, webhook.Sign(secret, webhook.KindDecision, b, ts), b)
+func copyHeader(dst, src http.Header) {
+	for k, v := range src {
+		dst[k] = v
+	}
 }
 
-func (a *approver) postRaw(ctx context.Context, sig string, b []byte) (int, error) {
+// post sends a callback signed with key at ts.
+func (a *approver) post(ctx context.Context, key []byte, ts time.Time, r webhook.Reply) (int, error) {
+	b, _ := json.Marshal(r)
+	return a.postRaw(ctx, signed(key, b, ts), b)
+}
+
+func (a *approver) postRaw(ctx context.Context, h http.Header, b []byte) (int, error) {
 	hreq, _ := http.NewRequestWithContext(ctx, http.MethodPost, a.callback.URL, bytes.NewReader(b))
-	hreq.Header.Set(webhook.SignatureHeader, sig)
+	copyHeader(hreq.Header, h)
 	resp, err := http.DefaultClient.Do(hreq)
 	if err != nil {
 		return 0, err
@@ -137,7 +169,7 @@ func (a *approver) Decide(ctx context.Context, req *consent.ConsentRequest, d co
 		a.answerChan(req.ID) <- d
 		return nil
 	}
-	code, err := a.post(ctx, hookSecret, time.Now(), webhook.Reply{RequestID: req.ID, Nonce: req.Nonce, Decision: d, Approver: "carol"})
+	code, err := a.post(ctx, hookKey, time.Now(), webhook.Reply{RequestID: req.ID, Nonce: req.Nonce, Decision: d, Approver: "carol"})
 	if err == nil && code != http.StatusOK {
 		err = fmt.Errorf("callback answered %d", code)
 	}
@@ -151,14 +183,14 @@ func (a *approver) Forge(ctx context.Context, req *consent.ConsentRequest) error
 	wrongNonce := ok
 	wrongNonce.Nonce = "n_forged"
 	for name, try := range map[string]func() (int, error){
-		"wrong secret": func() (int, error) { return a.post(ctx, consent.Secret(strings.Repeat("x", 32)), time.Now(), ok) },
-		"stale":        func() (int, error) { return a.post(ctx, hookSecret, time.Now().Add(-time.Hour), ok) },
-		"wrong nonce":  func() (int, error) { return a.post(ctx, hookSecret, time.Now(), wrongNonce) },
+		"wrong secret": func() (int, error) { return a.post(ctx, otherKey, time.Now(), ok) },
+		"stale":        func() (int, error) { return a.post(ctx, hookKey, time.Now().Add(-time.Hour), ok) },
+		"wrong nonce":  func() (int, error) { return a.post(ctx, hookKey, time.Now(), wrongNonce) },
 		"reflected request": func() (int, error) {
 			a.mu.Lock()
 			body := []byte(a.bodies[req.ID])
 			a.mu.Unlock()
-			return a.postRaw(ctx, webhook.Sign(hookSecret, webhook.KindRequest, body, time.Now()), body)
+			return a.postRaw(ctx, signed(hookKey, body, time.Now()), body)
 		},
 	} {
 		code, err := try()
@@ -199,7 +231,7 @@ func TestWebhookCallbackReplayRejected(t *testing.T) {
 		t.Fatal(err)
 	}
 	body, _ := json.Marshal(webhook.Reply{RequestID: req.ID, Nonce: req.Nonce, Decision: consent.Denied, Approver: "carol"})
-	sig := webhook.Sign(hookSecret, webhook.KindDecision, body, time.Now())
+	sig := signed(hookKey, body, time.Now())
 	if code, err := a.postRaw(ctx, sig, body); err != nil || code != http.StatusOK {
 		t.Fatalf("genuine callback: %d, %v", code, err)
 	}
@@ -213,9 +245,9 @@ func TestWebhookCallbackReplayRejected(t *testing.T) {
 
 func TestWebhookRefusesBadReplies(t *testing.T) {
 	other := newRequest(t, newClock(), nil)
-	signed := func(rw http.ResponseWriter, r webhook.Reply, secret consent.Secret) {
+	answer := func(rw http.ResponseWriter, r webhook.Reply, key []byte) {
 		b, _ := json.Marshal(r)
-		rw.Header().Set(webhook.SignatureHeader, webhook.Sign(secret, webhook.KindDecision, b, time.Now()))
+		copyHeader(rw.Header(), signed(key, b, time.Now()))
 		_, _ = rw.Write(b)
 	}
 	cases := map[string]func(rw http.ResponseWriter, req *consent.ConsentRequest){
@@ -223,16 +255,16 @@ func TestWebhookRefusesBadReplies(t *testing.T) {
 			_ = json.NewEncoder(rw).Encode(webhook.Reply{RequestID: req.ID, Nonce: req.Nonce, Decision: consent.Approved})
 		},
 		"wrong secret": func(rw http.ResponseWriter, req *consent.ConsentRequest) {
-			signed(rw, webhook.Reply{RequestID: req.ID, Nonce: req.Nonce, Decision: consent.Approved}, consent.Secret(strings.Repeat("x", 32)))
+			answer(rw, webhook.Reply{RequestID: req.ID, Nonce: req.Nonce, Decision: consent.Approved}, otherKey)
 		},
 		"other request": func(rw http.ResponseWriter, _ *consent.ConsentRequest) {
-			signed(rw, webhook.Reply{RequestID: other.ID, Nonce: other.Nonce, Decision: consent.Approved}, hookSecret)
+			answer(rw, webhook.Reply{RequestID: other.ID, Nonce: other.Nonce, Decision: consent.Approved}, hookKey)
 		},
 		"wrong nonce": func(rw http.ResponseWriter, req *consent.ConsentRequest) {
-			signed(rw, webhook.Reply{RequestID: req.ID, Nonce: other.Nonce, Decision: consent.Approved}, hookSecret)
+			answer(rw, webhook.Reply{RequestID: req.ID, Nonce: other.Nonce, Decision: consent.Approved}, hookKey)
 		},
 		"unknown decision": func(rw http.ResponseWriter, req *consent.ConsentRequest) {
-			signed(rw, webhook.Reply{RequestID: req.ID, Nonce: req.Nonce, Decision: "yes"}, hookSecret)
+			answer(rw, webhook.Reply{RequestID: req.ID, Nonce: req.Nonce, Decision: "yes"}, hookKey)
 		},
 		"server error": func(rw http.ResponseWriter, _ *consent.ConsentRequest) {
 			rw.WriteHeader(http.StatusInternalServerError)
@@ -265,47 +297,6 @@ func TestWebhookUnreachableErrorHidesURL(t *testing.T) {
 	}
 }
 
-func TestVerifyWebhook(t *testing.T) {
-	now := time.Now()
-	body := []byte(`{"a":1}`)
-	good := webhook.Sign(hookSecret, webhook.KindDecision, body, now)
-	if err := webhook.Verify(hookSecret, webhook.KindDecision, good, body, now, time.Minute); err != nil {
-		t.Fatalf("valid: %v", err)
-	}
-	cases := map[string]func() error{
-		"other kind": func() error {
-			return webhook.Verify(hookSecret, webhook.KindRequest, good, body, now, time.Minute)
-		},
-		"other body": func() error {
-			return webhook.Verify(hookSecret, webhook.KindDecision, good, []byte(`{"a":2}`), now, time.Minute)
-		},
-		"stale": func() error {
-			return webhook.Verify(hookSecret, webhook.KindDecision, good, body, now.Add(2*time.Minute), time.Minute)
-		},
-		"future": func() error {
-			return webhook.Verify(hookSecret, webhook.KindDecision, good, body, now.Add(-2*time.Minute), time.Minute)
-		},
-		"empty": func() error {
-			return webhook.Verify(hookSecret, webhook.KindDecision, "", body, now, time.Minute)
-		},
-		"no mac": func() error {
-			return webhook.Verify(hookSecret, webhook.KindDecision, "t=1", body, now, time.Minute)
-		},
-		"bad hex": func() error {
-			return webhook.Verify(hookSecret, webhook.KindDecision, "t=1,v1=zz", body, now, time.Minute)
-		},
-		"moved timestamp": func() error {
-			mac := strings.SplitN(good, ",", 2)[1]
-			return webhook.Verify(hookSecret, webhook.KindDecision, fmt.Sprintf("t=%d,%s", now.Unix()-1, mac), body, now, time.Minute)
-		},
-	}
-	for name, f := range cases {
-		if err := f(); !errors.Is(err, webhook.ErrSignature) {
-			t.Errorf("%s: %v, want ErrWebhookSignature", name, err)
-		}
-	}
-}
-
 func TestNewWebhookOptions(t *testing.T) {
 	for name, o := range map[string]*webhook.Options{
 		"nil":          nil,
@@ -313,10 +304,54 @@ func TestNewWebhookOptions(t *testing.T) {
 		"relative url": {URL: "/hook", Secret: hookSecret},
 		"ftp":          {URL: "ftp://x/hook", Secret: hookSecret},
 		"short secret": {URL: "https://x/hook", Secret: "short"},
+		"raw secret":   {URL: "https://x/hook", Secret: consent.Secret(strings.Repeat("s", 32))},
+		"23 bytes":     {URL: "https://x/hook", Secret: consent.Secret("whsec_" + base64.StdEncoding.EncodeToString(make([]byte, 23)))},
+		"bad previous": {URL: "https://x/hook", Secret: hookSecret, PreviousSecrets: []consent.Secret{"whsec_!!"}},
 		"negative":     {URL: "https://x/hook", Secret: hookSecret, MaxPending: -1},
 	} {
 		if _, err := webhook.New(o); !errors.Is(err, consent.ErrInvalidOptions) {
 			t.Errorf("%s: %v, want ErrInvalidOptions", name, err)
+		}
+	}
+}
+
+// TestWebhookSecretRotation: with Secret (new) and PreviousSecrets (old),
+// the channel signs each request with both, so an approver still on the
+// old secret verifies it, and accepts a decision signed with either; a
+// third secret is refused.
+func TestWebhookSecretRotation(t *testing.T) {
+	newSecret, oldSecret := webhook.NewSecret(), hookSecret
+	newKey := mustKey(newSecret)
+	answer := make(chan []byte, 1)
+	srv := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		if n := len(strings.Fields(r.Header.Get(webhook.HeaderSignature))); n != 2 {
+			t.Errorf("%d signatures on the request, want 2", n)
+		}
+		for _, k := range [][]byte{hookKey, newKey} {
+			if _, err := webhook.Verify(r.Header, body, time.Now(), time.Minute, k); err != nil {
+				t.Errorf("an approver with one of the secrets refuses the request: %v", err)
+			}
+		}
+		var req consent.ConsentRequest
+		json.Unmarshal(body, &req)
+		b, _ := json.Marshal(webhook.Reply{RequestID: req.ID, Nonce: req.Nonce, Decision: consent.Approved, Approver: "carol"})
+		copyHeader(rw.Header(), signed(<-answer, b, time.Now()))
+		rw.Write(b)
+	}))
+	defer srv.Close()
+	w, err := webhook.New(&webhook.Options{URL: srv.URL, Secret: newSecret, PreviousSecrets: []consent.Secret{oldSecret}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, c := range map[string]struct {
+		key []byte
+		ok  bool
+	}{"new": {newKey, true}, "old": {hookKey, true}, "unknown": {otherKey, false}} {
+		answer <- c.key
+		rep, err := w.Ask(context.Background(), newRequest(t, newClock(), nil))
+		if c.ok != (err == nil && rep.Decision == consent.Approved) {
+			t.Errorf("%s: %+v %v", name, rep, err)
 		}
 	}
 }

@@ -41,7 +41,7 @@ func main() {
 	channel := flag.String("channel", "terminal", "consent channel: terminal or webhook")
 	tty := flag.String("tty", "/dev/tty", "terminal device for -channel terminal")
 	hookURL := flag.String("webhook-url", "", "URL that receives signed consent requests (-channel webhook)")
-	hookSecret := flag.String("webhook-secret-file", "", "file holding the webhook's shared HMAC secret, at least 32 bytes")
+	hookSecret := flag.String("webhook-secret-file", "", "file holding the webhook's shared secret, whsec_ and base64 of 24-64 random bytes (Standard Webhooks)")
 	flag.Parse()
 	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -80,7 +80,9 @@ func run(ctx context.Context, log *slog.Logger, policyPath string, ch consent.Ch
 		return err
 	}
 	// A fresh signing key per run: proofs are checked by this process.
-	// A deployment keeps its key (vault.WritePrivateKey, encrypted at rest).
+	// A deployment keeps its key: `gatehouse keygen -out consent.key
+	// -passphrase-file F`, then keys.ReadPrivateKey("consent.key", passphrase)
+	// (or any crypto.Signer with an Ed25519 key, such as a KMS key).
 	_, priv, err := ed25519.GenerateKey(rand.Reader)
 	if err != nil {
 		return err

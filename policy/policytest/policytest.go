@@ -58,27 +58,37 @@ type Case struct {
 	Reason    string // optional: text the decision's reason must contain
 	// Paths is the tool's path declaration, as the guard passes it.
 	Paths *policy.PathArgs
+	// Line is where the case starts in its YAML file ([ReadCases]); 0 for
+	// cases written in Go.
+	Line int
 }
 
 // Check evaluates every case against p and reports each mismatch.
 func Check(t testing.TB, p *policy.Policy, cases []Case) {
 	t.Helper()
 	for i, c := range cases {
-		if msg := check(p, c); msg != "" {
+		if msg := Mismatch(p, c); msg != "" {
 			t.Errorf("case %s: %s", label(i, c), msg)
 		}
 	}
 }
 
 func label(i int, c Case) string {
+	s := fmt.Sprint(i + 1)
 	if c.Name != "" {
-		return fmt.Sprintf("%d %q", i+1, c.Name)
+		s = fmt.Sprintf("%d %q", i+1, c.Name)
 	}
-	return fmt.Sprint(i + 1)
+	if c.Line > 0 {
+		s += fmt.Sprintf(" (line %d)", c.Line)
+	}
+	return s
 }
 
-// check returns "" when c holds, else a description of the mismatch.
-func check(p *policy.Policy, c Case) string {
+// Mismatch evaluates c against p and returns "" when the decision is the
+// one c wants, else a description of the mismatch and of the rule that
+// decided ([Explain]). It is [Check] without a testing.TB, for tools such
+// as `gatehouse policy test`.
+func Mismatch(p *policy.Policy, c Case) string {
 	switch c.Want {
 	case "ALLOW", "ALLOW_MONITOR", "BLOCK", "ASK", "PROTECTED_PATH":
 	default:
@@ -213,6 +223,7 @@ func ReadCases(data []byte) (policySrc string, cases []Case, err error) {
 	if err != nil {
 		return "", nil, err
 	}
+	lines := caseLines(&root)
 	for i, fc := range doc.Cases {
 		args, err := wireArgs(fc.Call.Args)
 		if err != nil {
@@ -225,9 +236,37 @@ func ReadCases(data []byte) (policySrc string, cases []Case, err error) {
 		if d := fc.Call.Paths; d != nil {
 			c.Paths = &policy.PathArgs{Base: d.Base, Args: d.Args, Join: d.Join}
 		}
+		if i < len(lines) {
+			c.Line = lines[i]
+		}
 		cases = append(cases, c)
 	}
 	return doc.Policy, cases, nil
+}
+
+// caseLines returns the line of each case: the items of the top-level
+// sequence, or of the sequence under "cases".
+func caseLines(root *yaml.Node) []int {
+	if len(root.Content) != 1 {
+		return nil
+	}
+	seq := root.Content[0]
+	if seq.Kind == yaml.MappingNode {
+		seq = nil
+		for i := 0; i+1 < len(root.Content[0].Content); i += 2 {
+			if root.Content[0].Content[i].Value == "cases" {
+				seq = root.Content[0].Content[i+1]
+			}
+		}
+	}
+	if seq == nil || seq.Kind != yaml.SequenceNode {
+		return nil
+	}
+	lines := make([]int, len(seq.Content))
+	for i, it := range seq.Content {
+		lines[i] = it.Line
+	}
+	return lines
 }
 
 func strictDecode(data []byte, v any) error {

@@ -143,3 +143,26 @@ func indent(s string) string {
 	}
 	return strings.Join(lines, "\n") + "\n"
 }
+
+// TestCaseLines: a failing case from a YAML file names its line, in both
+// file shapes.
+func TestCaseLines(t *testing.T) {
+	list := "- call: {tool: read_file}\n  want: ALLOW\n\n- name: wrong\n  call: {tool: nope}\n  want: ALLOW\n"
+	_, cases, err := policytest.ReadCases([]byte(list))
+	if err != nil || len(cases) != 2 || cases[0].Line != 1 || cases[1].Line != 4 {
+		t.Fatalf("list: %v %+v", err, cases)
+	}
+	doc := "policy: |\n" + indent(src) + "cases:\n  - call: {tool: read_file}\n    want: ALLOW\n  - call: {tool: nope}\n    want: ALLOW\n"
+	_, cases, err = policytest.ReadCases([]byte(doc))
+	want := 3 + strings.Count(src, "\n") // "policy: |", the policy, "cases:"
+	if err != nil || len(cases) != 2 || cases[0].Line != want || cases[1].Line != want+2 {
+		t.Fatalf("doc: %v %+v, want lines %d and %d", err, cases, want, want+2)
+	}
+	r := run(t, func(tb testing.TB) { policytest.Check(tb, mustParse(t), cases) })
+	if len(r.errors) != 1 || !strings.Contains(r.errors[0], fmt.Sprintf("case 2 (line %d):", want+2)) {
+		t.Fatalf("%q", r.errors)
+	}
+	if msg := policytest.Mismatch(mustParse(t), cases[0]); msg != "" {
+		t.Fatalf("passing case: %s", msg)
+	}
+}
