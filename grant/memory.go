@@ -51,12 +51,17 @@ func NewMemoryStore(opts *MemoryOptions) (*MemoryStore, error) {
 	return &MemoryStore{o: o, by: map[string]map[string]*Grant{}}, nil
 }
 
-// sweepLocked removes the expired grants of principal and returns them.
-func (s *MemoryStore) sweepLocked(principal string, now time.Time) []Grant {
+// sweepLocked removes the expired grants of principal, and with spent
+// the spent ones too, and returns the expired ones that had uses left (a
+// spent grant ended with its last use).
+func (s *MemoryStore) sweepLocked(principal string, now time.Time, spent bool) []Grant {
 	var out []Grant
 	for id, g := range s.by[principal] {
-		if !g.Expires.After(now) {
+		expired := !g.Expires.After(now)
+		if expired && g.Left != 0 {
 			out = append(out, *g)
+		}
+		if expired || (spent && g.Left == 0) {
 			delete(s.by[principal], id)
 		}
 	}
@@ -74,12 +79,12 @@ func (s *MemoryStore) Create(ctx context.Context, g Grant, now time.Time) ([]Gra
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	expired := s.sweepLocked(g.Principal, now)
+	expired := s.sweepLocked(g.Principal, now, true)
 	m := s.by[g.Principal]
 	if m == nil {
 		if len(s.by) >= s.o.MaxPrincipals {
 			for p := range s.by {
-				expired = append(expired, s.sweepLocked(p, now)...)
+				expired = append(expired, s.sweepLocked(p, now, true)...)
 			}
 		}
 		if len(s.by) >= s.o.MaxPrincipals {
@@ -104,10 +109,10 @@ func (s *MemoryStore) Create(ctx context.Context, g Grant, now time.Time) ([]Gra
 func (s *MemoryStore) Consume(ctx context.Context, q Query, now time.Time) (Use, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	u := Use{Expired: s.sweepLocked(q.Principal, now)}
+	u := Use{Expired: s.sweepLocked(q.Principal, now, false)}
 	var best *Grant
 	for _, g := range s.by[q.Principal] {
-		if g.Covers(q) && (best == nil || Less(g, best)) {
+		if g.Left != 0 && g.Covers(q) && (best == nil || Less(g, best)) {
 			best = g
 		}
 	}
@@ -116,9 +121,6 @@ func (s *MemoryStore) Consume(ctx context.Context, q Query, now time.Time) (Use,
 	}
 	if best.Left > 0 {
 		best.Left--
-		if best.Left == 0 {
-			delete(s.by[q.Principal], best.ID)
-		}
 	}
 	u.Grant = *best
 	return u, nil
@@ -133,9 +135,11 @@ func (s *MemoryStore) List(ctx context.Context, principal string, now time.Time)
 		if principal != "" && p != principal {
 			continue
 		}
-		expired = append(expired, s.sweepLocked(p, now)...)
+		expired = append(expired, s.sweepLocked(p, now, false)...)
 		for _, g := range s.by[p] {
-			live = append(live, *g)
+			if g.Left != 0 {
+				live = append(live, *g)
+			}
 		}
 	}
 	Sort(live)
@@ -156,4 +160,18 @@ func (s *MemoryStore) Revoke(ctx context.Context, principal, id string) (Grant, 
 		delete(s.by, principal)
 	}
 	return *g, nil
+}
+
+// Refund implements [Store].
+func (s *MemoryStore) Refund(ctx context.Context, g Grant, now time.Time) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st, ok := s.by[g.Principal][g.ID]
+	if !ok || !st.Expires.After(now) {
+		return ErrNotFound
+	}
+	if st.Left >= 0 && st.Left < st.Uses {
+		st.Left++
+	}
+	return nil
 }

@@ -20,6 +20,9 @@ type Store interface {
 	Create(ctx context.Context, g Grant, now time.Time) (expired []Grant, err error)
 	// Consume takes one use of a live grant that covers q, trying
 	// candidates in the order of [Less]; ErrNoGrant when none does.
+	// Use.Expired is set with ErrNoGrant too. A grant whose last use is
+	// taken stays stored, spent, until it expires or the principal's next
+	// Create (so that Refund can give the use back), and is not listed.
 	Consume(ctx context.Context, q Query, now time.Time) (Use, error)
 	// List returns the live grants of principal ("" means every principal)
 	// in the order of [Less].
@@ -27,6 +30,11 @@ type Store interface {
 	// Revoke removes the grant id of principal; ErrNotFound when there is
 	// none.
 	Revoke(ctx context.Context, principal, id string) (Grant, error)
+	// Refund gives back one use Consume took of g, for a call refused
+	// after it took it (a denied call consumes nothing, QWED §9.4). A
+	// grant that was revoked or has expired since stays gone (ErrNotFound):
+	// a refund never brings a grant back.
+	Refund(ctx context.Context, g Grant, now time.Time) error
 }
 
 // Use is one consumed use.

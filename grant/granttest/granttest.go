@@ -50,6 +50,7 @@ func TestStore(t *testing.T, maxPerPrincipal int, newStores func(t *testing.T) (
 	t.Run("Cap", func(t *testing.T) { testCap(t, maxPerPrincipal, newStores) })
 	t.Run("ListRevoke", func(t *testing.T) { testListRevoke(t, newStores) })
 	t.Run("Order", func(t *testing.T) { testOrder(t, newStores) })
+	t.Run("Refund", func(t *testing.T) { testRefund(t, newStores) })
 }
 
 var three = grant.Scope{ID: "15m-3", Duration: 15 * time.Minute, Uses: 3}
@@ -253,5 +254,46 @@ func testOrder(t *testing.T, newStores func(t *testing.T) (a, b grant.Store)) {
 		if u, err := a.Consume(ctx, Query("user:alice"), T0); err != nil || u.Grant.ID != want {
 			t.Fatalf("Consume: %+v, %v; want %s (the one that expires first)", u.Grant, err, want)
 		}
+	}
+}
+
+func testRefund(t *testing.T, newStores func(t *testing.T) (a, b grant.Store)) {
+	ctx := context.Background()
+	a, b := newStores(t)
+	g := NewGrant(t, "user:alice", grant.Scope{ID: "one", Duration: time.Minute, Uses: 1}, T0)
+	create(t, a, g, T0)
+	u, err := a.Consume(ctx, Query("user:alice"), T0)
+	if err != nil || u.Grant.Left != 0 {
+		t.Fatalf("the one use: %+v, %v", u.Grant, err)
+	}
+	if live, _, _ := b.List(ctx, "user:alice", T0); len(live) != 0 {
+		t.Fatalf("a spent grant is listed: %+v", live)
+	}
+	if err := b.Refund(ctx, u.Grant, T0); err != nil {
+		t.Fatalf("Refund of the spent use: %v", err)
+	}
+	if err := b.Refund(ctx, u.Grant, T0); err != nil {
+		t.Fatalf("second Refund: %v", err)
+	}
+	if _, err := a.Consume(ctx, Query("user:alice"), T0); err != nil {
+		t.Fatalf("use after the refund: %v", err)
+	}
+	if _, err := a.Consume(ctx, Query("user:alice"), T0); !errors.Is(err, grant.ErrNoGrant) {
+		t.Fatalf("a refund gave back more than the grant's uses: %v", err)
+	}
+	if _, err := a.Revoke(ctx, "user:alice", g.ID); err != nil {
+		t.Fatalf("Revoke of a spent grant: %v", err)
+	}
+	if err := b.Refund(ctx, u.Grant, T0); !errors.Is(err, grant.ErrNotFound) {
+		t.Fatalf("Refund after Revoke: %v, want ErrNotFound", err)
+	}
+	if _, err := a.Consume(ctx, Query("user:alice"), T0); !errors.Is(err, grant.ErrNoGrant) {
+		t.Fatalf("a refund brought a revoked grant back: %v", err)
+	}
+	g2 := NewGrant(t, "user:bob", grant.Scope{ID: "one", Duration: time.Minute, Uses: 1}, T0)
+	create(t, a, g2, T0)
+	u, _ = a.Consume(ctx, Query("user:bob"), T0)
+	if err := b.Refund(ctx, u.Grant, T0.Add(time.Minute)); !errors.Is(err, grant.ErrNotFound) {
+		t.Fatalf("Refund after expiry: %v, want ErrNotFound", err)
 	}
 }

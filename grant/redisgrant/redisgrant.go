@@ -290,3 +290,17 @@ func b2i(b bool) int {
 	}
 	return 0
 }
+
+// Refund implements [grant.Store].
+func (s *Store) Refund(ctx context.Context, g grant.Grant, now time.Time) error {
+	ctx, cancel := context.WithTimeout(ctx, s.o.Timeout)
+	defer cancel()
+	n, err := refundScript.Run(ctx, s.c, []string{s.Key(g.Principal)}, g.ID, now.UnixMilli(), g.Uses).Int64()
+	if err != nil {
+		return s.fail("refund", err)
+	}
+	if n != 1 {
+		return grant.ErrNotFound
+	}
+	return nil
+}

@@ -21,10 +21,12 @@ for i = 1, #all, 2 do
   local f = all[i]
   if string.sub(f, 1, 2) == 'x:' then
     local id = string.sub(f, 3)
-    if tonumber(all[i + 1]) <= now then
+    local n = tonumber(redis.call('HGET', KEYS[1], 'n:' .. id))
+    local expired = tonumber(all[i + 1]) <= now
+    if expired or not n or n == 0 then
       local g = redis.call('HGET', KEYS[1], 'g:' .. id)
       redis.call('HDEL', KEYS[1], 'g:' .. id, 'n:' .. id, 'x:' .. id)
-      if g then table.insert(out, g) end
+      if g and expired and n and n ~= 0 then table.insert(out, g) end
     else
       live = live + 1
     end
@@ -42,26 +44,35 @@ return out
 
 // consumeScript: KEYS[1]; ARGV id, now_ms, take (1: take a use; 0: only
 // sweep if expired, or report the uses left). Status 1: live (and, with
-// take, one use taken; left is what remains); 0: gone or expired.
+// take, one use taken; left is what remains); 0: gone, spent or expired.
+// A spent grant (n 0) stays until it expires, for refundScript.
 var consumeScript = redis.NewScript(`
 local id = ARGV[1]
 local x = redis.call('HGET', KEYS[1], 'x:' .. id)
 if not x then return {0, 0} end
 local n = tonumber(redis.call('HGET', KEYS[1], 'n:' .. id))
-if tonumber(x) <= tonumber(ARGV[2]) or not n or n == 0 then
+if tonumber(x) <= tonumber(ARGV[2]) or not n then
   local g = redis.call('HGET', KEYS[1], 'g:' .. id)
   redis.call('HDEL', KEYS[1], 'g:' .. id, 'n:' .. id, 'x:' .. id)
-  if g and tonumber(x) <= tonumber(ARGV[2]) then return {0, 0, g} end
+  if g and n and n ~= 0 then return {0, 0, g} end
   return {0, 0}
 end
+if n == 0 then return {0, 0} end
 if ARGV[3] ~= '1' or n < 0 then return {1, n} end
 n = n - 1
-if n == 0 then
-  redis.call('HDEL', KEYS[1], 'g:' .. id, 'n:' .. id, 'x:' .. id)
-else
-  redis.call('HSET', KEYS[1], 'n:' .. id, n)
-end
+redis.call('HSET', KEYS[1], 'n:' .. id, n)
 return {1, n}
+`)
+
+// refundScript: KEYS[1]; ARGV id, now_ms, uses. Gives one use back to a
+// grant still stored and unexpired; 0 when there is none.
+var refundScript = redis.NewScript(`
+local id = ARGV[1]
+local x = redis.call('HGET', KEYS[1], 'x:' .. id)
+local n = tonumber(redis.call('HGET', KEYS[1], 'n:' .. id))
+if not x or not n or tonumber(x) <= tonumber(ARGV[2]) then return 0 end
+if n >= 0 and n < tonumber(ARGV[3]) then redis.call('HSET', KEYS[1], 'n:' .. id, n + 1) end
+return 1
 `)
 
 // revokeScript: KEYS[1]; ARGV id. Returns the grant's JSON, or nil.
