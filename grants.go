@@ -1,6 +1,7 @@
 package gatehouse
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -108,7 +109,7 @@ func (g *Guard) grantQuery(c *call) (grant.Query, bool) {
 	if !ok {
 		return grant.Query{}, false
 	}
-	digest, ok := c.srv.index.grantDigest(c.rawTool)
+	digest, ok := c.srv.index.grantDigest(c.ctx, c.req, c.rawTool)
 	if !ok {
 		return grant.Query{}, false
 	}
@@ -124,10 +125,17 @@ func (g *Guard) grantQuery(c *call) (grant.Query, bool) {
 }
 
 // grantDigest is what a grant binds of the tool registered under exactly
-// raw: the server's name and version and the digest of its definition.
-func (x *toolIndex) grantDigest(raw string) (string, bool) {
+// raw: the server's name and version and the digest of its definition as
+// the server lists it now. Like an ask by elicitation it reads the list
+// again (a grant stands in for a human's answer, and must not outlive a
+// changed definition just because the change was not yet announced).
+func (x *toolIndex) grantDigest(ctx context.Context, req *mcp.CallToolRequest, raw string) (string, bool) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
+	ss, _ := req.GetSession().(*mcp.ServerSession)
+	if ss == nil || x.refreshLocked(ctx, ss) != nil {
+		return "", false
+	}
 	d, ok := x.exact[raw]
 	if !ok {
 		return "", false
