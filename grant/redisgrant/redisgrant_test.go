@@ -21,7 +21,9 @@ func TestStore(t *testing.T) {
 	})
 }
 
-func newStore(t *testing.T, addr string) *redisgrant.Store {
+func newStore(t *testing.T, addr string) *redisgrant.Store { return newStoreTB(t, addr) }
+
+func newStoreTB(t testing.TB, addr string) *redisgrant.Store {
 	t.Helper()
 	c := redis.NewClient(&redis.Options{Addr: addr, ContextTimeoutEnabled: true, PoolSize: 64})
 	t.Cleanup(func() { c.Close() })
