@@ -1,6 +1,7 @@
 package grant
 
 import (
+	"bytes"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
@@ -8,6 +9,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -140,15 +142,16 @@ func (g *Grant) Covers(q Query) bool {
 // duplicate names, names equal under case folding and numbers a double
 // would round. Absent or null arguments are an empty object.
 func CanonicalArgs(raw []byte) (map[string]string, error) {
-	t := strings.TrimSpace(string(raw))
-	if t == "" || t == "null" {
+	t := bytes.TrimSpace(raw)
+	if len(t) == 0 || string(t) == "null" {
 		return map[string]string{}, nil
 	}
 	if t[0] != '{' {
 		return nil, fmt.Errorf("%w: arguments are not a JSON object", ErrInvalid)
 	}
-	c := jcs.NewCanonicalizer(jcs.Strict)
-	out, err := c.Transform([]byte(t))
+	c := canons.Get().(*jcs.Canonicalizer)
+	defer canons.Put(c)
+	out, err := c.Transform(t)
 	if err != nil {
 		return nil, fmt.Errorf("%w: arguments: %w", ErrInvalid, err)
 	}
@@ -159,6 +162,9 @@ func CanonicalArgs(raw []byte) (map[string]string, error) {
 	}
 	return m, nil
 }
+
+// canons reuse canonicalizers (and their buffers) across calls.
+var canons = sync.Pool{New: func() any { return jcs.NewCanonicalizer(jcs.Strict) }}
 
 // Binding is what a new grant is bound to besides its arguments.
 type Binding struct {

@@ -3,6 +3,7 @@ package redisgrant_test
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 
@@ -27,7 +28,8 @@ func newStoreTB(t testing.TB, addr string) *redisgrant.Store {
 	t.Helper()
 	c := redis.NewClient(&redis.Options{Addr: addr, ContextTimeoutEnabled: true, PoolSize: 64})
 	t.Cleanup(func() { c.Close() })
-	s, err := redisgrant.New(context.Background(), c, &redisgrant.Options{MaxPerPrincipal: 5, Warn: func(string) {}})
+	// A long timeout: a loaded test machine is not an outage.
+	s, err := redisgrant.New(context.Background(), c, &redisgrant.Options{MaxPerPrincipal: 5, Timeout: 5 * time.Second, Warn: func(string) {}})
 	if err != nil {
 		t.Fatal(err)
 	}
