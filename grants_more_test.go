@@ -146,3 +146,32 @@ func TestGrantOptionsValidate(t *testing.T) {
 		}
 	}
 }
+
+// TestGrantSessionScopeNeedsASession: a transport without an MCP session
+// id (stdio, in-memory) cannot bind a session grant: the approval covers
+// the one call, and the refusal is in the audit log.
+func TestGrantSessionScopeNeedsASession(t *testing.T) {
+	var buf bytes.Buffer
+	w, err := audit.New(&buf, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := mustGuard(t, mustPolicy(t, grantPolicy), &gatehouse.Options{
+		Ask: &gatehouse.AskOptions{Asker: gatehouse.AskerFunc(func(context.Context, gatehouse.AskRequest) (gatehouse.Answer, error) {
+			return gatehouse.Answer{Approved: true, Scope: "session"}, nil
+		})},
+		Grants: &gatehouse.GrantOptions{Offers: map[string][]grant.Scope{"deploy": {{ID: "session", Duration: time.Hour, Session: true}}}, ForUnauthenticated: true},
+		Audit:  w,
+	})
+	var runs int
+	c := dialRaw(t, serve(t, g, func(s *mcp.Server) { textTool(s, "deploy", func(map[string]any) string { return "ok" }, &runs) }), "2025-06-18")
+	if res := c.callTool(1, "deploy", staging); rpcErr(res) != nil || runs != 1 {
+		t.Fatalf("the approved call: %v", res)
+	}
+	if gs, _ := g.Grants(context.Background(), ""); len(gs) != 0 {
+		t.Fatalf("a session grant without a session: %+v", gs)
+	}
+	if !strings.Contains(buf.String(), `"event":"GRANT_REFUSED"`) || !strings.Contains(buf.String(), "no MCP session id") {
+		t.Fatalf("the refusal is not audited: %s", buf.String())
+	}
+}
