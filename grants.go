@@ -55,7 +55,9 @@ func (o *Options) validateGrants() error {
 		}
 		c.Store = st
 	}
+	offers := make(map[string][]grant.Scope, len(c.Offers))
 	for tool, scopes := range c.Offers {
+		offers[tool] = append([]grant.Scope(nil), scopes...) // the caller's map may change later; ours does not
 		seen := map[string]bool{}
 		for _, s := range scopes {
 			if err := s.Validate(); err != nil {
@@ -67,6 +69,7 @@ func (o *Options) validateGrants() error {
 			seen[s.ID] = true
 		}
 	}
+	c.Offers = offers
 	return errors.Join(errs...)
 }
 
