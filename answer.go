@@ -10,6 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/gatehouse-dev/gatehouse/consent/elicitation"
+	"github.com/gatehouse-dev/gatehouse/grant"
 	"github.com/gatehouse-dev/gatehouse/policy"
 )
 
@@ -30,6 +31,9 @@ const (
 //   - any other ask goes to Options.Ask.Asker;
 //   - without one it is denied (-32004) with a reason that says what to set.
 func (g *Guard) answerStage(c *call) *refusal {
+	if r, used := g.grantAnswer(c); used {
+		return r
+	}
 	if g.requiresApproval(c.rawTool, c.tool) {
 		return g.passkeyAnswer(c)
 	}
@@ -75,7 +79,7 @@ func canElicit(req *mcp.CallToolRequest) bool {
 // handler only), or denied.
 func (g *Guard) askAnswer(c *call) *refusal {
 	ctx := elicitation.WithRequest(c.ctx, c.req)
-	d, ans, err := g.ask(ctx, c.d, c.agent, c.args)
+	d, ans, err := g.ask(ctx, c.d, c.agent, c.args, g.offers(c))
 	if err != nil {
 		return refuse(d)
 	}
@@ -100,18 +104,18 @@ func (g *Guard) askAnswer(c *call) *refusal {
 		}
 		c.req = withArguments(c.req, raw)
 	}
-	return nil
+	return g.rememberAnswer(c, ans)
 }
 
 var errNotApproved = errors.New("gatehouse: not approved")
 
 // ask runs the Asker for an ask decision. It returns the decision to carry
 // out, the answer, and errNotApproved when the call must not run.
-func (g *Guard) ask(ctx context.Context, d policy.Decision, agent string, args map[string]any) (policy.Decision, Answer, error) {
+func (g *Guard) ask(ctx context.Context, d policy.Decision, agent string, args map[string]any, offered []grant.Scope) (policy.Decision, Answer, error) {
 	rule, _ := g.p.Rule(d.Tool)
 	actx, cancel := context.WithTimeout(ctx, g.askTimeout(d))
 	defer cancel()
-	ans, err := g.o.Ask.Asker.Ask(actx, AskRequest{Agent: agent, Tool: d.Tool, Args: args, Reason: d.Reason, Rule: rule, ACPRule: d.Rule, Risk: d.Risk})
+	ans, err := g.o.Ask.Asker.Ask(actx, AskRequest{Agent: agent, Tool: d.Tool, Args: args, Reason: d.Reason, Rule: rule, ACPRule: d.Rule, Risk: d.Risk, Scopes: offered})
 	timedOut := errors.Is(err, context.DeadlineExceeded) || errors.Is(actx.Err(), context.DeadlineExceeded)
 	switch {
 	case err != nil && timedOut:

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/gatehouse-dev/gatehouse/consent/vault"
+	"github.com/gatehouse-dev/gatehouse/grant"
 	"github.com/gatehouse-dev/gatehouse/policy"
 )
 
@@ -17,6 +18,9 @@ type AskRequest struct {
 	// For ACP rule lists: the rule ("rules[2]") and its risk level.
 	ACPRule string
 	Risk    policy.Risk
+	// Scopes are the ways the server offers to remember an approval
+	// (Options.Grants); the human may pick one in Answer.Scope.
+	Scopes []grant.Scope
 }
 
 // Answer is a human's answer.
@@ -41,6 +45,10 @@ type Answer struct {
 	// an answer that is only the client program's word (MCP elicitation). It
 	// is recorded in the audit log; empty means the Asker does not say.
 	Attestation string
+	// Scope, on an approval, is the ID of the scope of AskRequest.Scopes the
+	// human chose; "" or "once" remembers nothing. An ID that was not
+	// offered denies the call.
+	Scope string
 }
 
 // Asker asks a human whether a call may run. Ask blocks until an answer, an

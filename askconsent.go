@@ -34,6 +34,7 @@ func (c consentAsker) Ask(ctx context.Context, r AskRequest) (Answer, error) {
 		Reason: r.Reason,
 		Risk:   r.Risk,
 		RuleID: r.ACPRule,
+		Scopes: consentScopes(r.Scopes),
 	}
 	if dl, ok := ctx.Deadline(); ok {
 		req.Timeout = time.Until(dl)
@@ -47,7 +48,7 @@ func (c consentAsker) Ask(ctx context.Context, r AskRequest) (Answer, error) {
 	case !ans.Approved():
 		return Answer{Reason: ans.Reason}, nil
 	}
-	out := Answer{Approved: true, Attestation: string(ans.Attestation)}
+	out := Answer{Approved: true, Attestation: string(ans.Attestation), Scope: ans.Scope}
 	if ans.Modified {
 		out.Args = ans.Args
 	}

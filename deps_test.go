@@ -27,6 +27,7 @@ var allowedDeps = map[string][]string{
 	"trust":     {"policy"},
 	"keys":      {},
 	"cmd":       {"*"},
+	"grant":     {},
 	"examples":  {"*"},
 	"internal":  {"*"},
 }

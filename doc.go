@@ -27,7 +27,7 @@
 //	trust         trust levels (QWED §8): suspended agents refused, risky calls asked
 //	conversation  the conversation step reserved (QWED §9)
 //	budget        the budget checked (QWED §6)
-//	answer        an ask answered, in one switch: passkey, elicitation, Asker, or denied
+//	answer        an ask answered, in one switch: a live grant, passkey, elicitation, Asker, or denied
 //	commit        the step committed, then the budget charged, then the decision audited
 //
 // Then the handler runs, bounded by Options.HandlerTimeout; its result is

@@ -16,6 +16,7 @@ import (
 
 	"github.com/gatehouse-dev/gatehouse/approval"
 	"github.com/gatehouse-dev/gatehouse/consent"
+	"github.com/gatehouse-dev/gatehouse/grant"
 	"github.com/gatehouse-dev/gatehouse/internal/elicitstate"
 	"github.com/gatehouse-dev/gatehouse/internal/prompt"
 	"github.com/gatehouse-dev/gatehouse/internal/runes"
@@ -95,9 +96,16 @@ func (g *Guard) elicitAnswer(c *call, req *mcp.CallToolRequest) (*mcp.CallToolRe
 	if d, ok := g.checkElicited(c, p, argsHash, now); !ok {
 		return nil, g.elicitDenied(c, d)
 	}
+	scope, remember, r := g.elicitedScope(c, p)
+	if r != nil {
+		return nil, g.elicitDenied(c, r.d)
+	}
 	c.d = policy.Decision{Outcome: policy.Allow, Method: c.d.Method, Tool: c.d.Tool, Reason: "User approved through elicitation", Violation: c.d.Violation}
 	if r := g.commit(c); r != nil {
 		return nil, g.elicitDenied(c, r.d)
+	}
+	if remember {
+		g.remember(c, scope, grant.AttestedClient)
 	}
 	return nil, nil
 }
@@ -165,13 +173,13 @@ func (g *Guard) askByElicitation(c *call, argsHash string, now time.Time) (*mcp.
 		InputRequests: mcp.InputRequestMap{ApprovalInputID: &mcp.ElicitParams{
 			Mode:    "form",
 			Message: question,
-			RequestedSchema: map[string]any{
+			RequestedSchema: g.withScopeField(c, map[string]any{
 				"type": "object",
 				"properties": map[string]any{
 					"approve": map[string]any{"type": "boolean", "title": "Approve this call", "description": "Allow this one call to run"},
 				},
 				"required": []string{"approve"},
-			},
+			}),
 		}},
 		RequestState: state,
 	}, nil

@@ -8,6 +8,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/gatehouse-dev/gatehouse/consent/vault"
+	"github.com/gatehouse-dev/gatehouse/grant"
 	"github.com/gatehouse-dev/gatehouse/policy"
 	"github.com/gatehouse-dev/gatehouse/ratelimit"
 )
@@ -41,6 +42,7 @@ type call struct {
 	elicit    bool                   // the AddTool wrapper asks the user, then commits
 	def       string                 // with elicit: the digest of the tool's definition
 	committed atomic.Bool            // the step is committed: undo leaves it
+	grant     *grant.Grant           // the grant whose use answered the ask: refunded if refused
 }
 
 func (c *call) info() Call { return Call{Agent: c.agent, Tool: c.tool, Args: c.args} }
@@ -124,6 +126,7 @@ func (g *Guard) undo(c *call) {
 
 // refused audits a stage's refusal and returns it in the configured form.
 func (g *Guard) refused(c *call, r *refusal) (mcp.Result, error) {
+	g.undoGrant(c)
 	args := c.rawArgs
 	if r.d.Code == CodeInvalidParams {
 		args = nil // not a JSON object: nothing to record

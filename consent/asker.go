@@ -29,6 +29,9 @@ type Request struct {
 	// Level is the rule's required level, shown in the request's policy
 	// section; "" means the risk level.
 	Level string
+	// Scopes are the ways the server offers to remember an approval;
+	// channels read them with [OfferedScopes] and answer in Reply.Scope.
+	Scopes []ScopeOption
 }
 
 // Outcome is how a consent request ended. The zero value denies.
@@ -79,6 +82,10 @@ type Answer struct {
 	// record it with the approval, never call a client-attested answer a
 	// verified human's.
 	Attestation Attestation
+	// Scope is the scope the human chose from Request.Scopes, ScopeOnce
+	// when none. It is the channel's word beside the signed response: the
+	// ACP response has no member for it, so the proof does not cover it.
+	Scope string
 }
 
 // Approved reports whether the call may run (with Args).
@@ -252,7 +259,7 @@ func (a *Asker) Ask(ctx context.Context, r Request) (Answer, error) {
 	}
 
 	wait, cancel := context.WithTimeout(ctx, creq.ExpiresAt.Sub(creq.Timestamp))
-	reply, err := a.ch.Ask(wait, creq)
+	reply, err := a.ch.Ask(withScopes(wait, r.Scopes), creq)
 	timedOut := wait.Err() != nil && ctx.Err() == nil
 	cancel()
 	switch {
@@ -285,6 +292,10 @@ func (a *Asker) Ask(ctx context.Context, r Request) (Answer, error) {
 		return fail("the approval is the MCP client's word, not a human's (AskerOptions.RequireHuman)",
 			fmt.Errorf("%w: %s answered with attestation %q; AskerOptions.RequireHuman accepts only answers a channel attests as a human's", ErrChannel, a.ch.Name(), resp.Approver.Attestation))
 	}
+	scope, err := chosenScope(r.Scopes, reply.Scope)
+	if err != nil {
+		return fail("the approval chose a scope that was not offered", err)
+	}
 	args := ApplyModifications(creq.Action.Parameters, resp.Modifications)
 	if err := a.verifier.Verify(ctx, creq, resp, creq.Action.Tool, args); err != nil {
 		return fail("consent proof refused", err)
@@ -302,6 +313,7 @@ func (a *Asker) Ask(ctx context.Context, r Request) (Answer, error) {
 		Response:    resp,
 		Grant:       &Grant{requestID: creq.ID, tool: creq.Action.Tool, server: creq.Action.Server, argsHash: h},
 		Attestation: resp.Approver.Attestation,
+		Scope:       scope,
 	}, nil
 }
 

@@ -33,4 +33,7 @@ type Reply struct {
 	Approver      string // who decided, as the channel knows them
 	Modifications map[string]any
 	Attestation   Attestation
+	// Scope is the scope the human chose from [OfferedScopes]; "" or
+	// ScopeOnce for this call only. A scope not offered fails the request.
+	Scope string
 }

@@ -1,0 +1,110 @@
+package redisgrant
+
+import (
+	"github.com/redis/go-redis/v9"
+
+	"github.com/gatehouse-dev/gatehouse/grant"
+)
+
+// Every script answers {status, left, expired grant JSON...}: the grants
+// it found expired and deleted, each returned to exactly one caller.
+
+// createScript: KEYS[1]; ARGV id, json, left, expires_ms, now_ms, cap.
+// Expired grants are swept first (lossless), then a principal at its cap
+// is refused (status 0).
+var createScript = redis.NewScript(`
+local now = tonumber(ARGV[5])
+local out = {0, 0}
+local all = redis.call('HGETALL', KEYS[1])
+local live = 0
+for i = 1, #all, 2 do
+  local f = all[i]
+  if string.sub(f, 1, 2) == 'x:' then
+    local id = string.sub(f, 3)
+    local n = tonumber(redis.call('HGET', KEYS[1], 'n:' .. id))
+    local expired = tonumber(all[i + 1]) <= now
+    if expired or not n or n == 0 then
+      local g = redis.call('HGET', KEYS[1], 'g:' .. id)
+      redis.call('HDEL', KEYS[1], 'g:' .. id, 'n:' .. id, 'x:' .. id)
+      if g and expired and n and n ~= 0 then table.insert(out, g) end
+    else
+      live = live + 1
+    end
+  end
+end
+if live >= tonumber(ARGV[6]) then return out end
+local id = ARGV[1]
+redis.call('HSET', KEYS[1], 'g:' .. id, ARGV[2], 'n:' .. id, ARGV[3], 'x:' .. id, ARGV[4])
+local want = tonumber(ARGV[4]) - now + 60000
+if redis.call('PTTL', KEYS[1]) < want then redis.call('PEXPIRE', KEYS[1], want) end
+out[1] = 1
+out[2] = tonumber(ARGV[3])
+return out
+`)
+
+// consumeScript: KEYS[1]; ARGV id, now_ms, take (1: take a use; 0: only
+// sweep if expired, or report the uses left). Status 1: live (and, with
+// take, one use taken; left is what remains); 0: gone, spent or expired.
+// A spent grant (n 0) stays until it expires, for refundScript.
+var consumeScript = redis.NewScript(`
+local id = ARGV[1]
+local x = redis.call('HGET', KEYS[1], 'x:' .. id)
+if not x then return {0, 0} end
+local n = tonumber(redis.call('HGET', KEYS[1], 'n:' .. id))
+if tonumber(x) <= tonumber(ARGV[2]) or not n then
+  local g = redis.call('HGET', KEYS[1], 'g:' .. id)
+  redis.call('HDEL', KEYS[1], 'g:' .. id, 'n:' .. id, 'x:' .. id)
+  if g and n and n ~= 0 then return {0, 0, g} end
+  return {0, 0}
+end
+if n == 0 then return {0, 0} end
+if ARGV[3] ~= '1' or n < 0 then return {1, n} end
+n = n - 1
+redis.call('HSET', KEYS[1], 'n:' .. id, n)
+return {1, n}
+`)
+
+// refundScript: KEYS[1]; ARGV id, now_ms, uses. Gives one use back to a
+// grant still stored and unexpired; 0 when there is none.
+var refundScript = redis.NewScript(`
+local id = ARGV[1]
+local x = redis.call('HGET', KEYS[1], 'x:' .. id)
+local n = tonumber(redis.call('HGET', KEYS[1], 'n:' .. id))
+if not x or not n or tonumber(x) <= tonumber(ARGV[2]) then return 0 end
+if n >= 0 and n < tonumber(ARGV[3]) then redis.call('HSET', KEYS[1], 'n:' .. id, n + 1) end
+return 1
+`)
+
+// revokeScript: KEYS[1]; ARGV id. Returns the grant's JSON, or nil.
+var revokeScript = redis.NewScript(`
+local g = redis.call('HGET', KEYS[1], 'g:' .. ARGV[1])
+if not g then return false end
+redis.call('HDEL', KEYS[1], 'g:' .. ARGV[1], 'n:' .. ARGV[1], 'x:' .. ARGV[1])
+return g
+`)
+
+// reply splits a script's answer into its status and the expired grants.
+func reply(res []any) (int64, []grant.Grant) {
+	var st int64
+	if len(res) > 0 {
+		st, _ = res[0].(int64)
+	}
+	var expired []grant.Grant
+	for _, v := range res[min(2, len(res)):] {
+		if s, ok := v.(string); ok {
+			if g, err := grant.Unmarshal([]byte(s)); err == nil {
+				expired = append(expired, g)
+			}
+		}
+	}
+	return st, expired
+}
+
+// left is the uses-left member of a script's answer.
+func left(res []any) int {
+	if len(res) < 2 {
+		return 0
+	}
+	n, _ := res[1].(int64)
+	return int(n)
+}
