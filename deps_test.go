@@ -25,6 +25,7 @@ var allowedDeps = map[string][]string{
 	"consent":   {"policy", "normalize", "ratelimit"},
 	"confine":   {"policy", "normalize"},
 	"trust":     {"policy"},
+	"scope":     {"normalize"},
 	"examples":  {"*"},
 	"internal":  {"*"},
 }
