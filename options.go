@@ -47,6 +47,7 @@ type Options struct {
 	Approval    *ApprovalOptions
 	Trust       *TrustOptions
 	DLP         *DLPOptions
+	Scopes      *ScopeOptions
 
 	// Audit, when set, receives one event per decision (upstream) and one
 	// per DLP redaction (downstream). A failed audit write denies the call.
@@ -193,7 +194,7 @@ func (o *Options) validate() error {
 	if o.MaxResultBytes == 0 {
 		o.MaxResultBytes = DefaultMaxResultBytes
 	}
-	return errors.Join(o.validateLimits(), o.validateAsk(), o.validateGroups())
+	return errors.Join(o.validateLimits(), o.validateAsk(), o.validateGroups(), o.validateScopes())
 }
 
 func (o *Options) validateLimits() error {
