@@ -123,7 +123,11 @@ func (g *Guard) challenge(w http.ResponseWriter, r *http.Request, body []byte) b
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(http.StatusForbidden)
-	resp, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": m.ID, "error": g.scopeError(dec, m.Params.Name, d)})
+	resp, _ := json.Marshal(struct {
+		JSONRPC string          `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Error   any             `json:"error"`
+	}{"2.0", m.ID, g.scopeError(dec, m.Params.Name, d)})
 	w.Write(resp)
 	return true
 }
