@@ -159,4 +159,3 @@ func loadTokens(path string) (auth.TokenVerifier, error) {
 		return &auth.TokenInfo{UserID: fmt.Sprintf("token-%x", id[:6]), Scopes: scopes, Expiration: time.Now().Add(time.Hour)}, nil
 	}, nil
 }
-
