@@ -100,7 +100,7 @@ func (g *Guard) askAnswer(c *call) *refusal {
 		}
 		c.req = withArguments(c.req, raw)
 	}
-	return nil
+	return g.rescope(c)
 }
 
 var errNotApproved = errors.New("gatehouse: not approved")

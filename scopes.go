@@ -90,9 +90,21 @@ func tokenScopes(req mcp.Request) []string {
 // every audit event of the call; a shortfall is refused with the SEP-2643
 // shaped error, also under DenyAsToolResult (the client, not the model,
 // has to act on it).
-func (g *Guard) scopeStage(c *call) *refusal {
+func (g *Guard) scopeStage(c *call) *refusal { return g.scopeCheck(c, c.rawArgs) }
+
+// rescope checks the scopes again on the arguments the handler will
+// receive, after an answer changed them (an Asker's approved
+// modification, vault secrets): what runs is what the token must cover.
+func (g *Guard) rescope(c *call) *refusal {
+	if g.o.Scopes == nil {
+		return nil
+	}
+	return g.scopeCheck(c, c.req.Params.Arguments)
+}
+
+func (g *Guard) scopeCheck(c *call, args json.RawMessage) *refusal {
 	granted := tokenScopes(c.req)
-	d, err := g.o.Scopes.Policy.Check(c.rawTool, c.rawArgs, granted)
+	d, err := g.o.Scopes.Policy.Check(c.rawTool, args, granted)
 	if err != nil {
 		return refuse(invalidParams(c.tool, "Tool arguments must be a JSON object"))
 	}

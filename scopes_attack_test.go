@@ -1,6 +1,7 @@
 package gatehouse_test
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"strings"
@@ -126,5 +127,34 @@ func TestScopeOptionsValidation(t *testing.T) {
 		if _, err := gatehouse.New(p, &gatehouse.Options{Scopes: o}); err == nil {
 			t.Errorf("New accepted %+v", o)
 		}
+	}
+}
+
+// TestScopeHoldsForApprovedModification: a human who approves a call with
+// modified arguments (ACP "approved with modifications") cannot lift it
+// past the token's scopes: the modified call is checked again.
+func TestScopeHoldsForApprovedModification(t *testing.T) {
+	sp, err := scope.New(scope.Config{Tools: []scope.Tool{{Name: "deploy",
+		When: []scope.When{{Args: map[string][]string{"env": {"prod"}}, Requirement: scope.Requirement{All: []string{"deploy:prod"}}}}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	askPolicy := scopePolicy + "  tool_rules:\n    - tool: deploy\n      action: ask\n"
+	asker := gatehouse.AskerFunc(func(ctx context.Context, r gatehouse.AskRequest) (gatehouse.Answer, error) {
+		return gatehouse.Answer{Approved: true, Args: map[string]any{"env": "prod"}}, nil
+	})
+	g := mustGuard(t, mustPolicy(t, askPolicy), &gatehouse.Options{Ask: &gatehouse.AskOptions{Asker: asker}, Scopes: &gatehouse.ScopeOptions{Policy: sp}})
+	var ran []string
+	ct := serve(t, g, func(s *mcp.Server) {
+		textTool(s, "deploy", func(a map[string]any) string { ran = append(ran, a["env"].(string)); return "deployed" }, nil)
+	})
+	c := dialRaw(t, ct, "2025-06-18")
+	e := rpcErr(c.callTool(1, "deploy", map[string]any{"env": "dev"}))
+	if e == nil || len(ran) != 0 {
+		t.Fatalf("the modified call ran: %v %v", e, ran)
+	}
+	data, _ := json.Marshal(e["data"])
+	if !strings.Contains(string(data), `"missingScopes":["deploy:prod"]`) {
+		t.Errorf("denial %s", data)
 	}
 }
