@@ -158,3 +158,28 @@ func TestScopeHoldsForApprovedModification(t *testing.T) {
 		t.Errorf("denial %s", data)
 	}
 }
+
+// TestScopeAuditBounded: a token with very many scopes is audited as the
+// first 64 and a count, never as the token; scopes outside the RFC 6749
+// syntax are replaced by their length.
+func TestScopeAuditBounded(t *testing.T) {
+	ss := newScopeServer(t, nil)
+	scopes := []string{"mcp:tools", "has space", strings.Repeat("s", 300)}
+	for i := range 100 {
+		scopes = append(scopes, "extra:"+strings.Repeat("x", i%5))
+	}
+	tok := ss.as.issue(scopes...)
+	cs := ss.client(t, tok, "2025-06-18")
+	if _, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "deploy", Arguments: map[string]any{"env": "prod"}}); err == nil {
+		t.Fatal("deploy without deploy:write ran")
+	}
+	log := ss.log.String()
+	for _, want := range []string{`"(invalid scope of 9 bytes)"`, `"(invalid scope of 300 bytes)"`, `"...39 more"`, `"decision":"BLOCK"`, `"scopes_required":["deploy:write","deploy:prod"]`} {
+		if !strings.Contains(log, want) {
+			t.Errorf("audit log lacks %s:\n%s", want, log)
+		}
+	}
+	if strings.Contains(log, tok) || strings.Contains(log, strings.Repeat("s", 300)) {
+		t.Error("audit log holds the token or an unbounded scope")
+	}
+}
