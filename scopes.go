@@ -116,6 +116,22 @@ func (g *Guard) scopeCheck(c *call, args json.RawMessage) *refusal {
 	return &refusal{d: dec, err: g.scopeError(dec, c.rawTool, d)}
 }
 
+// precheckScopes refuses a passkey challenge for a call the token's
+// scopes refuse, as precheckChallenge does for the policy: the user is
+// never asked to approve a call that cannot run.
+func (g *Guard) precheckScopes(md policy.Decision, tool string, args json.RawMessage, req mcp.Request) policy.Decision {
+	if g.o.Scopes == nil {
+		return md
+	}
+	d, err := g.o.Scopes.Policy.Check(tool, args, tokenScopes(req))
+	if err != nil || d.Allowed {
+		return md // malformed arguments were refused by the caller already
+	}
+	out := scopeDecision(md.Method, normalizeTool(tool), d)
+	out.Reason = "No approval is asked for a call the token's scopes refuse: " + out.Reason
+	return out
+}
+
 // scopeDecision is the audited denial of a scope shortfall.
 func scopeDecision(method, tool string, d scope.Decision) policy.Decision {
 	return policy.Decision{Outcome: policy.Block, Violation: true, Code: policy.CodeForbidden, Message: policy.MessageForbidden,
