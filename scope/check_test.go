@@ -111,7 +111,8 @@ func TestCheckSemantics(t *testing.T) {
 
 func TestCheckRefusesNonObjectArgs(t *testing.T) {
 	p := goodPolicy(t)
-	for _, args := range []string{`[]`, `"prod"`, `{"env":"prod"`, `{"env":"prod"} {}`, `{"env":}`, `1`} {
+	deep := `{"env":` + strings.Repeat("[", 10001) + strings.Repeat("]", 10001) + `}`
+	for _, args := range []string{`[]`, `"prod"`, `{"env":"prod"`, `{"env":"prod"} {}`, `{"env":}`, `1`, deep} {
 		if _, err := p.Check("deploy", []byte(args), nil); !errors.Is(err, scope.ErrArgs) {
 			t.Errorf("Check(%s) error %v, want ErrArgs", args, err)
 		}

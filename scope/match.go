@@ -109,6 +109,10 @@ func members(raw json.RawMessage, wanted func(string) bool, f func(nk string, le
 	return nil
 }
 
+// maxDepth bounds nesting as encoding/json's Unmarshal does, so the
+// tokenizer's stack stays small whatever the body.
+const maxDepth = 10000
+
 // value reads one JSON value from dec and returns its leaves (when keep).
 func value(dec *json.Decoder, keep bool) ([]string, error) {
 	var out []string
@@ -121,7 +125,9 @@ func value(dec *json.Decoder, keep bool) ([]string, error) {
 		switch x := tok.(type) {
 		case json.Delim:
 			if x == '{' || x == '[' {
-				depth++
+				if depth++; depth > maxDepth {
+					return nil, ErrArgs
+				}
 			} else {
 				depth--
 			}
