@@ -42,7 +42,10 @@ const (
 // match the body, batches and bodies over the bound pass through: the
 // scope stage refuses those calls with a JSON-RPC error (the boundary is
 // the stage; this wrapper only adds the HTTP challenge). Without
-// Options.Scopes it returns next.
+// Options.Scopes it returns next. go-sdk v1.8 serves protocol 2026-07-28
+// only on a stateless handler (StreamableHTTPOptions.Stateless); its
+// clients talk older versions to a stateful one and get the JSON-RPC
+// denial.
 func (g *Guard) ScopeChallenges(next http.Handler) http.Handler {
 	if g.o.Scopes == nil {
 		return next
