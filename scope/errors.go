@@ -13,6 +13,9 @@ var (
 	ErrEmpty = errors.New("scope: empty value")
 	// ErrDuplicateTool: two tools share a normalized name.
 	ErrDuplicateTool = errors.New("scope: tool named twice")
+	// ErrDuplicateArg: two argument patterns of one when share a
+	// normalized name.
+	ErrDuplicateArg = errors.New("scope: argument named twice")
 	// ErrRequirement: a requirement sets both all and any.
 	ErrRequirement = errors.New("scope: invalid requirement")
 	// ErrUnknownField: a document field this package does not know.

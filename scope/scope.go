@@ -142,11 +142,16 @@ func (p *Policy) compileTool(t Tool, path string) (*tool, error) {
 			keys = append(keys, name)
 		}
 		sort.Strings(keys)
+		seen := map[string]string{}
 		for _, name := range keys {
 			ap, err := compileArg(name, w.Args[name], wp+".args."+name)
 			if err != nil {
 				return nil, err
 			}
+			if other, dup := seen[ap.key]; dup {
+				return nil, errPath(wp+".args."+name, ErrDuplicateArg, "argument %q is named twice (%q also normalizes to %q)", clip(name), clip(other), ap.key)
+			}
+			seen[ap.key] = name
 			cw.args = append(cw.args, ap)
 		}
 		ct.when = append(ct.when, cw)
