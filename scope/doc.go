@@ -44,8 +44,9 @@
 //
 // [Parse] is strict and reports line and column: unknown fields, a scope
 // that is not an RFC 6749 scope-token, an empty scope list, a tool named
-// twice (also under normalization), a requirement with both all and any,
-// duplicate keys, aliases, several documents.
+// twice (also under normalization), an argument named twice in one when,
+// a requirement with both all and any, duplicate keys, aliases, several
+// documents.
 //
 // # Security
 //
