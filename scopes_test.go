@@ -260,6 +260,9 @@ func TestScopeChallenge20260728(t *testing.T) {
 	if strings.Contains(log, tok) {
 		t.Errorf("audit log holds the token")
 	}
+	if _, err := audit.Verify(strings.NewReader(log), nil); err != nil {
+		t.Errorf("the audit log with scope metadata does not verify: %v", err)
+	}
 }
 
 // checkDenialBody checks a JSON-RPC response or error carrying the scope
