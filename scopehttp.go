@@ -11,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/gatehouse-dev/gatehouse/normalize"
 	"github.com/gatehouse-dev/gatehouse/policy"
 	"github.com/gatehouse-dev/gatehouse/scope"
 )
@@ -92,6 +93,9 @@ type toolsCall struct {
 	Params *struct {
 		Name      string          `json:"name"`
 		Arguments json.RawMessage `json:"arguments"`
+		Meta      struct {
+			ClientInfo *mcp.Implementation `json:"io.modelcontextprotocol/clientInfo"`
+		} `json:"_meta"`
 	} `json:"params"`
 }
 
@@ -114,10 +118,7 @@ func (g *Guard) challenge(w http.ResponseWriter, r *http.Request, body []byte) b
 	tool := normalizeTool(m.Params.Name)
 	dec := scopeDecision(policy.MethodToolsCall, tool, d)
 	ctx := withScopeAudit(r.Context(), d.Required, granted)
-	agent := g.o.DefaultAgent
-	if ti != nil && ti.UserID != "" {
-		agent = "user:" + bound(ti.UserID)
-	}
+	agent := httpAgent(ti, m.Params.Meta.ClientInfo, g.o.DefaultAgent)
 	if err := g.auditDecision(ctx, g.namedRaw(m.Params.Name, dec), agent, m.Params.Arguments); err != nil {
 		g.log.Error("gatehouse: audit write failed", "method", dec.Method, "error", err)
 	}
@@ -133,6 +134,21 @@ func (g *Guard) challenge(w http.ResponseWriter, r *http.Request, body []byte) b
 	}{"2.0", m.ID, g.scopeError(dec, m.Params.Name, d)})
 	w.Write(resp)
 	return true
+}
+
+// httpAgent is the identity the scope stage would give the call (see
+// identity): the token's user, else the client's per-request name
+// (protocol 2026-07-28), else the default.
+func httpAgent(ti *auth.TokenInfo, ci *mcp.Implementation, def string) string {
+	if ti != nil && ti.UserID != "" {
+		return "user:" + bound(ti.UserID)
+	}
+	if ci != nil {
+		if n := normalize.Name(ci.Name); n != "" {
+			return "client:" + bound(n)
+		}
+	}
+	return def
 }
 
 // wwwAuthenticate is the RFC 6750 §3 challenge of MCP authorization's

@@ -30,6 +30,7 @@ type testAS struct {
 	tokens    map[string][]string // access token -> scopes
 	codes     map[string]pending
 	requested []string // the scope parameter of every authorization request
+	noUser    bool     // tokens name no user (TokenInfo.UserID empty)
 }
 
 type pending struct{ scope, challenge string }
@@ -110,7 +111,11 @@ func (as *testAS) verify(_ context.Context, token string, _ *http.Request) (*aut
 	if !ok {
 		return nil, auth.ErrInvalidToken
 	}
-	return &auth.TokenInfo{UserID: "alice", Scopes: scopes, Expiration: time.Now().Add(time.Hour)}, nil
+	user := "alice"
+	if as.noUser {
+		user = ""
+	}
+	return &auth.TokenInfo{UserID: user, Scopes: scopes, Expiration: time.Now().Add(time.Hour)}, nil
 }
 
 func (as *testAS) requestedScopes() []string {

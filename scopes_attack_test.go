@@ -183,3 +183,26 @@ func TestScopeAuditBounded(t *testing.T) {
 		t.Error("audit log holds the token or an unbounded scope")
 	}
 }
+
+// TestScopeChallengeAuditsTheStagesAgent: the 403 is audited under the
+// identity the stage would use: the token's user, else the client's
+// per-request name.
+func TestScopeChallengeAuditsTheStagesAgent(t *testing.T) {
+	ss := newScopeServer(t, nil)
+	tok := ss.as.issue("mcp:tools", "deploy:write")
+	ss.post(t, tok, newHeaders("deploy"), newCallBody("deploy", map[string]any{"env": "prod"}))
+	ss.as.mu.Lock()
+	ss.as.noUser = true
+	ss.as.mu.Unlock()
+	ss.post(t, tok, newHeaders("deploy"), newCallBody("deploy", map[string]any{"env": "prod"}))
+	ss.post(t, tok, newHeaders("deploy"), newCallBody("deploy", map[string]any{"env": "dev"}))
+	log := ss.log.String()
+	for _, want := range []string{`{"agent":"user:alice","args":{"env":"prod"},"decision":"BLOCK"`, `{"agent":"client:raw","args":{"env":"prod"},"decision":"BLOCK"`, `{"agent":"client:raw","args":{"env":"dev"},"decision":"ALLOW"`} {
+		if !strings.Contains(log, want) {
+			t.Errorf("audit log lacks %s:\n%s", want, log)
+		}
+	}
+	if n := strings.Count(log, `"agent":"client:raw"`); n != 2 {
+		t.Errorf("%d events for client:raw, want the 403 and the stage's allowed call:\n%s", n, log)
+	}
+}
