@@ -104,6 +104,9 @@ func (g *Guard) askAnswer(c *call) *refusal {
 		}
 		c.req = withArguments(c.req, raw)
 	}
+	if r := g.rescope(c); r != nil {
+		return r
+	}
 	return g.rememberAnswer(c, ans)
 }
 

@@ -28,6 +28,7 @@ var allowedDeps = map[string][]string{
 	"keys":      {},
 	"cmd":       {"*"},
 	"grant":     {},
+	"scope":     {"normalize"},
 	"examples":  {"*"},
 	"internal":  {"*"},
 }

@@ -63,7 +63,7 @@ func (g *Guard) otherMethod(ctx context.Context, method string, md policy.Decisi
 	case *mcp.InitializeResult, *mcp.DiscoverResult:
 		g.advertise(r)
 	case *mcp.ListToolsResult:
-		res = g.listTools(ctx, r, agent)
+		res = g.scopeList(g.listTools(ctx, r, agent), req)
 	}
 	return g.filterResult(ctx, md.Method, "", agent, res)
 }

@@ -48,6 +48,7 @@ type Options struct {
 	Trust       *TrustOptions
 	DLP         *DLPOptions
 	Grants      *GrantOptions
+	Scopes      *ScopeOptions
 
 	// Audit, when set, receives one event per decision (upstream) and one
 	// per DLP redaction (downstream). A failed audit write denies the call.
@@ -194,7 +195,7 @@ func (o *Options) validate() error {
 	if o.MaxResultBytes == 0 {
 		o.MaxResultBytes = DefaultMaxResultBytes
 	}
-	return errors.Join(o.validateLimits(), o.validateAsk(), o.validateGroups(), o.validateGrants())
+	return errors.Join(o.validateLimits(), o.validateAsk(), o.validateGroups(), o.validateGrants(), o.validateScopes())
 }
 
 func (o *Options) validateLimits() error {

@@ -93,7 +93,7 @@ func (g *Guard) precheckChallenge(md policy.Decision, req mcp.Request) policy.De
 	}
 	d := g.evaluateCall(policy.MethodToolsCall, p.ToolName, args)
 	if d.Outcome == policy.Allow || d.Outcome == policy.Ask {
-		return md
+		return g.precheckScopes(md, p.ToolName, p.Arguments, req)
 	}
 	d.Reason = "No approval is asked for a call the policy refuses: " + d.Reason
 	d.Method = md.Method

@@ -69,6 +69,7 @@ type stage struct {
 func (g *Guard) stages() []stage {
 	all := []stage{
 		{"decode", (*Guard).decodeStage},
+		{"scope", (*Guard).scopeStage},
 		{"inflight", (*Guard).inflightStage},
 		{"rate", (*Guard).rateStage},
 		{"policy", (*Guard).policyStage},
@@ -82,6 +83,7 @@ func (g *Guard) stages() []stage {
 	l := g.o.Limits
 	off := map[string]bool{
 		"trust":        g.o.Trust == nil,
+		"scope":        g.o.Scopes == nil,
 		"conversation": l == nil || l.Conversations == nil,
 		"budget":       l == nil || l.Budget == nil,
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/gatehouse-dev/gatehouse/policy"
 	"github.com/gatehouse-dev/gatehouse/ratelimit"
+	"github.com/gatehouse-dev/gatehouse/scope"
 	"github.com/gatehouse-dev/gatehouse/trust"
 )
 
@@ -44,13 +45,14 @@ func TestStageOrder(t *testing.T) {
 	cg, _ := ratelimit.NewGuard(nil)
 	b, _ := ratelimit.NewBudget(ratelimit.Limits{RequestsPerHour: 1}, nil)
 	ts, _ := trust.NewMemoryStore(nil)
-	all := names(&Options{Limits: &LimitOptions{Conversations: cg, Budget: b}, Trust: &TrustOptions{Store: ts}})
+	sp, _ := scope.New(scope.Config{})
+	all := names(&Options{Limits: &LimitOptions{Conversations: cg, Budget: b}, Trust: &TrustOptions{Store: ts}, Scopes: &ScopeOptions{Policy: sp}})
 	if !slices.Equal(all, promised) {
 		t.Fatalf("stages %v, doc.go promises %v", all, promised)
 	}
 	bare := names(nil)
 	want := slices.DeleteFunc(slices.Clone(promised), func(s string) bool {
-		return s == "trust" || s == "conversation" || s == "budget"
+		return s == "trust" || s == "conversation" || s == "budget" || s == "scope"
 	})
 	if !slices.Equal(bare, want) {
 		t.Fatalf("without limits or trust: %v, want %v", bare, want)

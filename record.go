@@ -51,6 +51,7 @@ func (g *Guard) auditDecision(ctx context.Context, d policy.Decision, agent stri
 		// call's tool is a name the policy lists.)
 		e.Tool, e.FailedArg = g.redacted(e.Tool), g.redacted(e.FailedArg)
 	}
+	scopeMetadata(ctx, e)
 	err := g.o.Audit.Write(ctx, e)
 	if errors.Is(err, audit.ErrEventTooLong) && e.Args != nil {
 		e.Args = omitted(e.Args)

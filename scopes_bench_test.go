@@ -1,0 +1,60 @@
+package gatehouse_test
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/gatehouse-dev/gatehouse"
+	"github.com/gatehouse-dev/gatehouse/scope"
+)
+
+// BenchmarkScopeStage is the middleware's cost per tools/call with and
+// without the scope stage (DLP off, no audit, as BenchmarkMiddleware's
+// policy-only), so the difference is the stage:
+//
+//	off        no Options.Scopes
+//	tool       the tool needs one scope the token has
+//	args       as tool, plus an argument rule read over the arguments (no match)
+//	denied     the token lacks the scope: the SEP-2643 denial is built
+func BenchmarkScopeStage(b *testing.B) {
+	for _, name := range []string{"off", "tool", "args", "denied"} {
+		b.Run(name, func(b *testing.B) {
+			o := &gatehouse.Options{DLP: &gatehouse.DLPOptions{Off: true}}
+			granted := []string{"mcp:tools", "web:read"}
+			cfg := scope.Config{Tools: []scope.Tool{{Name: "fetch", Requirement: scope.Requirement{All: []string{"web:read"}}}}}
+			switch name {
+			case "args":
+				cfg.Tools[0].When = []scope.When{{Args: map[string][]string{"url": {"*evil*"}}, Requirement: scope.Requirement{All: []string{"web:evil"}}}}
+			case "denied":
+				granted = []string{"mcp:tools"}
+			}
+			if name != "off" {
+				sp, err := scope.New(cfg)
+				if err != nil {
+					b.Fatal(err)
+				}
+				o.Scopes = &gatehouse.ScopeOptions{Policy: sp, ResourceMetadataURL: "https://mcp.example.com/.well-known/oauth-protected-resource"}
+			}
+			g := mustGuard(b, mustPolicy(b, benchPolicySrc), o)
+			res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: result1K}}}
+			next := func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) { return res, nil }
+			recv, _ := g.Middleware()
+			h := recv(next)
+			req := &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: "fetch", Arguments: json.RawMessage(`{"url":"https://github.com/gatehouse-dev/gatehouse"}`)},
+				Extra: &mcp.RequestExtra{TokenInfo: &auth.TokenInfo{UserID: "alice", Scopes: granted}}}
+			ctx := context.Background()
+			_, err := h(ctx, "tools/call", req)
+			if (err != nil) != (name == "denied") {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				h(ctx, "tools/call", req)
+			}
+		})
+	}
+}
