@@ -31,7 +31,7 @@ const (
 //   - without one it is denied (-32004) with a reason that says what to set.
 func (g *Guard) answerStage(c *call) *refusal {
 	if g.requiresApproval(c.rawTool, c.tool) {
-		return g.passkeyAnswer(c)
+		return g.timedAsk(c, "passkey", (*Guard).passkeyAnswer)
 	}
 	if c.d.Outcome != policy.Ask {
 		return nil
@@ -44,7 +44,7 @@ func (g *Guard) answerStage(c *call) *refusal {
 		c.elicit, c.def = true, def
 		return nil
 	case g.o.Ask != nil:
-		return g.askAnswer(c)
+		return g.timedAsk(c, "asker", (*Guard).askAnswer)
 	case elicits:
 		return refuse(deniedAsk(c.d, noElicit))
 	}
@@ -117,7 +117,7 @@ func (g *Guard) ask(ctx context.Context, d policy.Decision, agent string, args m
 	case err != nil && timedOut:
 		return d.Denied(true), Answer{}, errNotApproved
 	case err != nil:
-		g.log.Warn("gatehouse: asker failed", "tool", d.Tool, "error", err)
+		g.log.WarnContext(ctx, "gatehouse: asker failed", "tool", d.Tool, "error", err)
 		return deniedAsk(d, "Approval could not be obtained; the call was denied"), Answer{}, errNotApproved
 	case actx.Err() != nil:
 		return d.Denied(timedOut), Answer{}, errNotApproved

@@ -102,6 +102,7 @@ func (g *Guard) toolCall(ctx context.Context, method string, req *mcp.CallToolRe
 	defer g.undo(c)
 	for _, s := range g.before {
 		if r := s.run(g, c); r != nil {
+			g.observeRefusal(c, s.name, r)
 			return g.refused(c, r)
 		}
 	}
@@ -118,7 +119,7 @@ func (g *Guard) undo(c *call) {
 		return
 	}
 	if err := c.resv.Release(context.WithoutCancel(c.ctx)); err != nil {
-		g.log.Warn("gatehouse: releasing a conversation step failed", "error", err)
+		g.log.WarnContext(c.ctx, "gatehouse: releasing a conversation step failed", "error", err)
 	}
 }
 
@@ -129,7 +130,7 @@ func (g *Guard) refused(c *call, r *refusal) (mcp.Result, error) {
 		args = nil // not a JSON object: nothing to record
 	}
 	if err := g.auditDecision(c.ctx, g.named(c, r.d), c.agent, args); err != nil {
-		g.log.Error("gatehouse: audit write failed", "method", r.d.Method, "error", err)
+		g.log.ErrorContext(c.ctx, "gatehouse: audit write failed", "method", r.d.Method, "error", err)
 	}
 	if r.d.Code != CodeInternalError {
 		g.recordTrust(c.ctx, c.agent, r.d, true)
@@ -168,7 +169,7 @@ func (g *Guard) commit(c *call) *refusal {
 		if err := c.resv.Commit(c.ctx); err != nil {
 			if budget != nil {
 				if rerr := budget.Refund(context.WithoutCancel(c.ctx), c.agent, g.usage(c.info())); rerr != nil {
-					g.log.Error("gatehouse: refunding a refused call failed", "tool", c.tool, "error", rerr)
+					g.log.ErrorContext(c.ctx, "gatehouse: refunding a refused call failed", "tool", c.tool, "error", rerr)
 				}
 			}
 			return refuse(limitDecision(c.d.Method, c.tool, err))
@@ -176,6 +177,7 @@ func (g *Guard) commit(c *call) *refusal {
 		c.committed.Store(true)
 	}
 	g.recordTrust(c.ctx, c.agent, c.d, false)
+	g.observeAllowed(c)
 	return nil
 }
 
