@@ -141,11 +141,11 @@ type RequestEnd struct {
 type NopObserver struct{}
 
 func (NopObserver) Start(ctx context.Context, _ RequestStart) context.Context { return ctx }
-func (NopObserver) Decision(context.Context, DecisionEvent)                  {}
-func (NopObserver) Ask(context.Context, AskEvent)                            {}
-func (NopObserver) Redaction(context.Context, RedactionEvent)                {}
-func (NopObserver) Limit(context.Context, LimitEvent)                        {}
-func (NopObserver) AuditWrite(context.Context, AuditWriteEvent)              {}
-func (NopObserver) End(context.Context, RequestEnd)                          {}
+func (NopObserver) Decision(context.Context, DecisionEvent)                   {}
+func (NopObserver) Ask(context.Context, AskEvent)                             {}
+func (NopObserver) Redaction(context.Context, RedactionEvent)                 {}
+func (NopObserver) Limit(context.Context, LimitEvent)                         {}
+func (NopObserver) AuditWrite(context.Context, AuditWriteEvent)               {}
+func (NopObserver) End(context.Context, RequestEnd)                           {}
 
 var _ Observer = NopObserver{}
