@@ -211,12 +211,24 @@ func (g *Guard) writeAudit(ctx context.Context, e *audit.Event) error {
 		e.TraceID, e.SpanID = t.TraceID, t.SpanID
 	}
 	if g.o.Observer == nil {
-		return g.o.Audit.Write(ctx, e)
+		return g.sinkWrite(ctx, e)
 	}
 	start := time.Now()
-	err := g.o.Audit.Write(ctx, e)
+	err := g.sinkWrite(ctx, e)
 	g.o.Observer.AuditWrite(ctx, AuditWriteEvent{Decision: e.Decision, Event: e.Event, Latency: time.Since(start), Err: err})
 	return err
+}
+
+// sinkWrite writes e to Options.Audit. The file Writer is called directly,
+// so the event stays on the caller's stack (an interface call would move
+// every event to the heap); any other Sink gets its own copy, which it may
+// keep.
+func (g *Guard) sinkWrite(ctx context.Context, e *audit.Event) error {
+	if w, ok := g.o.Audit.(*audit.Writer); ok {
+		return w.Write(ctx, e)
+	}
+	c := *e
+	return g.o.Audit.Write(ctx, &c)
 }
 
 // auditSink is s, or nil for a nil *audit.Writer (which meant "no audit
