@@ -1,12 +1,17 @@
 // Command auditverify checks gatehouse audit logs for compliance teams.
 //
-//	go run ./examples/auditverify [-pubkey FILE] [-checkpoints FILE] LOG...
+//	go run ./examples/auditverify [-pubkey FILE] [-checkpoints FILE] [-events | -trace ID] LOG...
 //
 // The LOG files are verified in order as one hash chain (pass rotated files
 // first: audit.jsonl.00000000000000001000 ... audit.jsonl; a single LOG with
 // rotated siblings is expanded to all of them). With -pubkey (a PEM
 // "PUBLIC KEY" holding an Ed25519 key), the signed checkpoints are checked
 // too, from -checkpoints or else "<last LOG>.checkpoints".
+//
+// With -events it lists every verified event (seq, decision, trace_id and
+// span_id, the W3C trace context gatehouse writes inside the hash chain);
+// with -trace it lists only the events of that trace, so a span found in a
+// tracing backend leads to the verified record of its decision.
 //
 // It prints a summary and exits 0, or prints the file, line and kind of the
 // first problem and exits 1. Usage errors exit 2.
@@ -37,8 +42,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 	pubFile := fs.String("pubkey", "", "PEM file with the Ed25519 public key that signs the checkpoints")
 	ckFile := fs.String("checkpoints", "", "checkpoint file (default: <last LOG>.checkpoints)")
 	maxLine := fs.Int("max-line", audit.DefaultMaxLineBytes, "longest line accepted, in bytes")
+	events := fs.Bool("events", false, "list every verified event with its trace_id and span_id")
+	trace := fs.String("trace", "", "list the verified events of this trace id (32 hex digits)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: auditverify [-pubkey FILE] [-checkpoints FILE] LOG...")
+		fmt.Fprintln(stderr, "usage: auditverify [-pubkey FILE] [-checkpoints FILE] [-events | -trace ID] LOG...")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -55,6 +62,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	opts := &audit.VerifyOptions{MaxLineBytes: *maxLine}
+	if *events || *trace != "" {
+		opts.Each = lister(stdout, strings.ToLower(*trace))
+	}
 	if *pubFile != "" {
 		pub, err := readPublicKey(*pubFile)
 		if err != nil {
@@ -99,6 +109,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if sum.Events > 0 {
 		fmt.Fprintf(stdout, "  last event_hash: %s\n", sum.LastHash)
 	}
+	fmt.Fprintf(stdout, "  events with a trace id: %d\n", sum.Traced)
 	if opts.Checkpoints != nil {
 		fmt.Fprintf(stdout, "  signed checkpoints matched: %d (last at seq %d)\n", sum.Checkpoints, sum.LastCheckpointSeq)
 	} else {
@@ -117,6 +128,25 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "  decisions: %s\n", strings.Join(parts, " "))
 	}
 	return 0
+}
+
+// lister prints each verified event, or those of one trace: seq,
+// decision, trace_id and span_id ("-" when absent), file and line.
+func lister(w io.Writer, trace string) func(audit.Verified) {
+	return func(v audit.Verified) {
+		if trace != "" && v.TraceID != trace {
+			return
+		}
+		fmt.Fprintf(w, "event seq=%d decision=%s trace_id=%s span_id=%s at=%s:%d\n",
+			v.Seq, dash(v.Decision), dash(v.TraceID), dash(v.SpanID), v.File, v.Line)
+	}
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
 }
 
 func readPublicKey(name string) (ed25519.PublicKey, error) {
