@@ -116,6 +116,8 @@ type LimitEvent struct {
 	Agent  string
 	Code   int    // -32002 for rates and caps, -32001 for budgets and conversation guards
 	Reason string // a QWED code (BUDGET_EXCEEDED, ...) when there is one, else ""
+	// Registered says whether the server has a tool named Tool.
+	Registered bool
 }
 
 // AuditWriteEvent is one write to Options.Audit.
@@ -128,8 +130,9 @@ type AuditWriteEvent struct {
 
 // RequestEnd is a request's answer.
 type RequestEnd struct {
-	Method string
-	Tool   string // as in DecisionEvent
+	Method     string
+	Tool       string // as in DecisionEvent
+	Registered bool   // as in DecisionEvent
 	// Code is the JSON-RPC error code of the answer, 0 for a result.
 	// ToolError is a tools/call result with isError set.
 	Code      int

@@ -28,8 +28,9 @@ type observed struct {
 	asked   atomic.Bool // an ask was answered: the deciding stage is "answer"
 	decided atomic.Bool
 
-	mu   sync.Mutex // the decision may come from the AddTool wrapper's goroutine
-	tool string
+	mu         sync.Mutex // the decision may come from the AddTool wrapper's goroutine
+	tool       string
+	registered bool
 }
 
 type observedKey struct{}
@@ -65,7 +66,7 @@ func (g *Guard) begin(ctx context.Context, method string, req mcp.Request) (cont
 func (g *Guard) end(ctx context.Context, o *observed, res mcp.Result, err error) {
 	e := RequestEnd{Method: o.method, Duration: time.Since(o.start)}
 	o.mu.Lock()
-	e.Tool = o.tool
+	e.Tool, e.Registered = o.tool, o.registered
 	o.mu.Unlock()
 	var je *jsonrpc.Error
 	switch {
@@ -91,7 +92,7 @@ func (g *Guard) decided(ctx context.Context, d policy.Decision, stage, agent str
 		tool = g.redacted(tool) // as the audit log records it
 	}
 	o.mu.Lock()
-	o.tool = tool
+	o.tool, o.registered = tool, registered
 	o.mu.Unlock()
 	outcome := d.AuditDecision()
 	if d.Outcome == policy.ProtectedPath {
@@ -112,11 +113,12 @@ func (g *Guard) observeRefusal(c *call, stage string, r *refusal) {
 		return
 	}
 	d := g.named(c, r.d)
-	g.decided(c.ctx, d, stage, c.agent, c.srv.index.registered(c.rawTool))
+	registered := c.srv.index.registered(c.rawTool)
+	g.decided(c.ctx, d, stage, c.agent, registered)
 	limit := d.Outcome == policy.RateLimited ||
 		(d.Code == policy.CodeForbidden && (stage == "conversation" || stage == "budget" || stage == "commit"))
 	if limit {
-		g.o.Observer.Limit(c.ctx, LimitEvent{Kind: stage, Tool: d.Tool, Agent: c.agent, Code: d.Code, Reason: d.FailedRule})
+		g.o.Observer.Limit(c.ctx, LimitEvent{Kind: stage, Tool: g.redacted(d.Tool), Agent: c.agent, Code: d.Code, Reason: d.FailedRule, Registered: registered})
 	}
 }
 

@@ -52,6 +52,9 @@ type Options struct {
 type Observer struct {
 	tracer trace.Tracer
 	m      instruments
+	sets   optionCache // metric attribute sets, built once per combination
+	names  nameCache   // span names of registered tools
+	starts startCache  // span start options per method
 }
 
 var _ gatehouse.Observer = (*Observer)(nil)
@@ -75,47 +78,36 @@ func New(o *Options) (*Observer, error) {
 	return &Observer{tracer: opts.TracerProvider.Tracer(ScopeName), m: m}, nil
 }
 
-// request is what one request's span and metrics need across the calls.
-type request struct {
-	span   trace.Span
-	method string
-	tool   string // for metrics: the tool, or otherTool
-}
-
-type requestKey struct{}
-
-func state(ctx context.Context) *request {
-	r, _ := ctx.Value(requestKey{}).(*request)
-	return r
-}
-
 // Start starts the request's span, a child of the client's traceparent
 // (params._meta, SEP-414) when there is one, else of the span in ctx. A
 // span already in ctx (an HTTP server's) is linked when the client's
 // traceparent becomes the parent instead.
 func (o *Observer) Start(ctx context.Context, r gatehouse.RequestStart) context.Context {
-	opts := []trace.SpanStartOption{trace.WithSpanKind(trace.SpanKindServer)}
+	opts := o.starts.get(r.Method)
 	if sc, ok := remote(r.Trace); ok {
 		if local := trace.SpanContextFromContext(ctx); local.IsValid() && !local.Equal(sc) {
-			opts = append(opts, trace.WithLinks(trace.Link{SpanContext: local}))
+			opts = append(opts[:len(opts):len(opts)], trace.WithLinks(trace.Link{SpanContext: local}))
 		}
 		ctx = trace.ContextWithRemoteSpanContext(ctx, sc)
 	}
-	attrs := []attribute.KeyValue{semconv.McpMethodNameKey.String(r.Method)}
-	if r.SessionID != "" {
-		attrs = append(attrs, semconv.McpSessionID(r.SessionID))
-	}
-	if r.Method == "tools/call" {
-		attrs = append(attrs, semconv.GenAIOperationNameExecuteTool)
-	}
-	opts = append(opts, trace.WithAttributes(attrs...))
 	ctx, span := o.tracer.Start(ctx, r.Method, opts...)
-	ctx = context.WithValue(ctx, requestKey{}, &request{span: span, method: r.Method})
+	if r.SessionID != "" {
+		span.SetAttributes(semconv.McpSessionID(r.SessionID))
+	}
 	if sc := span.SpanContext(); sc.IsValid() {
 		ctx = gatehouse.ContextWithTrace(ctx, gatehouse.TraceContext{
 			TraceID: sc.TraceID().String(), SpanID: sc.SpanID().String(), Flags: byte(sc.TraceFlags()), State: sc.TraceState().String()})
 	}
 	return ctx
+}
+
+// startOptions are the span start options of one method, built once.
+func startOptions(method string) []trace.SpanStartOption {
+	attrs := []attribute.KeyValue{semconv.McpMethodNameKey.String(method)}
+	if method == "tools/call" {
+		attrs = append(attrs, semconv.GenAIOperationNameExecuteTool)
+	}
+	return []trace.SpanStartOption{trace.WithSpanKind(trace.SpanKindServer), trace.WithAttributes(attrs...)}
 }
 
 // remote is t as a remote span context.
@@ -138,58 +130,67 @@ func remote(t gatehouse.TraceContext) (trace.SpanContext, bool) {
 // Decision names the span after the tool, sets the decision attributes
 // and counts the decision.
 func (o *Observer) Decision(ctx context.Context, d gatehouse.DecisionEvent) {
-	r := state(ctx)
-	attrs := []attribute.KeyValue{KeyDecision.String(d.Outcome), KeyStage.String(d.Stage)}
-	if d.Rule != "" {
-		attrs = append(attrs, KeyRule.String(d.Rule))
-	}
-	metricTool := ""
-	if d.Tool != "" {
-		attrs = append(attrs, semconv.GenAIToolName(clip(d.Tool)))
-		metricTool = otherTool
-		if d.Registered {
-			metricTool = d.Tool
+	span := trace.SpanFromContext(ctx)
+	if span.IsRecording() {
+		attrs := make([]attribute.KeyValue, 0, 4)
+		attrs = append(attrs, KeyDecision.String(d.Outcome), KeyStage.String(d.Stage))
+		if d.Rule != "" {
+			attrs = append(attrs, KeyRule.String(d.Rule))
+		}
+		if d.Tool != "" {
+			attrs = append(attrs, semconv.GenAIToolName(clip(d.Tool)))
+		}
+		span.SetAttributes(attrs...)
+		if d.Registered && d.Tool != "" {
+			span.SetName(o.names.get(d.Method, d.Tool)) // semconv: {mcp.method.name} {target}
 		}
 	}
-	if r != nil {
-		r.tool = metricTool
-		r.span.SetAttributes(attrs...)
-		if d.Registered {
-			r.span.SetName(d.Method + " " + d.Tool) // semconv: {mcp.method.name} {target}
+	tool := metricTool(d.Tool, d.Registered)
+	o.m.decisions.Add(ctx, 1, o.sets.get(optionKey{kind: "decision", a: d.Outcome, b: d.Method, tool: tool}, func() []attribute.KeyValue {
+		kv := []attribute.KeyValue{KeyDecision.String(d.Outcome), semconv.McpMethodNameKey.String(d.Method)}
+		if tool != "" {
+			kv = append(kv, semconv.GenAIToolName(tool))
 		}
+		return kv
+	}))
+}
+
+// metricTool is the tool as a metric attribute: the name of a tool the
+// server has, otherTool for any other name, "" for no tool.
+func metricTool(tool string, registered bool) string {
+	switch {
+	case tool == "":
+		return ""
+	case registered:
+		return tool
 	}
-	m := []attribute.KeyValue{KeyDecision.String(d.Outcome), semconv.McpMethodNameKey.String(d.Method)}
-	if metricTool != "" {
-		m = append(m, semconv.GenAIToolName(metricTool))
-	}
-	o.m.decisions.Add(ctx, 1, metric.WithAttributes(m...))
+	return otherTool
 }
 
 // Ask records the wait for a human as a span event and a histogram.
 func (o *Observer) Ask(ctx context.Context, a gatehouse.AskEvent) {
 	attrs := []attribute.KeyValue{KeyAskChannel.String(a.Channel), KeyAskAnswer.String(a.Answer)}
-	if r := state(ctx); r != nil {
-		r.span.AddEvent("gatehouse.ask", trace.WithAttributes(attrs...))
-	}
-	o.m.ask.Record(ctx, a.Duration.Seconds(), metric.WithAttributes(attrs...))
+	trace.SpanFromContext(ctx).AddEvent("gatehouse.ask", trace.WithAttributes(attrs...))
+	o.m.ask.Record(ctx, a.Duration.Seconds(), o.sets.get(optionKey{kind: "ask", a: a.Channel, b: a.Answer}, func() []attribute.KeyValue { return attrs }))
 }
 
 // Redaction counts redacted matches by rule and direction.
 func (o *Observer) Redaction(ctx context.Context, e gatehouse.RedactionEvent) {
 	attrs := []attribute.KeyValue{KeyDLPRule.String(e.Rule), KeyDLPDirection.String(e.Direction)}
-	if r := state(ctx); r != nil {
-		r.span.AddEvent("gatehouse.dlp.redaction", trace.WithAttributes(append(attrs, attribute.Int("gatehouse.dlp.count", e.Count))...))
-	}
-	o.m.redactions.Add(ctx, int64(e.Count), metric.WithAttributes(attrs...))
+	trace.SpanFromContext(ctx).AddEvent("gatehouse.dlp.redaction", trace.WithAttributes(append(attrs, attribute.Int("gatehouse.dlp.count", e.Count))...))
+	o.m.redactions.Add(ctx, int64(e.Count), o.sets.get(optionKey{kind: "dlp", a: e.Rule, b: e.Direction}, func() []attribute.KeyValue { return attrs }))
 }
 
 // Limit counts a call refused by a limit.
 func (o *Observer) Limit(ctx context.Context, l gatehouse.LimitEvent) {
-	attrs := []attribute.KeyValue{KeyLimitKind.String(l.Kind)}
-	if r := state(ctx); r != nil && r.tool != "" {
-		attrs = append(attrs, semconv.GenAIToolName(r.tool))
-	}
-	o.m.limits.Add(ctx, 1, metric.WithAttributes(attrs...))
+	tool := metricTool(l.Tool, l.Registered)
+	o.m.limits.Add(ctx, 1, o.sets.get(optionKey{kind: "limit", a: l.Kind, tool: tool}, func() []attribute.KeyValue {
+		kv := []attribute.KeyValue{KeyLimitKind.String(l.Kind)}
+		if tool != "" {
+			kv = append(kv, semconv.GenAIToolName(tool))
+		}
+		return kv
+	}))
 }
 
 // AuditWrite records the write's latency; a failure is also a span event.
@@ -199,41 +200,40 @@ func (o *Observer) AuditWrite(ctx context.Context, a gatehouse.AuditWriteEvent) 
 		return
 	}
 	et := semconv.ErrorTypeKey.String("audit_write_failed")
-	if r := state(ctx); r != nil {
-		r.span.AddEvent("gatehouse.audit.write_failed", trace.WithAttributes(et))
-	}
+	trace.SpanFromContext(ctx).AddEvent("gatehouse.audit.write_failed", trace.WithAttributes(et))
 	o.m.audit.Record(ctx, a.Latency.Seconds(), metric.WithAttributes(et))
 }
 
 // End sets error.type and the status, records mcp.server.operation.duration
 // and ends the span.
 func (o *Observer) End(ctx context.Context, e gatehouse.RequestEnd) {
-	r := state(ctx)
-	var attrs []attribute.KeyValue
 	errType := ""
 	switch {
 	case e.Code != 0:
 		errType = strconv.Itoa(e.Code) // semconv MCP: the JSON-RPC error code
-		attrs = append(attrs, semconv.RPCResponseStatusCodeKey.String(errType))
 	case e.ToolError:
 		errType = "tool_error"
 	}
+	tool := metricTool(e.Tool, e.Registered)
+	o.m.duration.Inst().Record(ctx, e.Duration.Seconds(), o.sets.get(optionKey{kind: "op", a: e.Method, b: errType, tool: tool}, func() []attribute.KeyValue {
+		kv := []attribute.KeyValue{semconv.McpMethodNameKey.String(e.Method)}
+		if errType != "" {
+			kv = append(kv, semconv.ErrorTypeKey.String(errType))
+		}
+		if tool != "" {
+			kv = append(kv, semconv.GenAIToolName(tool))
+		}
+		return kv
+	}))
+	span := trace.SpanFromContext(ctx)
 	if errType != "" {
-		attrs = append(attrs, semconv.ErrorTypeKey.String(errType))
+		if e.Code != 0 {
+			span.SetAttributes(semconv.RPCResponseStatusCodeKey.String(errType))
+		}
+		span.SetAttributes(semconv.ErrorTypeKey.String(errType))
+		span.SetStatus(codes.Error, errType)
 	}
-	m := attrs
-	if r != nil && r.tool != "" {
-		m = append(m[:len(m):len(m)], semconv.GenAIToolName(r.tool))
-	}
-	o.m.duration.Record(ctx, e.Duration.Seconds(), methodName(e.Method), m...)
-	if r == nil {
-		return
-	}
-	r.span.SetAttributes(attrs...)
-	if errType != "" {
-		r.span.SetStatus(codes.Error, errType)
-	}
-	r.span.End()
+	span.End()
 }
 
 func clip(s string) string {

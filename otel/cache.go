@@ -1,0 +1,79 @@
+package otel
+
+import (
+	"sync"
+	"sync/atomic"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/trace"
+)
+
+// maxCached bounds each cache. Keys come from bounded sets (outcomes,
+// stages, methods, registered tools, DLP rules, error codes), so the bound
+// is a backstop: past it, options are built per call instead of kept.
+const maxCached = 4096
+
+type optionKey struct {
+	kind, a, b, tool string
+}
+
+// optionCache keeps one measurement option (an attribute set, sorted and
+// hashed once) per combination of attribute values, so recording a
+// measurement allocates nothing.
+type optionCache struct {
+	m sync.Map // optionKey -> metric.MeasurementOption
+	n atomic.Int64
+}
+
+func (c *optionCache) get(k optionKey, attrs func() []attribute.KeyValue) metric.MeasurementOption {
+	if v, ok := c.m.Load(k); ok {
+		return v.(metric.MeasurementOption)
+	}
+	opt := metric.WithAttributeSet(attribute.NewSet(attrs()...))
+	if c.n.Load() < maxCached {
+		if _, loaded := c.m.LoadOrStore(k, opt); !loaded {
+			c.n.Add(1)
+		}
+	}
+	return opt
+}
+
+// nameCache keeps the span name of each registered tool.
+type nameCache struct {
+	m sync.Map // [2]string{method, tool} -> string
+	n atomic.Int64
+}
+
+func (c *nameCache) get(method, tool string) string {
+	k := [2]string{method, tool}
+	if v, ok := c.m.Load(k); ok {
+		return v.(string)
+	}
+	name := method + " " + tool
+	if c.n.Load() < maxCached {
+		if _, loaded := c.m.LoadOrStore(k, name); !loaded {
+			c.n.Add(1)
+		}
+	}
+	return name
+}
+
+// startCache keeps the span start options of each method.
+type startCache struct {
+	m sync.Map // method -> []trace.SpanStartOption
+	n atomic.Int64
+}
+
+func (c *startCache) get(method string) []trace.SpanStartOption {
+	if v, ok := c.m.Load(method); ok {
+		return v.([]trace.SpanStartOption)
+	}
+	opts := startOptions(method)
+	if c.n.Load() < maxCached {
+		if _, loaded := c.m.LoadOrStore(method, opts); !loaded {
+			c.n.Add(1)
+		}
+	}
+	return opts
+}
