@@ -33,7 +33,7 @@ func (r *recorder) Start(ctx context.Context, s gatehouse.RequestStart) context.
 	defer r.mu.Unlock()
 	r.starts = append(r.starts, s)
 	if s.Trace.Valid() {
-		return gatehouse.ContextWithTrace(ctx, gatehouse.TraceContext{TraceID: s.Trace.TraceID, SpanID: "5e7000005e700000"})
+		return gatehouse.ContextWithTrace(ctx, gatehouse.TraceContext{TraceID: s.Trace.TraceID, SpanID: [8]byte{0x5e, 0x70, 0, 0, 0x5e, 0x70, 0, 0}})
 	}
 	return ctx
 }
@@ -42,7 +42,7 @@ func (r *recorder) Decision(ctx context.Context, d gatehouse.DecisionEvent) {
 	defer r.mu.Unlock()
 	r.decisions = append(r.decisions, d)
 	t, _ := gatehouse.TraceFromContext(ctx)
-	r.ctxTrace = append(r.ctxTrace, t.TraceID)
+	r.ctxTrace = append(r.ctxTrace, t.TraceIDString())
 }
 func (r *recorder) Ask(_ context.Context, a gatehouse.AskEvent) {
 	r.mu.Lock()

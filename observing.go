@@ -210,7 +210,7 @@ func (g *Guard) observeRedactions(ctx context.Context, direction, method, tool s
 // write.
 func (g *Guard) writeAudit(ctx context.Context, e *audit.Event) error {
 	if t, ok := TraceFromContext(ctx); ok && e.TraceID == "" {
-		e.TraceID, e.SpanID = t.TraceID, t.SpanID
+		e.TraceID, e.SpanID = t.TraceIDString(), t.SpanIDString()
 	}
 	if g.o.Observer == nil {
 		return g.sinkWrite(ctx, e)

@@ -2,6 +2,7 @@ package gatehouse
 
 import (
 	"context"
+	"encoding/hex"
 	"errors"
 	"reflect"
 
@@ -22,23 +23,29 @@ import (
 // then name that span. Without one, SpanID is the client's span (the
 // traceparent's parent-id).
 type TraceContext struct {
-	TraceID string // 32 lowercase hex digits, not all zero
-	SpanID  string // 16 lowercase hex digits, not all zero
-	Flags   byte   // trace-flags; bit 0 is "sampled"
+	TraceID [16]byte // not all zero; the audit log writes it as 32 lowercase hex digits
+	SpanID  [8]byte  // not all zero; 16 hex digits in the audit log
+	Flags   byte     // trace-flags; bit 0 is "sampled"
 	// State is the tracestate value as received (at most 512 bytes, else
 	// dropped). It is never written to the audit log.
 	State string
 }
 
-// Valid reports whether t has well-formed, non-zero ids.
+// Valid reports whether t has non-zero ids (W3C Trace Context §3.2.2.3,
+// §3.2.2.4).
 func (t TraceContext) Valid() bool {
-	return isHex(t.TraceID, 32) && isHex(t.SpanID, 16)
+	return t.TraceID != [16]byte{} && t.SpanID != [8]byte{}
 }
+
+// TraceIDString is the trace id as 32 lowercase hex digits.
+func (t TraceContext) TraceIDString() string { return hex.EncodeToString(t.TraceID[:]) }
+
+// SpanIDString is the span id as 16 lowercase hex digits.
+func (t TraceContext) SpanIDString() string { return hex.EncodeToString(t.SpanID[:]) }
 
 // Traceparent is t in the traceparent header's version-00 form.
 func (t TraceContext) Traceparent() string {
-	const hexdigits = "0123456789abcdef"
-	return "00-" + t.TraceID + "-" + t.SpanID + "-" + string([]byte{hexdigits[t.Flags>>4], hexdigits[t.Flags&15]})
+	return "00-" + t.TraceIDString() + "-" + t.SpanIDString() + "-" + hex.EncodeToString([]byte{t.Flags})
 }
 
 // ErrTraceparent is returned by [ParseTraceparent] for a value that is not
@@ -60,7 +67,12 @@ func ParseTraceparent(s string) (TraceContext, error) {
 	if !isHexAny(s[:2]) || s[:2] == "ff" || s[2] != '-' || s[35] != '-' || s[52] != '-' || !isHexAny(s[53:55]) {
 		return TraceContext{}, ErrTraceparent
 	}
-	t := TraceContext{TraceID: s[3:35], SpanID: s[36:52], Flags: unhex(s[53])<<4 | unhex(s[54])}
+	if !isHexAny(s[3:35]) || !isHexAny(s[36:52]) {
+		return TraceContext{}, ErrTraceparent
+	}
+	t := TraceContext{Flags: unhex(s[53])<<4 | unhex(s[54])}
+	hex.Decode(t.TraceID[:], []byte(s[3:35]))
+	hex.Decode(t.SpanID[:], []byte(s[36:52]))
 	if !t.Valid() {
 		return TraceContext{}, ErrTraceparent
 	}
@@ -125,18 +137,6 @@ func requestMeta(req mcp.Request) map[string]any {
 		return nil // a typed nil: GetMeta would dereference it
 	}
 	return p.GetMeta()
-}
-
-func isHex(s string, n int) bool {
-	if len(s) != n || !isHexAny(s) {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if s[i] != '0' {
-			return true
-		}
-	}
-	return false // all zero
 }
 
 func isHexAny(s string) bool {

@@ -21,7 +21,7 @@ func TestParseTraceparent(t *testing.T) {
 	}
 	for s, flags := range ok {
 		got, err := gatehouse.ParseTraceparent(s)
-		if err != nil || got.TraceID != tid || got.SpanID != sid || got.Flags != flags {
+		if err != nil || got.TraceIDString() != tid || got.SpanIDString() != sid || got.Flags != flags {
 			t.Errorf("%q: %+v %v", s, got, err)
 		}
 	}
@@ -55,11 +55,13 @@ func TestParseTraceparent(t *testing.T) {
 // TestContextWithTrace refuses invalid ids rather than carrying them into
 // the audit log.
 func TestContextWithTrace(t *testing.T) {
-	ctx := gatehouse.ContextWithTrace(context.Background(), gatehouse.TraceContext{TraceID: "x", SpanID: "y"})
-	if _, ok := gatehouse.TraceFromContext(ctx); ok {
-		t.Fatal("an invalid trace context was kept")
+	for _, bad := range []gatehouse.TraceContext{{}, {TraceID: [16]byte{1}}, {SpanID: [8]byte{1}}} {
+		ctx := gatehouse.ContextWithTrace(context.Background(), bad)
+		if _, ok := gatehouse.TraceFromContext(ctx); ok {
+			t.Fatalf("an invalid trace context was kept: %+v", bad)
+		}
 	}
-	want := gatehouse.TraceContext{TraceID: "4bf92f3577b34da6a3ce929d0e0e4736", SpanID: "00f067aa0ba902b7"}
+	want := gatehouse.TraceContext{TraceID: [16]byte{0x4b, 0xf9}, SpanID: [8]byte{7}}
 	if got, ok := gatehouse.TraceFromContext(gatehouse.ContextWithTrace(context.Background(), want)); !ok || got != want {
 		t.Fatalf("%+v %v", got, ok)
 	}

@@ -95,3 +95,38 @@ var result1K = func() string {
 	}
 	return s[:1024]
 }()
+
+// BenchmarkObserverCalls is the Observer's own cost for one allowed
+// tools/call: the calls the guard makes (Start, Decision, AuditWrite, End)
+// on the SDK with a no-op exporter, without the guard around them.
+func BenchmarkObserverCalls(b *testing.B) {
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(tracetest.NewNoopExporter()))
+	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewManualReader()))
+	b.Cleanup(func() { tp.Shutdown(context.Background()); mp.Shutdown(context.Background()) })
+	obs, err := ghotel.New(&ghotel.Options{TracerProvider: tp, MeterProvider: mp})
+	if err != nil {
+		b.Fatal(err)
+	}
+	bg := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		ctx := obs.Start(bg, gatehouse.RequestStart{Method: "tools/call", Agent: "a"})
+		obs.Decision(ctx, gatehouse.DecisionEvent{Outcome: "ALLOW", Method: "tools/call", Tool: "fetch", Registered: true, Stage: "policy"})
+		obs.AuditWrite(ctx, gatehouse.AuditWriteEvent{Decision: "ALLOW"})
+		obs.End(ctx, gatehouse.RequestEnd{Method: "tools/call", Tool: "fetch", Registered: true})
+	}
+}
+
+// BenchmarkSDKSpan is the floor under BenchmarkObserverCalls: one bare span
+// started and ended on the same SDK setup, nothing else.
+func BenchmarkSDKSpan(b *testing.B) {
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(tracetest.NewNoopExporter()))
+	b.Cleanup(func() { tp.Shutdown(context.Background()) })
+	tr := tp.Tracer("bench")
+	bg := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		_, span := tr.Start(bg, "tools/call")
+		span.End()
+	}
+}

@@ -18,25 +18,31 @@ type optionKey struct {
 	kind, a, b, tool string
 }
 
-// optionCache keeps one measurement option (an attribute set, sorted and
-// hashed once) per combination of attribute values, so recording a
-// measurement allocates nothing.
+// optionCache keeps the measurement options of each combination of
+// attribute values (the set sorted and hashed once, and the option slices
+// the instruments take), so recording a measurement allocates nothing.
 type optionCache struct {
-	m sync.Map // optionKey -> metric.MeasurementOption
+	m sync.Map // optionKey -> *options
 	n atomic.Int64
 }
 
-func (c *optionCache) get(k optionKey, attrs func() []attribute.KeyValue) metric.MeasurementOption {
+type options struct {
+	add []metric.AddOption
+	rec []metric.RecordOption
+}
+
+func (c *optionCache) get(k optionKey, attrs func() []attribute.KeyValue) *options {
 	if v, ok := c.m.Load(k); ok {
-		return v.(metric.MeasurementOption)
+		return v.(*options)
 	}
 	opt := metric.WithAttributeSet(attribute.NewSet(attrs()...))
+	o := &options{add: []metric.AddOption{opt}, rec: []metric.RecordOption{opt}}
 	if c.n.Load() < maxCached {
-		if _, loaded := c.m.LoadOrStore(k, opt); !loaded {
+		if _, loaded := c.m.LoadOrStore(k, o); !loaded {
 			c.n.Add(1)
 		}
 	}
-	return opt
+	return o
 }
 
 // nameCache keeps the span name of each registered tool.

@@ -96,7 +96,7 @@ func (o *Observer) Start(ctx context.Context, r gatehouse.RequestStart) context.
 	}
 	if sc := span.SpanContext(); sc.IsValid() {
 		ctx = gatehouse.ContextWithTrace(ctx, gatehouse.TraceContext{
-			TraceID: sc.TraceID().String(), SpanID: sc.SpanID().String(), Flags: byte(sc.TraceFlags()), State: sc.TraceState().String()})
+			TraceID: sc.TraceID(), SpanID: sc.SpanID(), Flags: byte(sc.TraceFlags()), State: sc.TraceState().String()})
 	}
 	return ctx
 }
@@ -115,16 +115,11 @@ func remote(t gatehouse.TraceContext) (trace.SpanContext, bool) {
 	if !t.Valid() {
 		return trace.SpanContext{}, false
 	}
-	tid, err1 := trace.TraceIDFromHex(t.TraceID)
-	sid, err2 := trace.SpanIDFromHex(t.SpanID)
-	if err1 != nil || err2 != nil {
-		return trace.SpanContext{}, false
-	}
 	ts, err := trace.ParseTraceState(t.State)
 	if err != nil {
 		ts = trace.TraceState{} // a malformed tracestate is dropped, the parent kept (W3C §3.3.1)
 	}
-	return trace.NewSpanContext(trace.SpanContextConfig{TraceID: tid, SpanID: sid, TraceFlags: trace.TraceFlags(t.Flags), TraceState: ts, Remote: true}), true
+	return trace.NewSpanContext(trace.SpanContextConfig{TraceID: t.TraceID, SpanID: t.SpanID, TraceFlags: trace.TraceFlags(t.Flags), TraceState: ts, Remote: true}), true
 }
 
 // Decision names the span after the tool, sets the decision attributes
@@ -146,13 +141,14 @@ func (o *Observer) Decision(ctx context.Context, d gatehouse.DecisionEvent) {
 		}
 	}
 	tool := metricTool(d.Tool, d.Registered)
-	o.m.decisions.Add(ctx, 1, o.sets.get(optionKey{kind: "decision", a: d.Outcome, b: d.Method, tool: tool}, func() []attribute.KeyValue {
+	opt := o.sets.get(optionKey{kind: "decision", a: d.Outcome, b: d.Method, tool: tool}, func() []attribute.KeyValue {
 		kv := []attribute.KeyValue{KeyDecision.String(d.Outcome), semconv.McpMethodNameKey.String(d.Method)}
 		if tool != "" {
 			kv = append(kv, semconv.GenAIToolName(tool))
 		}
 		return kv
-	}))
+	})
+	o.m.decisions.Add(ctx, 1, opt.add...)
 }
 
 // metricTool is the tool as a metric attribute: the name of a tool the
@@ -171,32 +167,33 @@ func metricTool(tool string, registered bool) string {
 func (o *Observer) Ask(ctx context.Context, a gatehouse.AskEvent) {
 	attrs := []attribute.KeyValue{KeyAskChannel.String(a.Channel), KeyAskAnswer.String(a.Answer)}
 	trace.SpanFromContext(ctx).AddEvent("gatehouse.ask", trace.WithAttributes(attrs...))
-	o.m.ask.Record(ctx, a.Duration.Seconds(), o.sets.get(optionKey{kind: "ask", a: a.Channel, b: a.Answer}, func() []attribute.KeyValue { return attrs }))
+	o.m.ask.Record(ctx, a.Duration.Seconds(), o.sets.get(optionKey{kind: "ask", a: a.Channel, b: a.Answer}, func() []attribute.KeyValue { return attrs }).rec...)
 }
 
 // Redaction counts redacted matches by rule and direction.
 func (o *Observer) Redaction(ctx context.Context, e gatehouse.RedactionEvent) {
 	attrs := []attribute.KeyValue{KeyDLPRule.String(e.Rule), KeyDLPDirection.String(e.Direction)}
 	trace.SpanFromContext(ctx).AddEvent("gatehouse.dlp.redaction", trace.WithAttributes(append(attrs, attribute.Int("gatehouse.dlp.count", e.Count))...))
-	o.m.redactions.Add(ctx, int64(e.Count), o.sets.get(optionKey{kind: "dlp", a: e.Rule, b: e.Direction}, func() []attribute.KeyValue { return attrs }))
+	o.m.redactions.Add(ctx, int64(e.Count), o.sets.get(optionKey{kind: "dlp", a: e.Rule, b: e.Direction}, func() []attribute.KeyValue { return attrs }).add...)
 }
 
 // Limit counts a call refused by a limit.
 func (o *Observer) Limit(ctx context.Context, l gatehouse.LimitEvent) {
 	tool := metricTool(l.Tool, l.Registered)
-	o.m.limits.Add(ctx, 1, o.sets.get(optionKey{kind: "limit", a: l.Kind, tool: tool}, func() []attribute.KeyValue {
+	opt := o.sets.get(optionKey{kind: "limit", a: l.Kind, tool: tool}, func() []attribute.KeyValue {
 		kv := []attribute.KeyValue{KeyLimitKind.String(l.Kind)}
 		if tool != "" {
 			kv = append(kv, semconv.GenAIToolName(tool))
 		}
 		return kv
-	}))
+	})
+	o.m.limits.Add(ctx, 1, opt.add...)
 }
 
 // AuditWrite records the write's latency; a failure is also a span event.
 func (o *Observer) AuditWrite(ctx context.Context, a gatehouse.AuditWriteEvent) {
 	if a.Err == nil {
-		o.m.audit.Record(ctx, a.Latency.Seconds())
+		o.m.audit.Record(ctx, a.Latency.Seconds(), o.sets.get(optionKey{kind: "audit"}, noAttrs).rec...)
 		return
 	}
 	et := semconv.ErrorTypeKey.String("audit_write_failed")
@@ -215,7 +212,7 @@ func (o *Observer) End(ctx context.Context, e gatehouse.RequestEnd) {
 		errType = "tool_error"
 	}
 	tool := metricTool(e.Tool, e.Registered)
-	o.m.duration.Inst().Record(ctx, e.Duration.Seconds(), o.sets.get(optionKey{kind: "op", a: e.Method, b: errType, tool: tool}, func() []attribute.KeyValue {
+	opt := o.sets.get(optionKey{kind: "op", a: e.Method, b: errType, tool: tool}, func() []attribute.KeyValue {
 		kv := []attribute.KeyValue{semconv.McpMethodNameKey.String(e.Method)}
 		if errType != "" {
 			kv = append(kv, semconv.ErrorTypeKey.String(errType))
@@ -224,7 +221,8 @@ func (o *Observer) End(ctx context.Context, e gatehouse.RequestEnd) {
 			kv = append(kv, semconv.GenAIToolName(tool))
 		}
 		return kv
-	}))
+	})
+	o.m.duration.Inst().Record(ctx, e.Duration.Seconds(), opt.rec...)
 	span := trace.SpanFromContext(ctx)
 	if errType != "" {
 		if e.Code != 0 {
@@ -235,6 +233,8 @@ func (o *Observer) End(ctx context.Context, e gatehouse.RequestEnd) {
 	}
 	span.End()
 }
+
+func noAttrs() []attribute.KeyValue { return nil }
 
 func clip(s string) string {
 	if len(s) <= maxToolAttr {
