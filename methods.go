@@ -17,15 +17,14 @@ const auditDown = "The audit log could not record this decision, so the request 
 // other method through the protected-path check, the audit, the handler and
 // the result filters.
 func (g *Guard) serve(ctx context.Context, method string, req mcp.Request, srv *served, next mcp.MethodHandler) (res mcp.Result, err error) {
-	ctx, o := g.begin(ctx, method, req)
-	if o != nil {
-		defer func() { g.end(ctx, o, res, err) }()
-	}
+	var o *observed
+	defer func() { g.end(ctx, o, res, err) }()
 	defer func() {
 		if r := recover(); r != nil {
 			res, err = nil, g.recovered(ctx, method, req, r)
 		}
 	}()
+	ctx, o = g.begin(ctx, method, req)
 	md := g.p.EvaluateMethod(method)
 	if g.o.Approval != nil && approvalMethods[md.Method] {
 		ctx, md = g.authorizeApprovalMethod(ctx, md, identity(req, g.o.DefaultAgent))
@@ -54,10 +53,10 @@ func (g *Guard) otherMethod(ctx context.Context, method string, md policy.Decisi
 	}
 	if err := g.auditDecision(ctx, md, agent, nil); err != nil {
 		g.log.ErrorContext(ctx, "gatehouse: audit write failed; the request was denied", "method", md.Method, "error", err)
-		g.observeMethod(ctx, internal(md.Method, "", auditDown), req)
+		g.observeMethod(ctx, internal(md.Method, "", auditDown), req, "audit")
 		return nil, rpcError(internal(md.Method, "", auditDown), "")
 	}
-	g.observeMethod(ctx, md, req)
+	g.observeMethod(ctx, md, req, "method")
 	res, err := next(ctx, method, req)
 	if err != nil {
 		return nil, g.redactError(ctx, md.Method, "", agent, err)
@@ -82,7 +81,7 @@ func (g *Guard) denyMethod(ctx context.Context, d policy.Decision, req mcp.Reque
 		// Clients show a bare "Method not allowed": say which one here too.
 		g.log.WarnContext(ctx, "gatehouse: method denied by policy", "method", clipName(d.Method))
 	}
-	g.observeMethod(ctx, d, req)
+	g.observeMethod(ctx, d, req, "")
 	if err := g.auditDecision(ctx, d, identity(req, g.o.DefaultAgent), nil); err != nil {
 		g.log.ErrorContext(ctx, "gatehouse: audit write failed", "method", d.Method, "error", err)
 	}
@@ -102,7 +101,7 @@ func (g *Guard) recovered(ctx context.Context, method string, req mcp.Request, r
 		tool = normalizeTool(call.Params.Name)
 	}
 	d := internal(normalizeTool(method), tool, "The server failed while handling this request; it was denied")
-	g.observeMethod(ctx, d, req)
+	g.observeRecovered(ctx, d, req)
 	g.auditFailure(ctx, d, identity(req, g.o.DefaultAgent))
 	return rpcError(d, "")
 }

@@ -17,6 +17,10 @@ import (
 // same redaction: tool names of denied calls are redacted like the log's,
 // and no argument value, reason text or secret is passed. Embed
 // [NopObserver] to implement only some methods.
+//
+// A panic in an Observer method called while a request is decided denies
+// that request (-32603), as any panic in the guard does; a panic in End is
+// recovered and logged, and the answer already given stands.
 type Observer interface {
 	// Start is called when a request arrives, before anything is decided.
 	// The context it returns is used for the rest of the request; an
@@ -66,7 +70,8 @@ type DecisionEvent struct {
 	// Stage is the step that decided: a tools/call stage of doc.go's table
 	// ("policy", "rate", "budget", "answer", ...; "policy" for a call that
 	// went through without an ask, "answer" for one a human approved), or
-	// for other requests "method", "paths" or "decode".
+	// for other requests "method", "paths", "decode", "audit" (the log
+	// could not record the request) or "recover" (a panic).
 	Stage string
 	// Rule is the policy rule that decided ("rules[2]", an ACP rule's id)
 	// or the failed rule (an allow_args pattern, a QWED limit code), when

@@ -250,3 +250,46 @@ func TestAuditSinkFailureDenies(t *testing.T) {
 type sinkFunc func(context.Context, *audit.Event) error
 
 func (f sinkFunc) Write(ctx context.Context, e *audit.Event) error { return f(ctx, e) }
+
+// panicky panics in one method.
+type panicky struct {
+	gatehouse.NopObserver
+	in string
+}
+
+func (p panicky) Start(ctx context.Context, _ gatehouse.RequestStart) context.Context {
+	if p.in == "Start" {
+		panic("observer bug")
+	}
+	return ctx
+}
+func (p panicky) Decision(context.Context, gatehouse.DecisionEvent) {
+	if p.in == "Decision" {
+		panic("observer bug")
+	}
+}
+func (p panicky) End(context.Context, gatehouse.RequestEnd) {
+	if p.in == "End" {
+		panic("observer bug")
+	}
+}
+
+// TestObserverPanics: a panicking Observer never takes the server down; a
+// panic while deciding denies (fail closed), one in End leaves the answer.
+func TestObserverPanics(t *testing.T) {
+	for _, tc := range []struct{ in, code string }{{"Start", "-32603"}, {"Decision", "-32603"}, {"End", ""}} {
+		t.Run(tc.in, func(t *testing.T) {
+			f := newFixture(t, basePolicy, &gatehouse.Options{Observer: panicky{in: tc.in}})
+			c := dialRaw(t, f.ct, newProtocol) // no handshake: initialize would be denied too
+			for i := range 2 { // the server is still up for a second call
+				res := c.callTool(i+1, "echo", nil)
+				if got := fmt.Sprint(rpcErr(res)["code"]); (tc.code == "" && rpcErr(res) != nil) || (tc.code != "" && got != tc.code) {
+					t.Fatalf("call %d: %v, want code %q", i, res, tc.code)
+				}
+			}
+			if tc.code != "" && f.runs.Load() != 0 {
+				t.Fatalf("the tool ran %d times", f.runs.Load())
+			}
+		})
+	}
+}

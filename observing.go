@@ -3,6 +3,7 @@ package gatehouse
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -59,11 +60,37 @@ func (g *Guard) begin(ctx context.Context, method string, req mcp.Request) (cont
 	if ss, ok := req.GetSession().(*mcp.ServerSession); ok && ss != nil {
 		start.SessionID = ss.ID()
 	}
-	return g.o.Observer.Start(ctx, start), o
+	if octx := g.o.Observer.Start(ctx, start); octx != nil {
+		ctx = octx
+	}
+	return ctx, o
 }
 
-// end tells the Observer how the request was answered.
+// observerPanic recovers a panic of the Observer where the guard's own
+// recovery no longer applies; the request's answer stands.
+func (g *Guard) observerPanic(ctx context.Context, method string) {
+	if r := recover(); r != nil {
+		g.log.ErrorContext(ctx, "gatehouse: recovered a panic in Options.Observer."+method, "panic_type", fmt.Sprintf("%T", r))
+	}
+}
+
+// observeRecovered reports the denial of a request that panicked; it runs
+// inside the guard's recovery, so a panic of the Observer is recovered here.
+func (g *Guard) observeRecovered(ctx context.Context, d policy.Decision, req mcp.Request) {
+	if g.o.Observer == nil {
+		return
+	}
+	defer g.observerPanic(ctx, "Decision")
+	g.observeMethod(ctx, d, req, "recover")
+}
+
+// end tells the Observer how the request was answered. It runs after the
+// guard's recovery: a panic in the Observer here is recovered on its own.
 func (g *Guard) end(ctx context.Context, o *observed, res mcp.Result, err error) {
+	if o == nil {
+		return
+	}
+	defer g.observerPanic(ctx, "End")
 	e := RequestEnd{Method: o.method, Duration: time.Since(o.start)}
 	o.mu.Lock()
 	e.Tool, e.Registered = o.tool, o.registered
@@ -136,19 +163,20 @@ func (g *Guard) observeAllowed(c *call) {
 }
 
 // observeMethod reports the decision on a request before the tools/call
-// pipeline: a method allowed or refused, a protected path, bad params.
-func (g *Guard) observeMethod(ctx context.Context, d policy.Decision, req mcp.Request) {
+// pipeline: a method allowed or refused, a protected path, bad params, an
+// audit failure. An empty stage is read from the denial.
+func (g *Guard) observeMethod(ctx context.Context, d policy.Decision, req mcp.Request, stage string) {
 	if g.o.Observer == nil {
 		return
 	}
-	stage := "method"
 	switch {
+	case stage != "":
 	case d.Outcome == policy.ProtectedPath:
 		stage = "paths"
 	case d.Code == CodeInvalidParams:
 		stage = "decode"
-	case d.Code == CodeInternalError:
-		stage = "recover"
+	default:
+		stage = "method"
 	}
 	g.decided(ctx, d, stage, identity(req, g.o.DefaultAgent), false)
 }
