@@ -27,7 +27,11 @@ type Observer interface {
 	// Observer that starts a span returns one carrying the span, and its
 	// TraceContext ([ContextWithTrace]) so the audit events name it.
 	Start(ctx context.Context, r RequestStart) context.Context
-	// Decision is called once per request with the Guard's decision on it.
+	// Decision is called once per request with the Guard's decision on it;
+	// for a tool registered with AddTool that asks by elicitation, first
+	// with ASK when the question goes out (on sessions before 2026-07-28
+	// go-sdk asks inside the same request, so the final decision follows in
+	// it; from 2026-07-28 it comes with the client's retry).
 	Decision(ctx context.Context, d DecisionEvent)
 	// Ask is called when a human (or the client for them) answered an ask.
 	Ask(ctx context.Context, a AskEvent)

@@ -293,3 +293,59 @@ func TestObserverPanics(t *testing.T) {
 		})
 	}
 }
+
+// TestObserverElicitation: AddTool's ask through elicitation is observed
+// as an ask on the elicitation channel, and the call's final decision is
+// the one the user's answer made.
+func TestObserverElicitation(t *testing.T) {
+	for _, proto := range []string{"2025-06-18", newProtocol} {
+		for _, answer := range []string{"accept", "decline"} {
+			t.Run(proto+"/"+answer, func(t *testing.T) {
+				rec := &recorder{}
+				g := mustGuard(t, mustPolicy(t, basePolicy), &gatehouse.Options{Observer: rec})
+				s := mcp.NewServer(&mcp.Implementation{Name: "s", Version: "1"}, nil)
+				gatehouse.AddTool(s, g, &mcp.Tool{Name: "deploy"}, func(ctx context.Context, req *mcp.CallToolRequest, a map[string]any) (*mcp.CallToolResult, any, error) {
+					return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "deployed"}}}, nil, nil
+				})
+				g.Install(s)
+				st, ct := mcp.NewInMemoryTransports()
+				ss, err := s.Connect(context.Background(), st, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer ss.Close()
+				cs, err := mcp.NewClient(&mcp.Implementation{Name: "agent", Version: "1"}, &mcp.ClientOptions{
+					ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+						if answer == "accept" {
+							return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"approve": true}}, nil
+						}
+						return &mcp.ElicitResult{Action: "decline"}, nil
+					},
+				}).Connect(context.Background(), ct, &mcp.ClientSessionOptions{ProtocolVersion: proto})
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer cs.Close()
+				cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "deploy", Arguments: map[string]any{"env": "staging"}})
+				rec.mu.Lock()
+				defer rec.mu.Unlock()
+				var got []string
+				for _, d := range rec.decisions {
+					if d.Method == "tools/call" {
+						got = append(got, d.Outcome+"/"+d.Stage)
+					}
+				}
+				final, ans := "ALLOW/answer", "approved"
+				if answer == "decline" {
+					final, ans = "BLOCK/answer", "denied"
+				}
+				if len(got) == 0 || got[len(got)-1] != final {
+					t.Errorf("tools/call decisions %v, want the last %s", got, final)
+				}
+				if len(rec.asks) != 1 || rec.asks[0].Channel != "elicitation" || rec.asks[0].Answer != ans || rec.asks[0].Duration < 0 {
+					t.Errorf("asks %+v", rec.asks)
+				}
+			})
+		}
+	}
+}

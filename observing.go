@@ -108,10 +108,19 @@ func (g *Guard) end(ctx context.Context, o *observed, res mcp.Result, err error)
 	g.o.Observer.End(ctx, e)
 }
 
-// decided reports a decision on the request of ctx, once per request.
+// decided reports a decision on the request of ctx: one final decision per
+// request, after at most one ASK (AddTool's question, which go-sdk answers
+// inside the same request on sessions before 2026-07-28).
 func (g *Guard) decided(ctx context.Context, d policy.Decision, stage, agent string, registered bool) {
 	o := observing(ctx)
-	if o == nil || !o.decided.CompareAndSwap(false, true) {
+	if o == nil {
+		return
+	}
+	if d.Outcome == policy.Ask {
+		if o.decided.Load() {
+			return
+		}
+	} else if !o.decided.CompareAndSwap(false, true) {
 		return
 	}
 	tool := d.Tool
