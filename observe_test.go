@@ -281,7 +281,7 @@ func TestObserverPanics(t *testing.T) {
 		t.Run(tc.in, func(t *testing.T) {
 			f := newFixture(t, basePolicy, &gatehouse.Options{Observer: panicky{in: tc.in}})
 			c := dialRaw(t, f.ct, newProtocol) // no handshake: initialize would be denied too
-			for i := range 2 { // the server is still up for a second call
+			for i := range 2 {                 // the server is still up for a second call
 				res := c.callTool(i+1, "echo", nil)
 				if got := fmt.Sprint(rpcErr(res)["code"]); (tc.code == "" && rpcErr(res) != nil) || (tc.code != "" && got != tc.code) {
 					t.Fatalf("call %d: %v, want code %q", i, res, tc.code)
