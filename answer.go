@@ -35,7 +35,7 @@ func (g *Guard) answerStage(c *call) *refusal {
 		return r
 	}
 	if g.requiresApproval(c.rawTool, c.tool) {
-		return g.passkeyAnswer(c)
+		return g.timedAsk(c, "passkey", (*Guard).passkeyAnswer)
 	}
 	if c.d.Outcome != policy.Ask {
 		return nil
@@ -48,7 +48,7 @@ func (g *Guard) answerStage(c *call) *refusal {
 		c.elicit, c.def = true, def
 		return nil
 	case g.o.Ask != nil:
-		return g.askAnswer(c)
+		return g.timedAsk(c, "asker", (*Guard).askAnswer)
 	case elicits:
 		return refuse(deniedAsk(c.d, noElicit))
 	}
@@ -124,7 +124,7 @@ func (g *Guard) ask(ctx context.Context, d policy.Decision, agent string, args m
 	case err != nil && timedOut:
 		return d.Denied(true), Answer{}, errNotApproved
 	case err != nil:
-		g.log.Warn("gatehouse: asker failed", "tool", d.Tool, "error", err)
+		g.log.WarnContext(ctx, "gatehouse: asker failed", "tool", d.Tool, "error", err)
 		return deniedAsk(d, "Approval could not be obtained; the call was denied"), Answer{}, errNotApproved
 	case actx.Err() != nil:
 		return d.Denied(timedOut), Answer{}, errNotApproved

@@ -31,10 +31,11 @@ var allowedDeps = map[string][]string{
 	"scope":     {"normalize"},
 	"examples":  {"*"},
 	"internal":  {"*"},
+	"otel":      {"*"}, // its own module: an Observer over the root package
 }
 
 // sdkAllowed are the folders whose code may import the MCP go-sdk.
-var sdkAllowed = []string{"./", "approval/", "consent/", "examples/", "internal/"}
+var sdkAllowed = []string{"./", "approval/", "consent/", "examples/", "internal/", "otel/"}
 
 // TestDependencyDirection parses every non-test file's imports and checks
 // them against DESIGN §1.
@@ -62,8 +63,8 @@ func TestDependencyDirection(t *testing.T) {
 			if strings.HasPrefix(p, "github.com/modelcontextprotocol/go-sdk") && !hasPrefixAny(dir+"/", sdkAllowed) {
 				t.Errorf("%s imports the go-sdk; only the root package and the approval/consent MCP adapters may", path)
 			}
-			if p == module && top != "." && top != "examples" {
-				t.Errorf("%s imports the root package; only examples may", path)
+			if p == module && top != "." && top != "examples" && top != "otel" {
+				t.Errorf("%s imports the root package; only examples and otel may", path)
 			}
 			if !strings.HasPrefix(p, module+"/") {
 				continue

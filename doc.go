@@ -42,6 +42,17 @@
 // message, data.tool, data.reason), or, with Options.DenyAsToolResult, tool
 // results with IsError set that a model can read.
 //
+// # Observability
+//
+// Options.Observer receives every decision (with the stage that decided),
+// ask, redaction, limit hit and audit write, with the request's context;
+// the module github.com/gatehouse-dev/gatehouse/otel turns them into
+// OpenTelemetry spans and metrics. A traceparent in a request's
+// params._meta (SEP-414), or a [TraceContext] in its context, gives its
+// trace: every audit event of the request carries its trace and span ids
+// inside the hash chain. Log calls pass the request's context to the
+// slog.Logger. A trace id is the client's assertion, for correlation only.
+//
 // # Identity
 //
 // The agent identity keys limits and budgets and is written to the audit

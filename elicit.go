@@ -94,8 +94,10 @@ func (g *Guard) elicitAnswer(c *call, req *mcp.CallToolRequest) (*mcp.CallToolRe
 		return g.askByElicitation(c, argsHash, now)
 	}
 	if d, ok := g.checkElicited(c, p, argsHash, now); !ok {
+		g.observeElicited(c, p.RequestState, d.Code)
 		return nil, g.elicitDenied(c, d)
 	}
+	g.observeElicited(c, p.RequestState, 0)
 	scope, remember, r := g.elicitedScope(c, p)
 	if r != nil {
 		return nil, g.elicitDenied(c, r.d)
@@ -133,7 +135,7 @@ func (g *Guard) checkElicited(c *call, p *mcp.CallToolParamsRaw, argsHash string
 	if err := g.useNonce(c, "gatehouse-elicit:"+st.Nonce, time.UnixMilli(st.Exp)); err != nil {
 		reason := "This approval was already used"
 		if !errors.Is(err, consent.ErrReplayed) {
-			g.log.Error("gatehouse: elicitation nonce store failed", "error", err)
+			g.log.ErrorContext(c.ctx, "gatehouse: elicitation nonce store failed", "error", err)
 			reason = "The approval could not be checked for reuse, so the call was denied"
 		}
 		return deniedAsk(c.d, reason), false
@@ -143,8 +145,9 @@ func (g *Guard) checkElicited(c *call, p *mcp.CallToolParamsRaw, argsHash string
 
 // elicitDenied audits and returns a denial from inside the AddTool wrapper.
 func (g *Guard) elicitDenied(c *call, d policy.Decision) error {
+	g.observeRefusal(c, "answer", refuse(d))
 	if err := g.auditDecision(c.ctx, d, c.agent, c.rawArgs); err != nil {
-		g.log.Error("gatehouse: audit write failed", "method", d.Method, "error", err)
+		g.log.ErrorContext(c.ctx, "gatehouse: audit write failed", "method", d.Method, "error", err)
 	}
 	g.recordTrust(c.ctx, c.agent, d, true)
 	return rpcError(d, c.rawTool)
@@ -169,6 +172,7 @@ func (g *Guard) askByElicitation(c *call, argsHash string, now time.Time) (*mcp.
 	if err := g.auditDecision(c.ctx, c.d, c.agent, c.rawArgs); err != nil {
 		return nil, rpcError(internal(c.d.Method, c.tool, auditDown), "")
 	}
+	g.observeRefusal(c, "answer", refuse(c.d)) // ASK: answered on the retry
 	return &mcp.CallToolResult{
 		InputRequests: mcp.InputRequestMap{ApprovalInputID: &mcp.ElicitParams{
 			Mode:    "form",

@@ -101,7 +101,8 @@ func (g *Guard) RevokeGrant(ctx context.Context, principal, id string) (grant.Gr
 // writes a GRANT_EXPIRED event to w (when not nil) for each expired grant
 // the store removed on the way: the library side of `gatehouse grants
 // list`.
-func ListGrants(ctx context.Context, st grant.Store, w *audit.Writer, principal string, now time.Time) ([]grant.Grant, error) {
+func ListGrants(ctx context.Context, st grant.Store, w audit.Sink, principal string, now time.Time) ([]grant.Grant, error) {
+	w = auditSink(w)
 	live, expired, err := st.List(ctx, principal, now)
 	if err != nil {
 		return nil, err
@@ -119,7 +120,8 @@ func ListGrants(ctx context.Context, st grant.Store, w *audit.Writer, principal 
 // RevokeGrant removes the grant id of principal from st and writes a
 // GRANT_REVOKED event to w (when not nil): the library side of `gatehouse
 // grants revoke`. The next call the grant would have covered is asked.
-func RevokeGrant(ctx context.Context, st grant.Store, w *audit.Writer, principal, id string) (grant.Grant, error) {
+func RevokeGrant(ctx context.Context, st grant.Store, w audit.Sink, principal, id string) (grant.Grant, error) {
+	w = auditSink(w)
 	gr, err := st.Revoke(ctx, principal, id)
 	if err != nil {
 		return grant.Grant{}, err

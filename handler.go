@@ -85,7 +85,7 @@ func (g *Guard) bounded(ctx context.Context, c *call, next mcp.MethodHandler) (m
 		return nil, ctx.Err() // the client cancelled: nothing to answer
 	}
 	d := internal(c.md.Method, c.tool, fmt.Sprintf("The tool did not finish within %v (gatehouse.Options.HandlerTimeout), so the call was abandoned", g.o.HandlerTimeout))
-	g.log.Error("gatehouse: a tool handler timed out", "tool", c.tool, "timeout", g.o.HandlerTimeout)
+	g.log.ErrorContext(ctx, "gatehouse: a tool handler timed out", "tool", c.tool, "timeout", g.o.HandlerTimeout)
 	g.auditFailure(ctx, d, c.agent)
 	return nil, rpcError(d, c.rawTool)
 }
@@ -101,7 +101,7 @@ func (g *Guard) handle(ctx context.Context, c *call, next mcp.MethodHandler, don
 	}()
 	defer func() {
 		if r := recover(); r != nil {
-			g.log.Error("gatehouse: recovered a panic in a tool handler; the call was denied", "tool", c.tool, "panic_type", fmt.Sprintf("%T", r), "stack", string(debug.Stack()))
+			g.log.ErrorContext(ctx, "gatehouse: recovered a panic in a tool handler; the call was denied", "tool", c.tool, "panic_type", fmt.Sprintf("%T", r), "stack", string(debug.Stack()))
 			d := internal(c.md.Method, c.tool, "The server failed while handling this request; it was denied")
 			g.auditFailure(ctx, d, c.agent)
 			done <- handled{err: rpcError(d, c.rawTool)}
@@ -116,6 +116,6 @@ func (g *Guard) handle(ctx context.Context, c *call, next mcp.MethodHandler, don
 // caller's error stands.
 func (g *Guard) auditFailure(ctx context.Context, d policy.Decision, agent string) {
 	if err := g.auditDecision(context.WithoutCancel(ctx), d, agent, nil); err != nil {
-		g.log.Error("gatehouse: audit write failed", "method", d.Method, "error", err)
+		g.log.ErrorContext(ctx, "gatehouse: audit write failed", "method", d.Method, "error", err)
 	}
 }

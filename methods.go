@@ -17,11 +17,14 @@ const auditDown = "The audit log could not record this decision, so the request 
 // other method through the protected-path check, the audit, the handler and
 // the result filters.
 func (g *Guard) serve(ctx context.Context, method string, req mcp.Request, srv *served, next mcp.MethodHandler) (res mcp.Result, err error) {
+	var o *observed
+	defer func() { g.end(ctx, o, res, err) }()
 	defer func() {
 		if r := recover(); r != nil {
 			res, err = nil, g.recovered(ctx, method, req, r)
 		}
 	}()
+	ctx, o = g.begin(ctx, method, req)
 	md := g.p.EvaluateMethod(method)
 	if g.o.Approval != nil && approvalMethods[md.Method] {
 		ctx, md = g.authorizeApprovalMethod(ctx, md, identity(req, g.o.DefaultAgent))
@@ -49,9 +52,11 @@ func (g *Guard) otherMethod(ctx context.Context, method string, md policy.Decisi
 		return g.denyMethod(ctx, d, req)
 	}
 	if err := g.auditDecision(ctx, md, agent, nil); err != nil {
-		g.log.Error("gatehouse: audit write failed; the request was denied", "method", md.Method, "error", err)
+		g.log.ErrorContext(ctx, "gatehouse: audit write failed; the request was denied", "method", md.Method, "error", err)
+		g.observeMethod(ctx, internal(md.Method, "", auditDown), req, "audit")
 		return nil, rpcError(internal(md.Method, "", auditDown), "")
 	}
+	g.observeMethod(ctx, md, req, "method")
 	res, err := next(ctx, method, req)
 	if err != nil {
 		return nil, g.redactError(ctx, md.Method, "", agent, err)
@@ -74,10 +79,11 @@ func (g *Guard) otherMethod(ctx context.Context, method string, md policy.Decisi
 func (g *Guard) denyMethod(ctx context.Context, d policy.Decision, req mcp.Request) (mcp.Result, error) {
 	if d.Code == policy.CodeMethodNotAllowed {
 		// Clients show a bare "Method not allowed": say which one here too.
-		g.log.Warn("gatehouse: method denied by policy", "method", clipName(d.Method))
+		g.log.WarnContext(ctx, "gatehouse: method denied by policy", "method", clipName(d.Method))
 	}
+	g.observeMethod(ctx, d, req, "")
 	if err := g.auditDecision(ctx, d, identity(req, g.o.DefaultAgent), nil); err != nil {
-		g.log.Error("gatehouse: audit write failed", "method", d.Method, "error", err)
+		g.log.ErrorContext(ctx, "gatehouse: audit write failed", "method", d.Method, "error", err)
 	}
 	if g.o.DenyAsToolResult && d.Method == policy.MethodToolsCall {
 		return toolError(d), nil
@@ -89,12 +95,13 @@ func (g *Guard) denyMethod(ctx context.Context, d policy.Decision, req mcp.Reque
 // denial, audited; the panic value may hold anything, so only its type and
 // the stack are logged.
 func (g *Guard) recovered(ctx context.Context, method string, req mcp.Request, r any) error {
-	g.log.Error("gatehouse: recovered a panic; the request was denied", "method", method, "panic_type", fmt.Sprintf("%T", r), "stack", string(debug.Stack()))
+	g.log.ErrorContext(ctx, "gatehouse: recovered a panic; the request was denied", "method", method, "panic_type", fmt.Sprintf("%T", r), "stack", string(debug.Stack()))
 	tool := ""
 	if call, ok := req.(*mcp.CallToolRequest); ok && call.Params != nil {
 		tool = normalizeTool(call.Params.Name)
 	}
 	d := internal(normalizeTool(method), tool, "The server failed while handling this request; it was denied")
+	g.observeRecovered(ctx, d, req)
 	g.auditFailure(ctx, d, identity(req, g.o.DefaultAgent))
 	return rpcError(d, "")
 }

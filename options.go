@@ -51,11 +51,20 @@ type Options struct {
 	Scopes      *ScopeOptions
 
 	// Audit, when set, receives one event per decision (upstream) and one
-	// per DLP redaction (downstream). A failed audit write denies the call.
+	// per DLP redaction (downstream): an *audit.Writer (the hash-chained
+	// file), or any audit.Sink (audit.Tee sends to several). A failed audit
+	// write denies the call. Events carry the request's trace and span ids
+	// (TraceContext).
 	// Arguments are redacted with the Guard's scanner before they are
 	// written; set audit.Options.HashArgs on the Writer to log per-argument
 	// hashes instead of values.
-	Audit *audit.Writer
+	Audit audit.Sink
+
+	// Observer, when set, receives every decision, ask, redaction, limit
+	// hit and audit write with the request's context (the module
+	// github.com/gatehouse-dev/gatehouse/otel has one for OpenTelemetry).
+	// nil costs nothing.
+	Observer Observer
 
 	// HandlerTimeout bounds one tool handler: after it the call is answered
 	// with -32603, audited, and the handler's context is cancelled. 0 means
@@ -186,6 +195,7 @@ func (o *Options) validate() error {
 	if o.DefaultAgent == "" {
 		o.DefaultAgent = "anonymous"
 	}
+	o.Audit = auditSink(o.Audit)
 	if o.HandlerTimeout < 0 || o.MaxResultBytes < 0 {
 		return fmt.Errorf("gatehouse: Options.HandlerTimeout (%v) and Options.MaxResultBytes (%d) must not be negative", o.HandlerTimeout, o.MaxResultBytes)
 	}

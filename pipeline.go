@@ -106,6 +106,7 @@ func (g *Guard) toolCall(ctx context.Context, method string, req *mcp.CallToolRe
 	defer g.undo(c)
 	for _, s := range g.before {
 		if r := s.run(g, c); r != nil {
+			g.observeRefusal(c, s.name, r)
 			return g.refused(c, r)
 		}
 	}
@@ -122,7 +123,7 @@ func (g *Guard) undo(c *call) {
 		return
 	}
 	if err := c.resv.Release(context.WithoutCancel(c.ctx)); err != nil {
-		g.log.Warn("gatehouse: releasing a conversation step failed", "error", err)
+		g.log.WarnContext(c.ctx, "gatehouse: releasing a conversation step failed", "error", err)
 	}
 }
 
@@ -134,7 +135,7 @@ func (g *Guard) refused(c *call, r *refusal) (mcp.Result, error) {
 		args = nil // not a JSON object: nothing to record
 	}
 	if err := g.auditDecision(c.ctx, g.named(c, r.d), c.agent, args); err != nil {
-		g.log.Error("gatehouse: audit write failed", "method", r.d.Method, "error", err)
+		g.log.ErrorContext(c.ctx, "gatehouse: audit write failed", "method", r.d.Method, "error", err)
 	}
 	if r.d.Code != CodeInternalError {
 		g.recordTrust(c.ctx, c.agent, r.d, true)
@@ -173,7 +174,7 @@ func (g *Guard) commit(c *call) *refusal {
 		if err := c.resv.Commit(c.ctx); err != nil {
 			if budget != nil {
 				if rerr := budget.Refund(context.WithoutCancel(c.ctx), c.agent, g.usage(c.info())); rerr != nil {
-					g.log.Error("gatehouse: refunding a refused call failed", "tool", c.tool, "error", rerr)
+					g.log.ErrorContext(c.ctx, "gatehouse: refunding a refused call failed", "tool", c.tool, "error", rerr)
 				}
 			}
 			return refuse(limitDecision(c.d.Method, c.tool, err))
@@ -181,6 +182,7 @@ func (g *Guard) commit(c *call) *refusal {
 		c.committed.Store(true)
 	}
 	g.recordTrust(c.ctx, c.agent, c.d, false)
+	g.observeAllowed(c)
 	return nil
 }
 

@@ -34,7 +34,7 @@ func (g *Guard) auditDecision(ctx context.Context, d policy.Decision, agent stri
 		FailedArg:  d.FailedArg,
 		FailedRule: d.FailedRule,
 		Agent:      agent,
-		Args:       g.auditArgs(rawArgs),
+		Args:       g.auditArgs(ctx, d, rawArgs),
 	}
 	if d.Code != 0 || d.Reason != "" {
 		e.Metadata = map[string]any{}
@@ -52,10 +52,10 @@ func (g *Guard) auditDecision(ctx context.Context, d policy.Decision, agent stri
 		e.Tool, e.FailedArg = g.redacted(e.Tool), g.redacted(e.FailedArg)
 	}
 	scopeMetadata(ctx, e)
-	err := g.o.Audit.Write(ctx, e)
+	err := g.writeAudit(ctx, e)
 	if errors.Is(err, audit.ErrEventTooLong) && e.Args != nil {
 		e.Args = omitted(e.Args)
-		err = g.o.Audit.Write(ctx, e)
+		err = g.writeAudit(ctx, e)
 	}
 	return err
 }
@@ -71,7 +71,7 @@ func (g *Guard) redacted(s string) string {
 
 // auditArgs is what the log records of a call's arguments: the JSON
 // object, redacted; nil for anything else.
-func (g *Guard) auditArgs(raw json.RawMessage) json.RawMessage {
+func (g *Guard) auditArgs(ctx context.Context, d policy.Decision, raw json.RawMessage) json.RawMessage {
 	if len(raw) == 0 || raw[0] != '{' || !json.Valid(raw) {
 		return nil
 	}
@@ -85,10 +85,11 @@ func (g *Guard) auditArgs(raw json.RawMessage) json.RawMessage {
 			return raw
 		}
 	}
-	out, _, err := g.dlp.RedactJSON(raw)
+	out, found, err := g.dlp.RedactJSON(raw)
 	if err != nil {
 		return omitted(raw)
 	}
+	g.observeRedactions(ctx, RedactUpstream, d.Method, d.Tool, found)
 	return out
 }
 
@@ -102,6 +103,7 @@ func omitted(args json.RawMessage) json.RawMessage {
 // auditDLP writes one downstream DLP_TRIGGERED event per rule that fired
 // (AIP §6.4).
 func (g *Guard) auditDLP(ctx context.Context, method, tool, agent string, findings []dlp.Finding) error {
+	g.observeRedactions(ctx, RedactDownstream, method, tool, findings)
 	if g.o.Audit == nil {
 		return nil
 	}
@@ -117,7 +119,7 @@ func (g *Guard) auditDLP(ctx context.Context, method, tool, agent string, findin
 			DLPAction:     "REDACTED",
 			DLPMatchCount: f.Count,
 		}
-		if err := g.o.Audit.Write(ctx, e); err != nil {
+		if err := g.writeAudit(ctx, e); err != nil {
 			return err
 		}
 	}

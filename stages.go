@@ -29,7 +29,7 @@ func (g *Guard) decodeStage(c *call) *refusal {
 // dispatch: no other registered tool shares the normalized name.
 func (g *Guard) dispatchStage(c *call) *refusal {
 	if d, ok := c.srv.index.check(c.ctx, c.req, c.rawTool, c.tool); !ok {
-		g.log.Error("gatehouse: tools whose names normalize to the same name are registered; calls to them are denied", "tool", c.tool)
+		g.log.ErrorContext(c.ctx, "gatehouse: tools whose names normalize to the same name are registered; calls to them are denied", "tool", c.tool)
 		return refuse(d)
 	}
 	return nil
@@ -130,7 +130,7 @@ func (g *Guard) rateLimited(c *call, limiterID, key string, r ratelimit.Rate) *r
 		return refuse(capacityDecision(c.md.Method, c.tool, err))
 	}
 	if err != nil {
-		g.log.Error("gatehouse: rate limiter failed", "tool", c.tool, "error", err)
+		g.log.ErrorContext(c.ctx, "gatehouse: rate limiter failed", "tool", c.tool, "error", err)
 		return refuse(internal(c.md.Method, c.tool, "The rate limiter is unavailable, so the call was denied"))
 	}
 	if !res.Allowed {

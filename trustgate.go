@@ -15,7 +15,7 @@ import (
 func (g *Guard) trustGate(ctx context.Context, d policy.Decision, agent, rawTool string) policy.Decision {
 	level, err := g.o.Trust.Store.Level(ctx, agent)
 	if err != nil {
-		g.log.Warn("gatehouse: trust store failed; treating the agent as untrusted", "error", err)
+		g.log.WarnContext(ctx, "gatehouse: trust store failed; treating the agent as untrusted", "error", err)
 		level = trust.Untrusted
 	}
 	if level == trust.Suspended {
@@ -63,6 +63,6 @@ func (g *Guard) recordTrust(ctx context.Context, agent string, d policy.Decision
 		_, err = g.o.Trust.Store.Record(ctx, agent, denied)
 	}
 	if err != nil {
-		g.log.Warn("gatehouse: recording trust failed", "error", err)
+		g.log.WarnContext(ctx, "gatehouse: recording trust failed", "error", err)
 	}
 }

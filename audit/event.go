@@ -68,6 +68,13 @@ type Event struct {
 	ResponseTimeMS int64          `json:"response_time_ms,omitempty"`
 	PolicyRule     string         `json:"policy_rule,omitempty"`
 	Metadata       map[string]any `json:"metadata,omitempty"` // hashed like every other member
+
+	// W3C Trace Context of the request the event belongs to (32 and 16
+	// lowercase hex digits), inside the hash chain like every other member,
+	// so an event can be found from its trace and a trace from its event.
+	// Absent when the request carried no trace context.
+	TraceID string `json:"trace_id,omitempty"`
+	SpanID  string `json:"span_id,omitempty"`
 }
 
 // lineBuilder writes the canonical line of an event. Members are appended in
@@ -149,11 +156,13 @@ func (b *lineBuilder) build(e *Event, seq uint64, ts time.Time, prev string, arg
 	q = b.int(q, "response_time_ms", e.ResponseTimeMS)
 	q = b.str(q, "risk_level", e.RiskLevel)
 	q = strconv.AppendUint(b.key(q, "seq"), seq, 10)
+	q = b.str(q, "span_id", e.SpanID)
 	q = b.key(q, "timestamp")
 	q = append(q, '"')
 	q = ts.UTC().AppendFormat(q, TimeFormat)
 	q = append(q, '"')
 	q = b.str(q, "tool", e.Tool)
+	q = b.str(q, "trace_id", e.TraceID)
 	q = b.str(q, "type", e.Type)
 	q = b.str(q, "version", e.Version)
 	q = b.key(q, "violation")

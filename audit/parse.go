@@ -30,6 +30,8 @@ type eventInfo struct {
 	prevSeg  string // canonical previous_event_hash value: `null` or a string
 	computed string // `"sha256:<hex>"` recomputed from the line
 	decision string
+	traceID  string // trace_id and span_id as written (canonical, unquoted)
+	spanID   string
 }
 
 func (e *eventInfo) genesis() bool { return e.prevSeg == nullSeg }
@@ -91,6 +93,10 @@ func (p *eventParser) parse(line []byte) (eventInfo, error) {
 			if val[0] == '"' {
 				info.decision = string(val[1 : len(val)-1])
 			}
+		case "trace_id":
+			info.traceID = stringValue(val)
+		case "span_id":
+			info.spanID = stringValue(val)
 		}
 	}
 	switch {
@@ -119,6 +125,15 @@ func (p *eventParser) parse(line []byte) (eventInfo, error) {
 	p.h.Write(closeBrace)
 	info.computed = p.hashSeg()
 	return info, nil
+}
+
+// stringValue is a canonical JSON string's text without its quotes, or ""
+// for any other value.
+func stringValue(val []byte) string {
+	if len(val) < 2 || val[0] != '"' {
+		return ""
+	}
+	return string(val[1 : len(val)-1])
 }
 
 func (p *eventParser) hashSeg() string {

@@ -38,6 +38,24 @@ type VerifyOptions struct {
 	// when empty). Errors of the checkpoint kinds give its name as File and
 	// a line of it as Line.
 	CheckpointsName string
+	// Each, when set, is called with every event once its hash and link
+	// are verified, in log order: a caller can list events, or find those
+	// of one trace, in the same bounded-memory pass.
+	Each func(Verified)
+}
+
+// Verified is one event that passed verification, as [VerifyOptions.Each]
+// sees it.
+type Verified struct {
+	File     string // as given to VerifyFiles; "" for Verify
+	Line     int    // 1-based, in File
+	Seq      uint64
+	Hash     string // event_hash
+	Decision string // "" for events without one
+	// TraceID and SpanID are the event's W3C trace context members as
+	// written (FORMAT.md), "" when absent. They are covered by the event's
+	// hash like every other member.
+	TraceID, SpanID string
 }
 
 // Summary describes a verified log.
@@ -52,6 +70,8 @@ type Summary struct {
 	// log; LastCheckpointSeq the highest seq they cover.
 	Checkpoints       int
 	LastCheckpointSeq uint64
+	// Traced is the number of events that carry a trace_id.
+	Traced int
 }
 
 // Verify reads a log to its end and checks the chain: every event's hash,
@@ -102,6 +122,7 @@ type verifier struct {
 	file   string
 	line   int
 	ck     *checkpointReader
+	each   func(Verified)
 }
 
 func newVerifier(opts *VerifyOptions) (*verifier, error) {
@@ -115,7 +136,7 @@ func newVerifier(opts *VerifyOptions) (*verifier, error) {
 	if o.MaxLineBytes == 0 {
 		o.MaxLineBytes = DefaultMaxLineBytes
 	}
-	v := &verifier{max: o.MaxLineBytes, p: newEventParser(), sum: Summary{Decisions: map[string]int{}}}
+	v := &verifier{max: o.MaxLineBytes, p: newEventParser(), sum: Summary{Decisions: map[string]int{}}, each: o.Each}
 	switch {
 	case o.Anchor != nil:
 		v.prev = eventInfo{seq: o.Anchor.Seq, hashSeg: strconv.Quote(o.Anchor.Hash), prevSeg: "?"}
@@ -305,11 +326,17 @@ func (v *verifier) accept(c eventInfo) error {
 	if c.decision != "" {
 		v.sum.Decisions[c.decision]++
 	}
+	if c.traceID != "" {
+		v.sum.Traced++
+	}
 	v.prev, v.origin = c, false
 	if v.ck != nil {
 		if err := v.ck.match(v, c); err != nil {
 			return err
 		}
+	}
+	if v.each != nil {
+		v.each(Verified{File: v.file, Line: v.line, Seq: c.seq, Hash: c.hashString(), Decision: c.decision, TraceID: c.traceID, SpanID: c.spanID})
 	}
 	return nil
 }

@@ -10,6 +10,10 @@
 // checkpoints are checked too, from -checkpoints or else
 // "<last LOG>.checkpoints".
 //
+// With -events every verified event is listed with its trace_id and
+// span_id (the W3C trace context written inside the hash chain); with
+// -trace only the events of that trace.
+//
 // Exit status: 0 when every log verifies; 1 with the file, line and kind of
 // the first problem (a tampered, reordered or truncated log, a checkpoint
 // that another key signed); 2 for a usage error or an input that cannot be
@@ -55,8 +59,10 @@ func Run(prog string, args []string, stdout, stderr io.Writer) int {
 	pubFile := fs.String("pubkey", "", "Ed25519 public key `FILE` (PEM or OpenSSH) that signs the checkpoints")
 	ckFile := fs.String("checkpoints", "", "checkpoint `FILE` (default: <last LOG>.checkpoints)")
 	maxLine := fs.Int("max-line", audit.DefaultMaxLineBytes, "longest line accepted, in `bytes`")
+	events := fs.Bool("events", false, "list every verified event with its trace_id and span_id")
+	trace := fs.String("trace", "", "list the verified events of this trace `ID` (32 hex digits)")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: %s [-pubkey FILE] [-checkpoints FILE] LOG...\n\n", prog)
+		fmt.Fprintf(stderr, "usage: %s [-pubkey FILE] [-checkpoints FILE] [-events | -trace ID] LOG...\n\n", prog)
 		fmt.Fprintln(stderr, "Verifies the hash chain of gatehouse audit logs (and signed checkpoints with -pubkey).")
 		fmt.Fprintln(stderr, "exit status: 0 ok, 1 finding or failed check, 2 usage error or unreadable input (a failed verification prints its file and line)")
 		fmt.Fprintln(stderr, "\nflags:")
@@ -86,6 +92,9 @@ func Run(prog string, args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	opts := &audit.VerifyOptions{MaxLineBytes: *maxLine}
+	if *events || *trace != "" {
+		opts.Each = lister(stdout, strings.ToLower(*trace))
+	}
 	if *ckFile != "" && *pubFile == "" {
 		fmt.Fprintf(stderr, "%s: -checkpoints needs -pubkey\n", prog)
 		return ExitUsage
@@ -147,6 +156,7 @@ func reportSummary(stdout io.Writer, sum audit.Summary, files int, checkpoints b
 	if sum.Events > 0 {
 		fmt.Fprintf(stdout, "  last event_hash: %s\n", sum.LastHash)
 	}
+	fmt.Fprintf(stdout, "  events with a trace id: %d\n", sum.Traced)
 	if checkpoints {
 		fmt.Fprintf(stdout, "  signed checkpoints matched: %d (last at seq %d)\n", sum.Checkpoints, sum.LastCheckpointSeq)
 	} else {
@@ -164,4 +174,25 @@ func reportSummary(stdout io.Writer, sum audit.Summary, files int, checkpoints b
 	if len(parts) > 0 {
 		fmt.Fprintf(stdout, "  decisions: %s\n", strings.Join(parts, " "))
 	}
+}
+
+// lister prints each verified event, or those of one trace: seq,
+// decision, trace_id and span_id ("-" when absent), file and line; so a
+// span found in a tracing backend leads to the verified record of its
+// decision, and an event to its trace.
+func lister(w io.Writer, trace string) func(audit.Verified) {
+	return func(v audit.Verified) {
+		if trace != "" && v.TraceID != trace {
+			return
+		}
+		fmt.Fprintf(w, "event seq=%d decision=%s trace_id=%s span_id=%s at=%s:%d\n",
+			v.Seq, dash(v.Decision), dash(v.TraceID), dash(v.SpanID), v.File, v.Line)
+	}
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
 }

@@ -1,0 +1,132 @@
+package otel_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+
+	"github.com/gatehouse-dev/gatehouse"
+	"github.com/gatehouse-dev/gatehouse/audit"
+	ghotel "github.com/gatehouse-dev/gatehouse/otel"
+	"github.com/gatehouse-dev/gatehouse/policy"
+)
+
+// benchPolicy is the root package's BenchmarkMiddleware policy.
+const benchPolicy = `apiVersion: aip.io/v1alpha1
+kind: AgentPolicy
+metadata: {name: bench}
+spec:
+  protected_paths: [~/.ssh, .env]
+  tool_rules:
+    - tool: fetch
+      rate_limit: 100000000/second
+      allow_args:
+        url: "^https://github\\.com/[a-z0-9_-]+/[a-z0-9_.-]+$"
+  dlp:
+    patterns:
+      - {name: AWS Key, regex: "(AKIA|ASIA)[A-Z0-9]{16}"}
+`
+
+type discard struct{}
+
+func (discard) Write(p []byte) (int, error) { return len(p), nil }
+
+// BenchmarkGuardObserver is the guard's cost per tools/call (as the root
+// BenchmarkMiddleware/audit: policy, rate limit, default DLP over a 1 KiB
+// result, audit to a buffered writer) with no Observer and with the
+// OpenTelemetry Observer on the SDK (a span per call exported
+// synchronously to a no-op exporter, metrics aggregated by a manual
+// reader). The difference is the Observer's overhead.
+func BenchmarkGuardObserver(b *testing.B) {
+	for _, name := range []string{"nil", "otel-sdk"} {
+		b.Run(name, func(b *testing.B) {
+			o := &gatehouse.Options{}
+			w, err := audit.New(bufio.NewWriterSize(discard{}, 1<<16), nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			o.Audit = w
+			if name == "otel-sdk" {
+				tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(tracetest.NewNoopExporter()))
+				mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewManualReader()))
+				b.Cleanup(func() { tp.Shutdown(context.Background()); mp.Shutdown(context.Background()) })
+				obs, err := ghotel.New(&ghotel.Options{TracerProvider: tp, MeterProvider: mp})
+				if err != nil {
+					b.Fatal(err)
+				}
+				o.Observer = obs
+			}
+			p, err := policy.ParseWith([]byte(benchPolicy), &policy.Options{Home: "/home/agent", WorkDir: "/srv"})
+			if err != nil {
+				b.Fatal(err)
+			}
+			g, err := gatehouse.New(p, o)
+			if err != nil {
+				b.Fatal(err)
+			}
+			res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: result1K}}}
+			recv, _ := g.Middleware()
+			h := recv(func(context.Context, string, mcp.Request) (mcp.Result, error) { return res, nil })
+			req := &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: "fetch", Arguments: json.RawMessage(`{"url":"https://github.com/gatehouse-dev/gatehouse"}`)}}
+			ctx := context.Background()
+			if _, err := h(ctx, "tools/call", req); err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := h(ctx, "tools/call", req); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+var result1K = func() string {
+	s := ""
+	for len(s) < 1024 {
+		s += "The quick brown fox jumps over the lazy dog. 0123456789 "
+	}
+	return s[:1024]
+}()
+
+// BenchmarkObserverCalls is the Observer's own cost for one allowed
+// tools/call: the calls the guard makes (Start, Decision, AuditWrite, End)
+// on the SDK with a no-op exporter, without the guard around them.
+func BenchmarkObserverCalls(b *testing.B) {
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(tracetest.NewNoopExporter()))
+	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewManualReader()))
+	b.Cleanup(func() { tp.Shutdown(context.Background()); mp.Shutdown(context.Background()) })
+	obs, err := ghotel.New(&ghotel.Options{TracerProvider: tp, MeterProvider: mp})
+	if err != nil {
+		b.Fatal(err)
+	}
+	bg := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		ctx := obs.Start(bg, gatehouse.RequestStart{Method: "tools/call", Agent: "a"})
+		obs.Decision(ctx, gatehouse.DecisionEvent{Outcome: "ALLOW", Method: "tools/call", Tool: "fetch", Registered: true, Stage: "policy"})
+		obs.AuditWrite(ctx, gatehouse.AuditWriteEvent{Decision: "ALLOW"})
+		obs.End(ctx, gatehouse.RequestEnd{Method: "tools/call", Tool: "fetch", Registered: true})
+	}
+}
+
+// BenchmarkSDKSpan is the floor under BenchmarkObserverCalls: one bare span
+// started and ended on the same SDK setup, nothing else.
+func BenchmarkSDKSpan(b *testing.B) {
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(tracetest.NewNoopExporter()))
+	b.Cleanup(func() { tp.Shutdown(context.Background()) })
+	tr := tp.Tracer("bench")
+	bg := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		_, span := tr.Start(bg, "tools/call")
+		span.End()
+	}
+}
