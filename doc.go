@@ -24,6 +24,7 @@
 //	rate          the AIP rule's rate limit, per agent and tool (-32002)
 //	policy        the policy's decision (AIP §4.3, ACP rules and their rate limits)
 //	dispatch      the exact name go-sdk dispatches is the only tool of its normalized name
+//	pin           the tool's definition is the one pinned (-32013 when it changed)
 //	trust         trust levels (QWED §8): suspended agents refused, risky calls asked
 //	conversation  the conversation step reserved (QWED §9)
 //	budget        the budget checked (QWED §6)
