@@ -183,10 +183,12 @@ func TestPinWhatCounts(t *testing.T) {
 		"input schema": {func(t *mcp.Tool) {
 			t.InputSchema = json.RawMessage(`{"type":"object","properties":{"env":{"type":"string"},"force":{"type":"boolean"}}}`)
 		}, true},
-		"input schema number": {func(t *mcp.Tool) { t.InputSchema = json.RawMessage(`{"type":"object","properties":{"env":{"type":"string","maxLength":12345678901234567891}}}`) }, true},
-		"output schema":       {func(t *mcp.Tool) { t.OutputSchema = json.RawMessage(`{"type":"object"}`) }, true},
-		"meta":                {func(t *mcp.Tool) { t.Meta = mcp.Meta{"x": "y"} }, true},
-		"identical":           {nil, false},
+		"input schema number": {func(t *mcp.Tool) {
+			t.InputSchema = json.RawMessage(`{"type":"object","properties":{"env":{"type":"string","maxLength":12345678901234567891}}}`)
+		}, true},
+		"output schema": {func(t *mcp.Tool) { t.OutputSchema = json.RawMessage(`{"type":"object"}`) }, true},
+		"meta":          {func(t *mcp.Tool) { t.Meta = mcp.Meta{"x": "y"} }, true},
+		"identical":     {nil, false},
 		"schema spaced": {func(t *mcp.Tool) {
 			t.InputSchema = json.RawMessage(" {\"properties\": {\"env\": {\"type\": \"string\"}},\n \"type\": \"object\"}")
 		}, false},
