@@ -27,6 +27,7 @@ func (g *Guard) serve(ctx context.Context, method string, req mcp.Request, srv *
 		ctx, md = g.authorizeApprovalMethod(ctx, md, identity(req, g.o.DefaultAgent))
 		if md.Outcome == policy.Allow {
 			md = g.precheckChallenge(md, req)
+			ctx, md = g.pinChallenge(ctx, md, req, srv)
 		}
 	}
 	if md.Outcome != policy.Allow {

@@ -116,7 +116,7 @@ func (g *Guard) passkeyAnswer(c *call) *refusal {
 		return refuse(deny)
 	}
 	c.ctx = ctx
-	if _, err := g.o.Approval.Server.VerifyCall(ctx, c.req); err != nil {
+	if _, err := g.o.Approval.Server.VerifyCall(approval.WithDefinition(ctx, c.digest), c.req); err != nil {
 		var ae *approval.Error
 		if errors.As(err, &ae) {
 			deny.Reason = "Verified approval failed: " + string(ae.Reason)

@@ -242,7 +242,7 @@ func (x *toolIndex) pin(name, cur string) (string, bool) {
 // current reads the definition the server lists under the exact name raw
 // now, through the handler below the Guard. It is nil when no tool has
 // that name.
-func (x *toolIndex) current(ctx context.Context, req *mcp.CallToolRequest, raw string) (*mcp.Tool, error) {
+func (x *toolIndex) current(ctx context.Context, req mcp.Request, raw string) (*mcp.Tool, error) {
 	x.mu.Lock()
 	next := x.next
 	x.mu.Unlock()

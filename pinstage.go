@@ -1,9 +1,14 @@
 package gatehouse
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/gatehouse-dev/gatehouse/approval"
+	"github.com/gatehouse-dev/gatehouse/approval/approvalmcp"
+	"github.com/gatehouse-dev/gatehouse/policy"
 )
 
 // listing is the tool definition a call is decided against, read once per
@@ -132,4 +137,39 @@ func prefix(d string) string {
 		return d[:12]
 	}
 	return d
+}
+
+// pinChallenge binds an approval/challenge/create to the definition the
+// tool has now (approval.WithDefinition), so that a passkey approval given
+// for a tool whose definition changed and was accepted since is void: the
+// call's pin stage binds the then current digest, and the Gate refuses a
+// challenge issued under another one. A challenge for a tool whose
+// definition differs from its pin is refused (-32013): the user is not
+// asked to approve a call that would be refused.
+func (g *Guard) pinChallenge(ctx context.Context, md policy.Decision, req mcp.Request, srv *served) (context.Context, policy.Decision) {
+	if g.pins.off || md.Outcome != policy.Allow || md.Method != approval.MethodChallengeCreate {
+		return ctx, md
+	}
+	p, ok := req.GetParams().(*approvalmcp.ChallengeParams)
+	if !ok || p == nil {
+		return ctx, md // approvalmcp answers malformed params itself
+	}
+	t, err := srv.index.current(ctx, req, p.ToolName)
+	if err != nil {
+		return ctx, internal(md.Method, normalizeTool(p.ToolName), "The server's tools could not be listed to check the tool's definition, so no approval was asked")
+	}
+	if t == nil {
+		return ctx, md // approvalmcp refuses a tool that requires no approval; a call to it finds no tool
+	}
+	cur, err := ToolDigest(t)
+	if err != nil {
+		return ctx, internal(md.Method, normalizeTool(p.ToolName), "The tool's definition cannot be canonicalized for pinning, so no approval was asked")
+	}
+	pinned, ok := srv.index.pin(p.ToolName, cur)
+	if !ok || pinned != cur {
+		d := definitionChanged(normalizeTool(p.ToolName), p.ToolName, pinned, cur)
+		d.Method = md.Method
+		return ctx, d
+	}
+	return approval.WithDefinition(ctx, cur), md
 }
