@@ -30,7 +30,9 @@ func BenchmarkPinStage(b *testing.B) {
 				s.AddTool(&mcp.Tool{Name: fmt.Sprintf("tool%d", i), Description: "Reads one record of the inventory by its identifier.",
 					InputSchema: json.RawMessage(`{"type":"object","properties":{"id":{"type":"string","description":"the record's identifier"}},"required":["id"]}`),
 					Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}},
-					func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) { return &mcp.CallToolResult{}, nil })
+					func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+						return &mcp.CallToolResult{}, nil
+					})
 			}
 			srv := g.newServed()
 			s.AddReceivingMiddleware(g.middleware(srv))
