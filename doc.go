@@ -71,6 +71,15 @@
 // added later is found by the first call to it, and calls to either are
 // denied.
 //
+// A tool's definition is pinned by its digest ([ToolDigest]) when the
+// Guard first sees it; a call to a tool whose definition changed since is
+// refused with [CodeDefinitionChanged] (-32013) until the author accepts
+// the new digest ([Guard.AcceptDefinition], [PinOptions]), and approvals
+// given for the old definition stay void. tools/list shows such a tool
+// with a notice instead of its changed text. Options.AnnotationDefaults
+// decides tools the policy does not mention by the server's own
+// readOnlyHint; the pin keeps those annotations from changing unnoticed.
+//
 // go-sdk clients turn the AIP code -32004 ("User denied") into a
 // "connection closed" error on their side (the session stays usable); the
 // code on the wire is still -32004, as AIP requires.
