@@ -76,6 +76,10 @@ func ToolDigest(t *mcp.Tool) (string, error) {
 // the tool list is read again after notifications/tools/list_changed, or at
 // the first call), and a call to a tool whose definition differs from its
 // pin is refused with CodeDefinitionChanged until the digest is accepted.
+//
+// The definition is read on every tools/call, through the server's own
+// tools/list handler (and any middleware added before Install): about one
+// tools/list per call, linear in the number of tools (BENCHMARKS.md).
 type PinOptions struct {
 	// Off turns pinning off: definitions may change without notice.
 	Off bool
@@ -163,6 +167,7 @@ func (g *Guard) AcceptDefinition(tool, digest string) error {
 		return fmt.Errorf("gatehouse: AcceptDefinition: more than %d accepted definitions", maxPins)
 	}
 	b.accepted[tool] = digest
+	g.log.Info("gatehouse: a tool definition was accepted", "tool", clipName(tool), "digest", digest)
 	if d, ok := b.drift[tool]; ok && d.Current == digest {
 		delete(b.drift, tool)
 	}

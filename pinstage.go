@@ -166,7 +166,10 @@ func (g *Guard) pinChallenge(ctx context.Context, md policy.Decision, req mcp.Re
 		return ctx, internal(md.Method, normalizeTool(p.ToolName), "The tool's definition cannot be canonicalized for pinning, so no approval was asked")
 	}
 	pinned, ok := srv.index.pin(p.ToolName, cur)
-	if !ok || pinned != cur {
+	if !ok {
+		return ctx, internal(md.Method, normalizeTool(p.ToolName), fmt.Sprintf("The server has more than %d tools to pin, so no approval was asked", maxPins))
+	}
+	if pinned != cur {
 		d := definitionChanged(normalizeTool(p.ToolName), p.ToolName, pinned, cur)
 		d.Method = md.Method
 		return ctx, d
