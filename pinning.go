@@ -55,19 +55,69 @@ var digestRule = jcs.Rule{Numbers: jcs.AsWritten, AllowFoldedNames: true}
 // the *mcp.Tool passed to it may digest differently; [Guard.Drift] reports
 // the digests as listed.
 func ToolDigest(t *mcp.Tool) (string, error) {
+	b, err := definitionJSON(t)
+	if err != nil {
+		return "", err
+	}
+	return digestJSON(t.Name, b)
+}
+
+// definitionJSON is the JSON encoding of t as listed, AddTool's marker
+// left out.
+func definitionJSON(t *mcp.Tool) ([]byte, error) {
 	if t == nil {
-		return "", errors.New("gatehouse: ToolDigest of a nil tool")
+		return nil, errors.New("gatehouse: ToolDigest of a nil tool")
 	}
 	b, err := json.Marshal(withoutMarker([]*mcp.Tool{t})[0])
 	if err != nil {
-		return "", fmt.Errorf("gatehouse: encoding the definition of tool %q: %w", clipName(t.Name), err)
+		return nil, fmt.Errorf("gatehouse: encoding the definition of tool %q: %w", clipName(t.Name), err)
 	}
+	return b, nil
+}
+
+// digestJSON is the digest of a definition's JSON encoding b.
+func digestJSON(name string, b []byte) (string, error) {
 	canon, err := jcs.Transform(b, digestRule)
 	if err != nil {
-		return "", fmt.Errorf("gatehouse: canonicalizing the definition of tool %q: %w", clipName(t.Name), err)
+		return "", fmt.Errorf("gatehouse: canonicalizing the definition of tool %q: %w", clipName(name), err)
 	}
 	sum := sha256.Sum256(canon)
 	return hex.EncodeToString(sum[:]), nil
+}
+
+// digest is ToolDigest of a listed tool, remembering the last encoding of
+// each pinned name and its digest: a definition encoded to the same bytes
+// as last time is not canonicalized and hashed again. x.mu is not held.
+func (x *toolIndex) digest(t *mcp.Tool) (string, error) {
+	b, err := definitionJSON(t)
+	if err != nil {
+		return "", err
+	}
+	x.mu.Lock()
+	last, ok := x.lastJSON[t.Name]
+	x.mu.Unlock()
+	if ok && string(last.json) == string(b) {
+		return last.digest, nil
+	}
+	d, err := digestJSON(t.Name, b)
+	if err != nil {
+		return "", err
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if _, pinned := x.pinned[t.Name]; pinned {
+		if x.lastJSON == nil {
+			x.lastJSON = map[string]encoded{}
+		}
+		x.lastJSON[t.Name] = encoded{json: b, digest: d}
+	}
+	return d, nil
+}
+
+// encoded is a definition's JSON encoding and its digest.
+type encoded struct {
+	json   []byte
+	digest string
 }
 
 // PinOptions configure tool-definition pinning. Pinning is on by default

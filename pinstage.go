@@ -46,7 +46,7 @@ func (g *Guard) pinStage(c *call) *refusal {
 	if t == nil {
 		return nil // no such tool: go-sdk answers "unknown tool" and nothing runs
 	}
-	cur, err := ToolDigest(t)
+	cur, err := c.srv.index.digest(t)
 	if err != nil {
 		g.log.Error("gatehouse: a tool's definition cannot be digested; calls to it are denied", "tool", c.tool, "error", err)
 		return refuse(internal(c.md.Method, c.tool, "The tool's definition cannot be canonicalized for pinning, so the call was denied"))
@@ -99,7 +99,7 @@ func (g *Guard) pinList(srv *served, r *mcp.ListToolsResult) *mcp.ListToolsResul
 		if t == nil {
 			continue
 		}
-		cur, err := ToolDigest(t)
+		cur, err := srv.index.digest(t)
 		pinned, ok := "", false
 		if err == nil {
 			pinned, ok = srv.index.pin(t.Name, cur)

@@ -66,8 +66,9 @@ type toolIndex struct {
 	dirty   bool
 	session *mcp.ServerSession // the session of the last refresh
 
-	book   *pinBook          // the Guard's accepted digests (pinning.go)
-	pinned map[string]string // exact name -> pinned definition digest
+	book     *pinBook           // the Guard's accepted digests (pinning.go)
+	pinned   map[string]string  // exact name -> pinned definition digest
+	lastJSON map[string]encoded // pinned name -> last encoding seen and its digest
 }
 
 func (x *toolIndex) setNext(next mcp.MethodHandler) {
