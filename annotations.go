@@ -27,11 +27,8 @@ const (
 // (the pinned one when pinning is on), never anything the client sent; when
 // it cannot be read the policy's own decision stands.
 func (g *Guard) annotationDefault(c *call, d policy.Decision) policy.Decision {
-	if !g.o.AnnotationDefaults || d.Outcome == policy.ProtectedPath || d.Method != policy.MethodToolsCall || g.p.Mentions(c.tool) {
+	if !g.annotationDecides(c.tool, d) {
 		return d
-	}
-	if g.p.IsACP() && d.Rule != "default_action" {
-		return d // an ACP check before the rules (an argument spelling) refused it
 	}
 	t, err := g.listed(c)
 	if err != nil || t == nil {
@@ -41,6 +38,18 @@ func (g *Guard) annotationDefault(c *call, d policy.Decision) policy.Decision {
 		return policy.Decision{Outcome: policy.Allow, Method: d.Method, Tool: d.Tool, Reason: annotatedReadOnly}
 	}
 	return policy.Decision{Outcome: policy.Ask, Method: d.Method, Tool: d.Tool, Reason: annotatedAsk}
+}
+
+// annotationDecides reports whether AnnotationDefaults decides a call to
+// tool that the policy decided as d: the tool is one the policy does not
+// mention, and d is the policy's default for it (not a protected path,
+// not an ACP check that runs before the rules, such as an argument
+// spelling).
+func (g *Guard) annotationDecides(tool string, d policy.Decision) bool {
+	if !g.o.AnnotationDefaults || d.Outcome == policy.ProtectedPath || d.Method != policy.MethodToolsCall || g.p.Mentions(tool) {
+		return false
+	}
+	return !g.p.IsACP() || d.Rule == "default_action"
 }
 
 func readOnly(t *mcp.Tool) bool {

@@ -12,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/gatehouse-dev/gatehouse"
+	"github.com/gatehouse-dev/gatehouse/approval"
 )
 
 const annotationPolicy = `apiVersion: aip.io/v1alpha1
@@ -148,6 +149,36 @@ func TestAnnotationDefaultsToolsList(t *testing.T) {
 		}
 		if got := strings.Join(names, ","); got != want {
 			t.Errorf("AnnotationDefaults=%v lists %s, want %s", mode, got, want)
+		}
+	}
+}
+
+// TestAnnotationDefaultsPasskey: under AnnotationDefaults, a tool the
+// policy does not mention that requires a passkey can be approved (the
+// challenge is issued, as for any call the guard would ask), and runs with
+// the passkey; without the mode the challenge is refused.
+func TestAnnotationDefaultsPasskey(t *testing.T) {
+	for _, mode := range []bool{true, false} {
+		_, srv := newApprovalServer(t, nil)
+		g := mustGuard(t, mustPolicy(t, annotationPolicy), &gatehouse.Options{AnnotationDefaults: mode, Approval: &gatehouse.ApprovalOptions{Server: srv, ForUnauthenticated: true}})
+		var runs int
+		ct := serve(t, g, func(s *mcp.Server) {
+			tl := &mcp.Tool{Name: "wipe_disk", InputSchema: json.RawMessage(`{"type":"object"}`)}
+			if err := srv.Require(tl, approval.ToolPolicy{}); err != nil {
+				t.Fatal(err)
+			}
+			s.AddTool(tl, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				runs++
+				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "wiped"}}}, nil
+			})
+		})
+		ac, cs, _ := approvalClient(t, ct)
+		if _, err := ac.Enroll(context.Background(), cs); err != nil {
+			t.Fatal(err)
+		}
+		_, err := ac.CallTool(context.Background(), cs, &mcp.CallToolParams{Name: "wipe_disk", Arguments: map[string]any{}})
+		if (err == nil) != mode || (runs == 1) != mode {
+			t.Errorf("AnnotationDefaults=%v: err=%v runs=%d", mode, err, runs)
 		}
 	}
 }

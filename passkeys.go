@@ -92,7 +92,7 @@ func (g *Guard) precheckChallenge(md policy.Decision, req mcp.Request) policy.De
 		return invalidParams(normalize.Name(p.ToolName), err.Error())
 	}
 	d := g.evaluateCall(policy.MethodToolsCall, p.ToolName, args)
-	if d.Outcome == policy.Allow || d.Outcome == policy.Ask {
+	if d.Outcome == policy.Allow || d.Outcome == policy.Ask || g.annotationDecides(normalize.Name(p.ToolName), d) {
 		return md
 	}
 	d.Reason = "No approval is asked for a call the policy refuses: " + d.Reason
