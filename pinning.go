@@ -201,8 +201,10 @@ func (b *pinBook) acceptedFor(name string) (string, bool) {
 // the definition of the tool registered under the exact name tool, on
 // every server the Guard is installed on: the next call to a tool listed
 // with that digest re-pins it and goes on; approvals given for the old
-// definition stay void (they bind the digest they were given for). It is
-// an error when pinning is off or digest is not a digest.
+// definition stay void (they bind the digest they were given for). Like
+// PinOptions.Digests, it also pins the tool to digest on a server that has
+// not seen it yet. It is an error when pinning is off or digest is not a
+// digest.
 func (g *Guard) AcceptDefinition(tool, digest string) error {
 	if g.pins.off {
 		return errors.New("gatehouse: AcceptDefinition: pinning is off (Options.Pins.Off)")
