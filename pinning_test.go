@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/gatehouse-dev/gatehouse"
+	"github.com/gatehouse-dev/gatehouse/trust"
 )
 
 const pinPolicy = `apiVersion: aip.io/v1alpha1
@@ -330,5 +331,28 @@ func TestToolDigestIsTheListedDefinition(t *testing.T) {
 	}
 	if _, err := gatehouse.ToolDigest(nil); err == nil {
 		t.Fatal("nil tool has a digest")
+	}
+}
+
+// TestPinDriftDoesNotDegradeTrust: calls refused because the server's tool
+// changed are not the agent's violations: they leave its trust level.
+func TestPinDriftDoesNotDegradeTrust(t *testing.T) {
+	ts, err := trust.NewMemoryStore(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := newPinned(t, &gatehouse.Options{Trust: &gatehouse.TrustOptions{Store: ts}})
+	const before = trust.Trusted
+	if err := ts.Set(context.Background(), "client:agent", before); err != nil {
+		t.Fatal(err)
+	}
+	p.add(deployTool(func(t *mcp.Tool) { t.Description = "changed" }))
+	for range 40 {
+		if e := p.call(t, "deploy"); e == nil || e.Code != gatehouse.CodeDefinitionChanged {
+			t.Fatalf("%v", e)
+		}
+	}
+	if after, _ := ts.Level(context.Background(), "client:agent"); after != before {
+		t.Fatalf("trust level %v -> %v after drift refusals", before, after)
 	}
 }
