@@ -356,3 +356,46 @@ func TestPinDriftDoesNotDegradeTrust(t *testing.T) {
 		t.Fatalf("trust level %v -> %v after drift refusals", before, after)
 	}
 }
+
+// TestServerToolDigests: the digests ServerToolDigests reads before
+// Install are the ones the pin stage checks, for typed tools whose schema
+// go-sdk infers, AddTool's tools (with the Guard's marker), paginated
+// lists and numbers a double cannot hold; pinned with
+// PinOptions.Digests, every tool runs, and a changed one is refused.
+func TestServerToolDigests(t *testing.T) {
+	type in struct {
+		Env string `json:"env" jsonschema:"the environment"`
+	}
+	ok := func(context.Context, *mcp.CallToolRequest, in) (*mcp.CallToolResult, any, error) {
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "ok"}}}, nil, nil
+	}
+	build := func(g *gatehouse.Guard, statusDesc string) *mcp.Server {
+		s := mcp.NewServer(&mcp.Implementation{Name: "s", Version: "1"}, &mcp.ServerOptions{PageSize: 1})
+		mcp.AddTool(s, &mcp.Tool{Name: "deploy"}, ok)
+		mcp.AddTool(s, &mcp.Tool{Name: "status", Description: statusDesc, InputSchema: json.RawMessage(`{"type":"object","properties":{"n":{"type":"integer","maximum":12345678901234567891}}}`)}, ok)
+		gatehouse.AddTool(s, g, &mcp.Tool{Name: "fresh"}, ok)
+		return s
+	}
+	digests, err := gatehouse.ServerToolDigests(context.Background(), build(mustGuard(t, mustPolicy(t, pinPolicy), nil), "reviewed"))
+	if err != nil || len(digests) != 3 {
+		t.Fatalf("%v %v", digests, err)
+	}
+	for _, statusDesc := range []string{"reviewed", "changed"} {
+		g := mustGuard(t, mustPolicy(t, pinPolicy), &gatehouse.Options{Pins: &gatehouse.PinOptions{Digests: digests}})
+		s := build(g, statusDesc)
+		g.Install(s)
+		st, ct := mcp.NewInMemoryTransports()
+		ss, err := s.Connect(context.Background(), st, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := dialRaw(t, ct, "2025-06-18")
+		for i, name := range []string{"deploy", "status", "fresh"} {
+			res := c.callTool(i, name, map[string]any{"env": "x"})
+			if refused := fmt.Sprint(rpcErr(res)["code"]) == "-32013"; refused != (name == "status" && statusDesc == "changed") || (!refused && rpcErr(res) != nil) {
+				t.Errorf("%s (status %s) pinned from ServerToolDigests: %v", name, statusDesc, res)
+			}
+		}
+		ss.Close()
+	}
+}
