@@ -182,3 +182,38 @@ func TestAnnotationDefaultsPasskey(t *testing.T) {
 		}
 	}
 }
+
+// TestAnnotationDefaultsACP: with ACP rules, a tool no rule matches by
+// name or category is decided by its annotations instead of
+// default_action; a tool a rule matches follows the rule.
+func TestAnnotationDefaultsACP(t *testing.T) {
+	const rules = `version: "1"
+default_action: deny
+rules:
+  - match: {tool: "deploy_*"}
+    action: deny
+`
+	yes := true
+	for _, tc := range []struct {
+		tool string
+		a    *mcp.ToolAnnotations
+		ran  bool
+	}{
+		{"lookup", &mcp.ToolAnnotations{ReadOnlyHint: true}, true},
+		{"deploy_web", &mcp.ToolAnnotations{ReadOnlyHint: true}, false}, // a rule denies it
+		{"restart", &mcp.ToolAnnotations{DestructiveHint: &yes}, false}, // asked; no asker: denied
+	} {
+		g := mustGuard(t, mustPolicy(t, rules), &gatehouse.Options{AnnotationDefaults: true})
+		runs := 0
+		ct := serve(t, g, func(s *mcp.Server) {
+			s.AddTool(&mcp.Tool{Name: tc.tool, InputSchema: json.RawMessage(`{"type":"object"}`), Annotations: tc.a}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				runs++
+				return &mcp.CallToolResult{}, nil
+			})
+		})
+		res := dialRaw(t, ct, "2025-06-18").callTool(1, tc.tool, map[string]any{})
+		if (runs == 1) != tc.ran || (rpcErr(res) == nil) != tc.ran {
+			t.Errorf("%s: runs=%d %v", tc.tool, runs, res)
+		}
+	}
+}
