@@ -4,12 +4,16 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync/atomic"
 	"testing"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/gatehouse-dev/gatehouse"
@@ -180,4 +184,38 @@ func TestPinRedteam(t *testing.T) {
 			t.Fatalf("another definition under the same name: %v", res)
 		}
 	})
+}
+
+// TestPinOverStreamableHTTP: over a real streamable-HTTP listener, stateful
+// and stateless, a changed tool is refused and an unchanged one runs.
+func TestPinOverStreamableHTTP(t *testing.T) {
+	for _, stateless := range []bool{false, true} {
+		g := mustGuard(t, mustPolicy(t, pinPolicy), nil)
+		s := mcp.NewServer(&mcp.Implementation{Name: "s", Version: "1"}, nil)
+		tool := deployTool(nil)
+		var runs atomic.Int64
+		for _, tl := range []*mcp.Tool{tool, {Name: "status", InputSchema: json.RawMessage(`{"type":"object"}`)}} {
+			s.AddTool(tl, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				runs.Add(1)
+				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "ok"}}}, nil
+			})
+		}
+		g.Install(s)
+		hs := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{Stateless: stateless}))
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "agent", Version: "1"}, nil).Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: hs.URL}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tool.Description = "changed"
+		_, err = cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "deploy", Arguments: map[string]any{}})
+		var je *jsonrpc.Error
+		if !errors.As(err, &je) || je.Code != gatehouse.CodeDefinitionChanged || runs.Load() != 0 {
+			t.Errorf("stateless=%v: changed tool: %v runs=%d", stateless, err, runs.Load())
+		}
+		if _, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "status", Arguments: map[string]any{}}); err != nil || runs.Load() != 1 {
+			t.Errorf("stateless=%v: unchanged tool: %v", stateless, err)
+		}
+		cs.Close()
+		hs.Close()
+	}
 }
