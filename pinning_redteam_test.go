@@ -153,6 +153,19 @@ func TestPinRedteam(t *testing.T) {
 			t.Fatalf("a tool that declared itself read-only after it was pinned: %v", res)
 		}
 	})
+	t.Run("definition without a canonical form", func(t *testing.T) {
+		e := start(t, nil, nil)
+		c := connect(t, e.s, "2025-06-18")
+		e.tool.InputSchema = json.RawMessage(`{"type":"object","type":"object"}`) // duplicate member
+		if res := c.callTool(1, "deploy", map[string]any{}); code(res) != "-32603" || e.runs.Load() != 0 {
+			t.Fatalf("%v", res)
+		}
+		list := c.request(2, "tools/list", map[string]any{})
+		b, _ := json.Marshal(list)
+		if !strings.Contains(string(b), `"status":"undigestable"`) {
+			t.Fatalf("tools/list: %s", b)
+		}
+	})
 	t.Run("DenyAsToolResult", func(t *testing.T) {
 		e := start(t, &gatehouse.Options{DenyAsToolResult: true}, nil)
 		c := connect(t, e.s, "2025-06-18")
