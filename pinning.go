@@ -141,8 +141,8 @@ type PinOptions struct {
 	Digests map[string]string
 }
 
-// Drift is a tool whose listed definition differs from its pin, as found
-// by the last refused call.
+// Drift is a tool whose listed definition differs from its pin, as last
+// found by a refused call or a tools/list.
 type Drift struct {
 	Tool    string // the exact name
 	Pinned  string // the pinned digest
@@ -226,8 +226,8 @@ func (g *Guard) AcceptDefinition(tool, digest string) error {
 	return nil
 }
 
-// Drift returns the tools whose calls were refused because their
-// definition changed since it was pinned, sorted by name, with both
+// Drift returns the tools whose definition was found changed since it was
+// pinned (by a refused call or a tools/list), sorted by name, with both
 // digests: review the change, then accept it with [Guard.AcceptDefinition].
 func (g *Guard) Drift() []Drift {
 	b := g.pins

@@ -276,6 +276,9 @@ func TestPinToolsListMarksDrift(t *testing.T) {
 	if s := byName["status"]; s == nil || s.Annotations == nil || !s.Annotations.ReadOnlyHint || s.Meta != nil {
 		t.Fatalf("the unchanged tool: %+v", s)
 	}
+	if d := p.g.Drift(); len(d) != 1 || d[0] != (gatehouse.Drift{Tool: "deploy", Pinned: old, Current: cur}) {
+		t.Fatalf("Drift() after tools/list = %+v", d)
+	}
 }
 
 // TestPinConfiguredDigests: Options.Pins.Digests pins a tool before it is

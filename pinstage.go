@@ -107,6 +107,9 @@ func (g *Guard) pinList(srv *served, r *mcp.ListToolsResult) *mcp.ListToolsResul
 		if err == nil && ok && pinned == cur {
 			continue
 		}
+		if err == nil && ok {
+			g.pins.noteDrift(Drift{Tool: t.Name, Pinned: pinned, Current: cur})
+		}
 		if out == nil {
 			out = append([]*mcp.Tool(nil), r.Tools...)
 		}
