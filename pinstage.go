@@ -40,7 +40,7 @@ func (g *Guard) listed(c *call) (*mcp.Tool, error) {
 func (g *Guard) pinStage(c *call) *refusal {
 	t, err := g.listed(c)
 	if err != nil {
-		g.log.Error("gatehouse: reading a tool's definition failed; the call was denied", "tool", c.tool, "error", err)
+		g.log.Error("gatehouse: reading a tool's definition failed; the call was denied", "error", err) // the name is the client's: not logged
 		return refuse(internal(c.md.Method, c.tool, "The server's tools could not be listed to check the tool's definition, so the call was denied"))
 	}
 	if t == nil {
@@ -48,7 +48,7 @@ func (g *Guard) pinStage(c *call) *refusal {
 	}
 	cur, err := c.srv.index.digest(t)
 	if err != nil {
-		g.log.Error("gatehouse: a tool's definition cannot be digested; calls to it are denied", "tool", c.tool, "error", err)
+		g.log.Error("gatehouse: a tool's definition cannot be digested; calls to it are denied", "tool", clipName(t.Name), "error", err)
 		return refuse(internal(c.md.Method, c.tool, "The tool's definition cannot be canonicalized for pinning, so the call was denied"))
 	}
 	pinned, ok := c.srv.index.pin(c.rawTool, cur)
