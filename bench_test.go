@@ -83,10 +83,13 @@ func BenchmarkToolCallGuarded(b *testing.B)   { benchCall(b, true) }
 //	no-audit     the default DLP (built-in pack + policy patterns), no audit
 //	audit        as no-audit, audit to a buffered in-memory writer
 //	audit-file   as no-audit, audit.Open on a file (one write call per event)
+//
+// Pinning is off here: it reads the definition through a server session,
+// which a handler stub has not; BenchmarkPinStage measures it.
 func BenchmarkMiddleware(b *testing.B) {
 	for _, name := range []string{"policy-only", "no-audit", "audit", "audit-file"} {
 		b.Run(name, func(b *testing.B) {
-			o := &gatehouse.Options{}
+			o := &gatehouse.Options{Pins: &gatehouse.PinOptions{Off: true}}
 			switch name {
 			case "policy-only":
 				o.DLP = &gatehouse.DLPOptions{Off: true}

@@ -83,7 +83,7 @@ func (g *Guard) listTools(ctx context.Context, r *mcp.ListToolsResult, agent str
 	if !g.o.ShowAllTools {
 		kept = make([]*mcp.Tool, 0, len(r.Tools))
 		for _, t := range withoutMarker(r.Tools) {
-			if t != nil && g.p.MayAllow(t.Name) {
+			if t != nil && g.mayList(t) {
 				kept = append(kept, t)
 			}
 		}

@@ -25,6 +25,7 @@
 //	rate          the AIP rule's rate limit, per agent and tool (-32002)
 //	policy        the policy's decision (AIP §4.3, ACP rules and their rate limits)
 //	dispatch      the exact name go-sdk dispatches is the only tool of its normalized name
+//	pin           the tool's definition is the one pinned (-32013 when it changed)
 //	trust         trust levels (QWED §8): suspended agents refused, risky calls asked
 //	conversation  the conversation step reserved (QWED §9)
 //	budget        the budget checked (QWED §6)
@@ -81,6 +82,15 @@
 // and run as the other: Install refuses such a server, and a colliding tool
 // added later is found by the first call to it, and calls to either are
 // denied.
+//
+// A tool's definition is pinned by its digest ([ToolDigest]) when the
+// Guard first sees it; a call to a tool whose definition changed since is
+// refused with [CodeDefinitionChanged] (-32013) until the author accepts
+// the new digest ([Guard.AcceptDefinition], [PinOptions]), and approvals
+// given for the old definition stay void. tools/list shows such a tool
+// with a notice instead of its changed text. Options.AnnotationDefaults
+// decides tools the policy does not mention by the server's own
+// readOnlyHint; the pin keeps those annotations from changing unnoticed.
 //
 // go-sdk clients turn the AIP code -32004 ("User denied") into a
 // "connection closed" error on their side (the session stays usable); the

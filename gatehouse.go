@@ -36,6 +36,7 @@ type Guard struct {
 	nonces consent.NonceStore
 	before []stage // the tools/call stages before the handler, built once by New
 	flight *ratelimit.InFlight
+	pins   *pinBook // tool-definition pinning (pinning.go)
 
 	token string // AddTool's marker, from the elicitation key (so replicas agree)
 
@@ -74,6 +75,9 @@ func New(p *policy.Policy, opts *Options) (*Guard, error) {
 		return nil, err
 	}
 	g.dlp = s
+	if g.pins, err = newPinBook(g.o.Pins); err != nil {
+		return nil, err
+	}
 	g.before = g.stages()
 	g.watch = newWatchdog(g.o.HandlerTimeout)
 	return g, nil
@@ -205,7 +209,7 @@ func (g *Guard) Middleware() (receiving, sending mcp.Middleware) {
 }
 
 func (g *Guard) newServed() *served {
-	return &served{index: toolIndex{token: g.token, dirty: true}}
+	return &served{index: toolIndex{token: g.token, dirty: true, book: g.pins}}
 }
 
 func (g *Guard) middleware(srv *served) mcp.Middleware {

@@ -1,7 +1,6 @@
 package gatehouse
 
 import (
-	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -112,7 +111,7 @@ func (g *Guard) grantQuery(c *call) (grant.Query, bool) {
 	if !ok {
 		return grant.Query{}, false
 	}
-	digest, ok := c.srv.index.grantDigest(c.ctx, c.req, c.rawTool)
+	digest, ok := g.grantDigest(c)
 	if !ok {
 		return grant.Query{}, false
 	}
@@ -127,23 +126,21 @@ func (g *Guard) grantQuery(c *call) (grant.Query, bool) {
 	return q, true
 }
 
-// grantDigest is what a grant binds of the tool registered under exactly
-// raw: the server's name and version and the digest of its definition as
-// the server lists it now. Like an ask by elicitation it reads the list
-// again (a grant stands in for a human's answer, and must not outlive a
-// changed definition just because the change was not yet announced).
-func (x *toolIndex) grantDigest(ctx context.Context, req *mcp.CallToolRequest, raw string) (string, bool) {
+// grantDigest is what a grant binds of the tool the call runs: the
+// server's name and version with the definition digest the pin stage
+// checked (callDigest; read from the server's listing when pinning is
+// off), so that a grant made under one definition never answers a call to
+// another. ok is false when the definition cannot be read.
+func (g *Guard) grantDigest(c *call) (string, bool) {
+	d, err := g.callDigest(c)
+	if err != nil || d == "" {
+		return "", false
+	}
+	x := &c.srv.index
 	x.mu.Lock()
-	defer x.mu.Unlock()
-	ss, _ := req.GetSession().(*mcp.ServerSession)
-	if ss == nil || x.refreshLocked(ctx, ss) != nil {
-		return "", false
-	}
-	d, ok := x.exact[raw]
-	if !ok {
-		return "", false
-	}
-	sum := sha256.Sum256([]byte(x.server + "\x00" + d))
+	server := x.server
+	x.mu.Unlock()
+	sum := sha256.Sum256([]byte(server + "\x00" + d))
 	return "sha256:" + hex.EncodeToString(sum[:]), true
 }
 

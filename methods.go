@@ -30,6 +30,7 @@ func (g *Guard) serve(ctx context.Context, method string, req mcp.Request, srv *
 		ctx, md = g.authorizeApprovalMethod(ctx, md, identity(req, g.o.DefaultAgent))
 		if md.Outcome == policy.Allow {
 			md = g.precheckChallenge(md, req)
+			ctx, md = g.pinChallenge(ctx, md, req, srv)
 		}
 	}
 	if md.Outcome != policy.Allow {
@@ -42,11 +43,11 @@ func (g *Guard) serve(ctx context.Context, method string, req mcp.Request, srv *
 		}
 		return g.toolCall(ctx, method, call, md, srv, next)
 	}
-	return g.otherMethod(ctx, method, md, req, next)
+	return g.otherMethod(ctx, method, md, req, srv, next)
 }
 
 // otherMethod serves a request other than tools/call.
-func (g *Guard) otherMethod(ctx context.Context, method string, md policy.Decision, req mcp.Request, next mcp.MethodHandler) (mcp.Result, error) {
+func (g *Guard) otherMethod(ctx context.Context, method string, md policy.Decision, req mcp.Request, srv *served, next mcp.MethodHandler) (mcp.Result, error) {
 	agent := identity(req, g.o.DefaultAgent)
 	if d, hit := g.p.ProtectedArgs(md.Method, fileArgs(req)); hit {
 		return g.denyMethod(ctx, d, req)
@@ -68,7 +69,7 @@ func (g *Guard) otherMethod(ctx context.Context, method string, md policy.Decisi
 	case *mcp.InitializeResult, *mcp.DiscoverResult:
 		g.advertise(r)
 	case *mcp.ListToolsResult:
-		res = g.scopeList(g.listTools(ctx, r, agent), req)
+		res = g.scopeList(g.pinList(srv, g.listTools(ctx, r, agent)), req)
 	}
 	return g.filterResult(ctx, md.Method, "", agent, res)
 }

@@ -49,6 +49,10 @@ type Options struct {
 	DLP         *DLPOptions
 	Grants      *GrantOptions
 	Scopes      *ScopeOptions
+	// Pins configure tool-definition pinning, which is on when nil
+	// (pinning.go): a call to a tool whose definition changed since it was
+	// pinned is refused with CodeDefinitionChanged (-32013).
+	Pins *PinOptions
 
 	// Audit, when set, receives one event per decision (upstream) and one
 	// per DLP redaction (downstream): an *audit.Writer (the hash-chained
@@ -91,6 +95,11 @@ type Options struct {
 	// ShowAllTools lists every tool in tools/list; by default tools the
 	// policy can never allow are hidden (calls to them are denied either way).
 	ShowAllTools bool
+
+	// AnnotationDefaults decides calls to tools the policy does not
+	// mention (annotations.go): allowed when the server's own definition
+	// says readOnlyHint: true, asked otherwise. Off by default.
+	AnnotationDefaults bool
 
 	// Logger receives operational messages (panics recovered, audit and
 	// store failures, methods denied by name). nil discards them. Secrets and

@@ -92,7 +92,7 @@ func (g *Guard) precheckChallenge(md policy.Decision, req mcp.Request) policy.De
 		return invalidParams(normalize.Name(p.ToolName), err.Error())
 	}
 	d := g.evaluateCall(policy.MethodToolsCall, p.ToolName, args)
-	if d.Outcome == policy.Allow || d.Outcome == policy.Ask {
+	if d.Outcome == policy.Allow || d.Outcome == policy.Ask || g.annotationDecides(normalize.Name(p.ToolName), d) {
 		return g.precheckScopes(md, p.ToolName, p.Arguments, req)
 	}
 	d.Reason = "No approval is asked for a call the policy refuses: " + d.Reason
@@ -116,7 +116,7 @@ func (g *Guard) passkeyAnswer(c *call) *refusal {
 		return refuse(deny)
 	}
 	c.ctx = ctx
-	if _, err := g.o.Approval.Server.VerifyCall(ctx, c.req); err != nil {
+	if _, err := g.o.Approval.Server.VerifyCall(approval.WithDefinition(ctx, c.digest), c.req); err != nil {
 		var ae *approval.Error
 		if errors.As(err, &ae) {
 			deny.Reason = "Verified approval failed: " + string(ae.Reason)

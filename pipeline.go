@@ -43,6 +43,8 @@ type call struct {
 	def       string                 // with elicit: the digest of the tool's definition
 	committed atomic.Bool            // the step is committed: undo leaves it
 	grant     *grant.Grant           // the grant whose use answered the ask: refunded if refused
+	digest    string                 // the definition digest the pin stage checked (ToolDigest)
+	listing   listing                // the tool's definition as listed, read once (pinstage.go)
 }
 
 func (c *call) info() Call { return Call{Agent: c.agent, Tool: c.tool, Args: c.args} }
@@ -74,6 +76,7 @@ func (g *Guard) stages() []stage {
 		{"rate", (*Guard).rateStage},
 		{"policy", (*Guard).policyStage},
 		{"dispatch", (*Guard).dispatchStage},
+		{"pin", (*Guard).pinStage},
 		{"trust", (*Guard).trustStage},
 		{"conversation", (*Guard).conversationStage},
 		{"budget", (*Guard).budgetStage},
@@ -84,6 +87,7 @@ func (g *Guard) stages() []stage {
 	off := map[string]bool{
 		"trust":        g.o.Trust == nil,
 		"scope":        g.o.Scopes == nil,
+		"pin":          g.pins.off,
 		"conversation": l == nil || l.Conversations == nil,
 		"budget":       l == nil || l.Budget == nil,
 	}
@@ -137,7 +141,7 @@ func (g *Guard) refused(c *call, r *refusal) (mcp.Result, error) {
 	if err := g.auditDecision(c.ctx, g.named(c, r.d), c.agent, args); err != nil {
 		g.log.ErrorContext(c.ctx, "gatehouse: audit write failed", "method", r.d.Method, "error", err)
 	}
-	if r.d.Code != CodeInternalError {
+	if r.d.Code != CodeInternalError && r.d.Code != CodeDefinitionChanged { // the server's drift is not the agent's doing
 		g.recordTrust(c.ctx, c.agent, r.d, true)
 	}
 	if r.err != nil {

@@ -69,7 +69,7 @@ func (g *Guard) policyStage(c *call) *refusal {
 	if pa, ok := g.o.PathArgs[c.rawTool]; ok {
 		req.Paths = &pa
 	}
-	d := g.p.Evaluate(req)
+	d := g.annotationDefault(c, g.p.Evaluate(req))
 	if d.Outcome != policy.Allow && d.Outcome != policy.Ask {
 		return refuse(d)
 	}

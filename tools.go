@@ -2,9 +2,6 @@ package gatehouse
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
@@ -68,6 +65,10 @@ type toolIndex struct {
 	elicit  map[string]bool     // exact names AddTool registered with this Guard
 	dirty   bool
 	session *mcp.ServerSession // the session of the last refresh
+
+	book     *pinBook           // the Guard's accepted digests (pinning.go)
+	pinned   map[string]string  // exact name -> pinned definition digest
+	lastJSON map[string]encoded // pinned name -> last encoding seen and its digest
 }
 
 func (x *toolIndex) setNext(next mcp.MethodHandler) {
@@ -193,21 +194,21 @@ func (x *toolIndex) refreshLocked(ctx context.Context, ss *mcp.ServerSession) er
 				sort.Strings(names)
 			}
 			x.byNorm, x.exact, x.elicit, x.dirty, x.session = byNorm, exact, elicit, false, ss
+			x.pinAllLocked(exact)
 			return nil
 		}
 	}
 	return fmt.Errorf("gatehouse: the server's tool list has more than %d pages", maxIndexPages)
 }
 
-// definitionDigest is the hex SHA-256 of a tool's definition as listed,
-// AddTool's marker left out.
+// definitionDigest is ToolDigest, or "" for a definition that cannot be
+// digested (never pinned; the pin stage refuses calls to it).
 func definitionDigest(t *mcp.Tool) string {
-	b, err := json.Marshal(withoutMarker([]*mcp.Tool{t})[0])
+	d, err := ToolDigest(t)
 	if err != nil {
-		return "unencodable"
+		return ""
 	}
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:])
+	return d
 }
 
 // withoutMarker returns tools with AddTool's marker left out of their

@@ -78,7 +78,7 @@ func (g *Gate) CreateChallenge(ctx context.Context, u User, tool string, args js
 	now := g.now()
 	ch := &Challenge{
 		ID: b64(buf[:16]), Kind: KindApproval, UserHandle: append([]byte(nil), u.Handle...),
-		Tool: tool, ActionHash: hash, Bytes: wire, ExpiresAt: now.Add(g.challengeTTL),
+		Tool: tool, Definition: definitionFrom(ctx), ActionHash: hash, Bytes: wire, ExpiresAt: now.Add(g.challengeTTL),
 	}
 	if err := g.challenges.Put(ctx, ch, now); err != nil {
 		return nil, fmt.Errorf("approval: storing the challenge: %w", err)

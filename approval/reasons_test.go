@@ -333,3 +333,28 @@ func tamper(t testing.TB, ev json.RawMessage, field string) json.RawMessage {
 	out, _ := json.Marshal(e)
 	return out
 }
+
+// TestReasonChallengeWrongDefinition: a challenge issued under one tool
+// definition (WithDefinition) does not verify a call made under another,
+// nor under none; under the same one it does.
+func TestReasonChallengeWrongDefinition(t *testing.T) {
+	f := newFixture(t, nil)
+	f.enroll()
+	issue := func(def string) json.RawMessage {
+		ch, err := f.gate.CreateChallenge(approval.WithDefinition(context.Background(), def), f.user, testTool, json.RawMessage(testArgs))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return f.evidence(ch)
+	}
+	verify := func(def string, ev json.RawMessage) error {
+		_, err := f.gate.Verify(approval.WithDefinition(context.Background(), def), f.user, approval.Call{Tool: testTool, Arguments: json.RawMessage(testArgs), Evidence: ev})
+		return err
+	}
+	wantReason(t, verify("def-b", issue("def-a")), approval.ReasonChallengeWrongTool)
+	wantReason(t, verify("", issue("def-a")), approval.ReasonChallengeWrongTool)
+	wantReason(t, verify("def-a", issue("")), approval.ReasonChallengeWrongTool)
+	if err := verify("def-a", issue("def-a")); err != nil {
+		t.Fatal(err)
+	}
+}

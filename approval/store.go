@@ -22,8 +22,9 @@ type Challenge struct {
 	Kind       Kind      `json:"kind"` // KindApproval or KindEnrollment
 	UserHandle []byte    `json:"user"` // the user it was issued to
 	Tool       string    `json:"tool,omitempty"`
-	ActionHash [32]byte  `json:"actionHash"` // approval only: SEP-2672 §4.6
-	Bytes      []byte    `json:"challenge"`  // the WebAuthn challenge: nonce||actionHash, or 32 random bytes
+	Definition string    `json:"definition,omitempty"` // approval only: the tool definition it was issued under (WithDefinition)
+	ActionHash [32]byte  `json:"actionHash"`           // approval only: SEP-2672 §4.6
+	Bytes      []byte    `json:"challenge"`            // the WebAuthn challenge: nonce||actionHash, or 32 random bytes
 	ExpiresAt  time.Time `json:"expiresAt"`
 	Consumed   bool      `json:"consumed"` // set by the store, read by Get
 }

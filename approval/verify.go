@@ -97,6 +97,8 @@ func (g *Gate) Verify(ctx context.Context, u User, c Call) (*Approval, error) {
 		return nil, reject(ReasonChallengeExpired, "the challenge expired", nil)
 	case ch.Tool != c.Tool:
 		return nil, reject(ReasonChallengeWrongTool, "the challenge was issued for another tool", nil)
+	case ch.Definition != definitionFrom(ctx):
+		return nil, reject(ReasonChallengeWrongTool, "the challenge was issued for another definition of the tool", nil)
 	}
 
 	// Step 8. The assertion is parsed once here (go-webauthn's parse after

@@ -177,6 +177,7 @@ type challengeData struct {
 	Kind       approval.Kind `json:"k"`
 	UserHandle []byte        `json:"u"`
 	Tool       string        `json:"t,omitempty"`
+	Definition string        `json:"d,omitempty"`
 	ActionHash []byte        `json:"h,omitempty"`
 	Bytes      []byte        `json:"b"`
 	ExpiresAt  int64         `json:"e"` // Unix ms
@@ -187,7 +188,7 @@ func (s *ChallengeStore) Put(ctx context.Context, c *approval.Challenge, now tim
 	if c.ID == "" || len(c.ID) > maxIDLen {
 		return fmt.Errorf("%w: challenge ID of %d bytes", approval.ErrInvalidOptions, len(c.ID))
 	}
-	d, err := json.Marshal(challengeData{Kind: c.Kind, UserHandle: c.UserHandle, Tool: c.Tool, ActionHash: c.ActionHash[:], Bytes: c.Bytes, ExpiresAt: c.ExpiresAt.UnixMilli()})
+	d, err := json.Marshal(challengeData{Kind: c.Kind, UserHandle: c.UserHandle, Tool: c.Tool, Definition: c.Definition, ActionHash: c.ActionHash[:], Bytes: c.Bytes, ExpiresAt: c.ExpiresAt.UnixMilli()})
 	if err != nil {
 		return err
 	}
@@ -257,7 +258,7 @@ func (s *ChallengeStore) Get(ctx context.Context, id string, _ time.Time) (*appr
 	if err := json.Unmarshal([]byte(d), &cd); err != nil || len(cd.ActionHash) > 32 {
 		return nil, fmt.Errorf("%w: corrupt challenge record", approval.ErrUnavailable)
 	}
-	c := &approval.Challenge{ID: id, Kind: cd.Kind, UserHandle: cd.UserHandle, Tool: cd.Tool, Bytes: cd.Bytes,
+	c := &approval.Challenge{ID: id, Kind: cd.Kind, UserHandle: cd.UserHandle, Tool: cd.Tool, Definition: cd.Definition, Bytes: cd.Bytes,
 		ExpiresAt: time.UnixMilli(cd.ExpiresAt).UTC(), Consumed: st == "c"}
 	copy(c.ActionHash[:], cd.ActionHash)
 	return c, nil

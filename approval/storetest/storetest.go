@@ -28,7 +28,7 @@ var t0 = time.Date(2026, 5, 2, 12, 0, 0, 0, time.UTC)
 func challenge(id string, exp time.Time) *approval.Challenge {
 	return &approval.Challenge{
 		ID: id, Kind: approval.KindApproval, UserHandle: []byte("user-1"), Tool: "delete_resource",
-		ActionHash: [32]byte{1, 2, 3}, Bytes: make([]byte, 64), ExpiresAt: exp,
+		Definition: "definition-1", ActionHash: [32]byte{1, 2, 3}, Bytes: make([]byte, 64), ExpiresAt: exp,
 	}
 }
 
@@ -236,7 +236,7 @@ func Race(t testing.TB, n int, refusal error, f func(i int) error) (wins, refuse
 
 func sameChallenge(got, want *approval.Challenge) error {
 	if got.ID != want.ID || got.Kind != want.Kind || string(got.UserHandle) != string(want.UserHandle) ||
-		got.Tool != want.Tool || got.ActionHash != want.ActionHash || string(got.Bytes) != string(want.Bytes) ||
+		got.Tool != want.Tool || got.Definition != want.Definition || got.ActionHash != want.ActionHash || string(got.Bytes) != string(want.Bytes) ||
 		!got.ExpiresAt.Equal(want.ExpiresAt) {
 		return fmt.Errorf("got %+v, want %+v", got, want)
 	}
