@@ -141,8 +141,25 @@ func TestGrantBinding(t *testing.T) {
 			r.runs.Add(1)
 			return &mcp.CallToolResult{}, nil
 		})
+	// Pinning (on by default) refuses the changed tool outright; the
+	// grant is not used.
+	if o := r.call(alice, "deploy", staging); o.ran || o.asked || !strings.Contains(o.text, "definition changed") {
+		t.Fatalf("a changed definition: %+v; want refused by the pin", o)
+	}
+	if gr := r.onlyGrant(gatehouse.GrantPrincipal("alice")); gr.Left != 3 {
+		t.Fatalf("the refused call took a use: %d left", gr.Left)
+	}
+	// Once the author accepts the new definition, the grant made under
+	// the old one still does not cover the call: it asks.
+	drift := r.g.Drift()
+	if len(drift) != 1 || drift[0].Tool != "deploy" {
+		t.Fatalf("drift: %+v", drift)
+	}
+	if err := r.g.AcceptDefinition("deploy", drift[0].Current); err != nil {
+		t.Fatal(err)
+	}
 	if o := r.call(alice, "deploy", staging); !o.asked {
-		t.Fatalf("a changed definition: %+v; want asked", o)
+		t.Fatalf("a changed definition, accepted: %+v; want asked", o)
 	}
 }
 
