@@ -195,7 +195,7 @@ func enrolled(t *testing.T, file, user string) int {
 	}
 	n := 0
 	for _, c := range data.Credentials {
-		if bytes.Equal(c.UserHandle, gatehouse.ApprovalUser(user).Handle) {
+		if bytes.Equal(c.UserHandle, approval.NewUser(gatehouse.ApprovalUserID(user)).Handle) {
 			n++
 		}
 	}
@@ -460,7 +460,7 @@ func TestHTTPNoLinksForEnrolledUsers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := store.Add(context.Background(), &approval.Credential{ID: []byte("alice-key"), UserHandle: gatehouse.ApprovalUser("alice").Handle, PublicKey: []byte("cose"), CreatedAt: time.Now()}); err != nil {
+	if err := store.Add(context.Background(), &approval.Credential{ID: []byte("alice-key"), UserHandle: approval.NewUser(gatehouse.ApprovalUserID("alice")).Handle, PublicKey: []byte("cose"), CreatedAt: time.Now()}); err != nil {
 		t.Fatal(err)
 	}
 	store.Close() // the server opens the file next

@@ -221,6 +221,7 @@ func run(ctx context.Context, log *slog.Logger, stderr io.Writer, c config) erro
 		opts.Audit = w
 	}
 	var gate *approval.Gate
+	var passkeys *approvalmcp.Server
 	if c.ap.on {
 		if c.ap.origin == "" {
 			c.ap.origin = "http://localhost:8787"
@@ -235,7 +236,6 @@ func run(ctx context.Context, log *slog.Logger, stderr io.Writer, c config) erro
 		if c.httpAddr != "" {
 			enroll = approvalmcp.EnrollOutOfBand
 		}
-		var passkeys *approvalmcp.Server
 		if gate, passkeys, err = c.ap.server(enroll); err != nil {
 			return err
 		}
@@ -250,10 +250,6 @@ func run(ctx context.Context, log *slog.Logger, stderr io.Writer, c config) erro
 	}
 	newServer := func() *mcp.Server {
 		s := mcp.NewServer(&mcp.Implementation{Name: "gatehouse-stdio-server", Version: "1.0.0"}, &mcp.ServerOptions{Logger: log})
-		var passkeys *approvalmcp.Server
-		if opts.Approval != nil {
-			passkeys = opts.Approval.Server
-		}
 		addTools(s, guard, files, passkeys)
 		guard.Install(s)
 		return s
@@ -317,7 +313,7 @@ func serveHTTP(ctx context.Context, log *slog.Logger, stderr io.Writer, c config
 			if !c.ap.enrollAll {
 				// Whoever reads stderr can use a link: none for users who
 				// are enrolled already.
-				have, err := gate.Credentials(ctx, gatehouse.ApprovalUser(u))
+				have, err := gate.Credentials(ctx, approval.NewUser(gatehouse.ApprovalUserID(u)))
 				if err != nil {
 					srv.Close()
 					return err

@@ -27,7 +27,7 @@ const (
 
 // userName is what a -tokens user may be called: short names that read
 // well in logs and in the enrollment lines on stderr. (The enrollment page
-// enrolls for gatehouse.ApprovalUser(name), the identity the guard gives
+// enrolls for approval.NewUser(gatehouse.ApprovalUserID(name)), the identity the guard gives
 // MCP requests of that token, whatever the name.)
 var userName = regexp.MustCompile(`^[A-Za-z0-9._@-]{1,64}$`)
 
