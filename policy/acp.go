@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v4"
 
 	"github.com/gatehouse-dev/gatehouse/normalize"
 	"github.com/gatehouse-dev/gatehouse/ratelimit"
