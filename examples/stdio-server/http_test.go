@@ -343,7 +343,7 @@ func TestHTTPTokensFile(t *testing.T) {
 			if err := os.WriteFile(bad, []byte(tc.file), 0o600); err != nil {
 				t.Fatal(err)
 			}
-			cmd := serverCmd(t, "-http", fmt.Sprintf("127.0.0.1:%d", freePort(t)), "-approval", "-server-id", testServerID, "-tokens", bad)
+			cmd := serverCmd(t, "-root", t.TempDir(), "-http", fmt.Sprintf("127.0.0.1:%d", freePort(t)), "-approval", "-server-id", testServerID, "-tokens", bad)
 			cmd.Stderr = nil
 			out, err := cmd.CombinedOutput()
 			if err == nil || !strings.Contains(string(out), tc.want) || strings.Contains(string(out), alice) {
