@@ -112,17 +112,24 @@ func hasPrefixAny(s string, prefixes []string) bool {
 // is the program's choice (time/tzdata), never a library's.
 var rootForbidden = []string{"github.com/go-webauthn/", "github.com/redis/go-redis/", "time/tzdata"}
 
-// TestRootImports lists the root package's transitive imports outside the
-// standard library (go list -deps) and fails when one of rootForbidden is
+// TestRootImports lists the transitive imports outside the standard
+// library (go list -deps) of the root package and of the README's guarded
+// minimal server (examples/minimal), and fails when one of rootForbidden is
 // among them, naming the chain that pulls it in.
 func TestRootImports(t *testing.T) {
 	gobin, err := exec.LookPath("go")
 	if err != nil {
 		t.Fatalf("go not on PATH, cannot list the root package's imports: %v", err)
 	}
-	out, err := exec.Command(gobin, "list", "-deps", "-f", "{{.ImportPath}} {{.Standard}} {{join .Imports \",\"}}", ".").Output()
+	for _, pkg := range []string{".", "./examples/minimal"} {
+		t.Run(pkg, func(t *testing.T) { checkImports(t, gobin, pkg) })
+	}
+}
+
+func checkImports(t *testing.T, gobin, pkg string) {
+	out, err := exec.Command(gobin, "list", "-deps", "-f", "{{.ImportPath}} {{.Standard}} {{join .Imports \",\"}}", pkg).Output()
 	if err != nil {
-		t.Fatalf("go list -deps: %v", err)
+		t.Fatalf("go list -deps %s: %v", pkg, err)
 	}
 	importers := map[string]string{} // package -> one package that imports it
 	var nonStd []string
@@ -149,7 +156,7 @@ func TestRootImports(t *testing.T) {
 	for _, p := range nonStd {
 		for _, bad := range rootForbidden {
 			if strings.HasPrefix(p, bad) {
-				t.Errorf("the root package links %s: %s", p, chain(importers, p))
+				t.Errorf("%s links %s: %s", pkg, p, chain(importers, p))
 			}
 		}
 	}
