@@ -8,7 +8,6 @@ import (
 	"github.com/gatehouse-dev/gatehouse/policy"
 )
 
-
 // TestYAMLTabAndIndentErrors: a tab in indentation says "tab" and a line
 // indented wrong is named by its own line (yaml.v3 named the line of the
 // enclosing mapping), from go-yaml's structured errors; tabs YAML allows
