@@ -1,8 +1,13 @@
 package gatehouse_test
 
 import (
+	"context"
+	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/gatehouse-dev/gatehouse"
 	"github.com/gatehouse-dev/gatehouse/approval/approvalmcp"
@@ -31,5 +36,60 @@ func TestApprovalServerRequired(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), "Options.Approval.Server") {
 			t.Errorf("%s: New gave %v, want an error naming Options.Approval.Server", name, err)
 		}
+	}
+}
+
+// fakeApprover is an Approver of another implementation than approvalmcp:
+// it requires approval for delete_file and answers every check with
+// reason and err.
+type fakeApprover struct {
+	reason string
+	err    error
+}
+
+var _ gatehouse.Approver = fakeApprover{}
+
+func (fakeApprover) Register(*mcp.Server) error { return nil }
+func (fakeApprover) Advertise(mcp.Result)       {}
+func (fakeApprover) Requires(tool string) bool  { return tool == "delete_file" }
+func (fakeApprover) WithUserID(ctx context.Context, _ string) context.Context {
+	return ctx
+}
+func (fakeApprover) ChallengedCall(mcp.Request) (string, json.RawMessage, bool) {
+	return "", nil, false
+}
+func (a fakeApprover) CheckCall(context.Context, *mcp.CallToolRequest) (string, error) {
+	return a.reason, a.err
+}
+
+// TestApproverVerdicts: the guard runs a tool that requires approval only
+// when the Approver answers nil and no reason; a reason without an error
+// (an Approver that forgot the error) still refuses, and a failure to check
+// refuses without running the tool.
+func TestApproverVerdicts(t *testing.T) {
+	p := mustPolicy(t, approvalPolicy)
+	for name, c := range map[string]struct {
+		a       fakeApprover
+		wantRun bool
+	}{
+		"approved":             {fakeApprover{}, true},
+		"refused":              {fakeApprover{reason: "signature_failed", err: errors.New("refused")}, false},
+		"reason without error": {fakeApprover{reason: "signature_failed"}, false},
+		"could not check":      {fakeApprover{err: errors.New("store down")}, false},
+	} {
+		t.Run(name, func(t *testing.T) {
+			runs := 0
+			g := mustGuard(t, p, &gatehouse.Options{Approval: &gatehouse.ApprovalOptions{Server: c.a, ForUnauthenticated: true}})
+			ct := serve(t, g, func(s *mcp.Server) {
+				textTool(s, "delete_file", func(map[string]any) string { return "deleted" }, &runs)
+			})
+			res := dialRaw(t, ct, "2025-06-18").callTool(1, "delete_file", map[string]any{"path": "a"})
+			if ran := runs == 1; ran != c.wantRun {
+				t.Errorf("tool ran %d times, want run %v: %v", runs, c.wantRun, res)
+			}
+			if !c.wantRun && rpcErr(res) == nil {
+				t.Errorf("refused call answered without an error: %v", res)
+			}
+		})
 	}
 }

@@ -113,7 +113,9 @@ func (g *Guard) passkeyAnswer(c *call) *refusal {
 		return refuse(deny)
 	}
 	c.ctx = ctx
-	if reason, err := g.o.Approval.Server.CheckCall(ctx, c.req); err != nil {
+	// A refusal reason without an error is a refusal too: an Approver
+	// that reports one never lets the call run (fail closed).
+	if reason, err := g.o.Approval.Server.CheckCall(ctx, c.req); err != nil || reason != "" {
 		if reason != "" {
 			deny.Reason = "Verified approval failed: " + reason
 		} else {
