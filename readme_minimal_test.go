@@ -62,3 +62,25 @@ func TestREADMEStartsWithTheTwoCommands(t *testing.T) {
 		t.Errorf("README's first commands are %q, want go run ./examples/quickstart and go test ./...", cmds)
 	}
 }
+
+// TestLicenseFiles: the license pkg.go.dev detects (Apache-2.0) and the
+// NOTICE that credits the embedded AIP conformance vectors are present.
+func TestLicenseFiles(t *testing.T) {
+	license, err := os.ReadFile("LICENSE")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(license), "Apache License") || !strings.Contains(string(license), "Version 2.0, January 2004") ||
+		!strings.Contains(string(license), "END OF TERMS AND CONDITIONS") {
+		t.Error("LICENSE is not the full Apache-2.0 text")
+	}
+	notice, err := os.ReadFile("NOTICE")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"Agent Identity Protocol", "internal/aipvectors/testdata", "Apache License, Version 2.0"} {
+		if !strings.Contains(string(notice), want) {
+			t.Errorf("NOTICE does not mention %q", want)
+		}
+	}
+}
