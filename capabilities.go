@@ -5,7 +5,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/gatehouse-dev/gatehouse/approval/approvalmcp"
+	"github.com/gatehouse-dev/gatehouse/internal/mcpcaps"
 	"github.com/gatehouse-dev/gatehouse/policy"
 	"github.com/gatehouse-dev/gatehouse/trust"
 )
@@ -47,7 +47,7 @@ func (g *Guard) advertise(res mcp.Result) {
 	default:
 		return
 	}
-	c := approvalmcp.CopyCapabilities(*caps)
+	c := mcpcaps.Copy(*caps)
 	f := featureMethods
 	if c.Logging != nil && !g.allowsAny(f.logging) {
 		c.Logging = nil
@@ -69,7 +69,7 @@ func (g *Guard) advertise(res mcp.Result) {
 	}
 	*caps = c
 	if g.o.Approval != nil {
-		approvalmcp.Advertise(res)
+		g.o.Approval.Server.Advertise(res)
 	}
 }
 

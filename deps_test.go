@@ -4,6 +4,7 @@ import (
 	"go/parser"
 	"go/token"
 	"io/fs"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -108,4 +109,74 @@ func hasPrefixAny(s string, prefixes []string) bool {
 		}
 	}
 	return false
+}
+
+// rootForbidden are modules the root package must not link, even
+// indirectly (issue 18; DESIGN §1): WebAuthn plugs in through the Approver
+// interface, Redis through the store interfaces, and the IANA zone database
+// is the program's choice (time/tzdata), never a library's.
+var rootForbidden = []string{"github.com/go-webauthn/", "github.com/redis/go-redis/", "time/tzdata"}
+
+// TestRootImports lists the transitive imports outside the standard
+// library (go list -deps) of the root package and of the README's guarded
+// minimal server (examples/minimal), and fails when one of rootForbidden is
+// among them, naming the chain that pulls it in.
+func TestRootImports(t *testing.T) {
+	gobin, err := exec.LookPath("go")
+	if err != nil {
+		t.Fatalf("go not on PATH, cannot list the root package's imports: %v", err)
+	}
+	for _, pkg := range []string{".", "./examples/minimal"} {
+		t.Run(pkg, func(t *testing.T) { checkImports(t, gobin, pkg) })
+	}
+}
+
+func checkImports(t *testing.T, gobin, pkg string) {
+	out, err := exec.Command(gobin, "list", "-deps", "-f", "{{.ImportPath}} {{.Standard}} {{join .Imports \",\"}}", pkg).Output()
+	if err != nil {
+		t.Fatalf("go list -deps %s: %v", pkg, err)
+	}
+	importers := map[string]string{} // package -> one package that imports it
+	var nonStd []string
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		f := strings.Fields(line)
+		if len(f) < 2 {
+			continue
+		}
+		if len(f) == 3 {
+			for _, imp := range strings.Split(f[2], ",") {
+				if _, ok := importers[imp]; !ok {
+					importers[imp] = f[0]
+				}
+			}
+		}
+		if f[1] == "false" || f[0] == "time/tzdata" {
+			nonStd = append(nonStd, f[0])
+		}
+	}
+	if len(nonStd) < 5 {
+		t.Fatalf("go list -deps found only %v outside the standard library: the listing is wrong", nonStd)
+	}
+	t.Logf("%d non-standard packages: %s", len(nonStd), strings.Join(nonStd, " "))
+	for _, p := range nonStd {
+		for _, bad := range rootForbidden {
+			if strings.HasPrefix(p, bad) {
+				t.Errorf("%s links %s: %s", pkg, p, chain(importers, p))
+			}
+		}
+	}
+}
+
+// chain is the import path from the root package to p, one importer each.
+func chain(importers map[string]string, p string) string {
+	path := []string{p}
+	for i := 0; i < 50; i++ {
+		up, ok := importers[p]
+		if !ok {
+			break
+		}
+		path = append([]string{up}, path...)
+		p = up
+	}
+	return strings.Join(path, " <- ")
 }

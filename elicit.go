@@ -1,9 +1,11 @@
 package gatehouse
 
 import (
+	"bytes"
 	"context"
 	"crypto/hmac"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -14,10 +16,10 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/gatehouse-dev/gatehouse/approval"
 	"github.com/gatehouse-dev/gatehouse/consent"
 	"github.com/gatehouse-dev/gatehouse/grant"
 	"github.com/gatehouse-dev/gatehouse/internal/elicitstate"
+	"github.com/gatehouse-dev/gatehouse/internal/jcs"
 	"github.com/gatehouse-dev/gatehouse/internal/prompt"
 	"github.com/gatehouse-dev/gatehouse/internal/runes"
 	"github.com/gatehouse-dev/gatehouse/policy"
@@ -225,15 +227,22 @@ func (g *Guard) useNonce(c *call, nonce string, until time.Time) error {
 }
 
 // hashArgs is the hash the elicitation state binds: gatehouse's one
-// canonical form (the one approval and consent hash), which refuses
-// numbers a double would round and member names equal under case folding.
+// canonical form, internal/jcs under its strict rule (the form approval and
+// consent hash: TestHashesAgree), which refuses numbers a double would
+// round and member names equal under case folding. Absent arguments are
+// {}; anything but an object is refused.
 func hashArgs(raw json.RawMessage) (string, error) {
-	if len(strings.TrimSpace(string(raw))) == 0 {
-		raw = json.RawMessage("{}")
+	trimmed := bytes.TrimSpace(raw)
+	if len(trimmed) == 0 {
+		trimmed = []byte("{}")
 	}
-	sum, err := approval.ArgumentsHash(raw)
+	if trimmed[0] != '{' {
+		return "", errors.New("gatehouse: arguments must be a JSON object")
+	}
+	canon, err := jcs.Transform(trimmed, jcs.Strict)
 	if err != nil {
 		return "", err
 	}
+	sum := sha256.Sum256(canon)
 	return hex.EncodeToString(sum[:]), nil
 }

@@ -6,7 +6,6 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/gatehouse-dev/gatehouse/approval/approvalmcp"
 	"github.com/gatehouse-dev/gatehouse/audit"
 	"github.com/gatehouse-dev/gatehouse/consent"
 	"github.com/gatehouse-dev/gatehouse/dlp"
@@ -163,10 +162,10 @@ type ApprovalOptions struct {
 	// extensions.verifiedApproval capability, and passkey evidence checks on
 	// every call to a tool that requires it (approvalmcp.Server.Require);
 	// such evidence also answers an ask rule. No challenge is issued for a
-	// call the policy would refuse anyway. Required.
-	Server *approvalmcp.Server
+	// call the policy would refuse anyway. Required: an *approvalmcp.Server.
+	Server Approver
 	// ForUnauthenticated lets requests without a bearer-token identity enroll
-	// and use passkeys, all as one user (LocalApprovalUser), whatever client
+	// and use passkeys, all as one user (LocalApprovalUserID), whatever client
 	// name they declare. Set it only where the transport is the
 	// authentication, such as a local stdio server.
 	ForUnauthenticated bool
@@ -259,7 +258,7 @@ func (o *Options) validateAsk() error {
 
 func (o *Options) validateGroups() error {
 	var errs []error
-	if o.Approval != nil && o.Approval.Server == nil {
+	if o.Approval != nil && nilApprover(o.Approval.Server) {
 		errs = append(errs, errors.New("gatehouse: Options.Approval is set without Options.Approval.Server"))
 	}
 	if o.Trust != nil && o.Trust.Store == nil {

@@ -2,13 +2,10 @@ package gatehouse
 
 import (
 	"context"
-	"errors"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/gatehouse-dev/gatehouse/approval"
-	"github.com/gatehouse-dev/gatehouse/approval/approvalmcp"
 	"github.com/gatehouse-dev/gatehouse/normalize"
 	"github.com/gatehouse-dev/gatehouse/policy"
 )
@@ -17,48 +14,48 @@ import (
 // pass method authorization without being listed (and are audited);
 // without it they are not registered and the server answers -32601.
 var approvalMethods = map[string]bool{
-	"approval/enroll/begin":     true,
-	"approval/enroll/finish":    true,
-	"approval/challenge/create": true,
+	"approval/enroll/begin":  true,
+	"approval/enroll/finish": true,
+	methodChallengeCreate:    true,
 }
+
+// methodChallengeCreate is SEP-2672 §4.4.3's method (approval.MethodChallengeCreate).
+const methodChallengeCreate = "approval/challenge/create"
 
 // approvalUser is the approval user of a request's agent: set for
 // approval/* methods and tools/call. A bearer-token identity is its own
 // approval user. Without one, approval is refused unless
 // Options.ApprovalForUnauthenticated says the transport itself is the
 // authentication (a local stdio server), and then every such request is the
-// one LocalApprovalUser: a client name is chosen by the client, so a
+// one LocalApprovalUserID: a client name is chosen by the client, so a
 // client that renamed itself must not find a user without passkeys.
 func (g *Guard) approvalUser(ctx context.Context, agent string) (context.Context, bool) {
 	if strings.HasPrefix(agent, "user:") {
-		return approvalmcp.WithUser(ctx, approval.NewUser(agent)), true
+		return g.o.Approval.Server.WithUserID(ctx, agent), true
 	}
 	if !g.o.Approval.ForUnauthenticated {
 		return ctx, false
 	}
-	return approvalmcp.WithUser(ctx, LocalApprovalUser()), true
+	return g.o.Approval.Server.WithUserID(ctx, LocalApprovalUserID()), true
 }
 
-// localApprovalID is the identity of LocalApprovalUser; no agent identity
+// localApprovalID is the identity of LocalApprovalUserID; no agent identity
 // has this form ("user:…", "client:…" or the configured default are hashed
 // to other handles).
 const localApprovalID = "local:transport-authenticated"
 
-// LocalApprovalUser returns the approval user of every request without a
-// bearer-token identity when Options.ApprovalForUnauthenticated is set (a
-// local stdio server: whoever started the server): use it to enroll that
-// user's passkeys out of band.
-func LocalApprovalUser() approval.User {
-	return approval.NewUser(localApprovalID)
-}
+// LocalApprovalUserID returns the id of the approval user of every request
+// without a bearer-token identity when Options.Approval.ForUnauthenticated
+// is set (a local stdio server: whoever started the server): enroll that
+// user's passkeys out of band for approval.NewUser(LocalApprovalUserID()).
+func LocalApprovalUserID() string { return localApprovalID }
 
-// ApprovalUser returns the approval user the guard gives requests whose
-// bearer token names userID (auth.TokenInfo.UserID): use it to enroll a
-// user's passkeys out of band, with approval.Gate.BeginEnrollment and
-// FinishEnrollment, for the same user the guard later verifies calls for.
-func ApprovalUser(userID string) approval.User {
-	return approval.NewUser("user:" + bound(userID))
-}
+// ApprovalUserID returns the id of the approval user the guard gives
+// requests whose bearer token names userID (auth.TokenInfo.UserID): enroll
+// a user's passkeys out of band, with approval.Gate.BeginEnrollment and
+// FinishEnrollment, for approval.NewUser(ApprovalUserID(userID)), the same
+// user the guard later verifies calls for.
+func ApprovalUserID(userID string) string { return "user:" + bound(userID) }
 
 const noApprovalUser = "Verified approval needs an authenticated user (an HTTP bearer token): self-declared client names cannot own passkeys. A local stdio server can set gatehouse.Options.ApprovalForUnauthenticated"
 
@@ -80,20 +77,20 @@ func (g *Guard) authorizeApprovalMethod(ctx context.Context, md policy.Decision,
 // that cannot run. A call that would be asked (action: ask) may be
 // approved. Other methods pass unchanged.
 func (g *Guard) precheckChallenge(md policy.Decision, req mcp.Request) policy.Decision {
-	if md.Method != approval.MethodChallengeCreate {
+	if md.Method != methodChallengeCreate {
 		return md
 	}
-	p, ok := req.GetParams().(*approvalmcp.ChallengeParams)
-	if !ok || p == nil {
-		return md // approvalmcp answers malformed params itself
+	tool, raw, ok := g.o.Approval.Server.ChallengedCall(req)
+	if !ok {
+		return md // the approver answers malformed params itself
 	}
-	args, err := decodeArgs(p.Arguments)
+	args, err := decodeArgs(raw)
 	if err != nil {
-		return invalidParams(normalize.Name(p.ToolName), err.Error())
+		return invalidParams(normalize.Name(tool), err.Error())
 	}
-	d := g.evaluateCall(policy.MethodToolsCall, p.ToolName, args)
-	if d.Outcome == policy.Allow || d.Outcome == policy.Ask || g.annotationDecides(normalize.Name(p.ToolName), d) {
-		return g.precheckScopes(md, p.ToolName, p.Arguments, req)
+	d := g.evaluateCall(policy.MethodToolsCall, tool, args)
+	if d.Outcome == policy.Allow || d.Outcome == policy.Ask || g.annotationDecides(normalize.Name(tool), d) {
+		return g.precheckScopes(md, tool, raw, req)
 	}
 	d.Reason = "No approval is asked for a call the policy refuses: " + d.Reason
 	d.Method = md.Method
@@ -116,14 +113,17 @@ func (g *Guard) passkeyAnswer(c *call) *refusal {
 		return refuse(deny)
 	}
 	c.ctx = ctx
-	if _, err := g.o.Approval.Server.VerifyCall(approval.WithDefinition(ctx, c.digest), c.req); err != nil {
-		var ae *approval.Error
-		if errors.As(err, &ae) {
-			deny.Reason = "Verified approval failed: " + string(ae.Reason)
+	// A refusal reason without an error is a refusal too: an Approver
+	// that reports one never lets the call run (fail closed). The
+	// definition the pin stage checked binds the challenge (a changed tool
+	// is another tool).
+	if reason, err := g.o.Approval.Server.CheckCall(g.o.Approval.Server.WithDefinition(ctx, c.digest), c.req); err != nil || reason != "" {
+		if reason != "" {
+			deny.Reason = "Verified approval failed: " + reason
 		} else {
 			deny = internal(c.d.Method, c.tool, "Verified approval could not be checked, so the call was denied")
 		}
-		return &refusal{d: deny, err: approvalmcp.RPCError(err)}
+		return &refusal{d: deny, err: err}
 	}
 	c.d = policy.Decision{Outcome: policy.Allow, Method: c.d.Method, Tool: c.d.Tool, Reason: "Verified approval (passkey)", Violation: c.d.Violation}
 	return nil
@@ -135,6 +135,6 @@ func (g *Guard) requiresApproval(raw, tool string) bool {
 	if g.o.Approval == nil {
 		return false
 	}
-	gate := g.o.Approval.Server.Gate()
-	return gate.Requires(raw) || gate.Requires(tool)
+	a := g.o.Approval.Server
+	return a.Requires(raw) || a.Requires(tool)
 }

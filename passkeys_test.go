@@ -182,7 +182,7 @@ func TestApprovalMethodsUnknownWithoutApproval(t *testing.T) {
 }
 
 // TestApprovalUserMatchesBearerIdentity: a passkey enrolled out of band for
-// gatehouse.ApprovalUser(id) approves the calls of the bearer token whose
+// approval.NewUser(gatehouse.ApprovalUserID(id)) approves the calls of the bearer token whose
 // user is id (short, long and unprintable ids alike), and no other user's.
 func TestApprovalUserMatchesBearerIdentity(t *testing.T) {
 	gate, srv := newApprovalServer(t, &approvalmcp.Options{Enrollment: approvalmcp.EnrollOutOfBand})
@@ -218,7 +218,7 @@ func TestApprovalUserMatchesBearerIdentity(t *testing.T) {
 	}
 	for _, token := range []string{"t1", "t3", "t4"} {
 		a := approvaltest.New(approvalOrigin, nil)
-		u := gatehouse.ApprovalUser(users[token])
+		u := approval.NewUser(gatehouse.ApprovalUserID(users[token]))
 		begin, err := gate.BeginEnrollment(ctx, u)
 		if err != nil {
 			t.Fatal(err)
@@ -232,7 +232,7 @@ func TestApprovalUserMatchesBearerIdentity(t *testing.T) {
 		}
 		before := runs.Load()
 		if err := call(token, a); err != nil || runs.Load() != before+1 {
-			t.Fatalf("%q with the passkey enrolled for ApprovalUser: %v", users[token], err)
+			t.Fatalf("%q with the passkey enrolled for ApprovalUserID: %v", users[token], err)
 		}
 		// "Alice" is another user than "alice", and "sha256:…" another
 		// than the user whose id hashes to it: the passkey is not theirs.
@@ -279,8 +279,8 @@ func TestUnauthenticatedApprovalIsOneUser(t *testing.T) {
 	if _, err := ac.Enroll(ctx, cs); err != nil {
 		t.Fatal(err)
 	}
-	if creds, err := gate.Credentials(ctx, gatehouse.LocalApprovalUser()); err != nil || len(creds) != 1 {
-		t.Fatalf("LocalApprovalUser has %d credentials (%v), want the one enrolled", len(creds), err)
+	if creds, err := gate.Credentials(ctx, approval.NewUser(gatehouse.LocalApprovalUserID())); err != nil || len(creds) != 1 {
+		t.Fatalf("LocalApprovalUserID has %d credentials (%v), want the one enrolled", len(creds), err)
 	}
 	impostor := approvaltest.New(approvalOrigin, nil)
 	ac2, cs2 := connect("claude-code-2", impostor)

@@ -6,8 +6,6 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/gatehouse-dev/gatehouse/approval"
-	"github.com/gatehouse-dev/gatehouse/approval/approvalmcp"
 	"github.com/gatehouse-dev/gatehouse/policy"
 )
 
@@ -143,39 +141,39 @@ func prefix(d string) string {
 }
 
 // pinChallenge binds an approval/challenge/create to the definition the
-// tool has now (approval.WithDefinition), so that a passkey approval given
+// tool has now (Approver.WithDefinition), so that a passkey approval given
 // for a tool whose definition changed and was accepted since is void: the
 // call's pin stage binds the then current digest, and the Gate refuses a
 // challenge issued under another one. A challenge for a tool whose
 // definition differs from its pin is refused (-32013): the user is not
 // asked to approve a call that would be refused.
 func (g *Guard) pinChallenge(ctx context.Context, md policy.Decision, req mcp.Request, srv *served) (context.Context, policy.Decision) {
-	if g.pins.off || md.Outcome != policy.Allow || md.Method != approval.MethodChallengeCreate {
+	if g.pins.off || g.o.Approval == nil || md.Outcome != policy.Allow || md.Method != methodChallengeCreate {
 		return ctx, md
 	}
-	p, ok := req.GetParams().(*approvalmcp.ChallengeParams)
-	if !ok || p == nil {
-		return ctx, md // approvalmcp answers malformed params itself
+	name, _, ok := g.o.Approval.Server.ChallengedCall(req)
+	if !ok {
+		return ctx, md // the approver answers malformed params itself
 	}
-	t, err := srv.index.current(ctx, req, p.ToolName)
+	t, err := srv.index.current(ctx, req, name)
 	if err != nil {
-		return ctx, internal(md.Method, normalizeTool(p.ToolName), "The server's tools could not be listed to check the tool's definition, so no approval was asked")
+		return ctx, internal(md.Method, normalizeTool(name), "The server's tools could not be listed to check the tool's definition, so no approval was asked")
 	}
 	if t == nil {
 		return ctx, md // approvalmcp refuses a tool that requires no approval; a call to it finds no tool
 	}
 	cur, err := ToolDigest(t)
 	if err != nil {
-		return ctx, internal(md.Method, normalizeTool(p.ToolName), "The tool's definition cannot be canonicalized for pinning, so no approval was asked")
+		return ctx, internal(md.Method, normalizeTool(name), "The tool's definition cannot be canonicalized for pinning, so no approval was asked")
 	}
-	pinned, ok := srv.index.pin(p.ToolName, cur)
+	pinned, ok := srv.index.pin(name, cur)
 	if !ok {
-		return ctx, internal(md.Method, normalizeTool(p.ToolName), fmt.Sprintf("The server has more than %d tools to pin, so no approval was asked", maxPins))
+		return ctx, internal(md.Method, normalizeTool(name), fmt.Sprintf("The server has more than %d tools to pin, so no approval was asked", maxPins))
 	}
 	if pinned != cur {
-		d := definitionChanged(normalizeTool(p.ToolName), p.ToolName, pinned, cur)
+		d := definitionChanged(normalizeTool(name), name, pinned, cur)
 		d.Method = md.Method
 		return ctx, d
 	}
-	return approval.WithDefinition(ctx, cur), md
+	return g.o.Approval.Server.WithDefinition(ctx, cur), md
 }

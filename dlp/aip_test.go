@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"testing"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v4"
 
 	"github.com/gatehouse-dev/gatehouse/dlp"
 	"github.com/gatehouse-dev/gatehouse/internal/aipvectors"

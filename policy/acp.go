@@ -5,9 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	_ "time/tzdata" // IANA zones for time_of_day, also where the system has none
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v4"
 
 	"github.com/gatehouse-dev/gatehouse/normalize"
 	"github.com/gatehouse-dev/gatehouse/ratelimit"
@@ -272,8 +271,11 @@ func timeCondition(y *acpTimeYAML, rule string) (*timeOfDay, error) {
 		if err != nil {
 			return nil, err
 		}
-		if t.loc, err = time.LoadLocation(z); err != nil || z == "" || z == "Local" {
-			return nil, errAt(&y.Timezone, "%s: unknown IANA timezone %q", rule, clip(z))
+		if z == "" || z == "Local" {
+			return nil, errAt(&y.Timezone, "%s: timezone %q is not an IANA zone name (write one, such as Europe/Berlin or UTC)", rule, z)
+		}
+		if t.loc, err = time.LoadLocation(z); err != nil {
+			return nil, errAt(&y.Timezone, "%s: cannot load IANA timezone %q: unknown zone, or the program has no zone database (import _ \"time/tzdata\" in package main)", rule, clip(z))
 		}
 	}
 	return t, nil

@@ -2,9 +2,11 @@ package policy_test
 
 import (
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 	"time"
+	_ "time/tzdata" // the tests' zones load on machines without a zone database too
 
 	"github.com/gatehouse-dev/gatehouse/policy"
 )
@@ -214,5 +216,21 @@ func TestClassify(t *testing.T) {
 		if got := policy.Classify(tool); got != want {
 			t.Errorf("Classify(%q) = %v, want %v", tool, got, want)
 		}
+	}
+}
+
+// TestUnloadableZoneFailsAtParse: a time_of_day zone that cannot be loaded
+// (here unknown; on a system without a zone database also a real one, since
+// policy does not import time/tzdata) fails the parse at the timezone line,
+// saying how to add the database, instead of allowing or panicking later.
+func TestUnloadableZoneFailsAtParse(t *testing.T) {
+	src := "version: \"1\"\nrules:\n  - action: allow\n    conditions:\n      time_of_day:\n        after: \"09:00\"\n        timezone: Mars/Olympus\n"
+	_, err := policy.ParseWith([]byte(src), testOpts)
+	var pe *policy.ParseError
+	if !errors.As(err, &pe) {
+		t.Fatalf("got %v, want a *policy.ParseError", err)
+	}
+	if pe.Line != 7 || !strings.Contains(pe.Error(), "time/tzdata") || !strings.Contains(pe.Error(), "Mars/Olympus") {
+		t.Errorf("got %q at line %d, want line 7 naming the zone and time/tzdata", pe.Error(), pe.Line)
 	}
 }

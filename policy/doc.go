@@ -46,6 +46,18 @@
 //     [MaxPatternLen] and matched values by [MaxArgLen]; nothing valid is
 //     rejected by heuristics.
 //
+// An ACP time_of_day condition names an IANA zone (timezone: Europe/Berlin),
+// loaded with [time.LoadLocation] when the policy is parsed. This package
+// does not import time/tzdata (the Go documentation leaves that choice to
+// programs): where the system may have no zone database (a scratch or
+// distroless image, Windows), the program that loads such policies adds
+//
+//	import _ "time/tzdata" // about 450 KB: IANA zones for time_of_day
+//
+// to its main package. A zone that cannot be loaded (misspelled, or no
+// database) fails the parse with a [*ParseError] at the timezone line,
+// never a silent allow or a rule evaluated in another zone.
+//
 // Rate limits are parsed at load and returned by [Policy.RateLimit]; the
 // caller enforces them first (§4.3 step 1) and reports a refusal with
 // [RateLimitedDecision].

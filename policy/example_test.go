@@ -56,7 +56,7 @@ func ExampleParseError() {
 	_, err := policy.Parse([]byte("apiVersion: aip.io/v1alpha1\nkind: AgentPolicy\nmetadata: {name: x}\nspec:\n  alowed_tools: [a]\n"))
 	fmt.Println(err)
 	// Output:
-	// policy: line 5: unknown field "alowed_tools" in spec (known: mode, allowed_tools, allowed_methods, denied_methods, tool_rules, protected_paths, strict_args_default, dlp)
+	// policy: line 5, column 3: unknown field "alowed_tools" in spec (known: mode, allowed_tools, allowed_methods, denied_methods, tool_rules, protected_paths, strict_args_default, dlp)
 }
 
 func ExampleClassify() {

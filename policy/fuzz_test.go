@@ -22,6 +22,9 @@ func FuzzParse(f *testing.F) {
 	}
 	f.Add([]byte(header + "spec:\n  tool_rules:\n    - {tool: a, rate_limit: 1/s, allow_args: {x: \"(a+)+$\"}}\n"))
 	f.Add([]byte(header + "spec: &a {}\nx: *a\n"))
+	f.Add([]byte(header + "spec:\n\tallowed_tools: [a]\n"))                 // a tab in indentation
+	f.Add([]byte(header + "spec:\n  allowed_tools: [a]\n mode: enforce\n")) // a dedented key
+	f.Add([]byte(header + "spec:\n  allowed_tools: [\"\u00e9\t\", b\n"))    // an unclosed flow after a multi-byte rune
 	f.Fuzz(func(t *testing.T, data []byte) {
 		p, err := policy.ParseWith(data, testOpts)
 		if err != nil {

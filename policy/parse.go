@@ -7,12 +7,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
-	"strconv"
 	"strings"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v4"
 
 	"github.com/gatehouse-dev/gatehouse/normalize"
 )
@@ -112,12 +110,12 @@ func parse(data []byte, opts *Options, file string) (*Policy, error) {
 		if err == io.EOF {
 			return nil, &ParseError{Msg: "empty document: want an AgentPolicy"}
 		}
-		return nil, yamlError(err)
+		return nil, yamlError(err, data)
 	}
 	var extra yaml.Node
 	if err := dec.Decode(&extra); err != io.EOF {
 		if err != nil {
-			return nil, yamlError(err)
+			return nil, yamlError(err, data)
 		}
 		return nil, errAt(&extra, "more than one YAML document: a policy file holds exactly one policy")
 	}
@@ -135,7 +133,7 @@ func parse(data []byte, opts *Options, file string) (*Policy, error) {
 	if shape == shapeACP {
 		var doc acpDocYAML
 		if err := strict.Decode(&doc); err != nil {
-			return nil, yamlError(err)
+			return nil, yamlError(err, data)
 		}
 		if err := c.acp(&doc); err != nil {
 			return nil, err
@@ -143,7 +141,7 @@ func parse(data []byte, opts *Options, file string) (*Policy, error) {
 	} else {
 		var doc docYAML
 		if err := strict.Decode(&doc); err != nil {
-			return nil, yamlError(err)
+			return nil, yamlError(err, data)
 		}
 		if err := c.doc(&doc); err != nil {
 			return nil, err
@@ -156,27 +154,96 @@ func parse(data []byte, opts *Options, file string) (*Policy, error) {
 	return c.p, nil
 }
 
-var yamlLine = regexp.MustCompile(`line (\d+)`)
+// yamlError turns a YAML error into a *ParseError from go-yaml's structured
+// errors (*yaml.LoadError, *yaml.LoadErrors: stage, line, column), so the
+// position is the one the parser reports for the offending token, not
+// parsed out of a message. Scanner and parser errors get a hint a person
+// can act on: a tab, or the indentation of the line they point at.
+func yamlError(err error, data []byte) *ParseError {
+	var les *yaml.LoadErrors
+	if errors.As(err, &les) && len(les.Errors) > 0 {
+		return loadError(les.Errors[0], data, err)
+	}
+	var le *yaml.LoadError
+	if errors.As(err, &le) {
+		return loadError(le, data, err)
+	}
+	return &ParseError{Msg: strings.TrimPrefix(err.Error(), "yaml: "), Err: err}
+}
 
-// yamlError turns a yaml.v3 error into a *ParseError, keeping its line.
-func yamlError(err error) *ParseError {
-	msg := err.Error()
-	if te, ok := err.(*yaml.TypeError); ok && len(te.Errors) > 0 {
-		msg = te.Errors[0]
+func loadError(le *yaml.LoadError, data []byte, err error) *ParseError {
+	pe := &ParseError{Line: le.Mark.Line, Col: le.Mark.Column, Msg: le.Message, Err: err}
+	if field, typ, ok := unknownField(le.Message); ok {
+		if where, known := yamlTypes[typ]; known {
+			pe.Msg = fmt.Sprintf("unknown field %q in %s (known: %s)", field, where[0], where[1])
+		}
+		return pe
 	}
-	pe := &ParseError{Err: err}
-	if m := yamlLine.FindStringSubmatchIndex(msg); m != nil {
-		pe.Line, _ = strconv.Atoi(msg[m[2]:m[3]])
-		msg = strings.TrimLeft(msg[m[1]:], ": ")
+	if le.Stage != yaml.ScannerStage && le.Stage != yaml.ParserStage {
+		return pe
 	}
-	msg = strings.TrimPrefix(msg, "yaml: ")
-	if m := unknownField.FindStringSubmatch(msg); m != nil {
-		if where, ok := yamlTypes[m[2]]; ok {
-			msg = fmt.Sprintf("unknown field %q in %s (known: %s)", m[1], where[0], where[1])
+	if line, col, ok := tabAt(data, le.Mark.Line, le.Mark.Column); ok {
+		pe.Line, pe.Col = line, col
+		pe.Msg = "a tab character here: YAML indents with spaces only (" + le.Message + ")"
+		return pe
+	}
+	if le.ContextMsg != "" && le.Mark.Index >= len(bytes.TrimRight(data, " \t\r\n")) {
+		// The input ended inside a construct: point at where it opened.
+		pe.Msg = le.Message + ": the input ends " + le.ContextMsg
+		if le.ContextMark.Line > 0 && le.ContextMark.Index < le.Mark.Index {
+			pe.Line, pe.Col = le.ContextMark.Line, le.ContextMark.Column
+			pe.Msg += " that starts here and is never closed"
+		}
+		return pe
+	}
+	if indentProblem(le.Message) {
+		pe.Msg = le.Message + ": check the indentation of this line against the lines above it"
+	}
+	return pe
+}
+
+// indentProblem reports whether a parser message is what go-yaml says
+// about a line indented too far or not far enough.
+func indentProblem(msg string) bool {
+	for _, m := range []string{"did not find expected key", "mapping values are not allowed", "did not find expected '-' indicator", "block sequence entries are not allowed", "did not find expected node content"} {
+		if strings.Contains(msg, m) {
+			return true
 		}
 	}
-	pe.Msg = msg
-	return pe
+	return false
+}
+
+// unknownField reads go-yaml's "field X not found in type policy.T".
+func unknownField(msg string) (field, typ string, ok bool) {
+	rest, ok := strings.CutPrefix(msg, "field ")
+	if !ok {
+		return "", "", false
+	}
+	field, typ, ok = strings.Cut(rest, " not found in type policy.")
+	return field, typ, ok
+}
+
+// tabAt finds a tab in the indentation of the line a scanner or parser error
+// points at (1-based), or at the error's own column: YAML forbids tabs in
+// indentation (YAML 1.2 §6.1), and go-yaml reports one only as "found
+// character that cannot start any token" or a misplaced key.
+func tabAt(data []byte, line, col int) (int, int, bool) {
+	if line < 1 {
+		return 0, 0, false
+	}
+	lines := bytes.SplitN(data, []byte("\n"), line+1)
+	if len(lines) < line {
+		return 0, 0, false
+	}
+	text := lines[line-1]
+	if col >= 1 && col <= len(text) && text[col-1] == '\t' {
+		return line, col, true
+	}
+	indent := len(text) - len(bytes.TrimLeft(text, " \t"))
+	if i := bytes.IndexByte(text[:indent], '\t'); i >= 0 {
+		return line, i + 1, true
+	}
+	return 0, 0, false
 }
 
 type shape int
@@ -220,8 +287,6 @@ func documentShape(root *yaml.Node) (shape, error) {
 	}
 	return shapeAIP, nil
 }
-
-var unknownField = regexp.MustCompile(`^field (.*) not found in type policy\.(\w+)$`)
 
 // yamlTypes names the decoding types in errors, with their known fields.
 var yamlTypes = map[string][2]string{

@@ -43,10 +43,10 @@ func TestDesign1_StrictParsing(t *testing.T) {
 		{"missing name", "apiVersion: aip.io/v1alpha1\nkind: AgentPolicy\nmetadata: {owner: x}\nspec: {}\n", 2, 7, "metadata.name is required", false, false},
 		{"empty name", "apiVersion: aip.io/v1alpha1\nkind: AgentPolicy\nmetadata: {name: ' '}\nspec: {}\n", 3, 18, "metadata.name must not be empty", false, false},
 		{"missing spec", header, 1, 0, "spec is required", false, false},
-		{"unknown top-level field", header + "spec: {}\nextra: 1\n", 6, 0, `unknown field "extra" in the document`, false, false},
-		{"unknown spec field (typo)", header + "spec:\n  alowed_tools: [a]\n", 6, 0, `unknown field "alowed_tools" in spec`, false, false},
-		{"unknown rule field", header + "spec:\n  tool_rules:\n    - tool: a\n      allow: b\n", 8, 0, `unknown field "allow" in a tool rule`, false, false},
-		{"unknown dlp field", header + "spec:\n  dlp:\n    patterns: []\n    mode: x\n", 8, 0, `unknown field "mode" in spec.dlp`, false, false},
+		{"unknown top-level field", header + "spec: {}\nextra: 1\n", 6, 1, `unknown field "extra" in the document`, false, false},
+		{"unknown spec field (typo)", header + "spec:\n  alowed_tools: [a]\n", 6, 3, `unknown field "alowed_tools" in spec`, false, false},
+		{"unknown rule field", header + "spec:\n  tool_rules:\n    - tool: a\n      allow: b\n", 8, 7, `unknown field "allow" in a tool rule`, false, false},
+		{"unknown dlp field", header + "spec:\n  dlp:\n    patterns: []\n    mode: x\n", 8, 5, `unknown field "mode" in spec.dlp`, false, false},
 		{"bad mode", header + "spec:\n  mode: audit\n", 6, 9, `unknown spec.mode "audit"`, false, false},
 		{"bad action", header + "spec:\n  tool_rules:\n    - tool: a\n      action: deny\n", 8, 15, `unknown action "deny"`, false, false},
 		{"bad rate", header + "spec:\n  tool_rules:\n    - tool: a\n      rate_limit: 10/fortnight\n", 8, 19, `"10/fortnight"`, true, false},
@@ -66,7 +66,8 @@ func TestDesign1_StrictParsing(t *testing.T) {
 		{"dlp bad regex", header + "spec:\n  dlp:\n    patterns:\n      - {name: k, regex: \"a[\"}\n", 8, 26, `dlp pattern "k": invalid regex`, false, true},
 		{"two documents", header + "spec: {}\n---\n" + header + "spec: {}\n", 6, 1, "more than one YAML document", false, false}, // the "---" line
 		{"empty document", "", 0, 0, "empty document", false, false},
-		{"not yaml", "apiVersion: [\n", 1, 0, "", false, false},
+		{"not yaml", "apiVersion: [\n", 2, 1, "the input ends while parsing", false, false},
+		{"unclosed flow sequence", header + "spec:\n  allowed_tools: [a, b\n", 6, 18, "never closed", false, false}, // the "[" that is never closed
 		{"empty protected path", header + "spec:\n  protected_paths: ['']\n", 6, 21, "protected_paths entry is empty", false, false},
 	}
 	for _, c := range cases {

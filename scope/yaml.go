@@ -11,7 +11,7 @@ import (
 	"os"
 	"strings"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v4"
 )
 
 // The document's apiVersion and kind.
@@ -67,13 +67,19 @@ func Load(path string) (*Policy, error) {
 	return Parse(data)
 }
 
+// yamlError is a YAML syntax error with the line and column the parser
+// gives (go.yaml.in/yaml/v4's structured errors).
 func yamlError(err error) error {
-	msg := strings.TrimPrefix(err.Error(), "yaml: ")
-	var line int
-	if _, serr := fmt.Sscanf(msg, "line %d:", &line); serr == nil {
-		_, msg, _ = strings.Cut(msg, ": ")
+	var les *yaml.LoadErrors
+	if errors.As(err, &les) && len(les.Errors) > 0 {
+		le := les.Errors[0]
+		return &Error{Line: le.Mark.Line, Col: le.Mark.Column, Err: ErrDocument, Msg: le.Message}
 	}
-	return &Error{Line: line, Err: ErrDocument, Msg: msg}
+	var le *yaml.LoadError
+	if errors.As(err, &le) {
+		return &Error{Line: le.Mark.Line, Col: le.Mark.Column, Err: ErrDocument, Msg: le.Message}
+	}
+	return &Error{Err: ErrDocument, Msg: strings.TrimPrefix(err.Error(), "yaml: ")}
 }
 
 // reader walks the node tree, remembering the node of each path for New's

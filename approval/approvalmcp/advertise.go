@@ -2,6 +2,8 @@ package approvalmcp
 
 import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/gatehouse-dev/gatehouse/internal/mcpcaps"
 )
 
 // Advertise declares extensions.verifiedApproval (SEP-2672 §4.3) in an
@@ -21,31 +23,7 @@ func Advertise(res mcp.Result) {
 
 // CopyCapabilities returns a copy of c whose maps and member structs are
 // its own (nil gives an empty value).
-func CopyCapabilities(c *mcp.ServerCapabilities) *mcp.ServerCapabilities {
-	out := &mcp.ServerCapabilities{}
-	if c == nil {
-		return out
-	}
-	*out = *c
-	out.Extensions = cloneMap(c.Extensions)
-	out.Experimental = cloneMap(c.Experimental)
-	if c.Resources != nil {
-		r := *c.Resources
-		out.Resources = &r
-	}
-	return out
-}
-
-func cloneMap(m map[string]any) map[string]any {
-	if m == nil {
-		return nil
-	}
-	out := make(map[string]any, len(m))
-	for k, v := range m {
-		out[k] = v
-	}
-	return out
-}
+func CopyCapabilities(c *mcp.ServerCapabilities) *mcp.ServerCapabilities { return mcpcaps.Copy(c) }
 
 // capabilitiesOf points at the capabilities of an initialize or
 // server/discover result, nil for any other result.

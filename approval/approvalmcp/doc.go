@@ -1,8 +1,10 @@
 // Package approvalmcp serves an [approval.Gate] over MCP with the go-sdk:
 // the three SEP-2672 methods as custom methods, the tool annotation, the
 // capability, evidence verification on tools/call, and the -32001 errors.
-// The root gatehouse package wires it into its middleware; it can also be
-// used on its own.
+// The root gatehouse package wires it into its middleware (a *[Server] is
+// the gatehouse.Approver of Options.Approval.Server: the root package
+// defines that interface so that it links no WebAuthn code itself); it can
+// also be used on its own.
 //
 // Wiring (what a server, or the root middleware, does):
 //

@@ -8,6 +8,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	_ "time/tzdata" // policy lint and test load time_of_day zones on systems without a zone database
 )
 
 // Exit statuses, the same for every subcommand (see the package doc).

@@ -3,10 +3,12 @@
 // what happened to each call, and verifies the audit log it wrote.
 //
 //	go run ./examples/quickstart [-policy path/to/policy.yaml]
+//	go run github.com/gatehouse-dev/gatehouse/examples/quickstart@latest   # anywhere: the policy is embedded
 package main
 
 import (
 	"context"
+	_ "embed"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -54,7 +56,7 @@ func script(policyFile string) []call {
 }
 
 func main() {
-	path := flag.String("policy", "", "policy file (default: examples/quickstart/policy.yaml, or policy.yaml in the current directory)")
+	path := flag.String("policy", "", "policy file (default: the policy.yaml embedded in this program)")
 	flag.Parse()
 	if err := run(os.Stdout, *path); err != nil {
 		fmt.Fprintln(os.Stderr, "quickstart:", err)
@@ -62,10 +64,25 @@ func main() {
 	}
 }
 
+// embeddedPolicy is policy.yaml beside this file, built into the program so
+// that it runs from any directory, also through go run ...@version.
+//
+//go:embed policy.yaml
+var embeddedPolicy []byte
+
 func run(w io.Writer, path string) error {
+	dir, err := os.MkdirTemp("", "gatehouse-quickstart-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	from := path
 	if path == "" {
-		var err error
-		if path, err = findPolicy(); err != nil {
+		from = "the embedded policy.yaml"
+		// Loaded from a file, not parsed from memory, so the policy file is
+		// a protected path like any loaded policy's (row 13).
+		path = filepath.Join(dir, "policy.yaml")
+		if err := os.WriteFile(path, embeddedPolicy, 0o600); err != nil {
 			return err
 		}
 	}
@@ -73,11 +90,6 @@ func run(w io.Writer, path string) error {
 	if err != nil {
 		return err
 	}
-	dir, err := os.MkdirTemp("", "gatehouse-quickstart-")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(dir)
 	logPath := filepath.Join(dir, "audit.jsonl")
 	log, err := audit.Open(logPath, nil)
 	if err != nil {
@@ -94,7 +106,7 @@ func run(w io.Writer, path string) error {
 	}
 	defer closeAll()
 
-	fmt.Fprintf(w, "policy %q (%s mode) from %s\n\n", p.Name(), p.Mode(), path)
+	fmt.Fprintf(w, "policy %q (%s mode) from %s\n\n", p.Name(), p.Mode(), from)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "#\tcall\tdecision\tcode\twhat the agent got")
 	for i, c := range script(p.Path()) {
@@ -214,15 +226,6 @@ func outcome(res *mcp.CallToolResult, err error) string {
 		}
 	}
 	return "(empty result)"
-}
-
-func findPolicy() (string, error) {
-	for _, p := range []string{filepath.Join("examples", "quickstart", "policy.yaml"), "policy.yaml"} {
-		if _, err := os.Stat(p); err == nil {
-			return p, nil
-		}
-	}
-	return "", errors.New("policy.yaml not found: run from the repository root or pass -policy")
 }
 
 func describe(c call) string {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"os"
 	"strings"
 	"testing"
 )
@@ -43,5 +44,26 @@ func TestQuickstart(t *testing.T) {
 	}
 	if err := run(&out, "missing.yaml"); err == nil {
 		t.Error("a missing policy file must be an error")
+	}
+}
+
+// TestQuickstartAnywhere: the program needs no file of the repository (its
+// policy is embedded), so go run .../examples/quickstart@version works in
+// any directory; the embedded copy is the policy.yaml beside the source.
+func TestQuickstartAnywhere(t *testing.T) {
+	onDisk, err := os.ReadFile("policy.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(onDisk, embeddedPolicy) {
+		t.Fatal("embeddedPolicy differs from policy.yaml")
+	}
+	t.Chdir(t.TempDir())
+	var out bytes.Buffer
+	if err := run(&out, ""); err != nil {
+		t.Fatalf("outside the repository: %v", err)
+	}
+	if !strings.Contains(out.String(), "from the embedded policy.yaml") || !strings.Contains(out.String(), "hash chain intact") {
+		t.Errorf("output:\n%s", out.String())
 	}
 }

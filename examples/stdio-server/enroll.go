@@ -233,7 +233,7 @@ func (p *enrollPages) enroll(w http.ResponseWriter, r *http.Request) {
 		refuseLink(w, p.log)
 		return
 	}
-	u := gatehouse.ApprovalUser(user)
+	u := approval.NewUser(gatehouse.ApprovalUserID(user))
 	begin, err := p.gate.BeginEnrollment(r.Context(), u)
 	if err != nil {
 		done(false)

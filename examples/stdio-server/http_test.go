@@ -195,7 +195,7 @@ func enrolled(t *testing.T, file, user string) int {
 	}
 	n := 0
 	for _, c := range data.Credentials {
-		if bytes.Equal(c.UserHandle, gatehouse.ApprovalUser(user).Handle) {
+		if bytes.Equal(c.UserHandle, approval.NewUser(gatehouse.ApprovalUserID(user)).Handle) {
 			n++
 		}
 	}
@@ -343,7 +343,7 @@ func TestHTTPTokensFile(t *testing.T) {
 			if err := os.WriteFile(bad, []byte(tc.file), 0o600); err != nil {
 				t.Fatal(err)
 			}
-			cmd := serverCmd(t, "-http", fmt.Sprintf("127.0.0.1:%d", freePort(t)), "-approval", "-server-id", testServerID, "-tokens", bad)
+			cmd := serverCmd(t, "-root", t.TempDir(), "-http", fmt.Sprintf("127.0.0.1:%d", freePort(t)), "-approval", "-server-id", testServerID, "-tokens", bad)
 			cmd.Stderr = nil
 			out, err := cmd.CombinedOutput()
 			if err == nil || !strings.Contains(string(out), tc.want) || strings.Contains(string(out), alice) {
@@ -460,7 +460,7 @@ func TestHTTPNoLinksForEnrolledUsers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := store.Add(context.Background(), &approval.Credential{ID: []byte("alice-key"), UserHandle: gatehouse.ApprovalUser("alice").Handle, PublicKey: []byte("cose"), CreatedAt: time.Now()}); err != nil {
+	if err := store.Add(context.Background(), &approval.Credential{ID: []byte("alice-key"), UserHandle: approval.NewUser(gatehouse.ApprovalUserID("alice")).Handle, PublicKey: []byte("cose"), CreatedAt: time.Now()}); err != nil {
 		t.Fatal(err)
 	}
 	store.Close() // the server opens the file next

@@ -8,7 +8,14 @@
 // write_file{path,content} and delete_file{path} work inside -root (a temp
 // directory with sample files by default). delete_file asks the user
 // through MCP elicitation, as the policy says; with -approval it needs a
-// passkey approval of each call instead (SEP-2672).
+// passkey approval of each call instead (SEP-2672). The sample directory is
+// removed when the server exits.
+//
+// Over -http without -tokens (or -approval) nothing authenticates the
+// caller, so only echo and read_file are served, and stderr says so;
+// -insecure-no-auth serves write_file and delete_file too, to anyone who
+// can reach the address. With tokens, a request without a valid one gets
+// 401 with "WWW-Authenticate: Bearer".
 //
 // # Passkey approval over stdio
 //
@@ -96,6 +103,7 @@ import (
 type config struct {
 	policyPath, auditPath, root string
 	httpAddr, tokensPath        string
+	insecureNoAuth              bool // -http without -tokens serves write_file and delete_file anyway
 	sessionIdle                 time.Duration
 	ap                          approvalFlags
 }
@@ -112,6 +120,7 @@ func main() {
 	flag.StringVar(&c.root, "root", "", "directory the file tools work in (default: a new temp directory with sample files)")
 	flag.StringVar(&c.httpAddr, "http", "", "serve streamable HTTP on this address instead of stdio (with -approval: bearer-token auth and the enrollment pages under /approval/)")
 	flag.StringVar(&c.tokensPath, "tokens", "", "with -http: bearer tokens, one \"token user\" pair per line (default with -approval: one random token for user \"operator\", printed to stderr)")
+	flag.BoolVar(&c.insecureNoAuth, "insecure-no-auth", false, "with -http and without -tokens or -approval: serve write_file and delete_file to anyone who can reach the address (default: only echo and read_file)")
 	flag.BoolVar(&c.ap.on, "approval", false, "delete_file requires a passkey approval per call (SEP-2672) instead of elicitation")
 	flag.StringVar(&c.ap.serverID, "server-id", "", "with -approval: this server's unique, stable id (SEP-2672 §4.6), e.g. a UUID kept across restarts")
 	flag.StringVar(&c.ap.rpID, "rp-id", "localhost", "with -approval: the WebAuthn relying party id (the host of every origin)")
@@ -192,6 +201,9 @@ func run(ctx context.Context, log *slog.Logger, stderr io.Writer, c config) erro
 	if c.tokensPath != "" && c.httpAddr == "" {
 		return errors.New("-tokens needs -http")
 	}
+	if c.insecureNoAuth && (c.httpAddr == "" || c.tokensPath != "" || c.ap.on) {
+		return errors.New("-insecure-no-auth goes with -http alone: -tokens and -approval authenticate every request")
+	}
 	if c.ap.linkTTL <= 0 {
 		return errors.New("-enroll-link-ttl must be positive")
 	}
@@ -203,7 +215,14 @@ func run(ctx context.Context, log *slog.Logger, stderr io.Writer, c config) erro
 		if c.root, err = sampleDir(); err != nil {
 			return err
 		}
+		// Removed however run returns: a flag refused below, a signal, or
+		// the client closing stdio.
+		defer os.RemoveAll(c.root)
 		log.Info("serving a sample directory", "root", c.root)
+	}
+	writable := !unauthenticated(c) || c.insecureNoAuth
+	if unauthenticated(c) {
+		fmt.Fprintln(stderr, unauthenticatedNote(c))
 	}
 	files, err := confine.New(c.root, p, nil)
 	if err != nil {
@@ -221,6 +240,7 @@ func run(ctx context.Context, log *slog.Logger, stderr io.Writer, c config) erro
 		opts.Audit = w
 	}
 	var gate *approval.Gate
+	var passkeys *approvalmcp.Server
 	if c.ap.on {
 		if c.ap.origin == "" {
 			c.ap.origin = "http://localhost:8787"
@@ -235,7 +255,6 @@ func run(ctx context.Context, log *slog.Logger, stderr io.Writer, c config) erro
 		if c.httpAddr != "" {
 			enroll = approvalmcp.EnrollOutOfBand
 		}
-		var passkeys *approvalmcp.Server
 		if gate, passkeys, err = c.ap.server(enroll); err != nil {
 			return err
 		}
@@ -250,11 +269,7 @@ func run(ctx context.Context, log *slog.Logger, stderr io.Writer, c config) erro
 	}
 	newServer := func() *mcp.Server {
 		s := mcp.NewServer(&mcp.Implementation{Name: "gatehouse-stdio-server", Version: "1.0.0"}, &mcp.ServerOptions{Logger: log})
-		var passkeys *approvalmcp.Server
-		if opts.Approval != nil {
-			passkeys = opts.Approval.Server
-		}
-		addTools(s, guard, files, passkeys)
+		addTools(s, guard, files, passkeys, writable)
 		guard.Install(s)
 		return s
 	}
@@ -317,7 +332,7 @@ func serveHTTP(ctx context.Context, log *slog.Logger, stderr io.Writer, c config
 			if !c.ap.enrollAll {
 				// Whoever reads stderr can use a link: none for users who
 				// are enrolled already.
-				have, err := gate.Credentials(ctx, gatehouse.ApprovalUser(u))
+				have, err := gate.Credentials(ctx, approval.NewUser(gatehouse.ApprovalUserID(u)))
 				if err != nil {
 					srv.Close()
 					return err
@@ -362,7 +377,9 @@ func text(s string) *mcp.CallToolResult {
 // operation inside the directory, whatever the path says (.., symlinks,
 // /proc magic links), and refuses the policy's protected paths after the
 // kernel resolved them: the guard's text check is not the boundary.
-func addTools(s *mcp.Server, g *gatehouse.Guard, files *confine.FS, passkeys *approvalmcp.Server) {
+// Without writable (HTTP without authentication) only echo and read_file
+// are served.
+func addTools(s *mcp.Server, g *gatehouse.Guard, files *confine.FS, passkeys *approvalmcp.Server, writable bool) {
 	mcp.AddTool(s, &mcp.Tool{Name: "echo", Description: "Return the text verbatim."},
 		func(ctx context.Context, req *mcp.CallToolRequest, in textIn) (*mcp.CallToolResult, any, error) {
 			return text(in.Text), nil, nil
@@ -380,6 +397,9 @@ func addTools(s *mcp.Server, g *gatehouse.Guard, files *confine.FS, passkeys *ap
 			}
 			return text(string(b)), nil, nil
 		})
+	if !writable {
+		return
+	}
 	mcp.AddTool(s, &mcp.Tool{Name: "write_file", Description: "Create or replace a file of the served directory."},
 		func(ctx context.Context, req *mcp.CallToolRequest, in writeIn) (*mcp.CallToolResult, any, error) {
 			if err := files.WriteFile(in.Path, []byte(in.Content), 0o644); err != nil {
@@ -423,6 +443,21 @@ func describeDelete(_ string, args json.RawMessage) (string, error) {
 		return "", errors.New(`"path" must be a non-empty string`)
 	}
 	return "Delete the file " + strconv.Quote(a.Path) + " from the served directory, permanently", nil
+}
+
+// unauthenticated reports whether MCP is served over HTTP without any
+// authentication: -http without -tokens or -approval.
+func unauthenticated(c config) bool {
+	return c.httpAddr != "" && c.tokensPath == "" && !c.ap.on
+}
+
+// unauthenticatedNote is the stderr line of an unauthenticated HTTP server.
+func unauthenticatedNote(c config) string {
+	if c.insecureNoAuth {
+		return "stdio-server: WARNING: -insecure-no-auth: anyone who can reach " + c.httpAddr + " can write and delete files in the served directory"
+	}
+	return "stdio-server: -http without -tokens: no authentication, so write_file and delete_file are not served (anyone who can reach " + c.httpAddr +
+		" could call them); give -tokens FILE (or -approval), or -insecure-no-auth to serve them without authentication"
 }
 
 // sampleDir makes a temp directory with files that show the guard at work.

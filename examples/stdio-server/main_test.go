@@ -250,7 +250,7 @@ func TestStreamableHTTP(t *testing.T) {
 	}
 	addr := l.Addr().String()
 	l.Close()
-	cmd := serverCmd(t, "-root", sandbox(t), "-http", addr)
+	cmd := serverCmd(t, "-root", sandbox(t), "-http", addr, "-insecure-no-auth") // write_file is served
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}

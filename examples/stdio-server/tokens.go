@@ -27,7 +27,7 @@ const (
 
 // userName is what a -tokens user may be called: short names that read
 // well in logs and in the enrollment lines on stderr. (The enrollment page
-// enrolls for gatehouse.ApprovalUser(name), the identity the guard gives
+// enrolls for approval.NewUser(gatehouse.ApprovalUserID(name)), the identity the guard gives
 // MCP requests of that token, whatever the name.)
 var userName = regexp.MustCompile(`^[A-Za-z0-9._@-]{1,64}$`)
 
@@ -137,9 +137,25 @@ func (ts *tokens) verify(_ context.Context, token string, _ *http.Request) (*aut
 	return &auth.TokenInfo{UserID: ts.entries[match].user}, nil
 }
 
+// bearerChallenge is the WWW-Authenticate header of a 401 (RFC 6750 §3;
+// RFC 9110 §11.6.1 requires one on every 401).
+const bearerChallenge = `Bearer realm="stdio-server"`
+
 // requireToken puts bearer-token authentication in front of h: requests
-// without a valid token get 401 and never reach h.
+// without a valid token get 401 with WWW-Authenticate: Bearer and never
+// reach h. go-sdk's middleware sets that header only with resource
+// metadata, so it is set before and removed once a token passed (h writes
+// the response; the ResponseWriter is not wrapped, so streaming keeps
+// working).
 func (ts *tokens) requireToken(h http.Handler) http.Handler {
+	passed := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Del("WWW-Authenticate")
+		h.ServeHTTP(w, r)
+	})
 	// Static tokens carry no expiry; they live as long as the file says.
-	return auth.RequireBearerToken(ts.verify, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})(h)
+	authed := auth.RequireBearerToken(ts.verify, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})(passed)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("WWW-Authenticate", bearerChallenge)
+		authed.ServeHTTP(w, r)
+	})
 }

@@ -13,7 +13,7 @@ import (
 	"path"
 	"sort"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v4"
 )
 
 //go:embed testdata/basic/*.yaml testdata/full/*.yaml
