@@ -15,9 +15,20 @@
 //	gatehouse policy test [-v] CASES.yaml
 //	    Runs policytest YAML cases (package policy/policytest) against the
 //	    policy; a failing case prints as CASES.yaml:LINE: FAIL case N ...
-//	gatehouse audit verify [-pubkey FILE] [-checkpoints FILE] LOG...
+//	gatehouse audit verify [-pubkey FILE] [-checkpoints FILE] [-events | -trace ID] LOG...
 //	    Re-verifies the hash chain of audit logs and, with -pubkey, their
-//	    signed checkpoints; a failure names the file, line and kind.
+//	    signed checkpoints; a failure names the file, line and kind. -events
+//	    lists each event with its trace_id and span_id; -trace ID only the
+//	    events of one OpenTelemetry trace.
+//	gatehouse scopes lint FILE...
+//	    Strict parse of ToolScopes documents (OAuth scopes per tool, package
+//	    scope): FILE:LINE:COLUMN: error: MESSAGE.
+//	gatehouse grants list -redis URL [-principal P] [-audit FILE]
+//	gatehouse grants revoke -redis URL -principal P [-audit FILE] ID
+//	    Lists the live remembered approvals in a shared Redis grant store
+//	    (JSON lines), or revokes one (exit 1 when there is no such grant);
+//	    -audit records expiries and revocations in an audit log of the
+//	    operator's own.
 //	gatehouse keygen -out FILE [-format openssh|pem] [-passphrase-file F | -passphrase-env VAR]
 //	    Writes an Ed25519 key pair (FILE, FILE.pub) in the one key-file
 //	    format every gatehouse reader accepts (package keys).
