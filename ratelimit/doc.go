@@ -53,7 +53,10 @@
 // memory would evict a victim's spent budget or committed steps), and a
 // marker key without expiry detects a Redis that lost its data, after
 // which unknown conversations past step 1 fail closed ([CodeStateLost]) for
-// one ConversationTTL.
+// one ConversationTTL, budget counters absent although their window opened
+// before the loss count as spent (refused with CodeStateLost until the
+// window ends) and absent buckets as emptied at the loss ([Counter].Age
+// tells the store how old a counter's window is).
 //
 // Atomicity: every check-and-update is atomic in both stores (a shard lock
 // in memory, one Lua script in Redis), so 1,000 concurrent requests for one

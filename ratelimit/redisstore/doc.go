@@ -16,9 +16,10 @@
 //	<prefix>c:{<owner>}<n>:<scope>:<step>  reservation of one step: "<token>|<expiry µs>"
 //	<prefix>o:{<owner>}                    the owner's live conversations (sorted set by expiry)
 //	<prefix>marker:2                       when this Redis's data began; no expiry
+//	<prefix>lost:2                         when it last lost its data; no expiry
 //
 // (<owner> is [ratelimit.Owner] of the scope, <n> the scope's length.) Every
-// key but the marker expires: buckets a minute after they are full again,
+// key but the marker and the loss key expires: buckets a minute after they are full again,
 // counters a minute after their window, reservations a minute after their
 // TTL, conversations a minute after ConversationTTL.
 //
@@ -52,8 +53,21 @@
 // or flushed has none, the next script writes a new one, and for one
 // ConversationTTL after it, conversations unknown past step 1 fail closed
 // with ratelimit.CodeStateLost (steps committed before the loss cannot be
-// told from new ones). Spent budgets and buckets lost that way start over:
-// use AOF (and RequireDurable) where that matters. Redis Cluster and Ring
+// told from new ones). Budgets and buckets do not start over either: the
+// first script that finds the marker missing (or newer than the one its
+// store read at New) records the loss in "<prefix>lost:2", and from then
+// on a budget counter that is absent although its window opened before the
+// loss counts as spent to its limit (the call is refused with
+// CodeStateLost, naming the counter and when its window ends), and an
+// absent bucket counts as emptied at the loss, regaining tokens from then
+// on. After a loss every budgeted agent is therefore refused until the
+// windows open at the time of the loss end (the hour, or 00:00 UTC for
+// daily limits): what the victim spent cannot be known, and a reset would
+// hand it a new budget. Options.AcceptLostCounters lets budgets and buckets
+// start over instead; use AOF (and RequireDurable) to lose nothing. A
+// marker that New itself creates is taken for a new Redis, not a loss: a
+// Redis that lost its data while no store was running is only caught for
+// conversations. Redis Cluster and Ring
 // spread keys over several servers that one marker cannot cover; they need
 // Options.AcceptDataLoss. go-redis retries commands on network errors; a
 // retried script can only count twice, which errs on the side of denying.

@@ -57,6 +57,13 @@ type Options struct {
 	// it, a Redis that lost its data accepts replays of steps committed
 	// before the loss.
 	AcceptDataLoss bool
+	// AcceptLostCounters lets budgets and buckets lost with Redis's data
+	// start over. By default, after the marker shows a loss, an absent
+	// budget counter whose window opened before the loss counts as spent to
+	// its limit (refused with ratelimit.CodeStateLost until the window
+	// ends) and an absent bucket as emptied at the loss. Conversations fail
+	// closed either way (AcceptDataLoss turns all of it off).
+	AcceptLostCounters bool
 	// Warn receives warnings found at construction (persistence off). nil
 	// means slog.Default().Warn.
 	Warn func(msg string)
@@ -100,6 +107,8 @@ type Store struct {
 	server   bool
 	perOwner int
 	marker   string // "" when lost-data detection is off
+	lost     string // the loss key; "" when lost counters are accepted
+	known    string // the marker's value New read, in µs
 	skew     time.Duration
 	health   redisx.Health
 	born     time.Time
@@ -169,6 +178,10 @@ func New(ctx context.Context, c Client, opts *Options) (*Store, error) {
 		return nil, fmt.Errorf("%w: redisstore.New: %w", ratelimit.ErrUnavailable, err)
 	}
 	s.born = m.Born
+	s.known = strconv.FormatInt(m.Born.UnixMicro(), 10)
+	if !o.AcceptLostCounters {
+		s.lost = s.prefix + lostName
+	}
 	// The server's clock minus ours, to turn deadlines into server time.
 	s.skew = m.Now.Sub(t0.Add(time.Since(t0) / 2))
 	return s, nil
@@ -227,6 +240,7 @@ func (s *Store) Health() redisx.Health { return s.health }
 //	P c:{owner}len:scope:step   reservation of one step: token|expiry
 //	P o:{owner}                 the owner's live conversations, scored by expiry
 //	P marker:2                  when this Redis's data began (no expiry)
+//	P lost:2                    when it last lost its data, if seen (no expiry)
 func (s *Store) rateKey(key string) string { return s.prefix + "r:{" + key + "}" }
 func (s *Store) budgetKey(scope, name string) string {
 	return s.prefix + "b:{" + scope + "}:" + name
@@ -247,6 +261,19 @@ func (s *Store) ownerKey(scope string) string { return s.prefix + "o:{" + rateli
 // layout, so that state kept under an older layout counts as lost (fails
 // closed for one ConversationTTL) instead of being silently ignored.
 const markerName = "marker:2"
+
+// lostName is the loss key under the prefix: the birth of the marker that
+// replaced a lost one, written by the first script that sees the loss.
+const lostName = "lost:2"
+
+// lossKeys appends the marker and the loss key when lost counters fail
+// closed.
+func (s *Store) lossKeys(keys []string) []string {
+	if s.marker == "" || s.lost == "" {
+		return keys
+	}
+	return append(keys, s.marker, s.lost)
+}
 
 func micros(t time.Time) int64 { return t.UnixMicro() }
 
@@ -343,8 +370,8 @@ func (s *Store) Take(ctx context.Context, key string, r ratelimit.Rate, now time
 	if err := ratelimit.CheckKey("rate key", key); err != nil {
 		return res, err
 	}
-	v, err := s.run(ctx, "rate check", rateScript, []string{s.rateKey(key)}, now,
-		r.Per.Microseconds(), r.N, expirySlack.Milliseconds())
+	v, err := s.run(ctx, "rate check", rateScript, s.lossKeys([]string{s.rateKey(key)}), now,
+		r.Per.Microseconds(), r.N, expirySlack.Milliseconds(), s.known)
 	if err != nil {
 		return res, err
 	}
@@ -367,23 +394,29 @@ func (s *Store) Spend(ctx context.Context, scope string, counters []ratelimit.Co
 	if err := ratelimit.CheckSpend(scope, counters, mode); err != nil {
 		return res, err
 	}
-	keys := make([]string, len(counters))
-	args := make([]any, 0, 1+3*len(counters))
-	args = append(args, int(mode))
+	keys := make([]string, len(counters), len(counters)+2)
+	args := make([]any, 0, 2+4*len(counters))
+	args = append(args, int(mode), s.known)
 	for i, c := range counters {
 		keys[i] = s.budgetKey(scope, c.Name)
 		ttl := (c.TTL + time.Millisecond - 1).Milliseconds()
-		args = append(args, c.Add, c.Max, ttl)
+		args = append(args, c.Add, c.Max, ttl, c.Age.Microseconds())
 	}
-	v, err := s.run(ctx, "budget spend", budgetScript, keys, now, args...)
+	v, err := s.run(ctx, "budget spend", budgetScript, s.lossKeys(keys), now, args...)
 	if err != nil {
 		return res, err
 	}
-	out, err := s.ints("budget spend", v, len(counters)+1)
+	out, err := s.ints("budget spend", v, len(counters)+2)
 	if err != nil {
 		return res, err
 	}
 	res.Failed = int(out[0])
-	res.Values = out[1:]
+	res.Values = out[2:]
+	if lost := int(out[1]); lost >= 0 && lost < len(counters) {
+		c := counters[lost]
+		return res, &ratelimit.Error{Code: ratelimit.CodeStateLost, Reason: fmt.Sprintf(
+			"the budget counter %s of this agent may have been lost with Redis's data (a restart without persistence, or a flush) after its window opened, so what was spent cannot be known; refused until the window ends in %v, or set redisstore Options.AcceptLostCounters",
+			c.Name, c.TTL.Round(time.Second))}
+	}
 	return res, nil
 }

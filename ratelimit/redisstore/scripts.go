@@ -43,6 +43,30 @@ local function num(v, key, field)
   end
   return n
 end
+-- loss(mkey, lkey, known): the server time (µs) since which this Redis may
+-- have lost its data, or nil. Every store read or wrote the marker mkey at
+-- construction, so a missing marker is a loss now; a marker younger than
+-- the one the calling store knew (known, "" if none) was written after a
+-- loss, at its birth. Either is recorded in lkey for every replica.
+local function loss(mkey, lkey, known)
+  local m = redis.call('GET', mkey)
+  if not m then
+    m = string.format('%.0f', rnow)
+    redis.call('SET', mkey, m)
+    redis.call('SET', lkey, m)
+    return rnow
+  end
+  local mv = int(m, mkey, 'marker')
+  local l = redis.call('GET', lkey)
+  if l then
+    l = int(l, lkey, 'loss')
+  end
+  if known ~= '' and mv > tonumber(known) and (not l or l < mv) then
+    redis.call('SET', lkey, m)
+    l = mv
+  end
+  return l
+end
 `
 
 // rateScript is GCRA, the generic cell rate algorithm: the key holds the
@@ -51,7 +75,12 @@ end
 // when TAT + T - P <= now. That is a token bucket of capacity N that starts
 // full, the same behaviour as the in-memory buckets.
 //
-// KEYS[1] bucket; ARGV (after the prelude's) period_us, n, slack_ms.
+// A bucket that is absent while this Redis lost its data less than one
+// period ago is counted as emptied at the loss (it may have been): it has
+// regained only what it regains since.
+//
+// KEYS[1] bucket, KEYS[2] and KEYS[3] when present the marker and the loss
+// key; ARGV (after the prelude's) period_us, n, slack_ms, known marker.
 // Returns {allowed 0|1, whole tokens left, retry_after_us}.
 var rateScript = redis.NewScript(prelude + `
 local per = tonumber(ARGV[3])
@@ -61,6 +90,11 @@ local tat = now
 local v = redis.call('GET', KEYS[1])
 if v then
   tat = math.max(num(v, KEYS[1], 'TAT'), now)
+elseif KEYS[2] then
+  local l = loss(KEYS[2], KEYS[3], ARGV[6])
+  if l and rnow - l < per then
+    tat = now + per - (rnow - l)
+  end
 end
 local new = tat + t
 local allow_at = new - per
@@ -73,24 +107,45 @@ return {1, math.floor((now - allow_at) / t), 0}
 
 // budgetScript applies counters all or nothing.
 //
-// KEYS[i] counter i; ARGV[3] mode (1 check, 2 commit, 3 force, 4 refund), then per
-// counter add, max, ttl_ms. Returns {failed index (0-based) or -1, values
-// before the call...}.
+// A counter that is absent while this Redis lost its data after the
+// counter's window opened is counted as spent to its max (what was spent
+// before the loss cannot be known), and the reply names it: the caller
+// refuses with CodeStateLost until the window ends.
+//
+// KEYS[i] counter i, then when present the marker and the loss key; ARGV[3]
+// mode (1 check, 2 commit, 3 force, 4 refund), ARGV[4] known marker, then
+// per counter add, max, ttl_ms, age_us. Returns {failed index (0-based) or
+// -1, lost index or -1, values before the call...}.
 var budgetScript = redis.NewScript(prelude + `
 local mode = tonumber(ARGV[3])
-local out = {-1}
-for i = 1, #KEYS do
-  local v = int(redis.call('GET', KEYS[i]), KEYS[i], 'counter')
-  out[i + 1] = v
-  local add, max = tonumber(ARGV[3 * i + 1]), tonumber(ARGV[3 * i + 2])
+local n = (#ARGV - 4) / 4
+local out = {-1, -1}
+local lost = {}
+local l, looked = nil, false
+for i = 1, n do
+  local raw = redis.call('GET', KEYS[i])
+  local v = int(raw, KEYS[i], 'counter')
+  local add, max = tonumber(ARGV[4 * i + 1]), tonumber(ARGV[4 * i + 2])
+  if not raw and KEYS[n + 1] and mode ~= 4 then
+    if not looked then
+      l, looked = loss(KEYS[n + 1], KEYS[n + 2], ARGV[4]), true
+    end
+    if l and rnow - tonumber(ARGV[4 * i + 4]) < l then
+      v, lost[i] = max, true
+    end
+  end
+  out[i + 2] = v
   if out[1] < 0 and max > 0 and v + add > max then
     out[1] = i - 1
+    if lost[i] then
+      out[2] = i - 1
+    end
   end
 end
 if mode == 4 then
-  for i = 1, #KEYS do
+  for i = 1, n do
     if redis.call('EXISTS', KEYS[i]) == 1 then
-      if redis.call('DECRBY', KEYS[i], ARGV[3 * i + 1]) < 0 then
+      if redis.call('DECRBY', KEYS[i], ARGV[4 * i + 1]) < 0 then
         redis.call('SET', KEYS[i], 0, 'KEEPTTL')
       end
     end
@@ -99,9 +154,13 @@ if mode == 4 then
   return out
 end
 if mode == 3 or (mode == 2 and out[1] < 0) then
-  for i = 1, #KEYS do
-    redis.call('INCRBY', KEYS[i], ARGV[3 * i + 1])
-    redis.call('PEXPIRE', KEYS[i], ARGV[3 * i + 3])
+  for i = 1, n do
+    if lost[i] then
+      redis.call('SET', KEYS[i], out[i + 2] + tonumber(ARGV[4 * i + 1]), 'PX', ARGV[4 * i + 3])
+    else
+      redis.call('INCRBY', KEYS[i], ARGV[4 * i + 1])
+      redis.call('PEXPIRE', KEYS[i], ARGV[4 * i + 3])
+    end
   end
 end
 return out
@@ -112,7 +171,8 @@ return out
 //
 // KEYS[1] conversation hash {last, fp, rep, seen}; KEYS[2] the step's
 // reservation; KEYS[3] the owner's live conversations (sorted set scored by
-// expiry); KEYS[4], when present, the marker of the data epoch (see New).
+// expiry); KEYS[4] and KEYS[5], when present, the marker of the data epoch
+// (see New) and the loss key.
 // ARGV step, fp, max_repeats, ttl_us, token, px_ms, conversation_ttl_us,
 // per_owner, scope, conversation_px_ms.
 // Returns {status, last committed, repeats} with status 1 ok, 2 replay,
@@ -134,6 +194,7 @@ if KEYS[4] and step > 1 and not known then
   if not m then
     m = string.format('%.0f', rnow)
     redis.call('SET', KEYS[4], m)
+    redis.call('SET', KEYS[5], m)
   end
   if rnow - int(m, KEYS[4], 'marker') < tonumber(ARGV[9]) then
     return {6, 0, 0}

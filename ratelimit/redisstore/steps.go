@@ -24,7 +24,7 @@ func (s *Store) Reserve(ctx context.Context, scope string, step int64, fp rateli
 	token := hex.EncodeToString(b[:])
 	keys := []string{s.convKey(scope), s.stepKey(scope, step), s.ownerKey(scope)}
 	if s.marker != "" {
-		keys = append(keys, s.marker)
+		keys = append(keys, s.marker, s.prefix+lostName)
 	}
 	v, err := s.run(ctx, "step reserve", reserveScript, keys, now,
 		step, fp.String(), p.MaxRepeats, p.ReservationTTL.Microseconds(), token,
