@@ -48,6 +48,10 @@
 // hourly-only budget keeps nothing past the hour. [InFlight] caps the calls
 // in flight per agent and per tool without ever waiting.
 //
+// The Redis store (package redisstore) has the same per-store caps and
+// eviction order, except that it never evicts a budget scope with live
+// counters: past its cap new agents' budgets are refused as capacity.
+//
 // Shared state in Redis (package redisstore) is checked at construction:
 // a maxmemory-policy that may evict keys is refused (an attacker who fills
 // memory would evict a victim's spent budget or committed steps), and a

@@ -41,6 +41,17 @@ type Options struct {
 	// conversations exhausts only its own share: past it, new conversations
 	// of that owner are refused with a [*ratelimit.CapacityError].
 	MaxConversationsPerOwner int
+	// MaxRateKeys, MaxBudgetScopes and MaxConversations cap the live
+	// buckets, budget agents and conversations this store keeps in Redis
+	// (default 100,000 each; see caps.go for what each cap evicts), so that
+	// a flood of many distinct identities leaves new ones served instead
+	// of filling maxmemory for everyone. Past a cap, what cannot be
+	// evicted safely is refused with a [*ratelimit.CapacityError].
+	MaxRateKeys, MaxBudgetScopes, MaxConversations int
+	// AcceptIdentityFlood turns those caps off: needed for Redis Cluster
+	// and Ring, where a script cannot evict keys of other slots. A flood of
+	// distinct identities is then bounded by maxmemory only.
+	AcceptIdentityFlood bool
 	// ServerClock takes "now" from Redis TIME inside each script instead of
 	// the caller's clock, so that replicas with skewed clocks agree. The
 	// caller's now is then ignored (fake clocks in tests have no effect).
@@ -106,6 +117,9 @@ type Store struct {
 	slots    chan struct{}
 	server   bool
 	perOwner int
+	rateCap  int // caps on live identities; 0 when off
+	budCap   int
+	convCap  int
 	marker   string // "" when lost-data detection is off
 	lost     string // the loss key; "" when lost counters are accepted
 	known    string // the marker's value New read, in µs
@@ -220,6 +234,9 @@ func newStore(c Client, opts *Options) (*Store, error) {
 			slots = opts.MaxConcurrent
 		}
 		s.server = opts.ServerClock
+	}
+	if err := s.setCaps(c, opts); err != nil {
+		return nil, err
 	}
 	if strings.ContainsAny(s.prefix, "{}") {
 		return nil, fmt.Errorf("%w: redisstore Options.Prefix %q contains '{' or '}', which Redis Cluster reads as a hash tag", ratelimit.ErrInvalidOptions, s.prefix)
@@ -370,14 +387,22 @@ func (s *Store) Take(ctx context.Context, key string, r ratelimit.Rate, now time
 	if err := ratelimit.CheckKey("rate key", key); err != nil {
 		return res, err
 	}
-	v, err := s.run(ctx, "rate check", rateScript, s.lossKeys([]string{s.rateKey(key)}), now,
-		r.Per.Microseconds(), r.N, expirySlack.Milliseconds(), s.known)
+	keys := s.lossKeys(make([]string, 1, 4))
+	keys[0] = s.rateKey(key)
+	if s.rateCap > 0 {
+		keys = append(keys, s.rateIndex())
+	}
+	v, err := s.run(ctx, "rate check", rateScript, keys, now,
+		r.Per.Microseconds(), r.N, expirySlack.Milliseconds(), s.known, s.rateCap)
 	if err != nil {
 		return res, err
 	}
 	out, err := s.ints("rate check", v, 3)
 	if err != nil {
 		return res, err
+	}
+	if out[0] == 2 {
+		return res, s.rateCapacity()
 	}
 	res.Allowed = out[0] == 1
 	res.Remaining = int(out[1])
@@ -394,21 +419,28 @@ func (s *Store) Spend(ctx context.Context, scope string, counters []ratelimit.Co
 	if err := ratelimit.CheckSpend(scope, counters, mode); err != nil {
 		return res, err
 	}
-	keys := make([]string, len(counters), len(counters)+2)
-	args := make([]any, 0, 2+4*len(counters))
-	args = append(args, int(mode), s.known)
+	keys := make([]string, len(counters), len(counters)+3)
+	args := make([]any, 0, 4+4*len(counters))
+	args = append(args, int(mode), s.known, s.budCap, scope)
 	for i, c := range counters {
 		keys[i] = s.budgetKey(scope, c.Name)
 		ttl := (c.TTL + time.Millisecond - 1).Milliseconds()
 		args = append(args, c.Add, c.Max, ttl, c.Age.Microseconds())
 	}
-	v, err := s.run(ctx, "budget spend", budgetScript, s.lossKeys(keys), now, args...)
+	keys = s.lossKeys(keys)
+	if s.budCap > 0 {
+		keys = append(keys, s.scopeIndex())
+	}
+	v, err := s.run(ctx, "budget spend", budgetScript, keys, now, args...)
 	if err != nil {
 		return res, err
 	}
 	out, err := s.ints("budget spend", v, len(counters)+2)
 	if err != nil {
 		return res, err
+	}
+	if out[0] == -2 {
+		return res, s.scopeCapacity()
 	}
 	res.Failed = int(out[0])
 	res.Values = out[2:]
