@@ -67,7 +67,7 @@ func floodAgents(n int, f func(i int) []error) (refused map[string]int, others [
 func TestIdentityFloodOfDistinctAgents(t *testing.T) {
 	srv := redistest.Start(t)
 	c := newClient(t, srv.Addr())
-	s := newStore(t, c, &redisstore.Options{MaxRateKeys: 1000, MaxBudgetScopes: 1000, MaxConversations: 5000})
+	s := newStore(t, c, &redisstore.Options{MaxRateKeys: 1000, MaxBudgetScopes: 1000, MaxConversations: 5000, Timeout: raceTimeout})
 	v := newVictim(t, s)
 	ctx := context.Background()
 	if err := v.bud.Charge(ctx, "early", ratelimit.Usage{}); err != nil {
