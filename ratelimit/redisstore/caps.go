@@ -183,6 +183,18 @@ func (s *Store) setCaps(c Client, opts *Options) error {
 	return nil
 }
 
+// boxedArgs are script arguments fixed at New, converted to interfaces
+// once instead of on every call (one allocation each).
+type boxedArgs struct {
+	known, prefix                     any
+	rateCap, budCap, convCap, tombCap any
+}
+
+func (s *Store) box() {
+	s.boxed = boxedArgs{known: s.known, prefix: s.prefix,
+		rateCap: s.rateCap, budCap: s.budCap, convCap: s.convCap, tombCap: s.convCap * tombsPerConv}
+}
+
 func orDefault(v, d int) int {
 	if v > 0 {
 		return v

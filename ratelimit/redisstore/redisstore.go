@@ -123,6 +123,7 @@ type Store struct {
 	marker   string // "" when lost-data detection is off
 	lost     string // the loss key; "" when lost counters are accepted
 	known    string // the marker's value New read, in µs
+	boxed    boxedArgs
 	skew     time.Duration
 	health   redisx.Health
 	born     time.Time
@@ -179,6 +180,7 @@ func New(ctx context.Context, c Client, opts *Options) (*Store, error) {
 		warn("redisstore: " + w)
 	}
 	if o.AcceptDataLoss {
+		s.box()
 		return s, nil
 	}
 	switch c.(type) {
@@ -198,6 +200,7 @@ func New(ctx context.Context, c Client, opts *Options) (*Store, error) {
 	}
 	// The server's clock minus ours, to turn deadlines into server time.
 	s.skew = m.Now.Sub(t0.Add(time.Since(t0) / 2))
+	s.box()
 	return s, nil
 }
 
@@ -393,7 +396,7 @@ func (s *Store) Take(ctx context.Context, key string, r ratelimit.Rate, now time
 		keys = append(keys, s.rateIndex())
 	}
 	v, err := s.run(ctx, "rate check", rateScript, keys, now,
-		r.Per.Microseconds(), r.N, expirySlack.Milliseconds(), s.known, s.rateCap)
+		r.Per.Microseconds(), r.N, expirySlack.Milliseconds(), s.boxed.known, s.boxed.rateCap)
 	if err != nil {
 		return res, err
 	}
@@ -421,7 +424,7 @@ func (s *Store) Spend(ctx context.Context, scope string, counters []ratelimit.Co
 	}
 	keys := make([]string, len(counters), len(counters)+3)
 	args := make([]any, 0, 4+4*len(counters))
-	args = append(args, int(mode), s.known, s.budCap, scope)
+	args = append(args, int(mode), s.boxed.known, s.boxed.budCap, scope)
 	for i, c := range counters {
 		keys[i] = s.budgetKey(scope, c.Name)
 		ttl := (c.TTL + time.Millisecond - 1).Milliseconds()

@@ -36,7 +36,7 @@ func (s *Store) Reserve(ctx context.Context, scope string, step int64, fp rateli
 	v, err := s.run(ctx, "step reserve", reserveScript, keys, now,
 		step, fp.String(), p.MaxRepeats, p.ReservationTTL.Microseconds(), token,
 		(p.ReservationTTL + expirySlack).Milliseconds(), p.ConversationTTL.Microseconds(),
-		s.perOwner, scope, (p.ConversationTTL + expirySlack).Milliseconds(), s.convCap, s.convCap*tombsPerConv, convMember(scope), s.prefix)
+		s.perOwner, scope, (p.ConversationTTL + expirySlack).Milliseconds(), s.boxed.convCap, s.boxed.tombCap, convMember(scope), s.boxed.prefix)
 	if err != nil {
 		return ratelimit.StepResult{}, err
 	}
@@ -68,7 +68,7 @@ func (s *Store) Commit(ctx context.Context, scope string, step int64, token stri
 		keys = append(keys, s.convIndex(), s.tombs())
 	}
 	v, err := s.run(ctx, "step commit", commitScript, keys, now,
-		step, token, fp.String(), p.MaxRepeats, (p.ConversationTTL + expirySlack).Milliseconds(), scope, p.ConversationTTL.Microseconds(), s.convCap, convMember(scope))
+		step, token, fp.String(), p.MaxRepeats, (p.ConversationTTL + expirySlack).Milliseconds(), scope, p.ConversationTTL.Microseconds(), s.boxed.convCap, convMember(scope))
 	if err != nil {
 		return 0, err
 	}
