@@ -51,6 +51,19 @@ func TestConformance(t *testing.T) {
 	})
 }
 
+// TestConformanceSmallCaps runs the suite against identity caps small
+// enough for its floods to reach them (as the memory store's does), so
+// eviction and capacity refusals are held to the same rules.
+func TestConformanceSmallCaps(t *testing.T) {
+	srv := redistest.Start(t)
+	c := newClient(t, srv.Addr())
+	var n atomic.Int64
+	storetest.Run(t, func(t *testing.T) ratelimit.Store {
+		return newStore(t, c, &redisstore.Options{Prefix: fmt.Sprintf("small%d:", n.Add(1)), Timeout: raceTimeout,
+			MaxRateKeys: 64, MaxBudgetScopes: 64, MaxConversations: 64})
+	})
+}
+
 // TestReplicasConformance: two stores with their own clients on one Redis
 // keep the race counts of storetest.RunReplicas exact.
 func TestReplicasConformance(t *testing.T) {
