@@ -103,16 +103,24 @@ func TestIdentityFloodOfDistinctAgents(t *testing.T) {
 		t.Error(err)
 	}
 	var ce *ratelimit.CapacityError
+	var be *ratelimit.BudgetError
 	if err := v.bud.Charge(ctx, "fresh", ratelimit.Usage{}); !errors.As(err, &ce) || ce.Cap != "redisstore Options.MaxBudgetScopes" {
 		t.Errorf("fresh agent's budget at the cap: %v, want a CapacityError naming MaxBudgetScopes", err)
 	}
-	if err := v.bud.Charge(ctx, "early", ratelimit.Usage{}); err != nil {
-		t.Errorf("agent counted before the flood: %v, want served", err)
+	// The agent counted before the flood, with 1 of 100 spent, is served
+	// exactly 99 more times: its counter was kept, not reset.
+	for i := range 100 {
+		err := v.bud.Charge(ctx, "early", ratelimit.Usage{})
+		if i < 99 && err != nil {
+			t.Fatalf("agent counted before the flood, charge %d: %v, want served", i+2, err)
+		}
+		if i == 99 && !errors.As(err, &be) {
+			t.Errorf("agent counted before the flood, charge 101: %v, want a BudgetError (its spend was reset)", err)
+		}
 	}
 	if lost := v.held(t); len(lost) > 0 {
 		t.Errorf("victim after the flood: %v", lost)
 	}
-	var be *ratelimit.BudgetError
 	if err := v.bud.Charge(ctx, "victim", ratelimit.Usage{}); !errors.As(err, &be) || be.Current != 100 {
 		t.Errorf("victim's budget after the flood: %v, want a BudgetError at 100 spent", err)
 	}
