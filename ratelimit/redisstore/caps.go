@@ -52,8 +52,10 @@ const (
 // tombsPerConv sizes the tombstones as in the memory store.
 const tombsPerConv = 4
 
-// capLua holds the scripts' admission functions (after the prelude).
-const capLua = `
+// The scripts' admission functions (after the prelude), each script
+// defining only those it calls: Redis runs a script's whole text, function
+// definitions included, on every call.
+const tombLua = `
 local function tomb(key)
   return string.sub(redis.sha1hex(key), 1, 16)
 end
@@ -61,6 +63,9 @@ local function tombstoned(tk, key)
   local ts = redis.call('ZSCORE', tk, tomb(key))
   return ts and tonumber(ts) > now
 end
+`
+
+const bucketLua = `
 -- admitBucket indexes bucket key (v its value, nil when absent) at score,
 -- when back to half full; at the cap it evicts buckets at least half full.
 local function admitBucket(ik, cap, key, v, score)
@@ -77,18 +82,33 @@ local function admitBucket(ik, cap, key, v, score)
   redis.call('ZADD', ik, score, key)
   return true
 end
+`
+
+const scopeLua = `
 -- admitScope indexes a budget scope until exp; at the cap it drops only
--- scopes whose counters all expired.
+-- scopes whose counters all expired. exp is the end of the longest window
+-- rounded up to the millisecond, so a scope indexed within a millisecond of
+-- it is not written again (one command less per charge in a window).
 local function admitScope(ik, cap, scope, exp)
-  if redis.call('ZSCORE', ik, scope) == false and redis.call('ZCARD', ik) >= cap then
+  local sc = redis.call('ZSCORE', ik, scope)
+  if sc then
+    if tonumber(sc) < exp - 1000 then
+      redis.call('ZADD', ik, exp, scope)
+    end
+    return true
+  end
+  if redis.call('ZCARD', ik) >= cap then
     redis.call('ZREMRANGEBYSCORE', ik, '-inf', now)
     if redis.call('ZCARD', ik) >= cap then
       return false
     end
   end
-  redis.call('ZADD', ik, 'GT', exp, scope)
+  redis.call('ZADD', ik, exp, scope)
   return true
 end
+`
+
+const convLua = tombLua + `
 -- convKeyOf is the conversation key of index member m.
 local function convKeyOf(m, prefix)
   local sep = string.find(m, ':', 1, true)

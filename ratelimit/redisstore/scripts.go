@@ -43,6 +43,11 @@ local function num(v, key, field)
   end
   return n
 end
+`
+
+// lossLua is loss(mkey, lkey, known), for the scripts that read the
+// marker when state is absent.
+const lossLua = `
 -- loss(mkey, lkey, known): the server time (µs) since which this Redis may
 -- have lost its data, or nil. Every store read or wrote the marker mkey at
 -- construction, so a missing marker is a loss now; a marker younger than
@@ -86,7 +91,7 @@ end
 // key, then the index when capped; ARGV (after the prelude's) period_us, n,
 // slack_ms, known marker, cap. Returns {status, whole tokens left,
 // retry_after_us}, status 1 allowed, 0 denied, 2 refused at the cap.
-var rateScript = redis.NewScript(prelude + capLua + `
+var rateScript = redis.NewScript(prelude + lossLua + bucketLua + `
 local per = tonumber(ARGV[3])
 local n = tonumber(ARGV[4])
 local t = per / n
@@ -130,7 +135,7 @@ return {1, math.floor((now - allow_at) / t), 0}
 // refund), ARGV[4] known marker, ARGV[5] cap, ARGV[6] scope, then per
 // counter add, max, ttl_ms, age_us. Returns {failed index (0-based), -1, or
 // -2 at the cap, lost index or -1, values before the call...}.
-var budgetScript = redis.NewScript(prelude + capLua + `
+var budgetScript = redis.NewScript(prelude + lossLua + scopeLua + `
 local mode = tonumber(ARGV[3])
 local cap = tonumber(ARGV[5])
 local n = (#ARGV - 6) / 4
@@ -206,7 +211,7 @@ return out
 // Returns {status, last committed, repeats} with status 1 ok, 2 replay,
 // 3 in flight, 4 repetitive, 6 state lost (or evicted), 7 owner at its
 // cap, 8 refused at the cap of live conversations.
-var reserveScript = redis.NewScript(prelude + capLua + `
+var reserveScript = redis.NewScript(prelude + convLua + `
 local step = tonumber(ARGV[3])
 local cap = tonumber(ARGV[13])
 local st = redis.call('HMGET', KEYS[1], 'last', 'fp', 'rep', 'seen')
@@ -276,7 +281,7 @@ return {1, last, rep}
 // token, fp, max_repeats, conversation_px_ms, scope, conversation_ttl_us,
 // cap, index member. Returns 1 ok, 4 repetitive (reservation dropped), 5 lost (also when
 // the conversation was evicted since its reservation).
-var commitScript = redis.NewScript(prelude + capLua + `
+var commitScript = redis.NewScript(prelude + tombLua + `
 local cur = redis.call('GET', KEYS[2])
 if not cur then
   return 5
