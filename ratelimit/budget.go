@@ -187,6 +187,14 @@ func window(now time.Time, d time.Duration) (index int64, reset time.Time) {
 	return start.Unix() / int64(d/time.Second), start.Add(d)
 }
 
+// windowOf is the length of the window a windowed limit counts in.
+func windowOf(n LimitName) time.Duration {
+	if n == LimitRequestsPerHour {
+		return time.Hour
+	}
+	return 24 * time.Hour
+}
+
 func (b *Budget) spend(ctx context.Context, agent string, u Usage, mode SpendMode) error {
 	if err := u.validate(); err != nil {
 		return err
@@ -232,6 +240,7 @@ func (b *Budget) spend(ctx context.Context, agent string, u Usage, mode SpendMod
 			continue
 		}
 		a.c.TTL = a.reset.Sub(now)
+		a.c.Age = now.Sub(a.reset.Add(-windowOf(a.name)))
 		names, resets, counters = append(names, a.name), append(resets, a.reset), append(counters, a.c)
 	}
 	if len(counters) == 0 {

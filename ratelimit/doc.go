@@ -48,12 +48,19 @@
 // hourly-only budget keeps nothing past the hour. [InFlight] caps the calls
 // in flight per agent and per tool without ever waiting.
 //
+// The Redis store (package redisstore) has the same per-store caps and
+// eviction order, except that it never evicts a budget scope with live
+// counters: past its cap new agents' budgets are refused as capacity.
+//
 // Shared state in Redis (package redisstore) is checked at construction:
 // a maxmemory-policy that may evict keys is refused (an attacker who fills
 // memory would evict a victim's spent budget or committed steps), and a
 // marker key without expiry detects a Redis that lost its data, after
 // which unknown conversations past step 1 fail closed ([CodeStateLost]) for
-// one ConversationTTL.
+// one ConversationTTL, budget counters absent although their window opened
+// before the loss count as spent (refused with CodeStateLost until the
+// window ends) and absent buckets as emptied at the loss ([Counter].Age
+// tells the store how old a counter's window is).
 //
 // Atomicity: every check-and-update is atomic in both stores (a shard lock
 // in memory, one Lua script in Redis), so 1,000 concurrent requests for one

@@ -192,8 +192,8 @@ func CheckSpend(scope string, counters []Counter, mode SpendMode) error {
 		if err := CheckKey("counter name", c.Name); err != nil {
 			return err
 		}
-		if c.Add < 0 || c.Max < 0 || c.TTL <= 0 {
-			return fmt.Errorf("%w: counter %q has Add %d, Max %d, TTL %v; want Add >= 0, Max >= 0, TTL > 0", ErrInvalidOptions, c.Name, c.Add, c.Max, c.TTL)
+		if c.Add < 0 || c.Max < 0 || c.TTL <= 0 || c.Age < 0 {
+			return fmt.Errorf("%w: counter %q has Add %d, Max %d, TTL %v, Age %v; want Add >= 0, Max >= 0, TTL > 0, Age >= 0", ErrInvalidOptions, c.Name, c.Add, c.Max, c.TTL, c.Age)
 		}
 	}
 	return nil

@@ -50,6 +50,11 @@ type Counter struct {
 	Add  int64         // amount to add, >= 0
 	Max  int64         // the value must stay <= Max; 0 means no limit
 	TTL  time.Duration // lifetime from now: until the window resets (> 0)
+	// Age is how long the counter's window has been open at now (>= 0).
+	// A store that may have lost its data after the window opened (a
+	// Redis restarted without persistence) counts an absent counter as
+	// spent to Max instead of as zero; 0 means just opened.
+	Age time.Duration
 }
 
 // SpendMode says what [BudgetStore.Spend] does.

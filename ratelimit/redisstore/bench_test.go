@@ -46,3 +46,62 @@ func BenchmarkRedisAllow(b *testing.B) {
 }
 
 func procs() int { return runtime.GOMAXPROCS(0) }
+
+// BenchmarkRedisBudgetCharge: Budget.Charge (an hourly and a daily
+// counter) over loopback with 16 parallel clients, each its own agent.
+func BenchmarkRedisBudgetCharge(b *testing.B) {
+	srv := redistest.Start(b)
+	c := redis.NewClient(&redis.Options{Addr: srv.Addr(), PoolSize: 16, ContextTimeoutEnabled: true})
+	defer c.Close()
+	s, err := redisstore.New(context.Background(), c, &redisstore.Options{Warn: func(string) {}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	bud, _ := ratelimit.NewBudget(ratelimit.Limits{RequestsPerHour: 1 << 40, RequestsPerDay: 1 << 40}, &ratelimit.BudgetOptions{Store: s})
+	ctx := context.Background()
+	var id atomic.Int64
+	b.SetParallelism(max(1, 16/procs()))
+	b.ReportAllocs()
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		agent := "agent-" + strconv.FormatInt(id.Add(1), 10)
+		for pb.Next() {
+			if err := bud.Charge(ctx, agent, ratelimit.Usage{}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "charges/s")
+}
+
+// BenchmarkRedisGuardStep: Guard.Begin and Commit of the next step (two
+// script calls) over loopback with 16 parallel clients, each its own
+// conversation.
+func BenchmarkRedisGuardStep(b *testing.B) {
+	srv := redistest.Start(b)
+	c := redis.NewClient(&redis.Options{Addr: srv.Addr(), PoolSize: 16, ContextTimeoutEnabled: true})
+	defer c.Close()
+	s, err := redisstore.New(context.Background(), c, &redisstore.Options{Warn: func(string) {}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	g, _ := ratelimit.NewGuard(&ratelimit.GuardOptions{Store: s, MaxSteps: 1 << 40})
+	ctx := context.Background()
+	var id atomic.Int64
+	b.SetParallelism(max(1, 16/procs()))
+	b.ReportAllocs()
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		agent := "agent-" + strconv.FormatInt(id.Add(1), 10)
+		for step := int64(1); pb.Next(); step++ {
+			r, err := g.Begin(ctx, ratelimit.Action{Agent: agent, ConversationID: "c", Step: step, Tool: "t", Args: map[string]any{"n": step}})
+			if err != nil {
+				b.Fatal(err)
+			}
+			if err := r.Commit(ctx); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "steps/s")
+}

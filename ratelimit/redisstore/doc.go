@@ -16,9 +16,13 @@
 //	<prefix>c:{<owner>}<n>:<scope>:<step>  reservation of one step: "<token>|<expiry µs>"
 //	<prefix>o:{<owner>}                    the owner's live conversations (sorted set by expiry)
 //	<prefix>marker:2                       when this Redis's data began; no expiry
+//	<prefix>lost:2                         when it last lost its data; no expiry
+//	<prefix>ix:r, ix:b, ix:c               live buckets, budget agents, conversations (caps)
+//	<prefix>tomb:c                         tombstones of evicted conversations
 //
 // (<owner> is [ratelimit.Owner] of the scope, <n> the scope's length.) Every
-// key but the marker expires: buckets a minute after they are full again,
+// key but the marker, the loss key, the indexes and the tombstones (bounded
+// by the caps) expires: buckets a minute after they are full again,
 // counters a minute after their window, reservations a minute after their
 // TTL, conversations a minute after ConversationTTL.
 //
@@ -52,17 +56,46 @@
 // or flushed has none, the next script writes a new one, and for one
 // ConversationTTL after it, conversations unknown past step 1 fail closed
 // with ratelimit.CodeStateLost (steps committed before the loss cannot be
-// told from new ones). Spent budgets and buckets lost that way start over:
-// use AOF (and RequireDurable) where that matters. Redis Cluster and Ring
+// told from new ones). Budgets and buckets do not start over either: the
+// first script that finds the marker missing (or newer than the one its
+// store read at New) records the loss in "<prefix>lost:2", and from then
+// on a budget counter that is absent although its window opened before the
+// loss counts as spent to its limit (the call is refused with
+// CodeStateLost, naming the counter and when its window ends), and an
+// absent bucket counts as emptied at the loss, regaining tokens from then
+// on. After a loss every budgeted agent is therefore refused until the
+// windows open at the time of the loss end (the hour, or 00:00 UTC for
+// daily limits): what the victim spent cannot be known, and a reset would
+// hand it a new budget. Options.AcceptLostCounters lets budgets and buckets
+// start over instead; use AOF (and RequireDurable) to lose nothing. A
+// marker that New itself creates is taken for a new Redis, not a loss: a
+// Redis that lost its data while no store was running is only caught for
+// conversations. Redis Cluster and Ring
 // spread keys over several servers that one marker cannot cover; they need
 // Options.AcceptDataLoss. go-redis retries commands on network errors; a
 // retried script can only count twice, which errs on the side of denying.
 //
 // Live conversations are capped per owner (Options.MaxConversationsPerOwner)
-// with a sorted set per owner. A flood of many distinct identities is
-// bounded by Redis's maxmemory (noeviction): writes are then refused as
-// capacity for everyone until keys expire, so size maxmemory for the key
-// rate you accept.
+// with a sorted set per owner, so one agent's flood exhausts only its own
+// share. A flood of many distinct identities (client names are
+// self-declared) meets per-store caps (Options.MaxRateKeys,
+// MaxBudgetScopes, MaxConversations; 100,000 each by default), kept in
+// sorted sets beside the state, with the memory store's order: lossless
+// eviction first (a bucket at least half full is evicted, fullest first,
+// giving its owner back at most half its rate; expired budget scopes and
+// conversations; conversations with nothing committed), then the least
+// recently active conversations, each leaving a tombstone that refuses it
+// at every step with ratelimit.CodeStateLost (its owner loses the
+// conversation, never its replay protection). Budget scopes with live
+// counters are never evicted, since each eviction would hand the agent a
+// new budget and repeated floods an unbounded one: past MaxBudgetScopes
+// new agents are refused with a [*ratelimit.CapacityError] naming the cap,
+// while agents already counted keep their budgets and are served. So with
+// maxmemory sized for the caps (about 30 MB for 2,000 buckets, 2,000 budget
+// agents and 8,000 conversations with 200-byte names), a flood leaves new
+// agents served for rates and conversations and never resets a victim; see
+// caps.go. The caps need one server: Redis Cluster and Ring need
+// Options.AcceptIdentityFlood, and are then bounded by maxmemory only.
 //
 // # Concurrency
 //

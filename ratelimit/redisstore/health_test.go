@@ -32,7 +32,12 @@ func TestEvictionPolicyIsRefusedOrStateSurvives(t *testing.T) {
 				if !errors.Is(err, ratelimit.ErrInvalidOptions) || !strings.Contains(err.Error(), pol) {
 					t.Fatalf("New under %s = %v, want ErrInvalidOptions naming the policy", pol, err)
 				}
-				s, err := redisstore.New(ctx, c, &redisstore.Options{Warn: func(string) {}, AcceptEviction: true, Timeout: raceTimeout})
+				// Without the identity caps, so that the flood reaches
+				// maxmemory and the eviction policy is what is tested, and
+				// without the lost-data marker: an evicted marker would make
+				// the evicted state fail closed as lost (by chance, as LRU
+				// picks it or not), hiding the fault shown here.
+				s, err := redisstore.New(ctx, c, &redisstore.Options{Warn: func(string) {}, AcceptEviction: true, AcceptIdentityFlood: true, AcceptDataLoss: true, Timeout: raceTimeout})
 				if err != nil {
 					t.Fatalf("New with AcceptEviction under %s: %v", pol, err)
 				}
@@ -198,17 +203,21 @@ func TestNewRefusesNonDurableWhenAsked(t *testing.T) {
 	}
 }
 
-// TestClusterNeedsAcceptDataLoss: one marker cannot cover several servers.
+// TestClusterNeedsAcceptDataLoss: one marker cannot cover several servers,
+// nor one script evict keys of several slots.
 func TestClusterNeedsAcceptDataLoss(t *testing.T) {
 	srv := redistest.Start(t)
 	ring := redis.NewRing(&redis.RingOptions{Addrs: map[string]string{"a": srv.Addr()}, ContextTimeoutEnabled: true})
 	defer ring.Close()
 	ctx := context.Background()
-	if _, err := redisstore.New(ctx, ring, &redisstore.Options{Warn: func(string) {}}); !errors.Is(err, ratelimit.ErrInvalidOptions) || !strings.Contains(err.Error(), "AcceptDataLoss") {
-		t.Fatalf("New(ring) = %v, want ErrInvalidOptions naming AcceptDataLoss", err)
+	if _, err := redisstore.New(ctx, ring, &redisstore.Options{Warn: func(string) {}}); !errors.Is(err, ratelimit.ErrInvalidOptions) || !strings.Contains(err.Error(), "AcceptIdentityFlood") {
+		t.Fatalf("New(ring) = %v, want ErrInvalidOptions naming AcceptIdentityFlood", err)
 	}
-	if _, err := redisstore.New(ctx, ring, &redisstore.Options{Warn: func(string) {}, AcceptDataLoss: true}); err != nil {
-		t.Fatalf("New(ring, AcceptDataLoss): %v", err)
+	if _, err := redisstore.New(ctx, ring, &redisstore.Options{Warn: func(string) {}, AcceptIdentityFlood: true}); !errors.Is(err, ratelimit.ErrInvalidOptions) || !strings.Contains(err.Error(), "AcceptDataLoss") {
+		t.Fatalf("New(ring, AcceptIdentityFlood) = %v, want ErrInvalidOptions naming AcceptDataLoss", err)
+	}
+	if _, err := redisstore.New(ctx, ring, &redisstore.Options{Warn: func(string) {}, AcceptDataLoss: true, AcceptIdentityFlood: true}); err != nil {
+		t.Fatalf("New(ring, AcceptDataLoss, AcceptIdentityFlood): %v", err)
 	}
 }
 

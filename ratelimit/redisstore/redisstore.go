@@ -17,69 +17,6 @@ import (
 	"github.com/gatehouse-dev/gatehouse/ratelimit"
 )
 
-// Options configure a [Store]. nil means defaults; zero fields too.
-type Options struct {
-	// Prefix starts every key (default "gatehouse:rl:"). Give each
-	// deployment sharing a Redis its own. It must not contain '{' or '}'.
-	Prefix string
-	// Timeout bounds each operation once it holds one of MaxConcurrent
-	// slots, on top of the caller's context (default 500ms). A check that
-	// takes longer fails closed with [ratelimit.ErrUnavailable]; a script
-	// that reaches Redis after the deadline does nothing.
-	Timeout time.Duration
-	// MaxConcurrent is how many operations may use the client at once
-	// (default: the client's PoolSize for a *redis.Client, else 10 per
-	// CPU). Others wait for a slot, without the wait counting against
-	// Timeout, so a healthy burst queues instead of timing out.
-	MaxConcurrent int
-	// QueueTimeout bounds the wait for a slot (default 2s). Past it the
-	// call is refused with a [*ratelimit.CapacityError]: overload, not an
-	// outage.
-	QueueTimeout time.Duration
-	// MaxConversationsPerOwner caps the live conversations of one owner
-	// (default 10,000; see [ratelimit.Owner]), so that one agent's flood of
-	// conversations exhausts only its own share: past it, new conversations
-	// of that owner are refused with a [*ratelimit.CapacityError].
-	MaxConversationsPerOwner int
-	// ServerClock takes "now" from Redis TIME inside each script instead of
-	// the caller's clock, so that replicas with skewed clocks agree. The
-	// caller's now is then ignored (fake clocks in tests have no effect).
-	ServerClock bool
-	// AcceptEviction accepts a Redis whose maxmemory-policy may evict keys.
-	// By default [New] refuses it: an attacker who fills memory would evict
-	// other agents' spent budgets, buckets and committed steps.
-	AcceptEviction bool
-	// RequireDurable refuses a Redis without AOF (appendonly yes). Without
-	// it such a Redis is accepted and Warn is told.
-	RequireDurable bool
-	// AcceptDataLoss turns off lost-data detection (the marker key): needed
-	// for Redis Cluster and Ring, whose keys live on several servers. With
-	// it, a Redis that lost its data accepts replays of steps committed
-	// before the loss.
-	AcceptDataLoss bool
-	// Warn receives warnings found at construction (persistence off). nil
-	// means slog.Default().Warn.
-	Warn func(msg string)
-	// Recheck is how often the server check of New is repeated while the
-	// store is used (default DefaultRecheck): a policy switched to an
-	// evicting one later fails every call closed until it is switched back.
-	Recheck time.Duration
-}
-
-// DefaultPrefix is the key prefix when Options.Prefix is empty.
-const DefaultPrefix = "gatehouse:rl:"
-
-// Defaults of [Options].
-const (
-	DefaultTimeout      = 500 * time.Millisecond
-	DefaultQueueTimeout = 2 * time.Second
-	DefaultPerOwner     = 10_000
-)
-
-// expirySlack keeps keys a while past their logical expiry, so that a caller
-// clock a little behind Redis's never sees state vanish early.
-const expirySlack = time.Minute
-
 // Client is what a [Store] needs of a go-redis client: scripts and INFO.
 // *redis.Client, *redis.ClusterClient and *redis.Ring implement it.
 type Client interface {
@@ -99,7 +36,13 @@ type Store struct {
 	slots    chan struct{}
 	server   bool
 	perOwner int
+	rateCap  int // caps on live identities; 0 when off
+	budCap   int
+	convCap  int
 	marker   string // "" when lost-data detection is off
+	lost     string // the loss key; "" when lost counters are accepted
+	known    string // the marker's value New read, in µs
+	boxed    boxedArgs
 	skew     time.Duration
 	health   redisx.Health
 	born     time.Time
@@ -156,6 +99,7 @@ func New(ctx context.Context, c Client, opts *Options) (*Store, error) {
 		warn("redisstore: " + w)
 	}
 	if o.AcceptDataLoss {
+		s.box()
 		return s, nil
 	}
 	switch c.(type) {
@@ -169,8 +113,13 @@ func New(ctx context.Context, c Client, opts *Options) (*Store, error) {
 		return nil, fmt.Errorf("%w: redisstore.New: %w", ratelimit.ErrUnavailable, err)
 	}
 	s.born = m.Born
+	s.known = strconv.FormatInt(m.Born.UnixMicro(), 10)
+	if !o.AcceptLostCounters {
+		s.lost = s.prefix + lostName
+	}
 	// The server's clock minus ours, to turn deadlines into server time.
 	s.skew = m.Now.Sub(t0.Add(time.Since(t0) / 2))
+	s.box()
 	return s, nil
 }
 
@@ -208,6 +157,9 @@ func newStore(c Client, opts *Options) (*Store, error) {
 		}
 		s.server = opts.ServerClock
 	}
+	if err := s.setCaps(c, opts); err != nil {
+		return nil, err
+	}
 	if strings.ContainsAny(s.prefix, "{}") {
 		return nil, fmt.Errorf("%w: redisstore Options.Prefix %q contains '{' or '}', which Redis Cluster reads as a hash tag", ratelimit.ErrInvalidOptions, s.prefix)
 	}
@@ -227,6 +179,7 @@ func (s *Store) Health() redisx.Health { return s.health }
 //	P c:{owner}len:scope:step   reservation of one step: token|expiry
 //	P o:{owner}                 the owner's live conversations, scored by expiry
 //	P marker:2                  when this Redis's data began (no expiry)
+//	P lost:2                    when it last lost its data, if seen (no expiry)
 func (s *Store) rateKey(key string) string { return s.prefix + "r:{" + key + "}" }
 func (s *Store) budgetKey(scope, name string) string {
 	return s.prefix + "b:{" + scope + "}:" + name
@@ -247,6 +200,19 @@ func (s *Store) ownerKey(scope string) string { return s.prefix + "o:{" + rateli
 // layout, so that state kept under an older layout counts as lost (fails
 // closed for one ConversationTTL) instead of being silently ignored.
 const markerName = "marker:2"
+
+// lostName is the loss key under the prefix: the birth of the marker that
+// replaced a lost one, written by the first script that sees the loss.
+const lostName = "lost:2"
+
+// lossKeys appends the marker and the loss key when lost counters fail
+// closed.
+func (s *Store) lossKeys(keys []string) []string {
+	if s.marker == "" || s.lost == "" {
+		return keys
+	}
+	return append(keys, s.marker, s.lost)
+}
 
 func micros(t time.Time) int64 { return t.UnixMicro() }
 
@@ -343,14 +309,22 @@ func (s *Store) Take(ctx context.Context, key string, r ratelimit.Rate, now time
 	if err := ratelimit.CheckKey("rate key", key); err != nil {
 		return res, err
 	}
-	v, err := s.run(ctx, "rate check", rateScript, []string{s.rateKey(key)}, now,
-		r.Per.Microseconds(), r.N, expirySlack.Milliseconds())
+	keys := s.lossKeys(make([]string, 1, 4))
+	keys[0] = s.rateKey(key)
+	if s.rateCap > 0 {
+		keys = append(keys, s.rateIndex())
+	}
+	v, err := s.run(ctx, "rate check", rateScript, keys, now,
+		r.Per.Microseconds(), r.N, expirySlack.Milliseconds(), s.boxed.known, s.boxed.rateCap)
 	if err != nil {
 		return res, err
 	}
 	out, err := s.ints("rate check", v, 3)
 	if err != nil {
 		return res, err
+	}
+	if out[0] == 2 {
+		return res, s.rateCapacity()
 	}
 	res.Allowed = out[0] == 1
 	res.Remaining = int(out[1])
@@ -367,23 +341,36 @@ func (s *Store) Spend(ctx context.Context, scope string, counters []ratelimit.Co
 	if err := ratelimit.CheckSpend(scope, counters, mode); err != nil {
 		return res, err
 	}
-	keys := make([]string, len(counters))
-	args := make([]any, 0, 1+3*len(counters))
-	args = append(args, int(mode))
+	keys := make([]string, len(counters), len(counters)+3)
+	args := make([]any, 0, 4+4*len(counters))
+	args = append(args, int(mode), s.boxed.known, s.boxed.budCap, scope)
 	for i, c := range counters {
 		keys[i] = s.budgetKey(scope, c.Name)
 		ttl := (c.TTL + time.Millisecond - 1).Milliseconds()
-		args = append(args, c.Add, c.Max, ttl)
+		args = append(args, c.Add, c.Max, ttl, c.Age.Microseconds())
+	}
+	keys = s.lossKeys(keys)
+	if s.budCap > 0 {
+		keys = append(keys, s.scopeIndex())
 	}
 	v, err := s.run(ctx, "budget spend", budgetScript, keys, now, args...)
 	if err != nil {
 		return res, err
 	}
-	out, err := s.ints("budget spend", v, len(counters)+1)
+	out, err := s.ints("budget spend", v, len(counters)+2)
 	if err != nil {
 		return res, err
 	}
+	if out[0] == -2 {
+		return res, s.scopeCapacity()
+	}
 	res.Failed = int(out[0])
-	res.Values = out[1:]
+	res.Values = out[2:]
+	if lost := int(out[1]); lost >= 0 && lost < len(counters) {
+		c := counters[lost]
+		return res, &ratelimit.Error{Code: ratelimit.CodeStateLost, Reason: fmt.Sprintf(
+			"the budget counter %s of this agent may have been lost with Redis's data (a restart without persistence, or a flush) after its window opened, so what was spent cannot be known; refused until the window ends in %v, or set redisstore Options.AcceptLostCounters",
+			c.Name, c.TTL.Round(time.Second))}
+	}
 	return res, nil
 }

@@ -45,27 +45,75 @@ local function num(v, key, field)
 end
 `
 
+// lossLua is loss(mkey, lkey, known), for the scripts that read the
+// marker when state is absent.
+const lossLua = `
+-- loss(mkey, lkey, known): the server time (µs) since which this Redis may
+-- have lost its data, or nil. Every store read or wrote the marker mkey at
+-- construction, so a missing marker is a loss now; a marker younger than
+-- the one the calling store knew (known, "" if none) was written after a
+-- loss, at its birth. Either is recorded in lkey for every replica.
+local function loss(mkey, lkey, known)
+  local m = redis.call('GET', mkey)
+  if not m then
+    m = string.format('%.0f', rnow)
+    redis.call('SET', mkey, m)
+    redis.call('SET', lkey, m)
+    return rnow
+  end
+  local mv = int(m, mkey, 'marker')
+  local l = redis.call('GET', lkey)
+  if l then
+    l = int(l, lkey, 'loss')
+  end
+  if known ~= '' and mv > tonumber(known) and (not l or l < mv) then
+    redis.call('SET', lkey, m)
+    l = mv
+  end
+  return l
+end
+`
+
 // rateScript is GCRA, the generic cell rate algorithm: the key holds the
 // theoretical arrival time (TAT) of the next event. With period P and N
 // events per period, one event costs T = P/N; an event at now is allowed
 // when TAT + T - P <= now. That is a token bucket of capacity N that starts
 // full, the same behaviour as the in-memory buckets.
 //
-// KEYS[1] bucket; ARGV (after the prelude's) period_us, n, slack_ms.
-// Returns {allowed 0|1, whole tokens left, retry_after_us}.
-var rateScript = redis.NewScript(prelude + `
+// A bucket that is absent while this Redis lost its data less than one
+// period ago is counted as emptied at the loss (it may have been): it has
+// regained only what it regains since.
+//
+// With a cap (ARGV cap > 0) the last key is the index of live buckets (see
+// admitBucket in caps.go), scored by when each is back to half full.
+//
+// KEYS[1] bucket, KEYS[2] and KEYS[3] when present the marker and the loss
+// key, then the index when capped; ARGV (after the prelude's) period_us, n,
+// slack_ms, known marker, cap. Returns {status, whole tokens left,
+// retry_after_us}, status 1 allowed, 0 denied, 2 refused at the cap.
+var rateScript = redis.NewScript(prelude + lossLua + bucketLua + `
 local per = tonumber(ARGV[3])
 local n = tonumber(ARGV[4])
 local t = per / n
+local cap = tonumber(ARGV[7])
+local idx = cap > 0 and 1 or 0
 local tat = now
 local v = redis.call('GET', KEYS[1])
 if v then
   tat = math.max(num(v, KEYS[1], 'TAT'), now)
+elseif #KEYS - idx >= 3 then
+  local l = loss(KEYS[2], KEYS[3], ARGV[6])
+  if l and rnow - l < per then
+    tat = now + per - (rnow - l)
+  end
 end
 local new = tat + t
 local allow_at = new - per
 if now < allow_at then
   return {0, math.floor((now - (tat - per)) / t), math.ceil(allow_at - now)}
+end
+if cap > 0 and not admitBucket(KEYS[#KEYS], cap, KEYS[1], v, new - per / 2) then
+  return {2, 0, 0}
 end
 redis.call('SET', KEYS[1], string.format('%.17g', new), 'PX', math.ceil((new - now) / 1000) + tonumber(ARGV[5]))
 return {1, math.floor((now - allow_at) / t), 0}
@@ -73,24 +121,52 @@ return {1, math.floor((now - allow_at) / t), 0}
 
 // budgetScript applies counters all or nothing.
 //
-// KEYS[i] counter i; ARGV[3] mode (1 check, 2 commit, 3 force, 4 refund), then per
-// counter add, max, ttl_ms. Returns {failed index (0-based) or -1, values
-// before the call...}.
-var budgetScript = redis.NewScript(prelude + `
+// A counter that is absent while this Redis lost its data after the
+// counter's window opened is counted as spent to its max (what was spent
+// before the loss cannot be known), and the reply names it: the caller
+// refuses with CodeStateLost until the window ends.
+//
+// With a cap (ARGV cap > 0) the last key is the index of live scopes (see
+// admitScope in caps.go): a write for a scope not in it is refused at the
+// cap (failed index -2) unless an expired scope makes room.
+//
+// KEYS[i] counter i, then when present the marker and the loss key, then
+// the index when capped; ARGV[3] mode (1 check, 2 commit, 3 force, 4
+// refund), ARGV[4] known marker, ARGV[5] cap, ARGV[6] scope, then per
+// counter add, max, ttl_ms, age_us. Returns {failed index (0-based), -1, or
+// -2 at the cap, lost index or -1, values before the call...}.
+var budgetScript = redis.NewScript(prelude + lossLua + scopeLua + `
 local mode = tonumber(ARGV[3])
-local out = {-1}
-for i = 1, #KEYS do
-  local v = int(redis.call('GET', KEYS[i]), KEYS[i], 'counter')
-  out[i + 1] = v
-  local add, max = tonumber(ARGV[3 * i + 1]), tonumber(ARGV[3 * i + 2])
+local cap = tonumber(ARGV[5])
+local n = (#ARGV - 6) / 4
+local marked = #KEYS - (cap > 0 and 1 or 0) >= n + 2
+local out = {-1, -1}
+local lost = {}
+local l, looked = nil, false
+for i = 1, n do
+  local raw = redis.call('GET', KEYS[i])
+  local v = int(raw, KEYS[i], 'counter')
+  local add, max = tonumber(ARGV[4 * i + 3]), tonumber(ARGV[4 * i + 4])
+  if not raw and marked and mode ~= 4 then
+    if not looked then
+      l, looked = loss(KEYS[n + 1], KEYS[n + 2], ARGV[4]), true
+    end
+    if l and rnow - tonumber(ARGV[4 * i + 6]) < l then
+      v, lost[i] = max, true
+    end
+  end
+  out[i + 2] = v
   if out[1] < 0 and max > 0 and v + add > max then
     out[1] = i - 1
+    if lost[i] then
+      out[2] = i - 1
+    end
   end
 end
 if mode == 4 then
-  for i = 1, #KEYS do
+  for i = 1, n do
     if redis.call('EXISTS', KEYS[i]) == 1 then
-      if redis.call('DECRBY', KEYS[i], ARGV[3 * i + 1]) < 0 then
+      if redis.call('DECRBY', KEYS[i], ARGV[4 * i + 3]) < 0 then
         redis.call('SET', KEYS[i], 0, 'KEEPTTL')
       end
     end
@@ -99,9 +175,23 @@ if mode == 4 then
   return out
 end
 if mode == 3 or (mode == 2 and out[1] < 0) then
-  for i = 1, #KEYS do
-    redis.call('INCRBY', KEYS[i], ARGV[3 * i + 1])
-    redis.call('PEXPIRE', KEYS[i], ARGV[3 * i + 3])
+  if cap > 0 then
+    local ttl = 0
+    for i = 1, n do
+      ttl = math.max(ttl, tonumber(ARGV[4 * i + 5]))
+    end
+    if not admitScope(KEYS[#KEYS], cap, ARGV[6], now + ttl * 1000) then
+      out[1] = -2
+      return out
+    end
+  end
+  for i = 1, n do
+    if lost[i] then
+      redis.call('SET', KEYS[i], out[i + 2] + tonumber(ARGV[4 * i + 3]), 'PX', ARGV[4 * i + 5])
+    else
+      redis.call('INCRBY', KEYS[i], ARGV[4 * i + 3])
+      redis.call('PEXPIRE', KEYS[i], ARGV[4 * i + 5])
+    end
   end
 end
 return out
@@ -112,13 +202,18 @@ return out
 //
 // KEYS[1] conversation hash {last, fp, rep, seen}; KEYS[2] the step's
 // reservation; KEYS[3] the owner's live conversations (sorted set scored by
-// expiry); KEYS[4], when present, the marker of the data epoch (see New).
+// expiry); KEYS[4] and KEYS[5], when present, the marker of the data epoch
+// (see New) and the loss key; with a cap, the index of live conversations
+// and the tombstones of evicted ones last (see admitConv in caps.go).
 // ARGV step, fp, max_repeats, ttl_us, token, px_ms, conversation_ttl_us,
-// per_owner, scope, conversation_px_ms.
+// per_owner, scope, conversation_px_ms, cap, tombstone cap, index member,
+// prefix.
 // Returns {status, last committed, repeats} with status 1 ok, 2 replay,
-// 3 in flight, 4 repetitive, 6 state lost, 7 owner at its cap.
-var reserveScript = redis.NewScript(prelude + `
+// 3 in flight, 4 repetitive, 6 state lost (or evicted), 7 owner at its
+// cap, 8 refused at the cap of live conversations.
+var reserveScript = redis.NewScript(prelude + convLua + `
 local step = tonumber(ARGV[3])
+local cap = tonumber(ARGV[13])
 local st = redis.call('HMGET', KEYS[1], 'last', 'fp', 'rep', 'seen')
 local last = int(st[1], KEYS[1], 'last')
 local rep = int(st[3], KEYS[1], 'rep')
@@ -129,11 +224,15 @@ end
 if step <= last then
   return {2, last, rep}
 end
-if KEYS[4] and step > 1 and not known then
+if cap > 0 and not known and tombstoned(KEYS[#KEYS], ARGV[15]) then
+  return {6, 0, 0}
+end
+if #KEYS - (cap > 0 and 2 or 0) >= 5 and step > 1 and not known then
   local m = redis.call('GET', KEYS[4])
   if not m then
     m = string.format('%.0f', rnow)
     redis.call('SET', KEYS[4], m)
+    redis.call('SET', KEYS[5], m)
   end
   if rnow - int(m, KEYS[4], 'marker') < tonumber(ARGV[9]) then
     return {6, 0, 0}
@@ -159,6 +258,9 @@ if not known then
   if redis.call('ZSCORE', KEYS[3], ARGV[11]) == false and redis.call('ZCARD', KEYS[3]) >= tonumber(ARGV[10]) then
     return {7, 0, 0}
   end
+  if cap > 0 and not admitConv(KEYS[#KEYS - 1], KEYS[#KEYS], cap, tonumber(ARGV[14]), ARGV[15], now + tonumber(ARGV[6]), ARGV[16]) then
+    return {8, 0, 0}
+  end
   redis.call('ZADD', KEYS[3], now + tonumber(ARGV[6]), ARGV[11])
   redis.call('PEXPIRE', KEYS[3], ARGV[12])
 end
@@ -175,16 +277,22 @@ return {1, last, rep}
 
 // commitScript consumes a reservation held by token.
 //
-// KEYS as reserveScript (without the marker); ARGV step, token, fp,
-// max_repeats, conversation_px_ms, scope, conversation_ttl_us. Returns 1 ok,
-// 4 repetitive (reservation dropped), 5 lost.
-var commitScript = redis.NewScript(prelude + `
+// KEYS as reserveScript (without the marker and the loss key); ARGV step,
+// token, fp, max_repeats, conversation_px_ms, scope, conversation_ttl_us,
+// cap, index member. Returns 1 ok, 4 repetitive (reservation dropped), 5 lost (also when
+// the conversation was evicted since its reservation).
+var commitScript = redis.NewScript(prelude + tombLua + `
 local cur = redis.call('GET', KEYS[2])
 if not cur then
   return 5
 end
 local sep = string.find(cur, '|', 1, true)
 if not sep or string.sub(cur, 1, sep - 1) ~= ARGV[4] or num(string.sub(cur, sep + 1), KEYS[2], 'expiry') <= now then
+  return 5
+end
+local cap = tonumber(ARGV[10])
+if cap > 0 and redis.call('EXISTS', KEYS[1]) == 0 and tombstoned(KEYS[5], ARGV[11]) then
+  redis.call('DEL', KEYS[2])
   return 5
 end
 local st = redis.call('HMGET', KEYS[1], 'last', 'fp', 'rep')
@@ -207,6 +315,9 @@ redis.call('HSET', KEYS[1], 'last', last, 'fp', ARGV[5], 'rep', rep)
 redis.call('PEXPIRE', KEYS[1], ARGV[7])
 redis.call('ZADD', KEYS[3], now + tonumber(ARGV[9]), ARGV[8])
 redis.call('PEXPIRE', KEYS[3], ARGV[7])
+if cap > 0 then
+  redis.call('ZADD', KEYS[4], now + tonumber(ARGV[9]), ARGV[11])
+end
 return 1
 `)
 

@@ -14,6 +14,10 @@ import (
 // MaxConversationsPerOwner live conversations.
 const statusOwnerCap = 7
 
+// statusCap is its answer when MaxConversations are live and no
+// tombstone can be written.
+const statusCap = 8
+
 // Reserve implements [ratelimit.StepStore] in one script call.
 func (s *Store) Reserve(ctx context.Context, scope string, step int64, fp ratelimit.Fingerprint, p ratelimit.StepParams, now time.Time) (ratelimit.StepResult, error) {
 	if err := ratelimit.CheckStepArgs(scope, step, p); err != nil {
@@ -24,18 +28,24 @@ func (s *Store) Reserve(ctx context.Context, scope string, step int64, fp rateli
 	token := hex.EncodeToString(b[:])
 	keys := []string{s.convKey(scope), s.stepKey(scope, step), s.ownerKey(scope)}
 	if s.marker != "" {
-		keys = append(keys, s.marker)
+		keys = append(keys, s.marker, s.prefix+lostName)
+	}
+	if s.convCap > 0 {
+		keys = append(keys, s.convIndex(), s.tombs())
 	}
 	v, err := s.run(ctx, "step reserve", reserveScript, keys, now,
 		step, fp.String(), p.MaxRepeats, p.ReservationTTL.Microseconds(), token,
 		(p.ReservationTTL + expirySlack).Milliseconds(), p.ConversationTTL.Microseconds(),
-		s.perOwner, scope, (p.ConversationTTL + expirySlack).Milliseconds())
+		s.perOwner, scope, (p.ConversationTTL + expirySlack).Milliseconds(), s.boxed.convCap, s.boxed.tombCap, convMember(scope), s.boxed.prefix)
 	if err != nil {
 		return ratelimit.StepResult{}, err
 	}
 	out, err := s.ints("step reserve", v, 3)
 	if err != nil {
 		return ratelimit.StepResult{}, err
+	}
+	if out[0] == statusCap {
+		return ratelimit.StepResult{}, s.convCapacity()
 	}
 	if out[0] == statusOwnerCap {
 		return ratelimit.StepResult{}, &ratelimit.CapacityError{What: "live conversations of this agent", Cap: "redisstore Options.MaxConversationsPerOwner", Limit: s.perOwner,
@@ -53,8 +63,12 @@ func (s *Store) Commit(ctx context.Context, scope string, step int64, token stri
 	if err := ratelimit.CheckStepArgs(scope, step, p); err != nil {
 		return 0, err
 	}
-	v, err := s.run(ctx, "step commit", commitScript, []string{s.convKey(scope), s.stepKey(scope, step), s.ownerKey(scope)}, now,
-		step, token, fp.String(), p.MaxRepeats, (p.ConversationTTL + expirySlack).Milliseconds(), scope, p.ConversationTTL.Microseconds())
+	keys := []string{s.convKey(scope), s.stepKey(scope, step), s.ownerKey(scope)}
+	if s.convCap > 0 {
+		keys = append(keys, s.convIndex(), s.tombs())
+	}
+	v, err := s.run(ctx, "step commit", commitScript, keys, now,
+		step, token, fp.String(), p.MaxRepeats, (p.ConversationTTL + expirySlack).Milliseconds(), scope, p.ConversationTTL.Microseconds(), s.boxed.convCap, convMember(scope))
 	if err != nil {
 		return 0, err
 	}

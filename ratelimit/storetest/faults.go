@@ -60,12 +60,22 @@ func testFaults(t *testing.T, newStore func(t *testing.T) ratelimit.Store) {
 		if st, err := s.Commit(ctx, ratelimit.Key("victim", "conv"), 1, res.Token, fp('a'), p, epoch); err != nil || st != ratelimit.StepOK {
 			t.Fatal(st, err)
 		}
+		rate := ratelimit.MustParseRate("2/hour")
+		for range 2 {
+			if r, err := s.Take(ctx, "victim", rate, epoch); err != nil || !r.Allowed {
+				t.Fatal(r, err)
+			}
+		}
 		for i := range 2000 {
 			k := "flood-" + strconv.Itoa(i)
 			_, err := s.Spend(ctx, k, []ratelimit.Counter{{Name: "n", Add: 1, Max: 10, TTL: time.Hour}}, ratelimit.SpendCommit, epoch)
-			if err != nil && (!errors.Is(err, ratelimit.ErrCapacity) || errors.Is(err, ratelimit.ErrUnavailable)) {
-				t.Fatalf("flood scope %d: %v, want success or ErrCapacity", i, err)
-			}
+			checkFloodErr(t, "budget", i, err)
+			_, err = s.Take(ctx, k, ratelimit.MustParseRate("10/hour"), epoch)
+			checkFloodErr(t, "rate", i, err)
+			floodStep(ctx, t, s, ratelimit.Key(k, "conv"), i, p)
+		}
+		if r, err := s.Take(ctx, "victim", rate, epoch); err != nil || r.Allowed {
+			t.Errorf("victim's emptied bucket after the flood: %+v, %v; want still empty", r, err)
 		}
 		one := []ratelimit.Counter{{Name: "n", Add: 1, Max: 10, TTL: time.Hour}}
 		if r, err := s.Spend(ctx, "victim", one, ratelimit.SpendCommit, epoch); err != nil || r.Failed != -1 || r.Values[0] != 9 {
@@ -74,10 +84,37 @@ func testFaults(t *testing.T, newStore func(t *testing.T) ratelimit.Store) {
 		if r, _ := s.Spend(ctx, "victim", one, ratelimit.SpendCommit, epoch); r.Failed != 0 {
 			t.Errorf("victim's 11th unit after the flood: %+v; want refused", r)
 		}
-		if r, err := s.Reserve(ctx, ratelimit.Key("victim", "conv"), 1, fp('a'), p, epoch); err != nil || r.Status != ratelimit.StepReplay {
-			t.Errorf("victim's committed step after the flood: %+v, %v; want replay", r, err)
+		// Evicted, the conversation may be refused as lost instead: never
+		// accepted again.
+		if r, err := s.Reserve(ctx, ratelimit.Key("victim", "conv"), 1, fp('a'), p, epoch); err != nil || (r.Status != ratelimit.StepReplay && r.Status != ratelimit.StepStateLost) {
+			t.Errorf("victim's committed step after the flood: %+v, %v; want replay or state lost", r, err)
 		}
 	})
+}
+
+// checkFloodErr fails unless err is nil or a capacity refusal.
+func checkFloodErr(t *testing.T, what string, i int, err error) {
+	t.Helper()
+	if err != nil && (!errors.Is(err, ratelimit.ErrCapacity) || errors.Is(err, ratelimit.ErrUnavailable)) {
+		t.Fatalf("flood %s %d: %v, want success or ErrCapacity", what, i, err)
+	}
+}
+
+// floodStep commits step 1 of a flooder's conversation, or is refused as
+// capacity.
+func floodStep(ctx context.Context, t *testing.T, s ratelimit.Store, scope string, i int, p ratelimit.StepParams) {
+	t.Helper()
+	res, err := s.Reserve(ctx, scope, 1, fp('f'), p, epoch)
+	checkFloodErr(t, "conversation", i, err)
+	if err != nil {
+		return
+	}
+	if res.Status != ratelimit.StepOK {
+		t.Fatalf("flood conversation %d: %v, want ok", i, res.Status)
+	}
+	if st, err := s.Commit(ctx, scope, 1, res.Token, fp('f'), p, epoch); err != nil || st != ratelimit.StepOK {
+		t.Fatalf("flood conversation %d commit: %v, %v", i, st, err)
+	}
 }
 
 // RunReplicas checks that two store instances sharing one backend (two

@@ -1,0 +1,238 @@
+package redisstore
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/gatehouse-dev/gatehouse/ratelimit"
+)
+
+// Per-store caps on live identities in Redis (issue 17 fault 2, DESIGN §3
+// item 15). Client names are self-declared, so one attacker can be many
+// identities; without caps their keys fill Redis to maxmemory, where
+// noeviction refuses every write, for every agent. Each kind of state has
+// an index, a sorted set under the prefix, and a new identity past the cap
+// makes room the way the memory store does:
+//
+//   - buckets (ix:r, scored by when each is back to half full): the
+//     fullest buckets holding at least half their tokens are evicted, up
+//     to 8 at once; a full bucket is the same as an absent one (lossless),
+//     any other gives its owner back at most half its rate. Refused only
+//     when every bucket is more than half empty.
+//   - budget scopes (ix:b, scored by when their last counter expires):
+//     only scopes whose counters all expired are dropped. A scope with
+//     live counters is never evicted: each eviction would hand its owner a
+//     new budget, and repeated floods an unbounded one (fault 1 again). A
+//     new agent is refused as capacity instead, while every agent already
+//     counted keeps its budget and is served.
+//   - conversations (ix:c, scored by expiry): expired ones first
+//     (lossless), then the least recently active, up to 8 at once: one
+//     with only a reservation (nothing committed, nothing to replay;
+//     its commit still works) without a trace, others each leaving a
+//     tombstone (tomb:c: 16 hex digits of SHA-1 of its key,
+//     scored by its expiry) that refuses the conversation at every step
+//     with CodeStateLost, so its owner loses the conversation but never
+//     its replay protection. Tombstones are capped at tombsPerConv times
+//     MaxConversations; when none has expired new conversations are
+//     refused as capacity.
+//
+// The scripts delete evicted keys named in the index, which Redis Cluster
+// cannot do in one script: the caps need one server, and Cluster and Ring
+// need Options.AcceptIdentityFlood.
+
+// Default caps of live identities.
+const (
+	DefaultMaxRateKeys      = 100_000
+	DefaultMaxBudgetScopes  = 100_000
+	DefaultMaxConversations = 100_000
+)
+
+// tombsPerConv sizes the tombstones as in the memory store.
+const tombsPerConv = 4
+
+// The scripts' admission functions (after the prelude), each script
+// defining only those it calls: Redis runs a script's whole text, function
+// definitions included, on every call.
+const tombLua = `
+local function tomb(key)
+  return string.sub(redis.sha1hex(key), 1, 16)
+end
+local function tombstoned(tk, key)
+  local ts = redis.call('ZSCORE', tk, tomb(key))
+  return ts and tonumber(ts) > now
+end
+`
+
+const bucketLua = `
+-- admitBucket indexes bucket key (v its value, nil when absent) at score,
+-- when back to half full; at the cap it evicts buckets at least half full.
+local function admitBucket(ik, cap, key, v, score)
+  if not v and redis.call('ZSCORE', ik, key) == false and redis.call('ZCARD', ik) >= cap then
+    local c = redis.call('ZRANGEBYSCORE', ik, '-inf', now, 'LIMIT', 0, 8)
+    if #c == 0 then
+      return false
+    end
+    for _, m in ipairs(c) do
+      redis.call('DEL', m)
+    end
+    redis.call('ZREM', ik, unpack(c))
+  end
+  redis.call('ZADD', ik, score, key)
+  return true
+end
+`
+
+const scopeLua = `
+-- admitScope indexes a budget scope until exp; at the cap it drops only
+-- scopes whose counters all expired. exp is the end of the longest window
+-- rounded up to the millisecond, so a scope indexed within a millisecond of
+-- it is not written again (one command less per charge in a window).
+local function admitScope(ik, cap, scope, exp)
+  local sc = redis.call('ZSCORE', ik, scope)
+  if sc then
+    if tonumber(sc) < exp - 1000 then
+      redis.call('ZADD', ik, exp, scope)
+    end
+    return true
+  end
+  if redis.call('ZCARD', ik) >= cap then
+    redis.call('ZREMRANGEBYSCORE', ik, '-inf', now)
+    if redis.call('ZCARD', ik) >= cap then
+      return false
+    end
+  end
+  redis.call('ZADD', ik, exp, scope)
+  return true
+end
+`
+
+const convLua = tombLua + `
+-- convKeyOf is the conversation key of index member m.
+local function convKeyOf(m, prefix)
+  local sep = string.find(m, ':', 1, true)
+  local n = tonumber(string.sub(m, 1, sep - 1))
+  local scope = string.sub(m, sep + n + 1)
+  return prefix .. 'c:{' .. string.sub(m, sep + 1, sep + n) .. '}' .. #scope .. ':' .. scope
+end
+-- dropConv deletes the conversation of index member m ("<len>:<owner><scope>",
+-- see convMember) and its entry in its owner's set; it reports whether the
+-- conversation had committed steps.
+local function dropConv(m, prefix)
+  local sep = string.find(m, ':', 1, true)
+  local n = tonumber(string.sub(m, 1, sep - 1))
+  local owner = string.sub(m, sep + 1, sep + n)
+  local scope = string.sub(m, sep + n + 1)
+  local ck = convKeyOf(m, prefix)
+  local committed = redis.call('HEXISTS', ck, 'last') == 1
+  redis.call('DEL', ck)
+  redis.call('ZREM', prefix .. 'o:{' .. owner .. '}', scope)
+  return committed
+end
+-- admitConv indexes conversation member key until exp; at the cap it
+-- drops expired ones, then the least recently active: one with no
+-- committed step (only a reservation: nothing to replay) without a trace,
+-- one with committed steps leaving a tombstone while there is room for one.
+local function admitConv(ik, tk, cap, tcap, key, exp, prefix)
+  if redis.call('ZSCORE', ik, key) == false and redis.call('ZCARD', ik) >= cap then
+    local gone = redis.call('ZRANGEBYSCORE', ik, '-inf', now, 'LIMIT', 0, 64)
+    for _, m in ipairs(gone) do
+      dropConv(m, prefix)
+      redis.call('ZREM', ik, m)
+    end
+    if redis.call('ZCARD', ik) >= cap then
+      redis.call('ZREMRANGEBYSCORE', tk, '-inf', now)
+      local room = tcap - redis.call('ZCARD', tk)
+      local c = redis.call('ZRANGE', ik, 0, 7, 'WITHSCORES')
+      local freed = false
+      for j = 1, #c, 2 do
+        if room > 0 or redis.call('HEXISTS', convKeyOf(c[j], prefix), 'last') == 0 then
+          if dropConv(c[j], prefix) then
+            redis.call('ZADD', tk, c[j + 1], tomb(c[j]))
+            room = room - 1
+          end
+          redis.call('ZREM', ik, c[j])
+          freed = true
+        end
+      end
+      if not freed then
+        return false
+      end
+    end
+  end
+  redis.call('ZADD', ik, exp, key)
+  return true
+end
+`
+
+func (s *Store) rateIndex() string  { return s.prefix + "ix:r" }
+func (s *Store) scopeIndex() string { return s.prefix + "ix:b" }
+func (s *Store) convIndex() string  { return s.prefix + "ix:c" }
+func (s *Store) tombs() string      { return s.prefix + "tomb:c" }
+
+// convMember is a conversation's member in the index: its owner's length,
+// its owner and its scope, from which the scripts rebuild the keys an
+// eviction deletes (the conversation and its entry in its owner's set).
+func convMember(scope string) string {
+	owner := ratelimit.Owner(scope)
+	return strconv.Itoa(len(owner)) + ":" + owner + scope
+}
+
+// setCaps reads the caps of opts (nil: defaults). With AcceptIdentityFlood
+// every cap is 0: off.
+func (s *Store) setCaps(c Client, opts *Options) error {
+	o := Options{}
+	if opts != nil {
+		o = *opts
+	}
+	if o.MaxRateKeys < 0 || o.MaxBudgetScopes < 0 || o.MaxConversations < 0 {
+		return fmt.Errorf("%w: redisstore Options has MaxRateKeys %d, MaxBudgetScopes %d, MaxConversations %d; want >= 0 (0 means default)",
+			ratelimit.ErrInvalidOptions, o.MaxRateKeys, o.MaxBudgetScopes, o.MaxConversations)
+	}
+	if o.AcceptIdentityFlood {
+		return nil
+	}
+	switch c.(type) {
+	case *redis.ClusterClient, *redis.Ring:
+		return fmt.Errorf("%w: redisstore.New: the caps on live identities evict keys across slots, which Redis Cluster and Ring cannot do in one script; set Options.AcceptIdentityFlood to use them (a flood of distinct identities is then bounded by maxmemory only)", ratelimit.ErrInvalidOptions)
+	}
+	s.rateCap = orDefault(o.MaxRateKeys, DefaultMaxRateKeys)
+	s.budCap = orDefault(o.MaxBudgetScopes, DefaultMaxBudgetScopes)
+	s.convCap = orDefault(o.MaxConversations, DefaultMaxConversations)
+	return nil
+}
+
+// boxedArgs are script arguments fixed at New, converted to interfaces
+// once instead of on every call (one allocation each).
+type boxedArgs struct {
+	known, prefix                     any
+	rateCap, budCap, convCap, tombCap any
+}
+
+func (s *Store) box() {
+	s.boxed = boxedArgs{known: s.known, prefix: s.prefix,
+		rateCap: s.rateCap, budCap: s.budCap, convCap: s.convCap, tombCap: s.convCap * tombsPerConv}
+}
+
+func orDefault(v, d int) int {
+	if v > 0 {
+		return v
+	}
+	return d
+}
+
+func (s *Store) rateCapacity() error {
+	return &ratelimit.CapacityError{What: "live rate keys in redis", Cap: "redisstore Options.MaxRateKeys", Limit: s.rateCap,
+		Hint: "every tracked key has spent more than half of its rate; retry after one period or raise the cap (with maxmemory to match)"}
+}
+
+func (s *Store) scopeCapacity() error {
+	return &ratelimit.CapacityError{What: "agents with live budget counters in redis", Cap: "redisstore Options.MaxBudgetScopes", Limit: s.budCap,
+		Hint: "agents already counted keep their budgets (none is evicted: that would reset it); new agents are served once counters end with their window, or raise the cap (with maxmemory to match)"}
+}
+
+func (s *Store) convCapacity() error {
+	return &ratelimit.CapacityError{What: "live conversations in redis", Cap: "redisstore Options.MaxConversations", Limit: s.convCap,
+		Hint: fmt.Sprintf("the %d most recently evicted conversations are still remembered as tombstones; retry once conversations expire, or raise the cap (with maxmemory to match)", s.convCap*tombsPerConv)}
+}
