@@ -108,6 +108,9 @@ func (g *Guard) scopeCheck(c *call, args json.RawMessage) *refusal {
 	if err != nil {
 		return refuse(invalidParams(c.tool, "Tool arguments must be a JSON object"))
 	}
+	if d, err = g.defaultedScopes(c, args, granted, d); err != nil {
+		return refuse(internal(c.md.Method, c.tool, "The tool's input schema could not be read to apply its defaults, so the scopes the call needs are unknown and it was denied"))
+	}
 	c.ctx = withScopeAudit(c.ctx, d.Required, granted)
 	if d.Allowed {
 		return nil

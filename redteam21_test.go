@@ -1,0 +1,117 @@
+package gatehouse_test
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/gatehouse-dev/gatehouse"
+	"github.com/gatehouse-dev/gatehouse/scope"
+)
+
+// Red team of issues 21 and 18 (per-tool scopes, the Approver interface):
+// attacks that worked are named for the fault; the rest are near misses
+// that must keep holding.
+
+// rt21Server serves typed tools (mcp.AddTool, whose input schema go-sdk
+// applies, defaults included) behind bearer tokens and the scope wrapper.
+type rt21Server struct {
+	url  string
+	runs atomic.Int32
+	mu   sync.Mutex
+	envs []string // the env each run received
+}
+
+type rt21DeployIn struct {
+	Env string `json:"env"`
+}
+
+// rt21Tokens: "writer" may deploy, but not to prod; "prod" may.
+var rt21Tokens = map[string][]string{
+	"writer": {"mcp:tools", "deploy:write"},
+	"prod":   {"mcp:tools", "deploy:write", "deploy:prod"},
+	"dups":   {"", "deploy:write", "deploy:write", "mcp:tools", " deploy:prod", "deploy:prod "},
+}
+
+func newRT21Server(t *testing.T, schema string, o *gatehouse.Options) *rt21Server {
+	t.Helper()
+	sp, err := scope.Parse([]byte(scopeDoc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o == nil {
+		o = &gatehouse.Options{}
+	}
+	o.Scopes = &gatehouse.ScopeOptions{Policy: sp, ResourceMetadataURL: "https://rs.example/.well-known/oauth-protected-resource"}
+	g := mustGuard(t, mustPolicy(t, scopePolicy), o)
+	rs := &rt21Server{}
+	s := mcp.NewServer(&mcp.Implementation{Name: "rt21", Version: "1"}, nil)
+	mcp.AddTool(s, &mcp.Tool{Name: "deploy", InputSchema: json.RawMessage(schema)}, func(ctx context.Context, req *mcp.CallToolRequest, in rt21DeployIn) (*mcp.CallToolResult, any, error) {
+		rs.runs.Add(1)
+		rs.mu.Lock()
+		rs.envs = append(rs.envs, in.Env)
+		rs.mu.Unlock()
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "deploy ran for " + in.Env}}}, nil, nil
+	})
+	g.Install(s)
+	verify := func(_ context.Context, token string, _ *http.Request) (*auth.TokenInfo, error) {
+		sc, ok := rt21Tokens[token]
+		if !ok {
+			return nil, auth.ErrInvalidToken
+		}
+		return &auth.TokenInfo{Scopes: sc, UserID: token, Expiration: time.Now().Add(time.Hour)}, nil
+	}
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{Stateless: true})
+	hs := httptest.NewServer(auth.RequireBearerToken(verify, nil)(g.ScopeChallenges(h)))
+	t.Cleanup(hs.Close)
+	rs.url = hs.URL
+	return rs
+}
+
+func (rs *rt21Server) post(t *testing.T, token string, headers map[string]string, body string) (*http.Response, string) {
+	t.Helper()
+	return (&scopeServer{url: rs.url}).post(t, token, headers, body)
+}
+
+// callBody is a 2026-07-28 tools/call whose arguments are the raw JSON args.
+func rt21Body(name, args string) string {
+	return strings.Replace(newCallBody(name, map[string]any{}), `"arguments":{}`, `"arguments":`+args, 1)
+}
+
+// TestRedTeam21_SchemaDefaultNeedsScope: go-sdk applies the input schema's
+// defaults before a typed handler runs, so a call that leaves env out runs
+// with env "prod": the scopes must be those of the arguments the handler
+// receives, not only of the ones the client sent. (It ran for prod with a
+// deploy:write token before the fix.)
+func TestRedTeam21_SchemaDefaultNeedsScope(t *testing.T) {
+	rs := newRT21Server(t, `{"type":"object","properties":{"env":{"type":"string","default":"prod"}}}`, nil)
+	for _, args := range []string{`{}`, `null`} {
+		resp, body := rs.post(t, "writer", newHeaders("deploy"), rt21Body("deploy", args))
+		// The wrapper does not see the schema: the stage refuses with the
+		// JSON-RPC denial (an HTTP 403 would do as well).
+		if strings.Contains(body, "deploy ran") || !strings.Contains(body, `"missingScopes":["deploy:prod"]`) {
+			t.Errorf("deploy %s without deploy:prod: %d %q %s", args, resp.StatusCode, resp.Header.Get("WWW-Authenticate"), body)
+		}
+	}
+	// Near misses: an explicit other env runs; a prod token runs the default.
+	if resp, body := rs.post(t, "writer", newHeaders("deploy"), rt21Body("deploy", `{"env":"dev"}`)); resp.StatusCode != http.StatusOK || !strings.Contains(body, "deploy ran for dev") {
+		t.Errorf("explicit dev: %d %s", resp.StatusCode, body)
+	}
+	if resp, body := rs.post(t, "prod", newHeaders("deploy"), rt21Body("deploy", `{}`)); resp.StatusCode != http.StatusOK || !strings.Contains(body, "deploy ran for prod") {
+		t.Errorf("prod token, default env: %d %s", resp.StatusCode, body)
+	}
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	if strings.Join(rs.envs, ",") != "dev,prod" {
+		t.Errorf("runs %v, want dev then prod (with the prod token)", rs.envs)
+	}
+}
