@@ -115,3 +115,71 @@ func TestRedTeam21_SchemaDefaultNeedsScope(t *testing.T) {
 		t.Errorf("runs %v, want dev then prod (with the prod token)", rs.envs)
 	}
 }
+
+// TestRedTeam21_WireSpellingsHeld: other spellings of a tools/call on the
+// wire (notification, duplicate or case-variant members, header tricks,
+// padded or duplicate token scopes) never run deploy {env: prod} for a
+// token without deploy:prod. Near misses: the same wire forms to env dev run.
+func TestRedTeam21_WireSpellingsHeld(t *testing.T) {
+	rs := newRT21Server(t, `{"type":"object","properties":{"env":{"type":"string"}}}`, nil)
+	meta := `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"raw","version":"1"},"io.modelcontextprotocol/clientCapabilities":{}}`
+	raw := func(id, params string) string {
+		idPart := ""
+		if id != "" {
+			idPart = `"id":` + id + `,`
+		}
+		return `{"jsonrpc":"2.0",` + idPart + `"method":"tools/call","params":{` + params + `,` + meta + `}}`
+	}
+	h := newHeaders("deploy")
+	hv := func(k, v string) map[string]string {
+		m := newHeaders("deploy")
+		m[k] = v
+		return m
+	}
+	attacks := []struct {
+		name, token string
+		headers     map[string]string
+		body        string
+	}{
+		{"notification", "writer", h, raw("", `"name":"deploy","arguments":{"env":"prod"}`)},
+		{"string id", "writer", h, raw(`"x"`, `"name":"deploy","arguments":{"env":"prod"}`)},
+		{"null id", "writer", h, raw(`null`, `"name":"deploy","arguments":{"env":"prod"}`)},
+		{"arguments twice, prod last", "writer", h, raw("1", `"name":"deploy","arguments":{"env":"dev"},"arguments":{"env":"prod"}`)},
+		{"arguments twice, prod first", "writer", h, raw("1", `"name":"deploy","arguments":{"env":"prod"},"arguments":{"env":"dev"}`)},
+		{"Arguments in upper case", "writer", h, raw("1", `"name":"deploy","arguments":{"env":"dev"},"Arguments":{"env":"prod"}`)},
+		{"Arguments in upper case, dev last", "writer", h, raw("1", `"name":"deploy","arguments":{"env":"prod"},"Arguments":{"env":"dev"}`)},
+		{"params twice", "writer", h, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"deploy","arguments":{"env":"prod"},` + meta + `},"params":{"name":"deploy","arguments":{"env":"dev"},` + meta + `}}`},
+		{"ARGUMENTS only", "writer", h, raw("1", `"name":"deploy","ARGUMENTS":{"env":"prod"}`)},
+		{"name twice", "writer", h, raw("1", `"name":"status","name":"deploy","arguments":{"env":"prod"}`)},
+		{"NAME in upper case", "writer", h, raw("1", `"name":"status","NAME":"deploy","arguments":{"env":"prod"}`)},
+		{"escaped name", "writer", h, raw("1", `"name":"\u0064eploy","arguments":{"env":"prod"}`)},
+		{"escaped env", "writer", h, raw("1", `"name":"deploy","arguments":{"\u0065nv":"\u0070rod"}`)},
+		{"env in a nested array", "writer", h, raw("1", `"name":"deploy","arguments":{"env":[["prod"]]}`)},
+		{"method header lower case", "writer", hv("Mcp-Method", "TOOLS/CALL"), raw("1", `"name":"deploy","arguments":{"env":"prod"}`)},
+		{"old version header", "writer", hv("Mcp-Protocol-Version", "2025-06-18"), raw("1", `"name":"deploy","arguments":{"env":"prod"}`)},
+		{"version header with space", "writer", hv("Mcp-Protocol-Version", "2026-07-28 "), raw("1", `"name":"deploy","arguments":{"env":"prod"}`)},
+		{"name header with zero width", "writer", hv("Mcp-Name", "deploy\u200b"), raw("1", `"name":"deploy\u200b","arguments":{"env":"prod"}`)},
+		{"fullwidth name", "writer", hv("Mcp-Name", "ｄｅｐｌｏｙ"), raw("1", `"name":"ｄｅｐｌｏｙ","arguments":{"env":"prod"}`)},
+		{"padded and duplicate scopes", "dups", h, raw("1", `"name":"deploy","arguments":{"env":"prod"}`)},
+		{"batch", "writer", h, "[" + raw("1", `"name":"deploy","arguments":{"env":"prod"}`) + "]"},
+	}
+	for _, a := range attacks {
+		resp, body := rs.post(t, a.token, a.headers, a.body)
+		t.Logf("%s: %d %.200s", a.name, resp.StatusCode, body)
+	}
+	rs.mu.Lock()
+	ran := strings.Join(rs.envs, ",")
+	rs.mu.Unlock()
+	if strings.Contains(ran, "prod") {
+		t.Fatalf("deploy ran for prod without deploy:prod: runs %q", ran)
+	}
+	// Near misses run.
+	for _, params := range []string{`"name":"deploy","arguments":{"env":"dev"}`, `"name":"\u0064eploy","arguments":{"\u0065nv":"dev"}`} {
+		if resp, body := rs.post(t, "writer", h, raw("2", params)); resp.StatusCode != http.StatusOK || !strings.Contains(body, "deploy ran for dev") {
+			t.Errorf("near miss %s: %d %s", params, resp.StatusCode, body)
+		}
+	}
+	if resp, body := rs.post(t, "prod", h, raw("3", `"name":"deploy","arguments":{"env":"prod"}`)); !strings.Contains(body, "deploy ran for prod") {
+		t.Errorf("prod token: %d %s", resp.StatusCode, body)
+	}
+}
