@@ -43,6 +43,10 @@ var rt21Tokens = map[string][]string{
 }
 
 func newRT21Server(t *testing.T, schema string, o *gatehouse.Options) *rt21Server {
+	return newRT21ServerPolicy(t, schema, scopePolicy, o)
+}
+
+func newRT21ServerPolicy(t *testing.T, schema, policySrc string, o *gatehouse.Options) *rt21Server {
 	t.Helper()
 	sp, err := scope.Parse([]byte(scopeDoc))
 	if err != nil {
@@ -52,7 +56,7 @@ func newRT21Server(t *testing.T, schema string, o *gatehouse.Options) *rt21Serve
 		o = &gatehouse.Options{}
 	}
 	o.Scopes = &gatehouse.ScopeOptions{Policy: sp, ResourceMetadataURL: "https://rs.example/.well-known/oauth-protected-resource"}
-	g := mustGuard(t, mustPolicy(t, scopePolicy), o)
+	g := mustGuard(t, mustPolicy(t, policySrc), o)
 	rs := &rt21Server{}
 	s := mcp.NewServer(&mcp.Implementation{Name: "rt21", Version: "1"}, nil)
 	mcp.AddTool(s, &mcp.Tool{Name: "deploy", InputSchema: json.RawMessage(schema)}, func(ctx context.Context, req *mcp.CallToolRequest, in rt21DeployIn) (*mcp.CallToolResult, any, error) {
@@ -181,5 +185,36 @@ func TestRedTeam21_WireSpellingsHeld(t *testing.T) {
 	}
 	if resp, body := rs.post(t, "prod", h, raw("3", `"name":"deploy","arguments":{"env":"prod"}`)); !strings.Contains(body, "deploy ran for prod") {
 		t.Errorf("prod token: %d %s", resp.StatusCode, body)
+	}
+}
+
+// TestRedTeam21_ApprovedModificationDefaults: a human (an Asker) approving
+// the call with arguments that leave env out, for the handler (Args) or
+// for the handler only (RunArgs), runs the schema's default env "prod":
+// the modified call is checked on its defaulted arguments too.
+func TestRedTeam21_ApprovedModificationDefaults(t *testing.T) {
+	askPolicy := scopePolicy + "  tool_rules:\n    - tool: deploy\n      action: ask\n"
+	for name, ans := range map[string]gatehouse.Answer{
+		"args":     {Approved: true, Args: map[string]any{}},
+		"run args": {Approved: true, RunArgs: map[string]any{}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			asker := gatehouse.AskerFunc(func(context.Context, gatehouse.AskRequest) (gatehouse.Answer, error) { return ans, nil })
+			rs := newRT21ServerPolicy(t, `{"type":"object","properties":{"env":{"type":"string","default":"prod"}}}`, askPolicy,
+				&gatehouse.Options{Ask: &gatehouse.AskOptions{Asker: asker}})
+			_, body := rs.post(t, "writer", newHeaders("deploy"), rt21Body("deploy", `{"env":"dev"}`))
+			if rs.runs.Load() != 0 || !strings.Contains(body, `"missingScopes":["deploy:prod"]`) {
+				t.Fatalf("modified call: runs %d, %s", rs.runs.Load(), body)
+			}
+		})
+	}
+	// Near miss: an approval that keeps env dev runs.
+	asker := gatehouse.AskerFunc(func(context.Context, gatehouse.AskRequest) (gatehouse.Answer, error) {
+		return gatehouse.Answer{Approved: true}, nil
+	})
+	rs := newRT21ServerPolicy(t, `{"type":"object","properties":{"env":{"type":"string","default":"prod"}}}`, askPolicy,
+		&gatehouse.Options{Ask: &gatehouse.AskOptions{Asker: asker}})
+	if _, body := rs.post(t, "writer", newHeaders("deploy"), rt21Body("deploy", `{"env":"dev"}`)); !strings.Contains(body, "deploy ran for dev") {
+		t.Fatalf("approved dev: %s", body)
 	}
 }
