@@ -3,6 +3,7 @@ package gatehouse_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -216,5 +217,38 @@ func TestRedTeam21_ApprovedModificationDefaults(t *testing.T) {
 		&gatehouse.Options{Ask: &gatehouse.AskOptions{Asker: asker}})
 	if _, body := rs.post(t, "writer", newHeaders("deploy"), rt21Body("deploy", `{"env":"dev"}`)); !strings.Contains(body, "deploy ran for dev") {
 		t.Fatalf("approved dev: %s", body)
+	}
+}
+
+// TestRedTeam21_UnreadableSchemaDefaultsDeny: a tool with argument rules
+// whose input schema has defaults that cannot be applied (a dangling
+// $ref) is refused: the arguments its handler gets are unknown. Near
+// miss: a tool without argument rules is not affected.
+func TestRedTeam21_UnreadableSchemaDefaultsDeny(t *testing.T) {
+	sp, err := scope.Parse([]byte(scopeDoc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := mustGuard(t, mustPolicy(t, scopePolicy), &gatehouse.Options{DefaultAgent: "agent", Scopes: &gatehouse.ScopeOptions{Policy: sp}})
+	runs := 0
+	bad := json.RawMessage(`{"type":"object","properties":{"env":{"$ref":"#/$defs/missing","default":"prod"}}}`)
+	ct := serve(t, g, func(s *mcp.Server) {
+		for _, name := range []string{"deploy", "status"} {
+			s.AddTool(&mcp.Tool{Name: name, InputSchema: bad}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				runs++
+				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "ran"}}}, nil
+			})
+		}
+	})
+	c := dialRaw(t, ct, "2025-06-18")
+	e := rpcErr(c.callTool(1, "deploy", map[string]any{"env": "dev"}))
+	if e == nil || runs != 0 || !strings.Contains(fmt.Sprint(e), "input schema") {
+		t.Fatalf("deploy with an unreadable schema: %v, runs %d", e, runs)
+	}
+	// status needs mcp:tools, which no token grants here: refused by scope
+	// (not by the schema), so the schema is not read for it.
+	e = rpcErr(c.callTool(2, "status", map[string]any{}))
+	if e == nil || strings.Contains(fmt.Sprint(e), "input schema") || !strings.Contains(fmt.Sprint(e), "mcp:tools") {
+		t.Fatalf("status: %v", e)
 	}
 }
