@@ -3,6 +3,12 @@ package gatehouse_test
 import (
 	"context"
 	"encoding/json"
+	"go/parser"
+	"go/token"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -130,5 +136,51 @@ func TestRedTeam21_DisguisedNilApprover(t *testing.T) {
 		if res := c.callTool(i, "delete_file", map[string]any{"path": "a"}); rpcErr(res) == nil || runs != 0 {
 			t.Fatalf("call %d: runs %d, %v", i, runs, res)
 		}
+	}
+}
+
+// TestRedTeam21_RootImportsUnderEveryBuildConstraint: go list sees only
+// the files of this GOOS and build tags, so a root (or in-module
+// dependency) file behind "//go:build windows" or a custom tag could link
+// go-webauthn, go-redis or time/tzdata unseen by TestRootImports. Every
+// non-test file of every in-module package the root links is parsed here,
+// whatever its build constraint, and none may import one of rootForbidden.
+func TestRedTeam21_RootImportsUnderEveryBuildConstraint(t *testing.T) {
+	gobin, err := exec.LookPath("go")
+	if err != nil {
+		t.Fatalf("go not on PATH: %v", err)
+	}
+	out, err := exec.Command(gobin, "list", "-deps", "-f", "{{.ImportPath}}\t{{.Dir}}", ".", "./examples/minimal").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	seen := 0
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		path, dir, ok := strings.Cut(line, "\t")
+		if !ok || (path != module && !strings.HasPrefix(path, module+"/")) {
+			continue
+		}
+		files, _ := filepath.Glob(filepath.Join(dir, "*.go"))
+		for _, f := range files {
+			if strings.HasSuffix(f, "_test.go") {
+				continue
+			}
+			af, err := parser.ParseFile(token.NewFileSet(), f, nil, parser.ImportsOnly)
+			if err != nil {
+				t.Fatalf("%s: %v", f, err)
+			}
+			seen++
+			for _, imp := range af.Imports {
+				p, _ := strconv.Unquote(imp.Path.Value)
+				for _, bad := range rootForbidden {
+					if strings.HasPrefix(p, bad) {
+						t.Errorf("%s (package %s) imports %s", f, path, p)
+					}
+				}
+			}
+		}
+	}
+	if seen < 20 {
+		t.Fatalf("parsed only %d files: the listing is wrong", seen)
 	}
 }
