@@ -2,6 +2,7 @@ package gatehouse_test
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"go/parser"
 	"go/token"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/gatehouse-dev/gatehouse"
 	"github.com/gatehouse-dev/gatehouse/approval/approvalmcp"
+	"github.com/gatehouse-dev/gatehouse/scope"
 )
 
 // rtApprover is a misbehaving Approver: each hook may panic, return a nil
@@ -182,5 +184,62 @@ func TestRedTeam21_RootImportsUnderEveryBuildConstraint(t *testing.T) {
 	}
 	if seen < 20 {
 		t.Fatalf("parsed only %d files: the listing is wrong", seen)
+	}
+}
+
+// TestRedTeam21_ListCursorNamesNoHiddenTool: go-sdk's nextCursor is the
+// gob of the page's last tool name; a page that ended with a tool hidden
+// from the caller (by scope or policy) sent its name. Every cursor now
+// names a listed tool, and walking the pages lists exactly the visible
+// tools, once each.
+func TestRedTeam21_ListCursorNamesNoHiddenTool(t *testing.T) {
+	sp, err := scope.New(scope.Config{Tools: []scope.Tool{{Name: "admin_reset", Requirement: scope.Requirement{All: []string{"admin"}}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pol := mustPolicy(t, `apiVersion: aip.io/v1alpha1
+kind: AgentPolicy
+metadata: {name: pages}
+spec:
+  allowed_tools: [admin_reset, deploy, status, zeta]
+`)
+	for _, size := range []int{1, 2, 3} {
+		g := mustGuard(t, pol, &gatehouse.Options{Scopes: &gatehouse.ScopeOptions{Policy: sp}})
+		s := mcp.NewServer(&mcp.Implementation{Name: "p", Version: "1"}, &mcp.ServerOptions{PageSize: size})
+		// admin_reset: hidden by scope; secret_x: hidden by policy.
+		for _, n := range []string{"admin_reset", "alpha_secret", "deploy", "secret_x", "status", "zeta"} {
+			textTool(s, n, func(map[string]any) string { return "x" }, nil)
+		}
+		g.Install(s)
+		st, ct := mcp.NewInMemoryTransports()
+		ss, err := s.Connect(context.Background(), st, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := dialRaw(t, ct, "2025-06-18")
+		var names []string
+		cursor := ""
+		for i := 0; i < 20; i++ {
+			params := map[string]any{}
+			if cursor != "" {
+				params["cursor"] = cursor
+			}
+			res, _ := c.request(i, "tools/list", params)["result"].(map[string]any)
+			tools, _ := res["tools"].([]any)
+			for _, tl := range tools {
+				names = append(names, tl.(map[string]any)["name"].(string))
+			}
+			cursor, _ = res["nextCursor"].(string)
+			if raw, _ := base64.URLEncoding.DecodeString(cursor); strings.Contains(string(raw), "admin") || strings.Contains(string(raw), "secret") {
+				t.Errorf("page size %d: cursor names a hidden tool: %q", size, raw)
+			}
+			if cursor == "" {
+				break
+			}
+		}
+		ss.Close()
+		if strings.Join(names, " ") != "deploy status zeta" {
+			t.Errorf("page size %d: listed %v, want deploy status zeta", size, names)
+		}
 	}
 }
