@@ -58,3 +58,36 @@ func TestRedTeam21_NumberSpellings(t *testing.T) {
 		}
 	}
 }
+
+// TestRedTeam21_KeysGoJSONFolds: encoding/json (a raw handler decoding into
+// a struct) matches member names case-insensitively, with the long s
+// (U+017F) as "s" and the Kelvin sign (U+212A) as "k"; normalize.Name maps
+// both the same way, so those keys are matched. Near misses: the dotless
+// and dotted I, which encoding/json does not match to "i" either.
+func TestRedTeam21_KeysGoJSONFolds(t *testing.T) {
+	p, err := scope.New(scope.Config{Tools: []scope.Tool{{Name: "t", Requirement: scope.Requirement{All: []string{"base"}},
+		When: []scope.When{
+			{Args: map[string][]string{"stage": {"prod"}}, Requirement: scope.Requirement{All: []string{"stage:prod"}}},
+			{Args: map[string][]string{"kind": {"secret"}}, Requirement: scope.Requirement{All: []string{"kind:secret"}}},
+			{Args: map[string][]string{"image": {"root"}}, Requirement: scope.Requirement{All: []string{"image:root"}}},
+		}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ args, missing string }{
+		{`{"ſtage":"prod"}`, "stage:prod"},
+		{`{"STAGE":"prod"}`, "stage:prod"},
+		{`{"\u212Aind":"secret"}`, "kind:secret"},
+		{`{"kind":"ſecret"}`, "kind:secret"},
+		{`{"IMAGE":"root"}`, "image:root"},
+	} {
+		if d, err := p.Check("t", []byte(c.args), []string{"base"}); err != nil || d.Allowed || strings.Join(d.Missing, " ") != c.missing {
+			t.Errorf("%s: %+v, %v; want %s missing", c.args, d, err, c.missing)
+		}
+	}
+	for _, args := range []string{`{"ımage":"root"}`, `{"İmage":"root"}`} {
+		if d, err := p.Check("t", []byte(args), []string{"base"}); err != nil || !d.Allowed {
+			t.Errorf("near miss %s: %+v, %v", args, d, err)
+		}
+	}
+}
