@@ -2,8 +2,10 @@ package gatehouse
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
+	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -68,13 +70,9 @@ func withSchemaDefaults(t *mcp.Tool, args json.RawMessage) (json.RawMessage, err
 	if !bytes.Contains(raw, []byte(`"default"`)) {
 		return nil, nil
 	}
-	var s jsonschema.Schema
-	if err := json.Unmarshal(raw, &s); err != nil {
-		return nil, errSchemaDefaults
-	}
-	res, err := s.Resolve(nil)
+	res, err := resolvedSchemas.get(raw)
 	if err != nil {
-		return nil, errSchemaDefaults
+		return nil, err
 	}
 	v := map[string]any{}
 	if tr := bytes.TrimSpace(args); len(tr) > 0 && !bytes.Equal(tr, []byte("null")) {
@@ -89,6 +87,45 @@ func withSchemaDefaults(t *mcp.Tool, args json.RawMessage) (json.RawMessage, err
 		return nil, errSchemaDefaults
 	}
 	return json.Marshal(a)
+}
+
+// maxResolvedSchemas bounds the cache of resolved input schemas (keyed by
+// the digest of the schema's JSON, so a tool whose definition changes is
+// resolved again); when full it starts over.
+const maxResolvedSchemas = 256
+
+// schemaCache holds resolved input schemas: resolving one costs tens of
+// microseconds, a lookup one hash of the schema.
+type schemaCache struct {
+	mu sync.Mutex
+	m  map[[sha256.Size]byte]*jsonschema.Resolved
+}
+
+var resolvedSchemas = &schemaCache{}
+
+func (c *schemaCache) get(raw []byte) (*jsonschema.Resolved, error) {
+	key := sha256.Sum256(raw)
+	c.mu.Lock()
+	res, ok := c.m[key]
+	c.mu.Unlock()
+	if ok {
+		return res, nil
+	}
+	var s jsonschema.Schema
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return nil, errSchemaDefaults
+	}
+	res, err := s.Resolve(nil)
+	if err != nil {
+		return nil, errSchemaDefaults
+	}
+	c.mu.Lock()
+	if c.m == nil || len(c.m) >= maxResolvedSchemas {
+		c.m = make(map[[sha256.Size]byte]*jsonschema.Resolved)
+	}
+	c.m[key] = res
+	c.mu.Unlock()
+	return res, nil
 }
 
 func containsStr(ss []string, s string) bool {
