@@ -32,7 +32,8 @@ type Approver interface {
 	// CheckCall verifies the passkey evidence of a tools/call for the user
 	// of ctx. nil: the call may run. Otherwise err is sent to the client as
 	// it is, and reason is the SEP-2672 §4.10 reason of a refusal ("" when
-	// the evidence could not be checked).
+	// the evidence could not be checked). req is a copy: changes to it do
+	// not reach the handler.
 	CheckCall(ctx context.Context, req *mcp.CallToolRequest) (reason string, err error)
 	// WithDefinition returns ctx binding def, the digest of the tool's
 	// definition (ToolDigest), to the challenge created or checked with

@@ -69,7 +69,7 @@ func (g *Guard) otherMethod(ctx context.Context, method string, md policy.Decisi
 	case *mcp.InitializeResult, *mcp.DiscoverResult:
 		g.advertise(r)
 	case *mcp.ListToolsResult:
-		res = g.scopeList(g.pinList(srv, g.listTools(ctx, r, agent)), req)
+		res = g.filteredToolsPage(ctx, method, req, srv, next, r, agent)
 	}
 	return g.filterResult(ctx, md.Method, "", agent, res)
 }

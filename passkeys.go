@@ -1,6 +1,7 @@
 package gatehouse
 
 import (
+	"bytes"
 	"context"
 	"strings"
 
@@ -112,12 +113,21 @@ func (g *Guard) passkeyAnswer(c *call) *refusal {
 		deny.Reason = noApprovalUser
 		return refuse(deny)
 	}
+	if ctx == nil { // an Approver's nil context: nothing can be checked
+		return refuse(internal(c.d.Method, c.tool, "Verified approval could not be checked, so the call was denied"))
+	}
 	c.ctx = ctx
 	// A refusal reason without an error is a refusal too: an Approver
 	// that reports one never lets the call run (fail closed). The
 	// definition the pin stage checked binds the challenge (a changed tool
 	// is another tool).
-	if reason, err := g.o.Approval.Server.CheckCall(g.o.Approval.Server.WithDefinition(ctx, c.digest), c.req); err != nil || reason != "" {
+	// The Approver sees a copy of the request: what it changes (arguments,
+	// name) is not what runs. A nil context from it is a failure to check.
+	dctx := g.o.Approval.Server.WithDefinition(ctx, c.digest)
+	if dctx == nil {
+		return refuse(internal(c.d.Method, c.tool, "Verified approval could not be checked, so the call was denied"))
+	}
+	if reason, err := g.o.Approval.Server.CheckCall(dctx, approverCopy(c.req)); err != nil || reason != "" {
 		if reason != "" {
 			deny.Reason = "Verified approval failed: " + reason
 		} else {
@@ -137,4 +147,16 @@ func (g *Guard) requiresApproval(raw, tool string) bool {
 	}
 	a := g.o.Approval.Server
 	return a.Requires(raw) || a.Requires(tool)
+}
+
+// approverCopy is req for an Approver to read: its own params and
+// argument bytes, so that nothing it does to them reaches the handler.
+func approverCopy(req *mcp.CallToolRequest) *mcp.CallToolRequest {
+	c := *req
+	if req.Params != nil {
+		p := *req.Params
+		p.Arguments = bytes.Clone(req.Params.Arguments)
+		c.Params = &p
+	}
+	return &c
 }

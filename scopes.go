@@ -21,6 +21,12 @@ import (
 // call needs, tools/list shows each caller only the tools its token may
 // call, and [Guard.ScopeChallenges] answers streamable-HTTP clients of
 // protocol 2026-07-28 with an HTTP 403 step-up challenge.
+//
+// Argument rules (scope.When) are checked on the arguments as sent and as
+// the handler receives them: with the tool's input-schema defaults filled
+// in, as go-sdk does for typed tools, so leaving out an argument whose
+// default needs a scope does not avoid it. Such a call is refused by the
+// stage (JSON-RPC), not by ScopeChallenges, which cannot see the schema.
 type ScopeOptions struct {
 	// Policy says which scopes each call needs: scope.Parse, scope.Load or
 	// scope.New. Required.
@@ -107,6 +113,9 @@ func (g *Guard) scopeCheck(c *call, args json.RawMessage) *refusal {
 	d, err := g.o.Scopes.Policy.Check(c.rawTool, args, granted)
 	if err != nil {
 		return refuse(invalidParams(c.tool, "Tool arguments must be a JSON object"))
+	}
+	if d, err = g.defaultedScopes(c, args, granted, d); err != nil {
+		return refuse(internal(c.md.Method, c.tool, "The tool's input schema could not be read to apply its defaults, so the scopes the call needs are unknown and it was denied"))
 	}
 	c.ctx = withScopeAudit(c.ctx, d.Required, granted)
 	if d.Allowed {

@@ -127,6 +127,15 @@ func write(path string, data []byte, perm os.FileMode) error {
 }
 
 func readBounded(path string, private bool) ([]byte, error) {
+	// Stat before opening: opening a FIFO blocks until a writer comes, so
+	// a key path naming one would hang instead of failing.
+	pre, err := os.Stat(path)
+	if err != nil {
+		return nil, fmt.Errorf("keys: %w", err)
+	}
+	if !pre.Mode().IsRegular() {
+		return nil, fmt.Errorf("%w: %s is not a regular file", ErrKey, path)
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("keys: %w", err)
@@ -136,7 +145,7 @@ func readBounded(path string, private bool) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("keys: %w", err)
 	}
-	if !st.Mode().IsRegular() {
+	if !st.Mode().IsRegular() || !os.SameFile(pre, st) {
 		return nil, fmt.Errorf("%w: %s is not a regular file", ErrKey, path)
 	}
 	if private && unixPerms && st.Mode().Perm()&0o077 != 0 {

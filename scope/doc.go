@@ -21,8 +21,9 @@
 // An argument pattern names a top-level argument and one or more value
 // patterns. Names and values compare after normalize.Name (NFKC, case
 // folding, invisible characters removed, trimmed), '*' matches any run of
-// characters, and a value matches when any string, number (as written),
-// boolean or object key anywhere inside the argument matches. Every
+// characters, and a value matches when any string, number (as written,
+// or as the float64 it decodes to: -0 and 0.0 match "0", 1e2 matches
+// "100"), boolean or object key anywhere inside the argument matches. Every
 // member is read, duplicates included, so {"env":"dev","ENV":"prod"}
 // needs deploy:prod. Matching is deliberately broad: a broader match
 // can only ask for more scope.

@@ -75,7 +75,7 @@ func valueRef(dec *json.Decoder, keep bool) ([]string, error) {
 			}
 		case json.Number:
 			if keep {
-				out = append(out, x.String())
+				out = appendScalar(out, x.String())
 			}
 		case bool:
 			if keep {

@@ -3,6 +3,8 @@ package scope
 import (
 	"bytes"
 	"encoding/json"
+	"math"
+	"strconv"
 
 	"github.com/gatehouse-dev/gatehouse/normalize"
 )
@@ -113,7 +115,7 @@ func (s *scanner) value(keep bool, leaves *[]string, depth int) error {
 			s.i++
 		}
 		if lit := string(s.b[start:s.i]); keep && lit != "null" {
-			*leaves = append(*leaves, lit)
+			*leaves = appendScalar(*leaves, lit)
 		}
 		return nil
 	}
@@ -148,6 +150,36 @@ func (s *scanner) container(keep bool, leaves *[]string, depth int) error {
 			return err
 		}
 	}
+}
+
+// appendScalar appends a number or boolean literal as written and, for a
+// number, the shortest decimal of the float64 a handler decodes it to when
+// that is spelled otherwise: -0, 0.0 and 0e5 are "0", 1e2 and 100.0 are
+// "100", 1.50 is "1.5". A pattern matches the value whatever its spelling.
+// Values from 1e21 and below 1e-6 in magnitude use the exponent form
+// ("1e+21"), so no leaf is longer than about 25 bytes.
+func appendScalar(leaves []string, lit string) []string {
+	leaves = append(leaves, lit)
+	if lit == "true" || lit == "false" {
+		return leaves
+	}
+	f, err := strconv.ParseFloat(lit, 64)
+	if err != nil { // out of range: no float64 (a handler's decode fails too)
+		return leaves
+	}
+	var v string
+	switch a := math.Abs(f); {
+	case a == 0:
+		v = "0"
+	case a >= 1e-6 && a < 1e21:
+		v = strconv.FormatFloat(f, 'f', -1, 64)
+	default:
+		v = strconv.FormatFloat(f, 'g', -1, 64)
+	}
+	if v != lit {
+		leaves = append(leaves, v)
+	}
+	return leaves
 }
 
 func delim(c byte) bool {

@@ -236,6 +236,14 @@ func (p *Policy) Check(toolName string, args json.RawMessage, granted []string) 
 	return d, nil
 }
 
+// ArgRules reports whether the arguments of a call to toolName can
+// change its requirement (the tool has a When): callers that compute the
+// arguments a handler will receive (schema defaults) need to only then.
+func (p *Policy) ArgRules(toolName string) bool {
+	t := p.tools[normalize.Name(toolName)]
+	return t != nil && len(t.when) > 0
+}
+
 // Listable reports whether a token granting granted meets the tool's own
 // requirement (or the default), so that some call to it can pass: the
 // tools/list filter. Argument rules can still refuse a particular call.
