@@ -70,6 +70,9 @@ func (g *Guard) policyStage(c *call) *refusal {
 		req.Paths = &pa
 	}
 	d := g.annotationDefault(c, g.p.Evaluate(req))
+	if d.Outcome == policy.Allow || d.Outcome == policy.Ask {
+		d = g.defaultedPolicy(c, req, d)
+	}
 	if d.Outcome != policy.Allow && d.Outcome != policy.Ask {
 		return refuse(d)
 	}
