@@ -147,9 +147,12 @@ func (g *Guard) grantDigest(c *call) (string, bool) {
 // grantAnswer answers an ask from a live grant: one use is consumed
 // atomically and the call goes on as allowed by that grant. used is false
 // when no grant covers the call (the ask goes on as usual); a store error
-// is logged and asks too.
+// is logged and asks too. An ask that carries a violation (monitor mode
+// asks about a value a rule's pattern refuses instead of blocking it) is
+// never answered by a grant: the policy did not check that call, so a
+// grant that takes the rule's patterns would let any value through.
 func (g *Guard) grantAnswer(c *call) (r *refusal, used bool) {
-	if c.d.Outcome != policy.Ask || len(g.offers(c)) == 0 {
+	if c.d.Outcome != policy.Ask || c.d.Violation || len(g.offers(c)) == 0 {
 		return nil, false
 	}
 	q, ok := g.grantQuery(c)
