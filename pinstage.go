@@ -177,3 +177,33 @@ func (g *Guard) pinChallenge(ctx context.Context, md policy.Decision, req mcp.Re
 	}
 	return g.o.Approval.Server.WithDefinition(ctx, cur), md
 }
+
+// recheckPin reads the tool's definition again after a human answered an
+// ask (which may take minutes, while the pin stage checked it before): a
+// definition that changed or went away meanwhile refuses the call with
+// CodeDefinitionChanged, so an approval given for one definition never
+// runs, nor is remembered for, another.
+func (g *Guard) recheckPin(c *call) *refusal {
+	if g.pins.off || c.digest == "" {
+		return nil
+	}
+	t, err := c.srv.index.current(c.ctx, c.req, c.rawTool)
+	if err != nil {
+		g.log.Error("gatehouse: reading a tool's definition failed; the call was denied", "error", err)
+		return refuse(internal(c.md.Method, c.tool, "The server's tools could not be listed to check the tool's definition, so the call was denied"))
+	}
+	cur := ""
+	if t != nil {
+		if cur, err = c.srv.index.digest(t); err != nil {
+			cur = ""
+		}
+	}
+	if cur == c.digest {
+		return nil
+	}
+	if cur != "" {
+		g.pins.noteDrift(Drift{Tool: c.rawTool, Pinned: c.digest, Current: cur})
+	}
+	g.log.Error("gatehouse: a tool's definition changed while approval was asked; the call was refused", "tool", clipName(c.rawTool), "pinned", c.digest, "current", cur)
+	return refuse(definitionChanged(c.tool, c.rawTool, c.digest, cur))
+}
