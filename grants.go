@@ -119,7 +119,8 @@ func (g *Guard) grantQuery(c *call) (grant.Query, bool) {
 	if err != nil {
 		return grant.Query{}, false
 	}
-	q := grant.Query{Principal: p, Tool: c.rawTool, Digest: digest, Args: args}
+	rule, _ := g.p.Rule(c.tool)
+	q := grant.Query{Principal: p, Tool: c.rawTool, Digest: digest, Args: args, Patterned: rule.Args}
 	if ss, ok := c.req.GetSession().(*mcp.ServerSession); ok && ss != nil {
 		q.Session = ss.ID()
 	}
