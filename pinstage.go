@@ -42,6 +42,13 @@ func (g *Guard) pinStage(c *call) *refusal {
 		return refuse(internal(c.md.Method, c.tool, "The server's tools could not be listed to check the tool's definition, so the call was denied"))
 	}
 	if t == nil {
+		if c.srv.index.isPinned(c.rawTool) {
+			// Pinned, yet not listed to this client: removed (go-sdk
+			// would answer "unknown tool"), or hidden from this
+			// session's listing by the server while still dispatched.
+			// Its definition cannot be checked against its pin.
+			return refuse(notListed(c.tool))
+		}
 		return nil // no such tool: go-sdk answers "unknown tool" and nothing runs
 	}
 	cur, err := c.srv.index.digest(t)
@@ -206,4 +213,20 @@ func (g *Guard) recheckPin(c *call) *refusal {
 	}
 	g.log.Error("gatehouse: a tool's definition changed while approval was asked; the call was refused", "tool", clipName(c.rawTool), "pinned", c.digest, "current", cur)
 	return refuse(definitionChanged(c.tool, c.rawTool, c.digest, cur))
+}
+
+// notListed is the refusal of a call to a pinned tool the server does not
+// list to the caller's session, whose definition the pin stage cannot read.
+func notListed(tool string) policy.Decision {
+	return policy.Decision{Outcome: policy.Block, Violation: true, Code: CodeInvalidParams, Message: messageInvalidParams,
+		Reason: "The tool is pinned but not listed to this client (removed, or hidden from this session), so its definition cannot be checked against its pin; the call was denied",
+		Method: policy.MethodToolsCall, Tool: tool}
+}
+
+// isPinned reports whether a definition is pinned under the exact name.
+func (x *toolIndex) isPinned(name string) bool {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	_, ok := x.pinned[name]
+	return ok
 }
