@@ -216,9 +216,11 @@ func (g *Guard) recheckPin(c *call) *refusal {
 }
 
 // notListed is the refusal of a call to a pinned tool the server does not
-// list to the caller's session, whose definition the pin stage cannot read.
+// list to the caller's session, whose definition the pin stage cannot read:
+// CodeDefinitionChanged, the server's doing rather than the agent's (it
+// does not count against the agent's trust).
 func notListed(tool string) policy.Decision {
-	return policy.Decision{Outcome: policy.Block, Violation: true, Code: CodeInvalidParams, Message: messageInvalidParams,
+	return policy.Decision{Outcome: policy.Block, Violation: true, Code: CodeDefinitionChanged, Message: MessageDefinitionChanged,
 		Reason: "The tool is pinned but not listed to this client (removed, or hidden from this session), so its definition cannot be checked against its pin; the call was denied",
 		Method: policy.MethodToolsCall, Tool: tool}
 }

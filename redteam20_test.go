@@ -636,10 +636,27 @@ func TestRedTeam20_PinToolHiddenFromSession(t *testing.T) {
 	t.Cleanup(func() { ss.Close() })
 	c := dialRaw(t, ct, "2025-06-18")
 	res := c.callTool(1, "deploy", map[string]any{"env": "staging"})
-	if runs.Load() != 0 {
-		t.Errorf("a changed tool hidden from this session's listing ran unchecked: %v", res)
+	if runs.Load() != 0 || fmt.Sprint(rpcErr(res)["code"]) != "-32013" {
+		t.Errorf("a changed tool hidden from this session's listing ran unchecked (or was not refused with -32013): %v", res)
 	}
 	if res := c.callTool(2, "status", map[string]any{}); rpcErr(res) != nil || runs.Load() != 1 {
 		t.Errorf("control, a listed tool: %v", res)
+	}
+}
+
+// Near misses: a pinned tool that was removed is refused by the pin
+// (-32013, not counted against the agent), and a tool never seen keeps
+// go-sdk's own "unknown tool" answer; neither runs.
+func TestRedTeam20_PinRemovedAndUnknown(t *testing.T) {
+	p := newPinned(t, nil)
+	p.s.RemoveTools("deploy")
+	if e := p.call(t, "deploy"); e == nil || e.Code != gatehouse.CodeDefinitionChanged {
+		t.Fatalf("removed pinned tool: %v", e)
+	}
+	if e := p.call(t, "fresh"); e == nil || e.Code == gatehouse.CodeDefinitionChanged {
+		t.Fatalf("a tool never registered: %v; want go-sdk's unknown tool", e)
+	}
+	if p.runs.Load() != 0 {
+		t.Fatal("ran")
 	}
 }
