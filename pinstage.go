@@ -229,6 +229,6 @@ func notListed(tool string) policy.Decision {
 func (x *toolIndex) isPinned(name string) bool {
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	_, ok := x.pinned[name]
+	_, ok := x.pinned[normalizeTool(name)]
 	return ok
 }
