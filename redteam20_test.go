@@ -716,3 +716,25 @@ func TestRedTeam20_PinDigestsAliasesDisagree(t *testing.T) {
 		t.Fatalf("the same digest under two spellings: %v", err)
 	}
 }
+
+// Near misses: a grant survives its tool being removed and added again
+// with the same definition (the same tool, as its digest says), and does
+// not follow the tool to another spelling, which the pin refuses.
+func TestRedTeam20_GrantAfterRemoveAndReAdd(t *testing.T) {
+	r := newRT20(t, grantPolicy, nil, map[string][]grant.Scope{"run": {rt20Day}, "Run": {rt20Day}}, rt20Tool("run", "v1"))
+	r.scope.Store("day")
+	r.call("run", `{}`)
+	r.s.RemoveTools("run")
+	if ran, _, res := r.call("run", `{}`); ran || rpcErr(res) == nil {
+		t.Fatalf("removed: %v", res)
+	}
+	r.add(rt20Tool("run", "v1"))
+	if ran, asked, res := r.call("run", `{}`); !ran || asked {
+		t.Fatalf("re-added unchanged: ran=%v asked=%v %v", ran, asked, res)
+	}
+	r.s.RemoveTools("run")
+	r.add(rt20Tool("Run", "v1"))
+	if ran, asked, res := r.call("Run", `{}`); ran || asked || fmt.Sprint(rpcErr(res)["code"]) != "-32013" {
+		t.Fatalf("re-added as Run: ran=%v asked=%v %v", ran, asked, res)
+	}
+}
