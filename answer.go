@@ -83,6 +83,9 @@ func (g *Guard) askAnswer(c *call) *refusal {
 	if err != nil {
 		return refuse(d)
 	}
+	if r := g.recheckPin(c); r != nil {
+		return r
+	}
 	c.d = d
 	if ans.Attestation != "" {
 		c.d.Reason += " (attestation: " + ans.Attestation + ")"

@@ -69,7 +69,13 @@ func AddTool[In, Out any](s *mcp.Server, g *Guard, t *mcp.Tool, h mcp.ToolHandle
 		if !c.elicit {
 			return h(ctx, req, in) // decided and committed by the pipeline
 		}
-		if res, err := g.elicitAnswer(c, req); res != nil || err != nil {
+		res, err := g.elicitAnswer(c, req)
+		if res != nil && err == nil && serverElicits(req) {
+			if req, err = g.elicitHere(ctx, c, req, res); err == nil {
+				res, err = g.elicitAnswer(c, req)
+			}
+		}
+		if res != nil || err != nil {
 			return res, zero, err
 		}
 		return h(ctx, req, in)
@@ -102,6 +108,9 @@ func (g *Guard) elicitAnswer(c *call, req *mcp.CallToolRequest) (*mcp.CallToolRe
 	g.observeElicited(c, p.RequestState, 0)
 	scope, remember, r := g.elicitedScope(c, p)
 	if r != nil {
+		return nil, g.elicitDenied(c, r.d)
+	}
+	if r := g.recheckPin(c); r != nil {
 		return nil, g.elicitDenied(c, r.d)
 	}
 	c.d = policy.Decision{Outcome: policy.Allow, Method: c.d.Method, Tool: c.d.Tool, Reason: "User approved through elicitation", Violation: c.d.Violation}

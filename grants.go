@@ -119,7 +119,8 @@ func (g *Guard) grantQuery(c *call) (grant.Query, bool) {
 	if err != nil {
 		return grant.Query{}, false
 	}
-	q := grant.Query{Principal: p, Tool: c.rawTool, Digest: digest, Args: args}
+	rule, _ := g.p.Rule(c.tool)
+	q := grant.Query{Principal: p, Tool: c.rawTool, Digest: digest, Args: args, Patterned: rule.Args}
 	if ss, ok := c.req.GetSession().(*mcp.ServerSession); ok && ss != nil {
 		q.Session = ss.ID()
 	}
@@ -147,9 +148,12 @@ func (g *Guard) grantDigest(c *call) (string, bool) {
 // grantAnswer answers an ask from a live grant: one use is consumed
 // atomically and the call goes on as allowed by that grant. used is false
 // when no grant covers the call (the ask goes on as usual); a store error
-// is logged and asks too.
+// is logged and asks too. An ask that carries a violation (monitor mode
+// asks about a value a rule's pattern refuses instead of blocking it) is
+// never answered by a grant: the policy did not check that call, so a
+// grant that takes the rule's patterns would let any value through.
 func (g *Guard) grantAnswer(c *call) (r *refusal, used bool) {
-	if c.d.Outcome != policy.Ask || len(g.offers(c)) == 0 {
+	if c.d.Outcome != policy.Ask || c.d.Violation || len(g.offers(c)) == 0 {
 		return nil, false
 	}
 	q, ok := g.grantQuery(c)

@@ -105,7 +105,7 @@ func (x *toolIndex) digest(t *mcp.Tool) (string, error) {
 	}
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	if _, pinned := x.pinned[t.Name]; pinned {
+	if _, pinned := x.pinned[normalizeTool(t.Name)]; pinned {
 		if x.lastJSON == nil {
 			x.lastJSON = map[string]encoded{}
 		}
@@ -126,6 +126,9 @@ type encoded struct {
 // the tool list is read again after notifications/tools/list_changed, or at
 // the first call), and a call to a tool whose definition differs from its
 // pin is refused with CodeDefinitionChanged until the digest is accepted.
+// Pins are kept by the tool's normalized name, the name the policy
+// authorizes: a tool registered again under another spelling (Deploy for
+// deploy) meets the old pin, whose digest names the old spelling.
 //
 // The definition is read on every tools/call, through the server's own
 // tools/list handler (and any middleware added before Install): about one
@@ -133,7 +136,8 @@ type encoded struct {
 type PinOptions struct {
 	// Off turns pinning off: definitions may change without notice.
 	Off bool
-	// Digests pins tools, by the exact name go-sdk dispatches, to digests
+	// Digests pins tools, by name (normalized: spellings of one name
+	// share a pin), to digests
 	// the author reviewed (from ToolDigest or Guard.Drift): such a tool is
 	// never pinned on first sight, so a definition that differs is
 	// refused from the first call on, across restarts and on every
@@ -156,7 +160,7 @@ type pinBook struct {
 	off bool
 
 	mu       sync.Mutex
-	accepted map[string]string // exact name -> accepted digest
+	accepted map[string]string // normalized name -> accepted digest
 	drift    map[string]Drift  // exact name -> last drift refused
 }
 
@@ -170,7 +174,10 @@ func newPinBook(o *PinOptions) (*pinBook, error) {
 		if !validDigest(d) {
 			return nil, fmt.Errorf("gatehouse: Options.Pins.Digests[%q] is not a digest (64 lowercase hex digits from gatehouse.ToolDigest)", clipName(name))
 		}
-		b.accepted[name] = d
+		if other, dup := b.accepted[normalizeTool(name)]; dup && other != d {
+			return nil, fmt.Errorf("gatehouse: Options.Pins.Digests has several names that normalize to %q with different digests", clipName(normalizeTool(name)))
+		}
+		b.accepted[normalizeTool(name)] = d
 	}
 	if b.off && len(b.accepted) > 0 {
 		return nil, errors.New("gatehouse: Options.Pins.Off is set with Options.Pins.Digests: choose one")
@@ -193,12 +200,12 @@ func validDigest(d string) bool {
 func (b *pinBook) acceptedFor(name string) (string, bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	d, ok := b.accepted[name]
+	d, ok := b.accepted[normalizeTool(name)]
 	return d, ok
 }
 
 // AcceptDefinition accepts digest (from [ToolDigest] or [Guard.Drift]) as
-// the definition of the tool registered under the exact name tool, on
+// the definition of the tool registered under the name tool (normalized), on
 // every server the Guard is installed on: the next call to a tool listed
 // with that digest re-pins it and goes on; approvals given for the old
 // definition stay void (they bind the digest they were given for). Like
@@ -215,10 +222,10 @@ func (g *Guard) AcceptDefinition(tool, digest string) error {
 	b := g.pins
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if _, ok := b.accepted[tool]; !ok && len(b.accepted) >= maxPins {
+	if _, ok := b.accepted[normalizeTool(tool)]; !ok && len(b.accepted) >= maxPins {
 		return fmt.Errorf("gatehouse: AcceptDefinition: more than %d accepted definitions", maxPins)
 	}
-	b.accepted[tool] = digest
+	b.accepted[normalizeTool(tool)] = digest
 	g.log.Info("gatehouse: a tool definition was accepted", "tool", clipName(tool), "digest", digest)
 	if d, ok := b.drift[tool]; ok && d.Current == digest {
 		delete(b.drift, tool)
@@ -255,8 +262,9 @@ func (b *pinBook) noteDrift(d Drift) {
 // accepted since. ok is false when the tool has no pin and no room is left
 // for one. x.mu is held.
 func (x *toolIndex) pinLocked(name, cur string) (string, bool) {
+	key := normalizeTool(name) // the policy's name for the tool: a respelling meets the same pin
 	acc, hasAcc := x.book.acceptedFor(name)
-	p, ok := x.pinned[name]
+	p, ok := x.pinned[key]
 	switch {
 	case !ok && hasAcc:
 		p = acc
@@ -265,13 +273,13 @@ func (x *toolIndex) pinLocked(name, cur string) (string, bool) {
 	case cur != p && hasAcc && cur == acc:
 		p = cur // the author accepted this definition since
 	}
-	if _, had := x.pinned[name]; !had && len(x.pinned) >= maxPins {
+	if _, had := x.pinned[key]; !had && len(x.pinned) >= maxPins {
 		return "", false
 	}
 	if x.pinned == nil {
 		x.pinned = map[string]string{}
 	}
-	x.pinned[name] = p
+	x.pinned[key] = p
 	return p, true
 }
 
@@ -283,7 +291,7 @@ func (x *toolIndex) pinAllLocked(digests map[string]string) {
 		return
 	}
 	for name, d := range digests {
-		if _, ok := x.pinned[name]; !ok && d != "" {
+		if _, ok := x.pinned[normalizeTool(name)]; !ok && d != "" {
 			x.pinLocked(name, d)
 		}
 	}

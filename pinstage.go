@@ -42,6 +42,13 @@ func (g *Guard) pinStage(c *call) *refusal {
 		return refuse(internal(c.md.Method, c.tool, "The server's tools could not be listed to check the tool's definition, so the call was denied"))
 	}
 	if t == nil {
+		if c.srv.index.isPinned(c.rawTool) {
+			// Pinned, yet not listed to this client: removed (go-sdk
+			// would answer "unknown tool"), or hidden from this
+			// session's listing by the server while still dispatched.
+			// Its definition cannot be checked against its pin.
+			return refuse(notListed(c.tool))
+		}
 		return nil // no such tool: go-sdk answers "unknown tool" and nothing runs
 	}
 	cur, err := c.srv.index.digest(t)
@@ -176,4 +183,52 @@ func (g *Guard) pinChallenge(ctx context.Context, md policy.Decision, req mcp.Re
 		return ctx, d
 	}
 	return g.o.Approval.Server.WithDefinition(ctx, cur), md
+}
+
+// recheckPin reads the tool's definition again after a human answered an
+// ask (which may take minutes, while the pin stage checked it before): a
+// definition that changed or went away meanwhile refuses the call with
+// CodeDefinitionChanged, so an approval given for one definition never
+// runs, nor is remembered for, another.
+func (g *Guard) recheckPin(c *call) *refusal {
+	if g.pins.off || c.digest == "" {
+		return nil
+	}
+	t, err := c.srv.index.current(c.ctx, c.req, c.rawTool)
+	if err != nil {
+		g.log.Error("gatehouse: reading a tool's definition failed; the call was denied", "error", err)
+		return refuse(internal(c.md.Method, c.tool, "The server's tools could not be listed to check the tool's definition, so the call was denied"))
+	}
+	cur := ""
+	if t != nil {
+		if cur, err = c.srv.index.digest(t); err != nil {
+			cur = ""
+		}
+	}
+	if cur == c.digest {
+		return nil
+	}
+	if cur != "" {
+		g.pins.noteDrift(Drift{Tool: c.rawTool, Pinned: c.digest, Current: cur})
+	}
+	g.log.Error("gatehouse: a tool's definition changed while approval was asked; the call was refused", "tool", clipName(c.rawTool), "pinned", c.digest, "current", cur)
+	return refuse(definitionChanged(c.tool, c.rawTool, c.digest, cur))
+}
+
+// notListed is the refusal of a call to a pinned tool the server does not
+// list to the caller's session, whose definition the pin stage cannot read:
+// CodeDefinitionChanged, the server's doing rather than the agent's (it
+// does not count against the agent's trust).
+func notListed(tool string) policy.Decision {
+	return policy.Decision{Outcome: policy.Block, Violation: true, Code: CodeDefinitionChanged, Message: MessageDefinitionChanged,
+		Reason: "The tool is pinned but not listed to this client (removed, or hidden from this session), so its definition cannot be checked against its pin; the call was denied",
+		Method: policy.MethodToolsCall, Tool: tool}
+}
+
+// isPinned reports whether a definition is pinned under the exact name.
+func (x *toolIndex) isPinned(name string) bool {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	_, ok := x.pinned[normalizeTool(name)]
+	return ok
 }

@@ -67,7 +67,7 @@ type toolIndex struct {
 	session *mcp.ServerSession // the session of the last refresh
 
 	book     *pinBook           // the Guard's accepted digests (pinning.go)
-	pinned   map[string]string  // exact name -> pinned definition digest
+	pinned   map[string]string  // normalized name -> pinned definition digest (pinning.go)
 	lastJSON map[string]encoded // pinned name -> last encoding seen and its digest
 }
 

@@ -111,16 +111,31 @@ func (g *Grant) Validate() error {
 }
 
 // Query is a call looking for a grant. Args maps each argument name to
-// its canonical value ([CanonicalArgs]).
+// its canonical value ([CanonicalArgs]). Patterned lists the arguments the
+// policy rule in force constrains with allow_args patterns (and checked on
+// this call): a Rule constraint covers only such an argument, so a grant
+// made under a policy whose pattern is gone (a reload, a replica with a
+// newer policy sharing the store) never stands for "any value".
 type Query struct {
 	Principal, Tool, Digest, Session string
 	Args                             map[string]string
+	Patterned                        []string
+}
+
+func (q *Query) patterned(arg string) bool {
+	for _, a := range q.Patterned {
+		if a == arg {
+			return true
+		}
+	}
+	return false
 }
 
 // Covers reports whether g covers the call q: same principal, same exact
 // tool name, same definition digest, same session when g is bound to one,
-// and the same argument names, each value satisfying its constraint. It
-// does not look at expiry or uses (stores do).
+// and the same argument names, each value satisfying its constraint (a
+// Rule constraint: the argument is among q.Patterned). It does not look at
+// expiry or uses (stores do).
 func (g *Grant) Covers(q Query) bool {
 	if g.Principal != q.Principal || g.Tool != q.Tool || g.Digest != q.Digest || len(g.Args) != len(q.Args) {
 		return false
@@ -130,7 +145,7 @@ func (g *Grant) Covers(q Query) bool {
 	}
 	for k, c := range g.Args {
 		v, ok := q.Args[k]
-		if !ok || (!c.Rule && c.Exact != v) {
+		if !ok || (!c.Rule && c.Exact != v) || (c.Rule && !q.patterned(k)) {
 			return false
 		}
 	}

@@ -179,6 +179,10 @@ func testBinding(t *testing.T, newStores func(t *testing.T) (a, b grant.Store)) 
 	g, _ = grant.New(grant.Scope{ID: "p", Duration: time.Hour, Patterns: true}, grant.Binding{Principal: "user:carol", Tool: "deploy", Digest: Digest},
 		map[string]string{"env": `"staging"`, "tag": `"v1"`}, []string{"tag"}, grant.AttestedHuman, T0)
 	create(t, a, g, T0)
+	if _, err := a.Consume(ctx, q, T0); !errors.Is(err, grant.ErrNoGrant) {
+		t.Errorf("patterns scope, other tag, and no pattern for tag in force (Query.Patterned): %v, want ErrNoGrant", err)
+	}
+	q.Patterned = []string{"tag"}
 	if u, err := a.Consume(ctx, q, T0); err != nil || u.Grant.ID != g.ID {
 		t.Errorf("patterns scope, other tag: %+v, %v; want the patterns grant", u.Grant, err)
 	}
