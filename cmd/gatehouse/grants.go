@@ -12,6 +12,7 @@ import (
 
 	"github.com/gatehouse-dev/gatehouse"
 	"github.com/gatehouse-dev/gatehouse/audit"
+	"github.com/gatehouse-dev/gatehouse/dlp"
 	"github.com/gatehouse-dev/gatehouse/grant"
 	"github.com/gatehouse-dev/gatehouse/grant/redisgrant"
 )
@@ -40,7 +41,8 @@ With -audit FILE the expiries found and the revocation are written as
 GRANT_EXPIRED and GRANT_REVOKED events to FILE, a hash-chained audit log of
 the operator's own: a server's live log has one writer, so name another
 file (audit.Open refuses a log another process holds). Grants print as one
-JSON object per line.`
+JSON object per line, their argument values passed through the built-in
+secret scanner.`
 
 // grantFlags are the flags both grants commands take.
 type grantFlags struct {
@@ -109,13 +111,33 @@ func grantsList(s *stdio, c *command, args []string) int {
 		fmt.Fprintf(s.err, "gatehouse grants list: %v\n", err)
 		return exitUsage
 	}
+	sc, err := dlp.New(dlp.Builtin(), nil)
+	if err != nil {
+		fmt.Fprintf(s.err, "gatehouse grants list: %v\n", err)
+		return exitUsage
+	}
 	enc := json.NewEncoder(s.out)
 	for _, g := range grs {
-		if err := enc.Encode(g); err != nil {
+		if err := enc.Encode(redactedGrant(sc, g)); err != nil {
 			return exitUsage
 		}
 	}
 	return exitOK
+}
+
+// redactedGrant is g with its exact argument values passed through the
+// built-in secret scanner: a grant binds the values a human approved,
+// which may hold a token, and a listing goes to a terminal or a ticket.
+func redactedGrant(sc *dlp.Scanner, g grant.Grant) grant.Grant {
+	args := make(map[string]grant.Constraint, len(g.Args))
+	for k, c := range g.Args {
+		if c.Exact != "" {
+			c.Exact, _ = sc.Redact(c.Exact)
+		}
+		args[k] = c
+	}
+	g.Args = args
+	return g
 }
 
 func grantsRevoke(s *stdio, c *command, args []string) int {
@@ -144,7 +166,12 @@ func grantsRevoke(s *stdio, c *command, args []string) int {
 		fmt.Fprintf(s.err, "gatehouse grants revoke: %v\n", err)
 		return exitUsage
 	}
-	if err := json.NewEncoder(s.out).Encode(g); err != nil {
+	sc, err := dlp.New(dlp.Builtin(), nil)
+	if err != nil {
+		fmt.Fprintf(s.err, "gatehouse grants revoke: %v\n", err)
+		return exitUsage
+	}
+	if err := json.NewEncoder(s.out).Encode(redactedGrant(sc, g)); err != nil {
 		return exitUsage
 	}
 	return exitOK

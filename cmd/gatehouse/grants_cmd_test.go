@@ -43,15 +43,31 @@ func TestGrantsListRevoke(t *testing.T) {
 		return g
 	}
 	alice, bob := mk("user:alice"), mk("user:bob")
+	// A grant whose approved arguments hold a secret lists it redacted.
+	secret := "ghp_" + strings.Repeat("A1b2", 9)
+	carol, err := grant.New(grant.Scope{ID: "15m", Duration: 15 * time.Minute},
+		grant.Binding{Principal: "user:carol", Tool: "clone", Digest: "sha256:" + strings.Repeat("b", 64)},
+		map[string]string{"token": `"` + secret + `"`}, nil, grant.AttestedHuman, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.Create(ctx, carol, now); err != nil {
+		t.Fatal(err)
+	}
 	url := "redis://" + srv.Addr() + "/0"
 	dir := t.TempDir()
 	log := filepath.Join(dir, "ops-audit.jsonl")
 
 	r := gh(t, dir, "", "grants", "list", "-redis", url)
-	r.want(t, 0, alice.ID, bob.ID)
-	var got grant.Grant
-	if err := json.Unmarshal([]byte(strings.SplitN(r.out, "\n", 2)[0]), &got); err != nil || got.Tool != "deploy" {
-		t.Fatalf("not one JSON grant per line: %v\n%s", err, r.out)
+	r.want(t, 0, alice.ID, bob.ID, carol.ID, "[REDACTED:")
+	if strings.Contains(r.out, secret) {
+		t.Fatalf("grants list printed an approved secret:\n%s", r.out)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(r.out), "\n") {
+		var got grant.Grant
+		if err := json.Unmarshal([]byte(line), &got); err != nil || got.ID == "" {
+			t.Fatalf("not one JSON grant per line: %v\n%s", err, r.out)
+		}
 	}
 	if r := gh(t, dir, "", "grants", "list", "-redis", url, "-principal", "user:alice"); strings.Contains(r.out, bob.ID) {
 		t.Fatalf("-principal user:alice listed bob's grant:\n%s", r)
