@@ -83,11 +83,15 @@ func BenchmarkToolCallGuarded(b *testing.B)   { benchCall(b, true) }
 //	no-audit     the default DLP (built-in pack + policy patterns), no audit
 //	audit        as no-audit, audit to a buffered in-memory writer
 //	audit-file   as no-audit, audit.Open on a file (one write call per event)
+//	pinned      as audit-file, with pinning on (the default)
 //
-// Pinning is off here: it reads the definition through a server session,
-// which a handler stub has not; BenchmarkPinStage measures it.
+// The calls come on a server session whose tools/list the stub answers
+// with the one tool (the guard reads the tool's definition for its input
+// schema's defaults, and, when pinning is on, its digest); go-sdk's own
+// cost of building that list is in BenchmarkToolCallGuarded. Pinning is off
+// but in "pinned"; BenchmarkPinStage measures it alone.
 func BenchmarkMiddleware(b *testing.B) {
-	for _, name := range []string{"policy-only", "no-audit", "audit", "audit-file"} {
+	for _, name := range []string{"policy-only", "no-audit", "audit", "audit-file", "pinned"} {
 		b.Run(name, func(b *testing.B) {
 			o := &gatehouse.Options{Pins: &gatehouse.PinOptions{Off: true}}
 			switch name {
@@ -100,7 +104,10 @@ func BenchmarkMiddleware(b *testing.B) {
 					b.Fatal(err)
 				}
 				o.Audit = w
-			case "audit-file":
+			case "audit-file", "pinned":
+				if name == "pinned" {
+					o.Pins = nil
+				}
 				w, err := audit.Open(filepath.Join(b.TempDir(), "audit.jsonl"), nil)
 				if err != nil {
 					b.Fatal(err)
@@ -110,10 +117,22 @@ func BenchmarkMiddleware(b *testing.B) {
 			}
 			g := mustGuard(b, mustPolicy(b, benchPolicySrc), o)
 			res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: result1K}}}
-			next := func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) { return res, nil }
+			list := &mcp.ListToolsResult{Tools: []*mcp.Tool{{Name: "fetch", InputSchema: json.RawMessage(`{"type":"object","properties":{"url":{"type":"string"}}}`)}}}
+			next := func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+				if method == "tools/list" {
+					return list, nil
+				}
+				return res, nil
+			}
+			st, _ := mcp.NewInMemoryTransports()
+			ss, err := mcp.NewServer(&mcp.Implementation{Name: "bench", Version: "1"}, nil).Connect(context.Background(), st, nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer ss.Close()
 			recv, _ := g.Middleware()
 			h := recv(next)
-			req := &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: "fetch", Arguments: json.RawMessage(`{"url":"https://github.com/gatehouse-dev/gatehouse"}`)}}
+			req := &mcp.CallToolRequest{Session: ss, Params: &mcp.CallToolParamsRaw{Name: "fetch", Arguments: json.RawMessage(`{"url":"https://github.com/gatehouse-dev/gatehouse"}`)}}
 			ctx := context.Background()
 			if _, err := h(ctx, "tools/call", req); err != nil {
 				b.Fatal(err)

@@ -46,7 +46,7 @@ func (discard) Write(p []byte) (int, error) { return len(p), nil }
 func BenchmarkGuardObserver(b *testing.B) {
 	for _, name := range []string{"nil", "otel-sdk"} {
 		b.Run(name, func(b *testing.B) {
-			o := &gatehouse.Options{}
+			o := &gatehouse.Options{Pins: &gatehouse.PinOptions{Off: true}} // as the root's BenchmarkMiddleware/audit
 			w, err := audit.New(bufio.NewWriterSize(discard{}, 1<<16), nil)
 			if err != nil {
 				b.Fatal(err)
@@ -71,9 +71,23 @@ func BenchmarkGuardObserver(b *testing.B) {
 				b.Fatal(err)
 			}
 			res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: result1K}}}
+			// The guard reads the tool's definition (its schema's defaults)
+			// through tools/list on the request's session: the stub answers.
+			list := &mcp.ListToolsResult{Tools: []*mcp.Tool{{Name: "fetch", InputSchema: json.RawMessage(`{"type":"object"}`)}}}
+			st, _ := mcp.NewInMemoryTransports()
+			ss, err := mcp.NewServer(&mcp.Implementation{Name: "bench", Version: "1"}, nil).Connect(context.Background(), st, nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer ss.Close()
 			recv, _ := g.Middleware()
-			h := recv(func(context.Context, string, mcp.Request) (mcp.Result, error) { return res, nil })
-			req := &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: "fetch", Arguments: json.RawMessage(`{"url":"https://github.com/gatehouse-dev/gatehouse"}`)}}
+			h := recv(func(_ context.Context, method string, _ mcp.Request) (mcp.Result, error) {
+				if method == "tools/list" {
+					return list, nil
+				}
+				return res, nil
+			})
+			req := &mcp.CallToolRequest{Session: ss, Params: &mcp.CallToolParamsRaw{Name: "fetch", Arguments: json.RawMessage(`{"url":"https://github.com/gatehouse-dev/gatehouse"}`)}}
 			ctx := context.Background()
 			if _, err := h(ctx, "tools/call", req); err != nil {
 				b.Fatal(err)
