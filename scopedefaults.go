@@ -63,9 +63,12 @@ func withSchemaDefaults(t *mcp.Tool, args json.RawMessage) (json.RawMessage, err
 	if t == nil || t.InputSchema == nil {
 		return nil, nil
 	}
-	raw, err := json.Marshal(t.InputSchema)
-	if err != nil {
-		return nil, errSchemaDefaults
+	raw, ok := t.InputSchema.(json.RawMessage) // as the server wrote it: no encoding
+	if !ok {
+		var err error
+		if raw, err = json.Marshal(t.InputSchema); err != nil {
+			return nil, errSchemaDefaults
+		}
 	}
 	if !bytes.Contains(raw, []byte(`"default"`)) {
 		return nil, nil
