@@ -21,12 +21,25 @@ import (
 //     to 8 at once; a full bucket is the same as an absent one (lossless),
 //     any other gives its owner back at most half its rate. Refused only
 //     when every bucket is more than half empty.
-//   - budget scopes (ix:b, scored by when their last counter expires):
-//     only scopes whose counters all expired are dropped. A scope with
-//     live counters is never evicted: each eviction would hand its owner a
-//     new budget, and repeated floods an unbounded one (fault 1 again). A
-//     new agent is refused as capacity instead, while every agent already
-//     counted keeps its budget and is served.
+//   - budget scopes (ix:b, scored by when their last counter expires, and
+//     ix:bu, scored by the largest share of a limit their live counters
+//     spent, 1 for a counter without a limit): scopes whose counters all
+//     expired are dropped first, then the least used, nothing spent first,
+//     as many as the new scope needs (at most 8 at once), each only if it
+//     spent at most half of every limit: its owner regains at most what it
+//     had spent, and a near-limit budget is never evicted. The share is
+//     kept per counter in the scope's record (bm:{scope}, counter key ->
+//     "share expiry", written by the charge script in the same call), so
+//     it needs no scan and drops a counter's share once its window ends;
+//     ix:bu holds it as of the scope's last charge, so when no scope there
+//     is at most half used, 8 scopes sampled at random are reread from
+//     their records (a counter over half may have expired since). Refused
+//     only when none qualifies. A refund does not lower the share until
+//     the scope's next charge (the memory store would evict a scope
+//     refunded to half at once; this errs on the side of keeping).
+//     Resetting one's own budget this way costs an attacker about as many
+//     identities as the cap each spending at least half its budget (less
+//     used scopes go first), for at most half a budget back.
 //   - conversations (ix:c, scored by expiry): expired ones first
 //     (lossless), then the least recently active, up to 8 at once: one
 //     with only a reservation (nothing committed, nothing to replay;
@@ -85,25 +98,119 @@ end
 `
 
 const scopeLua = `
--- admitScope indexes a budget scope until exp; at the cap it drops only
--- scopes whose counters all expired. exp is the end of the longest window
--- rounded up to the millisecond, so a scope indexed within a millisecond of
--- it is not written again (one command less per charge in a window).
-local function admitScope(ik, cap, scope, exp)
+-- dropScope deletes budget scope m: the counters its record names, the
+-- record and its entries in both indexes.
+local function dropScope(ik, uk, m, prefix)
+  local rk = prefix .. 'bm:{' .. m .. '}'
+  local ks = redis.call('HKEYS', rk)
+  if #ks > 0 then
+    redis.call('DEL', unpack(ks))
+  end
+  redis.call('DEL', rk)
+  redis.call('ZREM', ik, m)
+  redis.call('ZREM', uk, m)
+end
+-- liveShare is the share of record rk's field f (v "share expiry"), nil
+-- once expired.
+local function liveShare(rk, f, v)
+  local s, e = string.match(v, '^(%S+) (%S+)$')
+  if not s then
+    error({err = 'gatehouse: ' .. rk .. ' field ' .. f .. ' is not "share expiry"; the state is corrupt, so the request is denied'})
+  end
+  if num(e, rk, 'expiry') > now then
+    return num(s, rk, 'share')
+  end
+  return nil
+end
+-- reread samples up to 8 scopes of uk at random, evicting up to need of
+-- them whose live counters spent at most half of every limit (their share
+-- in uk is as of their last charge: a counter over half may have expired
+-- since) and writing the others' share back. It returns how many it evicted.
+local function reread(ik, uk, need, prefix)
+  local freed = 0
+  for _, m in ipairs(redis.call('ZRANDMEMBER', uk, 8)) do
+    local rk = prefix .. 'bm:{' .. m .. '}'
+    local rec, u = redis.call('HGETALL', rk), 0
+    for j = 1, #rec, 2 do
+      u = math.max(u, liveShare(rk, rec[j], rec[j + 1]) or 0)
+    end
+    if u <= 0.5 and freed < need then
+      dropScope(ik, uk, m, prefix)
+      freed = freed + 1
+    else
+      redis.call('ZADD', uk, string.format('%.17g', u), m)
+    end
+  end
+  return freed
+end
+-- scopeShare reads the scope's record rk (counter key -> "share expiry")
+-- and returns the largest share of a limit its live counters will have
+-- spent once the call's n counters are written (one without a limit and
+-- anything spent: 1), the record's fields to write and to delete (expired),
+-- and whether a counter is new to the record.
+local function scopeShare(rk, n, vals)
+  local u, set, mine, grow = 0, {}, {}, false
+  for i = 1, n do
+    local after, max = vals[i] + tonumber(ARGV[4 * i + 3]), tonumber(ARGV[4 * i + 4])
+    local s = 0
+    if after > 0 then
+      s = max > 0 and after / max or 1
+    end
+    u = math.max(u, s)
+    mine[KEYS[i]] = true
+    set[2 * i - 1] = KEYS[i]
+    set[2 * i] = string.format('%.17g %.0f', s, now + tonumber(ARGV[4 * i + 5]) * 1000)
+  end
+  local rec, gone, seen = redis.call('HGETALL', rk), {}, {}
+  for j = 1, #rec, 2 do
+    seen[rec[j]] = true
+    if not mine[rec[j]] then
+      local s = liveShare(rk, rec[j], rec[j + 1])
+      if s then
+        u = math.max(u, s)
+      else
+        gone[#gone + 1] = rec[j]
+      end
+    end
+  end
+  for i = 1, n do
+    grow = grow or not seen[KEYS[i]]
+  end
+  return u, set, gone, grow
+end
+-- admitScope indexes a budget scope until exp (ik) and at its share u
+-- (uk); at the cap it drops scopes whose counters all expired, then evicts
+-- the least used (as many as it takes, at most 8), each only if it spent
+-- at most half of every limit; when uk holds none, it rereads a sample
+-- (see reread). exp is the end of the longest window
+-- rounded up to the millisecond, so a scope indexed within a millisecond
+-- of it is not written again in ik.
+local function admitScope(ik, uk, cap, scope, exp, u, prefix)
   local sc = redis.call('ZSCORE', ik, scope)
   if sc then
     if tonumber(sc) < exp - 1000 then
       redis.call('ZADD', ik, exp, scope)
     end
+    redis.call('ZADD', uk, u, scope)
     return true
   end
   if redis.call('ZCARD', ik) >= cap then
-    redis.call('ZREMRANGEBYSCORE', ik, '-inf', now)
-    if redis.call('ZCARD', ik) >= cap then
-      return false
+    for _, m in ipairs(redis.call('ZRANGEBYSCORE', ik, '-inf', now, 'LIMIT', 0, 64)) do
+      dropScope(ik, uk, m, prefix)
+    end
+    local need = redis.call('ZCARD', ik) - cap + 1
+    if need > 0 then
+      local c = redis.call('ZRANGEBYSCORE', uk, '-inf', 0.5, 'LIMIT', 0, math.min(need, 8))
+      for _, m in ipairs(c) do
+        dropScope(ik, uk, m, prefix)
+      end
+      if #c == 0 and reread(ik, uk, math.min(need, 8), prefix) == 0 then
+        return false
+      end
     end
   end
   redis.call('ZADD', ik, exp, scope)
+  redis.call('ZADD', uk, u, scope)
   return true
 end
 `
@@ -168,8 +275,15 @@ end
 
 func (s *Store) rateIndex() string  { return s.prefix + "ix:r" }
 func (s *Store) scopeIndex() string { return s.prefix + "ix:b" }
+func (s *Store) scopeUsed() string  { return s.prefix + "ix:bu" }
 func (s *Store) convIndex() string  { return s.prefix + "ix:c" }
 func (s *Store) tombs() string      { return s.prefix + "tomb:c" }
+
+// scopeRecord names a budget scope's counter keys with their shares (the
+// same hash tag as its counters).
+func (s *Store) scopeRecord(scope string) string {
+	return s.prefix + "bm:{" + scope + "}"
+}
 
 // convMember is a conversation's member in the index: its owner's length,
 // its owner and its scope, from which the scripts rebuild the keys an
@@ -229,7 +343,7 @@ func (s *Store) rateCapacity() error {
 
 func (s *Store) scopeCapacity() error {
 	return &ratelimit.CapacityError{What: "agents with live budget counters in redis", Cap: "redisstore Options.MaxBudgetScopes", Limit: s.budCap,
-		Hint: "agents already counted keep their budgets (none is evicted: that would reset it); new agents are served once counters end with their window, or raise the cap (with maxmemory to match)"}
+		Hint: "every tracked agent has spent more than half of a limit (those are never evicted); new agents are served once counters end with their window, or raise the cap (with maxmemory to match)"}
 }
 
 func (s *Store) convCapacity() error {
