@@ -22,24 +22,23 @@ import (
 //     any other gives its owner back at most half its rate. Refused only
 //     when every bucket is more than half empty.
 //   - budget scopes (ix:b, scored by when their last counter expires, and
-//     ix:bu, scored by the largest share of a limit their live counters
-//     spent, 1 for a counter without a limit): scopes whose counters all
-//     expired are dropped first, then the least used, nothing spent first,
-//     as many as the new scope needs (at most 8 at once), each only if it
-//     spent at most half of every limit: its owner regains at most what it
-//     had spent, and a near-limit budget is never evicted. The share is
-//     kept per counter in the scope's record (bm:{scope}, counter key ->
-//     "share expiry", written by the charge script in the same call), so
-//     it needs no scan and drops a counter's share once its window ends;
-//     ix:bu holds it as of the scope's last charge, so when no scope there
-//     is at most half used, 8 scopes sampled at random are reread from
-//     their records (a counter over half may have expired since). Refused
-//     only when none qualifies. A refund does not lower the share until
-//     the scope's next charge (the memory store would evict a scope
-//     refunded to half at once; this errs on the side of keeping).
-//     Resetting one's own budget this way costs an attacker about as many
-//     identities as the cap each spending at least half its budget (less
-//     used scopes go first), for at most half a budget back.
+//     ix:bu, scored by the largest share of a limit the scope's live
+//     counters had spent at its last charge, 1 for a counter without a
+//     limit): scopes whose counters all expired are dropped first, then
+//     the least used, nothing spent first, as many as the new scope needs
+//     (at most 8 at once), each only if its live counters spent at most
+//     half of every limit: its owner regains at most what it had spent,
+//     and a near-limit budget is never evicted. Each candidate is judged
+//     on its counters as they are (refunds, and charges by replicas without
+//     caps, included), read through its record (bm:{scope}: counter key ->
+//     "limit expiry", written by the charge script in the same call), so
+//     nothing is scanned. When none of the least used by ix:bu qualifies
+//     any more (a share there may be stale), 8 scopes sampled at random
+//     are judged too (a counter over half may have ended with its window).
+//     Refused only when none qualifies. Resetting one's own budget this way
+//     costs an attacker about as many identities as the cap, each spending
+//     at least half its budget (less used scopes go first), for at most
+//     half a budget back.
 //   - conversations (ix:c, scored by expiry): expired ones first
 //     (lossless), then the least recently active, up to 8 at once: one
 //     with only a reservation (nothing committed, nothing to replay;
@@ -100,8 +99,7 @@ end
 const scopeLua = `
 -- dropScope deletes budget scope m: the counters its record names, the
 -- record and its entries in both indexes.
-local function dropScope(ik, uk, m, prefix)
-  local rk = prefix .. 'bm:{' .. m .. '}'
+local function dropScope(ik, uk, m, rk)
   local ks = redis.call('HKEYS', rk)
   if #ks > 0 then
     redis.call('DEL', unpack(ks))
@@ -110,32 +108,49 @@ local function dropScope(ik, uk, m, prefix)
   redis.call('ZREM', ik, m)
   redis.call('ZREM', uk, m)
 end
--- liveShare is the share of record rk's field f (v "share expiry"), nil
--- once expired.
-local function liveShare(rk, f, v)
-  local s, e = string.match(v, '^(%S+) (%S+)$')
-  if not s then
-    error({err = 'gatehouse: ' .. rk .. ' field ' .. f .. ' is not "share expiry"; the state is corrupt, so the request is denied'})
+-- share is what counter value v spent of limit max: 1 for anything spent
+-- without a limit.
+local function share(v, max)
+  if v <= 0 then
+    return 0
   end
-  if num(e, rk, 'expiry') > now then
-    return num(s, rk, 'share')
+  return max > 0 and v / max or 1
+end
+-- recorded reads field f of record rk ("max expiry"): the counter's limit
+-- at its last charge, or nil once its window ended.
+local function recorded(rk, f, v)
+  local m, e = string.match(v, '^(%S+) (%S+)$')
+  if not m then
+    error({err = 'gatehouse: ' .. rk .. ' field ' .. f .. ' is not "limit expiry"; the state is corrupt, so the request is denied'})
+  end
+  if int(e, rk, 'expiry') > now then
+    return num(m, rk, 'limit')
   end
   return nil
 end
--- reread samples up to 8 scopes of uk at random, evicting up to need of
--- them whose live counters spent at most half of every limit (their share
--- in uk is as of their last charge: a counter over half may have expired
--- since) and writing the others' share back. It returns how many it evicted.
-local function reread(ik, uk, need, prefix)
-  local freed = 0
-  for _, m in ipairs(redis.call('ZRANDMEMBER', uk, 8)) do
-    local rk = prefix .. 'bm:{' .. m .. '}'
-    local rec, u = redis.call('HGETALL', rk), 0
-    for j = 1, #rec, 2 do
-      u = math.max(u, liveShare(rk, rec[j], rec[j + 1]) or 0)
+-- used is the largest share of a limit scope record rk's live counters
+-- spent, read from the counters themselves (refunds and charges by any
+-- replica included), as the memory store judges a victim.
+local function used(rk)
+  local rec, u = redis.call('HGETALL', rk), 0
+  for j = 1, #rec, 2 do
+    local max = recorded(rk, rec[j], rec[j + 1])
+    if max then
+      u = math.max(u, share(int(redis.call('GET', rec[j]), rec[j], 'counter'), max))
     end
+  end
+  return u
+end
+-- evictScopes evicts up to need of members ms of uk whose live counters
+-- spent at most half of every limit, writing the others' share back; it
+-- returns how many it evicted.
+local function evictScopes(ik, uk, ms, need, prefix)
+  local freed = 0
+  for _, m in ipairs(ms) do
+    local rk = prefix .. 'bm:{' .. m .. '}'
+    local u = used(rk)
     if u <= 0.5 and freed < need then
-      dropScope(ik, uk, m, prefix)
+      dropScope(ik, uk, m, rk)
       freed = freed + 1
     else
       redis.call('ZADD', uk, string.format('%.17g', u), m)
@@ -143,36 +158,32 @@ local function reread(ik, uk, need, prefix)
   end
   return freed
 end
--- scopeShare reads the scope's record rk (counter key -> "share expiry")
--- and returns the largest share of a limit its live counters will have
--- spent once the call's n counters are written (one without a limit and
--- anything spent: 1), the record's fields to write and to delete (expired),
--- and whether a counter is new to the record.
+-- scopeShare reads the scope's record rk and returns the scope's share
+-- once the call's n counters (values vals before the call) are written,
+-- the record's fields to write and to delete (expired), and whether a
+-- counter is new to the record.
 local function scopeShare(rk, n, vals)
-  local u, set, mine, grow = 0, {}, {}, false
+  local u, set, mine = 0, {}, {}
   for i = 1, n do
-    local after, max = vals[i] + tonumber(ARGV[4 * i + 3]), tonumber(ARGV[4 * i + 4])
-    local s = 0
-    if after > 0 then
-      s = max > 0 and after / max or 1
-    end
-    u = math.max(u, s)
+    local max = tonumber(ARGV[4 * i + 4])
+    u = math.max(u, share(vals[i] + tonumber(ARGV[4 * i + 3]), max))
     mine[KEYS[i]] = true
     set[2 * i - 1] = KEYS[i]
-    set[2 * i] = string.format('%.17g %.0f', s, now + tonumber(ARGV[4 * i + 5]) * 1000)
+    set[2 * i] = ARGV[4 * i + 4] .. ' ' .. string.format('%.0f', now + tonumber(ARGV[4 * i + 5]) * 1000)
   end
   local rec, gone, seen = redis.call('HGETALL', rk), {}, {}
   for j = 1, #rec, 2 do
     seen[rec[j]] = true
     if not mine[rec[j]] then
-      local s = liveShare(rk, rec[j], rec[j + 1])
-      if s then
-        u = math.max(u, s)
+      local max = recorded(rk, rec[j], rec[j + 1])
+      if max then
+        u = math.max(u, share(int(redis.call('GET', rec[j]), rec[j], 'counter'), max))
       else
         gone[#gone + 1] = rec[j]
       end
     end
   end
+  local grow = false
   for i = 1, n do
     grow = grow or not seen[KEYS[i]]
   end
@@ -180,11 +191,12 @@ local function scopeShare(rk, n, vals)
 end
 -- admitScope indexes a budget scope until exp (ik) and at its share u
 -- (uk); at the cap it drops scopes whose counters all expired, then evicts
--- the least used (as many as it takes, at most 8), each only if it spent
--- at most half of every limit; when uk holds none, it rereads a sample
--- (see reread). exp is the end of the longest window
--- rounded up to the millisecond, so a scope indexed within a millisecond
--- of it is not written again in ik.
+-- the least used (as many as it takes, at most 8), each only if its live
+-- counters spent at most half of every limit. uk orders candidates by
+-- their share at their last charge, so when none of the least used still
+-- qualifies, 8 scopes sampled at random are judged too. exp is the end of
+-- the longest window rounded up to the millisecond, so a scope indexed
+-- within a millisecond of it is not written again in ik.
 local function admitScope(ik, uk, cap, scope, exp, u, prefix)
   local sc = redis.call('ZSCORE', ik, scope)
   if sc then
@@ -196,15 +208,12 @@ local function admitScope(ik, uk, cap, scope, exp, u, prefix)
   end
   if redis.call('ZCARD', ik) >= cap then
     for _, m in ipairs(redis.call('ZRANGEBYSCORE', ik, '-inf', now, 'LIMIT', 0, 64)) do
-      dropScope(ik, uk, m, prefix)
+      dropScope(ik, uk, m, prefix .. 'bm:{' .. m .. '}')
     end
-    local need = redis.call('ZCARD', ik) - cap + 1
+    local need = math.min(redis.call('ZCARD', ik) - cap + 1, 8)
     if need > 0 then
-      local c = redis.call('ZRANGEBYSCORE', uk, '-inf', 0.5, 'LIMIT', 0, math.min(need, 8))
-      for _, m in ipairs(c) do
-        dropScope(ik, uk, m, prefix)
-      end
-      if #c == 0 and reread(ik, uk, math.min(need, 8), prefix) == 0 then
+      local ms = redis.call('ZRANGEBYSCORE', uk, '-inf', 0.5, 'LIMIT', 0, need)
+      if evictScopes(ik, uk, ms, need, prefix) == 0 and evictScopes(ik, uk, redis.call('ZRANDMEMBER', uk, 8), need, prefix) == 0 then
         return false
       end
     end
@@ -279,7 +288,7 @@ func (s *Store) scopeUsed() string  { return s.prefix + "ix:bu" }
 func (s *Store) convIndex() string  { return s.prefix + "ix:c" }
 func (s *Store) tombs() string      { return s.prefix + "tomb:c" }
 
-// scopeRecord names a budget scope's counter keys with their shares (the
+// scopeRecord names a budget scope's counter keys with their limits (the
 // same hash tag as its counters).
 func (s *Store) scopeRecord(scope string) string {
 	return s.prefix + "bm:{" + scope + "}"

@@ -113,3 +113,61 @@ func TestBudgetEvictionIsBoundedLoss(t *testing.T) {
 		t.Errorf("%d scopes evicted for one new agent, want 1", evicted)
 	}
 }
+
+// TestBudgetEvictionJudgesLiveCounters: a candidate is judged on its
+// counters as they are, not on the share indexed at its last charge. A
+// scope refunded from 6 to 4 of 10 is evictable (as in the memory store);
+// a scope charged to 9 of 10 by a replica without caps (sharing the
+// prefix, so the index still says 1 of 10) is not: with nothing else
+// evictable the new agent is refused and the victim keeps its 9.
+func TestBudgetEvictionJudgesLiveCounters(t *testing.T) {
+	srv := redistest.Start(t)
+	ctx := context.Background()
+	commit := func(s *redisstore.Store, scope string, add int64, mode ratelimit.SpendMode) error {
+		t.Helper()
+		r, err := s.Spend(ctx, scope, []ratelimit.Counter{counterOf("n", add, 10)}, mode, epoch)
+		if err == nil && r.Failed != -1 {
+			t.Fatalf("%s: %+v, want served", scope, r)
+		}
+		return err
+	}
+	t.Run("Refunded", func(t *testing.T) {
+		s := newStore(t, newClient(t, srv.Addr()), &redisstore.Options{Prefix: "refund:", MaxBudgetScopes: 2})
+		for _, err := range []error{
+			commit(s, "refunded", 6, ratelimit.SpendCommit),
+			commit(s, "refunded", 2, ratelimit.SpendRefund),
+			commit(s, "over", 6, ratelimit.SpendCommit),
+			commit(s, "new", 1, ratelimit.SpendCommit),
+		} {
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		if got := spent(t, s, "refunded", "n", epoch); got != 0 {
+			t.Errorf("refunded to 4 of 10: reads %d, want 0 (evicted)", got)
+		}
+		if got := spent(t, s, "over", "n", epoch); got != 6 {
+			t.Errorf("over: reads %d, want 6", got)
+		}
+	})
+	t.Run("ReplicaWithoutCaps", func(t *testing.T) {
+		capped := newStore(t, newClient(t, srv.Addr()), &redisstore.Options{Prefix: "mixed:", MaxBudgetScopes: 2})
+		open := newStore(t, newClient(t, srv.Addr()), &redisstore.Options{Prefix: "mixed:", AcceptIdentityFlood: true})
+		for _, err := range []error{
+			commit(capped, "victim", 1, ratelimit.SpendCommit),
+			commit(open, "victim", 8, ratelimit.SpendCommit),
+			commit(capped, "over", 6, ratelimit.SpendCommit),
+		} {
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		var ce *ratelimit.CapacityError
+		if err := commit(capped, "new", 1, ratelimit.SpendCommit); !errors.As(err, &ce) {
+			t.Errorf("new agent with the victim at 9 of 10 and over at 6: %v, want a CapacityError", err)
+		}
+		if got := spent(t, capped, "victim", "n", epoch); got != 9 {
+			t.Errorf("victim: reads %d, want 9 (never evicted)", got)
+		}
+	})
+}

@@ -129,9 +129,9 @@ return {1, math.floor((now - allow_at) / t), 0}
 // With a cap (ARGV cap > 0) the last three keys are the index of live
 // scopes by expiry, the index by used share (the largest share of a limit
 // its live counters spent; 1 for a counter without a limit) and the
-// scope's record (a hash of its counter keys, each with its share and
-// expiry, so that the share needs no scan and an eviction can delete
-// them): see scopeShare and admitScope in caps.go. A write for a scope not indexed is
+// scope's record (a hash of its counter keys, each with its limit and
+// expiry, so that a candidate is judged without a scan and an eviction can
+// delete them): see scopeShare and admitScope in caps.go. A write for a scope not indexed is
 // refused at the cap (failed index -2) unless a scope that expired, or
 // spent at most half of every limit, makes room.
 //
@@ -202,7 +202,7 @@ if mode == 3 or (mode == 2 and out[1] < 0) then
     end
   end
   if cap > 0 then
-    -- The record names every live counter with its share, and lives as
+    -- The record names every live counter with its limit, and lives as
     -- long as the longest, so that an eviction deletes every one.
     redis.call('HSET', KEYS[#KEYS], unpack(set))
     if #gone > 0 then
