@@ -97,12 +97,15 @@ end
 `
 
 const scopeLua = `
+-- A scope's record (bm:{scope}) maps each of its counter keys to
+-- "limit expiry" and the field '=' to its share as last written to uk.
 -- dropScope deletes budget scope m: the counters its record names, the
 -- record and its entries in both indexes.
 local function dropScope(ik, uk, m, rk)
-  local ks = redis.call('HKEYS', rk)
-  if #ks > 0 then
-    redis.call('DEL', unpack(ks))
+  for _, k in ipairs(redis.call('HKEYS', rk)) do
+    if k ~= '=' then
+      redis.call('DEL', k)
+    end
   end
   redis.call('DEL', rk)
   redis.call('ZREM', ik, m)
@@ -116,95 +119,113 @@ local function share(v, max)
   end
   return max > 0 and v / max or 1
 end
--- recorded reads field f of record rk ("max expiry"): the counter's limit
--- at its last charge, or nil once its window ended.
+-- level is share u as scored in uk: rounded up to 1/64, so that at most
+-- half stays at most half, and a charge rewrites uk only when it changes.
+local function level(u)
+  return string.format('%.17g', math.ceil(u * 64) / 64)
+end
+-- recorded parses record rk's field f (v "limit expiry", the expiry in
+-- ms): the counter's limit at its last charge and its expiry (µs).
 local function recorded(rk, f, v)
   local m, e = string.match(v, '^(%S+) (%S+)$')
   if not m then
     error({err = 'gatehouse: ' .. rk .. ' field ' .. f .. ' is not "limit expiry"; the state is corrupt, so the request is denied'})
   end
-  if int(e, rk, 'expiry') > now then
-    return num(m, rk, 'limit')
-  end
-  return nil
+  return num(m, rk, 'limit'), int(e, rk, 'expiry') * 1000
 end
--- used is the largest share of a limit scope record rk's live counters
--- spent, read from the counters themselves (refunds and charges by any
--- replica included), as the memory store judges a victim.
-local function used(rk)
-  local rec, u = redis.call('HGETALL', rk), 0
-  for j = 1, #rec, 2 do
-    local max = recorded(rk, rec[j], rec[j + 1])
-    if max then
-      u = math.max(u, share(int(redis.call('GET', rec[j]), rec[j], 'counter'), max))
-    end
+-- liveShare is the share counter f of record rk spent, read from the
+-- counter itself (refunds and charges by any replica included), or nil
+-- once its window ended.
+local function liveShare(rk, f, v)
+  local max, e = recorded(rk, f, v)
+  if e <= now then
+    return nil
   end
-  return u
+  return share(int(redis.call('GET', f), f, 'counter'), max)
 end
--- evictScopes evicts up to need of members ms of uk whose live counters
--- spent at most half of every limit, writing the others' share back; it
--- returns how many it evicted.
+-- evictScopes judges members ms of uk on their live counters, as the
+-- memory store does, and evicts up to need of those that spent at most
+-- half of every limit, writing the others' level back; it returns how
+-- many it evicted.
 local function evictScopes(ik, uk, ms, need, prefix)
   local freed = 0
   for _, m in ipairs(ms) do
     local rk = prefix .. 'bm:{' .. m .. '}'
-    local u = used(rk)
+    local rec, u = redis.call('HGETALL', rk), 0
+    for j = 1, #rec, 2 do
+      if rec[j] ~= '=' then
+        u = math.max(u, liveShare(rk, rec[j], rec[j + 1]) or 0)
+      end
+    end
     if u <= 0.5 and freed < need then
       dropScope(ik, uk, m, rk)
       freed = freed + 1
-    else
-      redis.call('ZADD', uk, string.format('%.17g', u), m)
+    elseif #rec > 0 then
+      redis.call('ZADD', uk, level(u), m)
+      redis.call('HSET', rk, '=', level(u))
     end
   end
   return freed
 end
--- scopeShare reads the scope's record rk and returns the scope's share
+-- scopeShare reads the scope's record rk and returns the scope's level
 -- once the call's n counters (values vals before the call) are written,
--- the record's fields to write and to delete (expired), and whether a
--- counter is new to the record.
+-- the level last written, the record's fields to write (a new counter, or
+-- a changed limit or window) and to delete (expired), and whether a
+-- counter is new to the record. A counter's entry is compared as written
+-- ("limit expiry", the expiry in whole ms rounded up: the same string
+-- for every charge of a window that ends on a millisecond), so the usual
+-- charge parses nothing.
 local function scopeShare(rk, n, vals)
-  local u, set, mine = 0, {}, {}
-  for i = 1, n do
-    local max = tonumber(ARGV[4 * i + 4])
-    u = math.max(u, share(vals[i] + tonumber(ARGV[4 * i + 3]), max))
-    mine[KEYS[i]] = true
-    set[2 * i - 1] = KEYS[i]
-    set[2 * i] = ARGV[4 * i + 4] .. ' ' .. string.format('%.0f', now + tonumber(ARGV[4 * i + 5]) * 1000)
-  end
-  local rec, gone, seen = redis.call('HGETALL', rk), {}, {}
-  for j = 1, #rec, 2 do
-    seen[rec[j]] = true
-    if not mine[rec[j]] then
-      local max = recorded(rk, rec[j], rec[j + 1])
-      if max then
-        u = math.max(u, share(int(redis.call('GET', rec[j]), rec[j], 'counter'), max))
+  local raw, u, old, was, gone = redis.call('HGETALL', rk), 0, nil, {}, {}
+  for j = 1, #raw, 2 do
+    local f, own = raw[j], false
+    if f == '=' then
+      old, own = raw[j + 1], true
+    end
+    for i = 1, n do
+      if not own and KEYS[i] == f then
+        was[i], own = raw[j + 1], true
+      end
+    end
+    if not own then
+      local s = liveShare(rk, f, raw[j + 1])
+      if s then
+        u = math.max(u, s)
       else
-        gone[#gone + 1] = rec[j]
+        gone[#gone + 1] = f
       end
     end
   end
-  local grow = false
+  local set, grow = {}, false
   for i = 1, n do
-    grow = grow or not seen[KEYS[i]]
+    u = math.max(u, share(vals[i] + tonumber(ARGV[4 * i + 3]), tonumber(ARGV[4 * i + 4])))
+    local e = ARGV[4 * i + 4] .. ' ' .. string.format('%.0f', math.floor(now / 1000) + tonumber(ARGV[4 * i + 5]) + 1)
+    if was[i] ~= e then
+      if was[i] then
+        recorded(rk, KEYS[i], was[i])
+      end
+      set[#set + 1], set[#set + 2] = KEYS[i], e
+      grow = grow or not was[i]
+    end
   end
-  return u, set, gone, grow
+  return level(u), old, set, gone, grow
 end
--- admitScope indexes a budget scope until exp (ik) and at its share u
--- (uk); at the cap it drops scopes whose counters all expired, then evicts
--- the least used (as many as it takes, at most 8), each only if its live
--- counters spent at most half of every limit. uk orders candidates by
--- their share at their last charge, so when none of the least used still
--- qualifies, 8 scopes sampled at random are judged too. exp is the end of
--- the longest window rounded up to the millisecond, so a scope indexed
--- within a millisecond of it is not written again in ik.
-local function admitScope(ik, uk, cap, scope, exp, u, prefix)
+-- admitScope indexes a new budget scope until exp (ik) at level q (uk),
+-- or extends an indexed one's exp; it reports whether the scope was new,
+-- or false when refused. At the cap it drops scopes whose counters all
+-- expired, then evicts the least used by uk (as many as it takes, at most
+-- 8), each only if its live counters spent at most half of every limit;
+-- uk holds levels as of each scope's last charge, so when none of the
+-- least used qualifies any more, 8 scopes sampled at random are judged
+-- too. exp is the end of the longest window rounded up to the millisecond,
+-- so a scope indexed within a millisecond of it is not written again.
+local function admitScope(ik, uk, cap, scope, exp, q, prefix)
   local sc = redis.call('ZSCORE', ik, scope)
   if sc then
     if tonumber(sc) < exp - 1000 then
       redis.call('ZADD', ik, exp, scope)
     end
-    redis.call('ZADD', uk, u, scope)
-    return true
+    return 0
   end
   if redis.call('ZCARD', ik) >= cap then
     for _, m in ipairs(redis.call('ZRANGEBYSCORE', ik, '-inf', now, 'LIMIT', 0, 64)) do
@@ -219,8 +240,8 @@ local function admitScope(ik, uk, cap, scope, exp, u, prefix)
     end
   end
   redis.call('ZADD', ik, exp, scope)
-  redis.call('ZADD', uk, u, scope)
-  return true
+  redis.call('ZADD', uk, q, scope)
+  return 1
 end
 `
 

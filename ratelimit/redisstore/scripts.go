@@ -181,16 +181,23 @@ if mode == 4 then
   return out
 end
 if mode == 3 or (mode == 2 and out[1] < 0) then
-  local ttl, set, gone, grow = 0, nil, nil, false
+  local ttl, rk, set, gone, grow = 0, KEYS[#KEYS], nil, nil, false
   if cap > 0 then
-    local u
-    u, set, gone, grow = scopeShare(KEYS[#KEYS], n, {unpack(out, 3)})
+    local q, old, added
+    q, old, set, gone, grow = scopeShare(rk, n, {unpack(out, 3)})
     for i = 1, n do
       ttl = math.max(ttl, tonumber(ARGV[4 * i + 5]))
     end
-    if not admitScope(KEYS[#KEYS - 2], KEYS[#KEYS - 1], cap, ARGV[6], now + ttl * 1000, string.format('%.17g', u), ARGV[#ARGV]) then
+    added = admitScope(KEYS[#KEYS - 2], KEYS[#KEYS - 1], cap, ARGV[6], now + ttl * 1000, q, ARGV[#ARGV])
+    if not added then
       out[1] = -2
       return out
+    end
+    if q ~= old then
+      if added == 0 then
+        redis.call('ZADD', KEYS[#KEYS - 1], q, ARGV[6])
+      end
+      set[#set + 1], set[#set + 2] = '=', q
     end
   end
   for i = 1, n do
@@ -204,12 +211,14 @@ if mode == 3 or (mode == 2 and out[1] < 0) then
   if cap > 0 then
     -- The record names every live counter with its limit, and lives as
     -- long as the longest, so that an eviction deletes every one.
-    redis.call('HSET', KEYS[#KEYS], unpack(set))
-    if #gone > 0 then
-      redis.call('HDEL', KEYS[#KEYS], unpack(gone))
+    if #set > 0 then
+      redis.call('HSET', rk, unpack(set))
     end
-    if grow and redis.call('PTTL', KEYS[#KEYS]) < ttl then
-      redis.call('PEXPIRE', KEYS[#KEYS], ttl)
+    if #gone > 0 then
+      redis.call('HDEL', rk, unpack(gone))
+    end
+    if grow and redis.call('PTTL', rk) < ttl then
+      redis.call('PEXPIRE', rk, ttl)
     end
   end
 end
