@@ -143,24 +143,29 @@ local function liveShare(rk, f, v)
   end
   return share(int(redis.call('GET', f), f, 'counter'), max)
 end
--- evictScopes judges members ms of uk on their live counters, as the
--- memory store does, and evicts up to need of those that spent at most
--- half of every limit, writing the others' level back; it returns how
--- many it evicted.
+-- evictScopes judges members ms of uk in order on their live counters,
+-- as the memory store does, until it has evicted need of those that spent
+-- at most half of every limit, writing the others' level back when it
+-- changed; it returns how many it evicted.
 local function evictScopes(ik, uk, ms, need, prefix)
   local freed = 0
   for _, m in ipairs(ms) do
+    if freed == need then
+      break
+    end
     local rk = prefix .. 'bm:{' .. m .. '}'
-    local rec, u = redis.call('HGETALL', rk), 0
+    local rec, u, old = redis.call('HGETALL', rk), 0, nil
     for j = 1, #rec, 2 do
-      if rec[j] ~= '=' then
+      if rec[j] == '=' then
+        old = rec[j + 1]
+      else
         u = math.max(u, liveShare(rk, rec[j], rec[j + 1]) or 0)
       end
     end
-    if u <= 0.5 and freed < need then
+    if u <= 0.5 then
       dropScope(ik, uk, m, rk)
       freed = freed + 1
-    elseif #rec > 0 then
+    elseif #rec > 0 and level(u) ~= old then
       redis.call('ZADD', uk, level(u), m)
       redis.call('HSET', rk, '=', level(u))
     end
@@ -169,9 +174,8 @@ local function evictScopes(ik, uk, ms, need, prefix)
 end
 -- scopeShare reads the scope's record rk and returns the scope's level
 -- once the call's n counters (values vals before the call) are written,
--- the level last written, the record's fields to write (a new counter, or
--- a changed limit or window) and to delete (expired), and whether a
--- counter is new to the record. A counter's entry is compared as written
+-- the level last written and the record's fields to write (a new
+-- counter, or a changed limit or window) and to delete (expired). A counter's entry is compared as written
 -- ("limit expiry", the expiry in whole ms rounded up: the same string
 -- for every charge of a window that ends on a millisecond), so the usual
 -- charge parses nothing.
@@ -196,7 +200,7 @@ local function scopeShare(rk, n, vals)
       end
     end
   end
-  local set, grow = {}, false
+  local set = {}
   for i = 1, n do
     u = math.max(u, share(vals[i] + tonumber(ARGV[4 * i + 3]), tonumber(ARGV[4 * i + 4])))
     local e = ARGV[4 * i + 4] .. ' ' .. string.format('%.0f', math.floor(now / 1000) + tonumber(ARGV[4 * i + 5]) + 1)
@@ -205,10 +209,9 @@ local function scopeShare(rk, n, vals)
         recorded(rk, KEYS[i], was[i])
       end
       set[#set + 1], set[#set + 2] = KEYS[i], e
-      grow = grow or not was[i]
     end
   end
-  return level(u), old, set, gone, grow
+  return level(u), old, set, gone
 end
 -- admitScope indexes a new budget scope until exp (ik) at level q (uk),
 -- or extends an indexed one's exp; it reports whether the scope was new,
@@ -233,7 +236,7 @@ local function admitScope(ik, uk, cap, scope, exp, q, prefix)
     end
     local need = math.min(redis.call('ZCARD', ik) - cap + 1, 8)
     if need > 0 then
-      local ms = redis.call('ZRANGEBYSCORE', uk, '-inf', 0.5, 'LIMIT', 0, need)
+      local ms = redis.call('ZRANGEBYSCORE', uk, '-inf', 0.5, 'LIMIT', 0, 8)
       if evictScopes(ik, uk, ms, need, prefix) == 0 and evictScopes(ik, uk, redis.call('ZRANDMEMBER', uk, 8), need, prefix) == 0 then
         return false
       end

@@ -118,8 +118,9 @@ func TestBudgetEvictionIsBoundedLoss(t *testing.T) {
 // counters as they are, not on the share indexed at its last charge. A
 // scope refunded from 6 to 4 of 10 is evictable (as in the memory store);
 // a scope charged to 9 of 10 by a replica without caps (sharing the
-// prefix, so the index still says 1 of 10) is not: with nothing else
-// evictable the new agent is refused and the victim keeps its 9.
+// prefix, so the index still says 1 of 10) is not: the next candidate is
+// evicted instead, and with nothing else evictable the next new agent is
+// refused and the victim keeps its 9.
 func TestBudgetEvictionJudgesLiveCounters(t *testing.T) {
 	srv := redistest.Start(t)
 	ctx := context.Background()
@@ -151,20 +152,27 @@ func TestBudgetEvictionJudgesLiveCounters(t *testing.T) {
 		}
 	})
 	t.Run("ReplicaWithoutCaps", func(t *testing.T) {
-		capped := newStore(t, newClient(t, srv.Addr()), &redisstore.Options{Prefix: "mixed:", MaxBudgetScopes: 2})
+		capped := newStore(t, newClient(t, srv.Addr()), &redisstore.Options{Prefix: "mixed:", MaxBudgetScopes: 3})
 		open := newStore(t, newClient(t, srv.Addr()), &redisstore.Options{Prefix: "mixed:", AcceptIdentityFlood: true})
 		for _, err := range []error{
 			commit(capped, "victim", 1, ratelimit.SpendCommit),
 			commit(open, "victim", 8, ratelimit.SpendCommit),
+			commit(capped, "low", 2, ratelimit.SpendCommit),
 			commit(capped, "over", 6, ratelimit.SpendCommit),
+			// The victim is first in the index (1 of 10) but spent 9: the
+			// next candidate, low, is evicted instead.
+			commit(capped, "new1", 6, ratelimit.SpendCommit),
 		} {
 			if err != nil {
 				t.Fatal(err)
 			}
 		}
+		if got := spent(t, capped, "low", "n", epoch); got != 0 {
+			t.Errorf("low (2 of 10): reads %d, want 0 (evicted)", got)
+		}
 		var ce *ratelimit.CapacityError
-		if err := commit(capped, "new", 1, ratelimit.SpendCommit); !errors.As(err, &ce) {
-			t.Errorf("new agent with the victim at 9 of 10 and over at 6: %v, want a CapacityError", err)
+		if err := commit(capped, "new2", 1, ratelimit.SpendCommit); !errors.As(err, &ce) {
+			t.Errorf("new agent with the victim at 9 of 10 and the others at 6: %v, want a CapacityError", err)
 		}
 		if got := spent(t, capped, "victim", "n", epoch); got != 9 {
 			t.Errorf("victim: reads %d, want 9 (never evicted)", got)

@@ -181,10 +181,10 @@ if mode == 4 then
   return out
 end
 if mode == 3 or (mode == 2 and out[1] < 0) then
-  local ttl, rk, set, gone, grow = 0, KEYS[#KEYS], nil, nil, false
+  local ttl, rk, set, gone = 0, KEYS[#KEYS], nil, nil
   if cap > 0 then
     local q, old, added
-    q, old, set, gone, grow = scopeShare(rk, n, {unpack(out, 3)})
+    q, old, set, gone = scopeShare(rk, n, {unpack(out, 3)})
     for i = 1, n do
       ttl = math.max(ttl, tonumber(ARGV[4 * i + 5]))
     end
@@ -213,12 +213,12 @@ if mode == 3 or (mode == 2 and out[1] < 0) then
     -- long as the longest, so that an eviction deletes every one.
     if #set > 0 then
       redis.call('HSET', rk, unpack(set))
+      if redis.call('PTTL', rk) < ttl then
+        redis.call('PEXPIRE', rk, ttl)
+      end
     end
     if #gone > 0 then
       redis.call('HDEL', rk, unpack(gone))
-    end
-    if grow and redis.call('PTTL', rk) < ttl then
-      redis.call('PEXPIRE', rk, ttl)
     end
   end
 end
