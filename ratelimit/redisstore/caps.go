@@ -24,7 +24,7 @@ import (
 //   - budget scopes (ix:b, scored by when their last counter expires, and
 //     ix:bu, scored by the largest share of a limit the scope's live
 //     counters had spent at its last charge, 1 for a counter without a
-//     limit): scopes whose counters all expired are dropped first, then
+//     limit, in 64ths rounded up): scopes whose counters all expired are dropped first, then
 //     the least used, nothing spent first, as many as the new scope needs
 //     (at most 8 at once), each only if its live counters spent at most
 //     half of every limit: its owner regains at most what it had spent,
@@ -97,94 +97,89 @@ end
 `
 
 const scopeLua = `
--- A scope's record (bm:{scope}) maps each of its counter keys to
--- "limit expiry" and the field '=' to its share as last written to uk.
--- dropScope deletes budget scope m: the counters its record names, the
--- record and its entries in both indexes.
-local function dropScope(ik, uk, m, rk)
-  for _, k in ipairs(redis.call('HKEYS', rk)) do
-    if k ~= '=' then
-      redis.call('DEL', k)
-    end
-  end
-  redis.call('DEL', rk)
-  redis.call('ZREM', ik, m)
-  redis.call('ZREM', uk, m)
-end
--- share is what counter value v spent of limit max: 1 for anything spent
--- without a limit.
-local function share(v, max)
-  if v <= 0 then
-    return 0
-  end
-  return max > 0 and v / max or 1
-end
--- level is share u as scored in uk: rounded up to 1/64, so that at most
--- half stays at most half, and a charge rewrites uk only when it changes.
+-- A scope's record (bm:{scope}) maps each of its counter keys to the
+-- counter's limit at its last charge (as the caller sent it), and the
+-- field '=' to its level as last written to uk. A counter is live while
+-- its key exists (it expires with its window). A level is a share of a
+-- limit (1 for anything spent without one) rounded up to 1/64, as an
+-- integer 0 to 64: at most half is at most 32, and a charge rewrites uk
+-- only when the level changes.
 local function level(u)
-  return string.format('%.17g', math.ceil(u * 64) / 64)
+  return math.min(64, math.ceil(u * 64))
 end
--- recorded parses record rk's field f (v "limit expiry", the expiry in
--- ms): the counter's limit at its last charge and its expiry (µs).
-local function recorded(rk, f, v)
-  local m, e = string.match(v, '^(%S+) (%S+)$')
-  if not m then
-    error({err = 'gatehouse: ' .. rk .. ' field ' .. f .. ' is not "limit expiry"; the state is corrupt, so the request is denied'})
-  end
-  return num(m, rk, 'limit'), int(e, rk, 'expiry') * 1000
-end
--- liveShare is the share counter f of record rk spent, read from the
--- counter itself (refunds and charges by any replica included), or nil
--- once its window ended.
-local function liveShare(rk, f, v)
-  local max, e = recorded(rk, f, v)
-  if e <= now then
-    return nil
-  end
-  return share(int(redis.call('GET', f), f, 'counter'), max)
-end
--- evictScopes judges members ms of uk in order on their live counters,
--- as the memory store does, until it has evicted need of those that spent
--- at most half of every limit, writing the others' level back when it
--- changed; it returns how many it evicted.
-local function evictScopes(ik, uk, ms, need, prefix)
-  local freed = 0
-  for _, m in ipairs(ms) do
-    if freed == need then
-      break
+-- scopeLib builds the helpers that read a record's other counters and
+-- evict scopes, only when needed: Redis instantiates every function a
+-- script defines on every call.
+local function scopeLib()
+  local L = {}
+  -- live is the share counter f of record rk (limit v) spent, read from
+  -- the counter itself (refunds and charges by any replica included), or
+  -- nil once it expired.
+  function L.live(rk, f, v)
+    local max = num(v, rk, 'limit of ' .. f)
+    local c = redis.call('GET', f)
+    if not c then
+      return nil
     end
-    local rk = prefix .. 'bm:{' .. m .. '}'
-    local rec, u, old = redis.call('HGETALL', rk), 0, nil
-    for j = 1, #rec, 2 do
-      if rec[j] == '=' then
-        old = rec[j + 1]
-      else
-        u = math.max(u, liveShare(rk, rec[j], rec[j + 1]) or 0)
+    c = int(c, f, 'counter')
+    if c <= 0 then
+      return 0
+    end
+    return max > 0 and c / max or 1
+  end
+  -- drop deletes budget scope m: the counters its record rk names, the
+  -- record and its entries in both indexes.
+  function L.drop(ik, uk, m, rk)
+    for _, k in ipairs(redis.call('HKEYS', rk)) do
+      if k ~= '=' then
+        redis.call('DEL', k)
       end
     end
-    if u <= 0.5 then
-      dropScope(ik, uk, m, rk)
-      freed = freed + 1
-    elseif #rec > 0 and level(u) ~= old then
-      redis.call('ZADD', uk, level(u), m)
-      redis.call('HSET', rk, '=', level(u))
-    end
+    redis.call('DEL', rk)
+    redis.call('ZREM', ik, m)
+    redis.call('ZREM', uk, m)
   end
-  return freed
+  -- evict judges members ms of uk in order on their live counters, as the
+  -- memory store does, until it has evicted need of those that spent at
+  -- most half of every limit, writing the others' level back when it
+  -- changed; it returns how many it evicted.
+  function L.evict(ik, uk, ms, need, prefix)
+    local freed = 0
+    for _, m in ipairs(ms) do
+      if freed == need then
+        break
+      end
+      local rk = prefix .. 'bm:{' .. m .. '}'
+      local rec, u, old = redis.call('HGETALL', rk), 0, nil
+      for j = 1, #rec, 2 do
+        if rec[j] == '=' then
+          old = rec[j + 1]
+        else
+          u = math.max(u, L.live(rk, rec[j], rec[j + 1]) or 0)
+        end
+      end
+      if u <= 0.5 then
+        L.drop(ik, uk, m, rk)
+        freed = freed + 1
+      elseif #rec > 0 and tonumber(old) ~= level(u) then
+        redis.call('ZADD', uk, level(u), m)
+        redis.call('HSET', rk, '=', level(u))
+      end
+    end
+    return freed
+  end
+  return L
 end
 -- scopeShare reads the scope's record rk and returns the scope's level
--- once the call's n counters (values vals before the call) are written,
--- the level last written and the record's fields to write (a new
--- counter, or a changed limit or window) and to delete (expired). A counter's entry is compared as written
--- ("limit expiry", the expiry in whole ms rounded up: the same string
--- for every charge of a window that ends on a millisecond), so the usual
--- charge parses nothing.
-local function scopeShare(rk, n, vals)
-  local raw, u, old, was, gone = redis.call('HGETALL', rk), 0, nil, {}, {}
+-- once the call's n counters (values out[i + 2] before the call) are
+-- written, the level last written and the record's fields to write (a new
+-- counter or a changed limit) and to delete (expired counters).
+local function scopeShare(rk, n, out)
+  local raw, u, old, was, gone, lib = redis.call('HGETALL', rk), 0, nil, {}, {}, nil
   for j = 1, #raw, 2 do
     local f, own = raw[j], false
     if f == '=' then
-      old, own = raw[j + 1], true
+      old, own = tonumber(raw[j + 1]), true
     end
     for i = 1, n do
       if not own and KEYS[i] == f then
@@ -192,7 +187,8 @@ local function scopeShare(rk, n, vals)
       end
     end
     if not own then
-      local s = liveShare(rk, f, raw[j + 1])
+      lib = lib or scopeLib()
+      local s = lib.live(rk, f, raw[j + 1])
       if s then
         u = math.max(u, s)
       else
@@ -202,26 +198,26 @@ local function scopeShare(rk, n, vals)
   end
   local set = {}
   for i = 1, n do
-    u = math.max(u, share(vals[i] + tonumber(ARGV[4 * i + 3]), tonumber(ARGV[4 * i + 4])))
-    local e = ARGV[4 * i + 4] .. ' ' .. string.format('%.0f', math.floor(now / 1000) + tonumber(ARGV[4 * i + 5]) + 1)
-    if was[i] ~= e then
-      if was[i] then
-        recorded(rk, KEYS[i], was[i])
-      end
-      set[#set + 1], set[#set + 2] = KEYS[i], e
+    local max, v = tonumber(ARGV[4 * i + 4]), out[i + 2] + tonumber(ARGV[4 * i + 3])
+    if v > 0 then
+      u = math.max(u, max > 0 and v / max or 1)
+    end
+    if was[i] ~= ARGV[4 * i + 4] then
+      set[#set + 1], set[#set + 2] = KEYS[i], ARGV[4 * i + 4]
     end
   end
   return level(u), old, set, gone
 end
 -- admitScope indexes a new budget scope until exp (ik) at level q (uk),
--- or extends an indexed one's exp; it reports whether the scope was new,
--- or false when refused. At the cap it drops scopes whose counters all
--- expired, then evicts the least used by uk (as many as it takes, at most
--- 8), each only if its live counters spent at most half of every limit;
--- uk holds levels as of each scope's last charge, so when none of the
--- least used qualifies any more, 8 scopes sampled at random are judged
--- too. exp is the end of the longest window rounded up to the millisecond,
--- so a scope indexed within a millisecond of it is not written again.
+-- or extends an indexed one's exp; it returns 1 when the scope is new, 0
+-- when it was indexed, false when refused. At the cap it drops scopes
+-- whose counters all expired, then evicts the least used by uk (as many
+-- as it takes, at most 8), each only if its live counters spent at most
+-- half of every limit; uk holds levels as of each scope's last charge, so
+-- when none of the 8 least used qualifies any more, 8 scopes sampled at
+-- random are judged too. exp is the end of the longest window rounded up
+-- to the millisecond, so a scope indexed within a millisecond of it is not
+-- written again.
 local function admitScope(ik, uk, cap, scope, exp, q, prefix)
   local sc = redis.call('ZSCORE', ik, scope)
   if sc then
@@ -231,13 +227,14 @@ local function admitScope(ik, uk, cap, scope, exp, q, prefix)
     return 0
   end
   if redis.call('ZCARD', ik) >= cap then
+    local lib = scopeLib()
     for _, m in ipairs(redis.call('ZRANGEBYSCORE', ik, '-inf', now, 'LIMIT', 0, 64)) do
-      dropScope(ik, uk, m, prefix .. 'bm:{' .. m .. '}')
+      lib.drop(ik, uk, m, prefix .. 'bm:{' .. m .. '}')
     end
     local need = math.min(redis.call('ZCARD', ik) - cap + 1, 8)
     if need > 0 then
-      local ms = redis.call('ZRANGEBYSCORE', uk, '-inf', 0.5, 'LIMIT', 0, 8)
-      if evictScopes(ik, uk, ms, need, prefix) == 0 and evictScopes(ik, uk, redis.call('ZRANDMEMBER', uk, 8), need, prefix) == 0 then
+      local ms = redis.call('ZRANGEBYSCORE', uk, '-inf', 32, 'LIMIT', 0, 8)
+      if lib.evict(ik, uk, ms, need, prefix) == 0 and lib.evict(ik, uk, redis.call('ZRANDMEMBER', uk, 8), need, prefix) == 0 then
         return false
       end
     end

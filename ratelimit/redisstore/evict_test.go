@@ -42,7 +42,8 @@ func spent(t *testing.T, s *redisstore.Store, scope, name string, at time.Time) 
 // every counter is unchanged, until the over-half counters expire.
 func TestBudgetEvictionIsBoundedLoss(t *testing.T) {
 	srv := redistest.Start(t)
-	s := newStore(t, newClient(t, srv.Addr()), &redisstore.Options{MaxBudgetScopes: 4})
+	c := newClient(t, srv.Addr())
+	s := newStore(t, c, &redisstore.Options{MaxBudgetScopes: 4})
 	ctx := context.Background()
 	charge := func(scope string, c ...ratelimit.Counter) error {
 		t.Helper()
@@ -91,11 +92,17 @@ func TestBudgetEvictionIsBoundedLoss(t *testing.T) {
 			t.Errorf("new%d: %d, want 6", i, got)
 		}
 	}
-	// Two hours later every hourly window has ended, and each scope holds
+	// Two hours later every hourly window has ended (Redis expired the
+	// counters: deleted here, as the clock is fake), and each scope holds
 	// only its day counter at 1 of 100, though the index still has the
-	// shares of their last charges (0.6): a sample of them is reread and
-	// one is evicted for a new agent, counters and all.
+	// levels of their last charges (0.6): a sample of them is judged again
+	// and one is evicted for a new agent, counters and all.
 	later := epoch.Add(2 * time.Hour)
+	for _, scope := range []string{"over", "new0", "new1", "new2"} {
+		if err := c.Del(ctx, redisstore.DefaultPrefix+"b:{"+scope+"}:n").Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
 	if _, err := s.Spend(ctx, "late", []ratelimit.Counter{counterOf("n2", 1, 10)}, ratelimit.SpendCommit, later); err != nil {
 		t.Fatalf("new agent once the over-half windows ended: %v, want served", err)
 	}

@@ -129,9 +129,9 @@ return {1, math.floor((now - allow_at) / t), 0}
 // With a cap (ARGV cap > 0) the last three keys are the index of live
 // scopes by expiry, the index by used share (the largest share of a limit
 // its live counters spent; 1 for a counter without a limit) and the
-// scope's record (a hash of its counter keys, each with its limit and
-// expiry, so that a candidate is judged without a scan and an eviction can
-// delete them): see scopeShare and admitScope in caps.go. A write for a scope not indexed is
+// scope's record (a hash of its counter keys, each with its limit, so
+// that a candidate is judged on its counters without a scan and an
+// eviction can delete them): see scopeShare and admitScope in caps.go. A write for a scope not indexed is
 // refused at the cap (failed index -2) unless a scope that expired, or
 // spent at most half of every limit, makes room.
 //
@@ -184,7 +184,7 @@ if mode == 3 or (mode == 2 and out[1] < 0) then
   local ttl, rk, set, gone = 0, KEYS[#KEYS], nil, nil
   if cap > 0 then
     local q, old, added
-    q, old, set, gone = scopeShare(rk, n, {unpack(out, 3)})
+    q, old, set, gone = scopeShare(rk, n, out)
     for i = 1, n do
       ttl = math.max(ttl, tonumber(ARGV[4 * i + 5]))
     end
