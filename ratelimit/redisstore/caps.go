@@ -22,23 +22,24 @@ import (
 //     any other gives its owner back at most half its rate. Refused only
 //     when every bucket is more than half empty.
 //   - budget scopes (ix:b, scored by when their last counter expires, and
-//     ix:bu, scored by the largest share of a limit the scope's live
-//     counters had spent at its last charge, 1 for a counter without a
-//     limit, in 64ths rounded up): scopes whose counters all expired are dropped first, then
-//     the least used, nothing spent first, as many as the new scope needs
-//     (at most 8 at once), each only if its live counters spent at most
-//     half of every limit: its owner regains at most what it had spent,
-//     and a near-limit budget is never evicted. Each candidate is judged
-//     on its counters as they are (refunds, and charges by replicas without
-//     caps, included), read through its record (bm:{scope}: counter key ->
-//     "limit expiry", written by the charge script in the same call), so
-//     nothing is scanned. When none of the least used by ix:bu qualifies
-//     any more (a share there may be stale), 8 scopes sampled at random
-//     are judged too (a counter over half may have ended with its window).
-//     Refused only when none qualifies. Resetting one's own budget this way
-//     costs an attacker about as many identities as the cap, each spending
-//     at least half its budget (less used scopes go first), for at most
-//     half a budget back.
+//     ix:bu, scored by the largest share of a limit the scope's counters
+//     had spent at its last charge, 1 for a counter without a limit, in
+//     64ths rounded up): scopes whose counters all expired are dropped
+//     first, then the least used, nothing spent first, as many as the new
+//     scope needs (at most 8 at once), each only if its live counters
+//     spent at most half of every limit: its owner regains at most what it
+//     had spent, and a near-limit budget is never evicted. Each candidate
+//     is judged on its counters as they are (refunds, and charges by
+//     replicas without caps, included; a counter is live while its key
+//     exists), found through its record (bm:{scope}: counter key -> limit,
+//     written by the charge script in the same call), so nothing is
+//     scanned. When none of the 8 least used by ix:bu qualifies any more
+//     (a level there may be stale), 8 scopes sampled at random are judged
+//     too (a counter over half may have ended with its window). Refused
+//     only when none qualifies. Resetting one's own budget this way costs
+//     an attacker about as many identities as the cap, each spending at
+//     least half its budget (less used scopes go first), for at most half
+//     a budget back.
 //   - conversations (ix:c, scored by expiry): expired ones first
 //     (lossless), then the least recently active, up to 8 at once: one
 //     with only a reservation (nothing committed, nothing to replay;

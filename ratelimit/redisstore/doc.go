@@ -12,7 +12,7 @@
 //
 //	<prefix>r:{<key>}            token bucket of a rate key
 //	<prefix>b:{<agent>}:<name>   budget counter, name like "requests/hour/493827"
-//	<prefix>bm:{<agent>}         its counter keys, each with its limit and expiry (caps)
+//	<prefix>bm:{<agent>}         its counter keys, each with its limit, and its level in ix:bu (caps)
 //	<prefix>c:{<owner>}<n>:<scope>         conversation: last committed step, fingerprint, repeats
 //	<prefix>c:{<owner>}<n>:<scope>:<step>  reservation of one step: "<token>|<expiry µs>"
 //	<prefix>o:{<owner>}                    the owner's live conversations (sorted set by expiry)

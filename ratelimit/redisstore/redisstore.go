@@ -175,7 +175,7 @@ func (s *Store) Health() redisx.Health { return s.health }
 //
 //	P r:{key}                   token bucket (GCRA TAT) of a rate key
 //	P b:{scope}:name            budget counter
-//	P bm:{scope}                the scope's counters: key -> "limit expiry" (caps)
+//	P bm:{scope}                the scope's counters: key -> limit; "=" -> level (caps)
 //	P c:{owner}len:scope        conversation hash: last, fp, rep, seen
 //	P c:{owner}len:scope:step   reservation of one step: token|expiry
 //	P o:{owner}                 the owner's live conversations, scored by expiry
