@@ -49,8 +49,7 @@
 // in flight per agent and per tool without ever waiting.
 //
 // The Redis store (package redisstore) has the same per-store caps and
-// eviction order, except that it never evicts a budget scope with live
-// counters: past its cap new agents' budgets are refused as capacity.
+// eviction order, judged in its Lua scripts in the same call.
 //
 // Shared state in Redis (package redisstore) is checked at construction:
 // a maxmemory-policy that may evict keys is refused (an attacker who fills

@@ -21,12 +21,25 @@ import (
 //     to 8 at once; a full bucket is the same as an absent one (lossless),
 //     any other gives its owner back at most half its rate. Refused only
 //     when every bucket is more than half empty.
-//   - budget scopes (ix:b, scored by when their last counter expires):
-//     only scopes whose counters all expired are dropped. A scope with
-//     live counters is never evicted: each eviction would hand its owner a
-//     new budget, and repeated floods an unbounded one (fault 1 again). A
-//     new agent is refused as capacity instead, while every agent already
-//     counted keeps its budget and is served.
+//   - budget scopes (ix:b, scored by when their last counter expires, and
+//     ix:bu, scored by the largest share of a limit the scope's counters
+//     had spent at its last charge, 1 for a counter without a limit, in
+//     64ths rounded up): scopes whose counters all expired are dropped
+//     first, then the least used, nothing spent first, as many as the new
+//     scope needs (at most 8 at once), each only if its live counters
+//     spent at most half of every limit: its owner regains at most what it
+//     had spent, and a near-limit budget is never evicted. Each candidate
+//     is judged on its counters as they are (refunds, and charges by
+//     replicas without caps, included; a counter is live while its key
+//     exists), found through its record (bm:{scope}: counter key -> limit,
+//     written by the charge script in the same call), so nothing is
+//     scanned. When none of the 8 least used by ix:bu qualifies any more
+//     (a level there may be stale), 8 scopes sampled at random are judged
+//     too (a counter over half may have ended with its window). Refused
+//     only when none qualifies. Resetting one's own budget this way costs
+//     an attacker about as many identities as the cap, each spending at
+//     least half its budget (less used scopes go first), for at most half
+//     a budget back.
 //   - conversations (ix:c, scored by expiry): expired ones first
 //     (lossless), then the least recently active, up to 8 at once: one
 //     with only a reservation (nothing committed, nothing to replay;
@@ -85,26 +98,151 @@ end
 `
 
 const scopeLua = `
--- admitScope indexes a budget scope until exp; at the cap it drops only
--- scopes whose counters all expired. exp is the end of the longest window
--- rounded up to the millisecond, so a scope indexed within a millisecond of
--- it is not written again (one command less per charge in a window).
-local function admitScope(ik, cap, scope, exp)
+-- A scope's record (bm:{scope}) maps each of its counter keys to the
+-- counter's limit at its last charge (as the caller sent it), and the
+-- field '=' to its level as last written to uk. A counter is live while
+-- its key exists (it expires with its window). A level is a share of a
+-- limit (1 for anything spent without one) rounded up to 1/64, as an
+-- integer 0 to 64: at most half is at most 32, and a charge rewrites uk
+-- only when the level changes.
+local function level(u)
+  return math.min(64, math.ceil(u * 64))
+end
+-- scopeLib builds the helpers that read a record's other counters and
+-- evict scopes, only when needed: Redis instantiates every function a
+-- script defines on every call.
+local function scopeLib()
+  local L = {}
+  -- live is the share counter f of record rk (limit v) spent, read from
+  -- the counter itself (refunds and charges by any replica included), or
+  -- nil once it expired.
+  function L.live(rk, f, v)
+    local max = num(v, rk, 'limit of ' .. f)
+    local c = redis.call('GET', f)
+    if not c then
+      return nil
+    end
+    c = int(c, f, 'counter')
+    if c <= 0 then
+      return 0
+    end
+    return max > 0 and c / max or 1
+  end
+  -- drop deletes budget scope m: the counters its record rk names, the
+  -- record and its entries in both indexes.
+  function L.drop(ik, uk, m, rk)
+    for _, k in ipairs(redis.call('HKEYS', rk)) do
+      if k ~= '=' then
+        redis.call('DEL', k)
+      end
+    end
+    redis.call('DEL', rk)
+    redis.call('ZREM', ik, m)
+    redis.call('ZREM', uk, m)
+  end
+  -- evict judges members ms of uk in order on their live counters, as the
+  -- memory store does, until it has evicted need of those that spent at
+  -- most half of every limit, writing the others' level back when it
+  -- changed; it returns how many it evicted.
+  function L.evict(ik, uk, ms, need, prefix)
+    local freed = 0
+    for _, m in ipairs(ms) do
+      if freed == need then
+        break
+      end
+      local rk = prefix .. 'bm:{' .. m .. '}'
+      local rec, u, old = redis.call('HGETALL', rk), 0, nil
+      for j = 1, #rec, 2 do
+        if rec[j] == '=' then
+          old = rec[j + 1]
+        else
+          u = math.max(u, L.live(rk, rec[j], rec[j + 1]) or 0)
+        end
+      end
+      if u <= 0.5 then
+        L.drop(ik, uk, m, rk)
+        freed = freed + 1
+      elseif #rec > 0 and tonumber(old) ~= level(u) then
+        redis.call('ZADD', uk, level(u), m)
+        redis.call('HSET', rk, '=', level(u))
+      end
+    end
+    return freed
+  end
+  return L
+end
+-- scopeShare reads the scope's record rk and returns the scope's level
+-- once the call's n counters (values out[i + 2] before the call) are
+-- written, the level last written and the record's fields to write (a new
+-- counter or a changed limit) and to delete (expired counters).
+local function scopeShare(rk, n, out)
+  local raw, u, old, was, gone, lib = redis.call('HGETALL', rk), 0, nil, {}, {}, nil
+  for j = 1, #raw, 2 do
+    local f, own = raw[j], false
+    if f == '=' then
+      old, own = tonumber(raw[j + 1]), true
+    end
+    for i = 1, n do
+      if not own and KEYS[i] == f then
+        was[i], own = raw[j + 1], true
+      end
+    end
+    if not own then
+      lib = lib or scopeLib()
+      local s = lib.live(rk, f, raw[j + 1])
+      if s then
+        u = math.max(u, s)
+      else
+        gone[#gone + 1] = f
+      end
+    end
+  end
+  local set = {}
+  for i = 1, n do
+    local max, v = tonumber(ARGV[4 * i + 4]), out[i + 2] + tonumber(ARGV[4 * i + 3])
+    if v > 0 then
+      u = math.max(u, max > 0 and v / max or 1)
+    end
+    if was[i] ~= ARGV[4 * i + 4] then
+      set[#set + 1], set[#set + 2] = KEYS[i], ARGV[4 * i + 4]
+    end
+  end
+  return level(u), old, set, gone
+end
+-- admitScope indexes a new budget scope until exp (ik) at level q (uk),
+-- or extends an indexed one's exp; it returns 1 when the scope is new, 0
+-- when it was indexed, false when refused. At the cap it drops scopes
+-- whose counters all expired, then evicts the least used by uk (as many
+-- as it takes, at most 8), each only if its live counters spent at most
+-- half of every limit; uk holds levels as of each scope's last charge, so
+-- when none of the 8 least used qualifies any more, 8 scopes sampled at
+-- random are judged too. exp is the end of the longest window rounded up
+-- to the millisecond, so a scope indexed within a millisecond of it is not
+-- written again.
+local function admitScope(ik, uk, cap, scope, exp, q, prefix)
   local sc = redis.call('ZSCORE', ik, scope)
   if sc then
     if tonumber(sc) < exp - 1000 then
       redis.call('ZADD', ik, exp, scope)
     end
-    return true
+    return 0
   end
   if redis.call('ZCARD', ik) >= cap then
-    redis.call('ZREMRANGEBYSCORE', ik, '-inf', now)
-    if redis.call('ZCARD', ik) >= cap then
-      return false
+    local lib = scopeLib()
+    for _, m in ipairs(redis.call('ZRANGEBYSCORE', ik, '-inf', now, 'LIMIT', 0, 64)) do
+      lib.drop(ik, uk, m, prefix .. 'bm:{' .. m .. '}')
+    end
+    local need = math.min(redis.call('ZCARD', ik) - cap + 1, 8)
+    if need > 0 then
+      local ms = redis.call('ZRANGEBYSCORE', uk, '-inf', 32, 'LIMIT', 0, 8)
+      if lib.evict(ik, uk, ms, need, prefix) == 0 and lib.evict(ik, uk, redis.call('ZRANDMEMBER', uk, 8), need, prefix) == 0 then
+        return false
+      end
     end
   end
   redis.call('ZADD', ik, exp, scope)
-  return true
+  redis.call('ZADD', uk, q, scope)
+  return 1
 end
 `
 
@@ -168,8 +306,15 @@ end
 
 func (s *Store) rateIndex() string  { return s.prefix + "ix:r" }
 func (s *Store) scopeIndex() string { return s.prefix + "ix:b" }
+func (s *Store) scopeUsed() string  { return s.prefix + "ix:bu" }
 func (s *Store) convIndex() string  { return s.prefix + "ix:c" }
 func (s *Store) tombs() string      { return s.prefix + "tomb:c" }
+
+// scopeRecord names a budget scope's counter keys with their limits (the
+// same hash tag as its counters).
+func (s *Store) scopeRecord(scope string) string {
+	return s.prefix + "bm:{" + scope + "}"
+}
 
 // convMember is a conversation's member in the index: its owner's length,
 // its owner and its scope, from which the scripts rebuild the keys an
@@ -229,7 +374,7 @@ func (s *Store) rateCapacity() error {
 
 func (s *Store) scopeCapacity() error {
 	return &ratelimit.CapacityError{What: "agents with live budget counters in redis", Cap: "redisstore Options.MaxBudgetScopes", Limit: s.budCap,
-		Hint: "agents already counted keep their budgets (none is evicted: that would reset it); new agents are served once counters end with their window, or raise the cap (with maxmemory to match)"}
+		Hint: "every tracked agent has spent more than half of a limit (those are never evicted); new agents are served once counters end with their window, or raise the cap (with maxmemory to match)"}
 }
 
 func (s *Store) convCapacity() error {

@@ -12,12 +12,14 @@
 //
 //	<prefix>r:{<key>}            token bucket of a rate key
 //	<prefix>b:{<agent>}:<name>   budget counter, name like "requests/hour/493827"
+//	<prefix>bm:{<agent>}         its counter keys, each with its limit, and its level in ix:bu (caps)
 //	<prefix>c:{<owner>}<n>:<scope>         conversation: last committed step, fingerprint, repeats
 //	<prefix>c:{<owner>}<n>:<scope>:<step>  reservation of one step: "<token>|<expiry µs>"
 //	<prefix>o:{<owner>}                    the owner's live conversations (sorted set by expiry)
 //	<prefix>marker:2                       when this Redis's data began; no expiry
 //	<prefix>lost:2                         when it last lost its data; no expiry
 //	<prefix>ix:r, ix:b, ix:c               live buckets, budget agents, conversations (caps)
+//	<prefix>ix:bu                          budget agents by the largest share of a limit spent (caps)
 //	<prefix>tomb:c                         tombstones of evicted conversations
 //
 // (<owner> is [ratelimit.Owner] of the scope, <n> the scope's length.) Every
@@ -83,17 +85,17 @@
 // sorted sets beside the state, with the memory store's order: lossless
 // eviction first (a bucket at least half full is evicted, fullest first,
 // giving its owner back at most half its rate; expired budget scopes and
-// conversations; conversations with nothing committed), then the least
-// recently active conversations, each leaving a tombstone that refuses it
-// at every step with ratelimit.CodeStateLost (its owner loses the
-// conversation, never its replay protection). Budget scopes with live
-// counters are never evicted, since each eviction would hand the agent a
-// new budget and repeated floods an unbounded one: past MaxBudgetScopes
-// new agents are refused with a [*ratelimit.CapacityError] naming the cap,
-// while agents already counted keep their budgets and are served. So with
+// conversations; budget scopes that spent nothing; conversations with
+// nothing committed), then bounded loss: the least-used budget scopes that
+// spent at most half of every limit (the owner regains at most what it had
+// spent: never a near-limit budget) and the least recently active
+// conversations, each leaving a tombstone that refuses it at every step
+// with ratelimit.CodeStateLost (its owner loses the conversation, never its
+// replay protection). Only when nothing qualifies is a new identity
+// refused with a [*ratelimit.CapacityError] naming the cap. So with
 // maxmemory sized for the caps (about 30 MB for 2,000 buckets, 2,000 budget
 // agents and 8,000 conversations with 200-byte names), a flood leaves new
-// agents served for rates and conversations and never resets a victim; see
+// agents served and never resets a victim past half its limit; see
 // caps.go. The caps need one server: Redis Cluster and Ring need
 // Options.AcceptIdentityFlood, and are then bounded by maxmemory only.
 //

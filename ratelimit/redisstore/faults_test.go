@@ -111,6 +111,11 @@ func TestCorruptNumbersFailClosed(t *testing.T) {
 		field string // "" for a string key
 		ok    []string
 		probe func(s *redisstore.Store) error
+		wrap  func(v string) string // the stored value holding v, when more than v
+	}
+	charge := func(s *redisstore.Store) error {
+		_, err := s.Spend(ctx, "agent", []ratelimit.Counter{{Name: "n", Add: 1, Max: 10, TTL: time.Hour}}, ratelimit.SpendCommit, epoch)
+		return err
 	}
 	targets := []target{
 		{"conversation last", func(p string) string { return p + "c:{conv}4:conv" }, "last", []string{"7", "0", "-1"},
@@ -120,21 +125,25 @@ func TestCorruptNumbersFailClosed(t *testing.T) {
 					_ = s.Release(ctx, "conv", 3, res.Token)
 				}
 				return err
-			}},
+			}, nil},
 		{"conversation rep", func(p string) string { return p + "c:{conv}4:conv" }, "rep", []string{"1", "0"},
-			func(s *redisstore.Store) error { _, err := s.Reserve(ctx, "conv", 9, fp, p, epoch); return err }},
+			func(s *redisstore.Store) error { _, err := s.Reserve(ctx, "conv", 9, fp, p, epoch); return err }, nil},
 		{"budget counter", func(p string) string { return p + "b:{agent}:n" }, "", []string{"3", "0"},
 			func(s *redisstore.Store) error {
 				_, err := s.Spend(ctx, "agent", []ratelimit.Counter{{Name: "n", Add: 1, Max: 10, TTL: time.Hour}}, ratelimit.SpendCheck, epoch)
 				return err
-			}},
+			}, nil},
 		{"rate TAT", func(p string) string { return p + "r:{k}" }, "", []string{"1773500966000000", "1.7735009660000002e+15", "12.5", "1.5", "9999999999999999999"},
 			func(s *redisstore.Store) error {
 				_, err := s.Take(ctx, "k", ratelimit.MustParseRate("5/second"), epoch)
 				return err
-			}},
+			}, nil},
 		{"reservation expiry", func(p string) string { return p + "c:{conv}4:conv:4" }, "", []string{"12", "1.5e+15", "1.5", "9999999999999999999"},
-			func(s *redisstore.Store) error { _, err := s.Reserve(ctx, "conv", 4, fp, p, epoch); return err }},
+			func(s *redisstore.Store) error { _, err := s.Reserve(ctx, "conv", 4, fp, p, epoch); return err },
+			func(v string) string { return "tok|" + v }},
+		// The record of a budget scope's counters (caps): the limit of
+		// another counter, read when the scope is charged.
+		{"budget record limit", func(p string) string { return p + "bm:{agent}" }, "m", []string{"10", "1", "0", "1.5", "9999999999999999999"}, charge, nil},
 	}
 	n := 0
 	for _, tg := range targets {
@@ -144,8 +153,10 @@ func TestCorruptNumbersFailClosed(t *testing.T) {
 			s := newStore(t, c, &redisstore.Options{Prefix: prefix})
 			key := tg.key(prefix)
 			val := v
+			if tg.wrap != nil {
+				val = tg.wrap(v)
+			}
 			if tg.name == "reservation expiry" {
-				val = "tok|" + v
 				// A known conversation, so that the reservation is read.
 				if err := c.HSet(ctx, prefix+"c:{conv}4:conv", "last", 1).Err(); err != nil {
 					t.Fatal(err)

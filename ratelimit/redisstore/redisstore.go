@@ -175,6 +175,7 @@ func (s *Store) Health() redisx.Health { return s.health }
 //
 //	P r:{key}                   token bucket (GCRA TAT) of a rate key
 //	P b:{scope}:name            budget counter
+//	P bm:{scope}                the scope's counters: key -> limit; "=" -> level (caps)
 //	P c:{owner}len:scope        conversation hash: last, fp, rep, seen
 //	P c:{owner}len:scope:step   reservation of one step: token|expiry
 //	P o:{owner}                 the owner's live conversations, scored by expiry
@@ -341,8 +342,8 @@ func (s *Store) Spend(ctx context.Context, scope string, counters []ratelimit.Co
 	if err := ratelimit.CheckSpend(scope, counters, mode); err != nil {
 		return res, err
 	}
-	keys := make([]string, len(counters), len(counters)+3)
-	args := make([]any, 0, 4+4*len(counters))
+	keys := make([]string, len(counters), len(counters)+5)
+	args := make([]any, 0, 5+4*len(counters))
 	args = append(args, int(mode), s.boxed.known, s.boxed.budCap, scope)
 	for i, c := range counters {
 		keys[i] = s.budgetKey(scope, c.Name)
@@ -350,8 +351,9 @@ func (s *Store) Spend(ctx context.Context, scope string, counters []ratelimit.Co
 		args = append(args, c.Add, c.Max, ttl, c.Age.Microseconds())
 	}
 	keys = s.lossKeys(keys)
+	args = append(args, s.boxed.prefix)
 	if s.budCap > 0 {
-		keys = append(keys, s.scopeIndex())
+		keys = append(keys, s.scopeIndex(), s.scopeUsed(), s.scopeRecord(scope))
 	}
 	v, err := s.run(ctx, "budget spend", budgetScript, keys, now, args...)
 	if err != nil {

@@ -127,7 +127,7 @@ func TestKeysAreNamespaced(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := strings.Join(sorted(keys), " ")
-	want := "app1:b:{agent}:n app1:c:{conv}4:conv app1:c:{conv}4:conv:2 app1:ix:b app1:ix:c app1:ix:r app1:marker:2 app1:o:{conv} app1:r:{tool}"
+	want := "app1:b:{agent}:n app1:bm:{agent} app1:c:{conv}4:conv app1:c:{conv}4:conv:2 app1:ix:b app1:ix:bu app1:ix:c app1:ix:r app1:marker:2 app1:o:{conv} app1:r:{tool}"
 	if got != want {
 		t.Fatalf("keys %q, want %q", got, want)
 	}

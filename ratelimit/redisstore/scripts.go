@@ -126,20 +126,26 @@ return {1, math.floor((now - allow_at) / t), 0}
 // before the loss cannot be known), and the reply names it: the caller
 // refuses with CodeStateLost until the window ends.
 //
-// With a cap (ARGV cap > 0) the last key is the index of live scopes (see
-// admitScope in caps.go): a write for a scope not in it is refused at the
-// cap (failed index -2) unless an expired scope makes room.
+// With a cap (ARGV cap > 0) the last three keys are the index of live
+// scopes by expiry, the index by used share (the largest share of a limit
+// its live counters spent; 1 for a counter without a limit) and the
+// scope's record (a hash of its counter keys, each with its limit, so
+// that a candidate is judged on its counters without a scan and an
+// eviction can delete them): see scopeShare and admitScope in caps.go. A write for a scope not indexed is
+// refused at the cap (failed index -2) unless a scope that expired, or
+// spent at most half of every limit, makes room.
 //
 // KEYS[i] counter i, then when present the marker and the loss key, then
-// the index when capped; ARGV[3] mode (1 check, 2 commit, 3 force, 4
-// refund), ARGV[4] known marker, ARGV[5] cap, ARGV[6] scope, then per
-// counter add, max, ttl_ms, age_us. Returns {failed index (0-based), -1, or
-// -2 at the cap, lost index or -1, values before the call...}.
+// the indexes and the record when capped; ARGV[3] mode (1 check, 2 commit,
+// 3 force, 4 refund), ARGV[4] known marker, ARGV[5] cap, ARGV[6] scope,
+// then per counter add, max, ttl_ms, age_us, and last the key prefix.
+// Returns {failed index (0-based), -1, or -2 at the cap, lost index or -1,
+// values before the call...}.
 var budgetScript = redis.NewScript(prelude + lossLua + scopeLua + `
 local mode = tonumber(ARGV[3])
 local cap = tonumber(ARGV[5])
-local n = (#ARGV - 6) / 4
-local marked = #KEYS - (cap > 0 and 1 or 0) >= n + 2
+local n = (#ARGV - 7) / 4
+local marked = #KEYS - (cap > 0 and 3 or 0) >= n + 2
 local out = {-1, -1}
 local lost = {}
 local l, looked = nil, false
@@ -175,14 +181,23 @@ if mode == 4 then
   return out
 end
 if mode == 3 or (mode == 2 and out[1] < 0) then
+  local ttl, rk, set, gone = 0, KEYS[#KEYS], nil, nil
   if cap > 0 then
-    local ttl = 0
+    local q, old, added
+    q, old, set, gone = scopeShare(rk, n, out)
     for i = 1, n do
       ttl = math.max(ttl, tonumber(ARGV[4 * i + 5]))
     end
-    if not admitScope(KEYS[#KEYS], cap, ARGV[6], now + ttl * 1000) then
+    added = admitScope(KEYS[#KEYS - 2], KEYS[#KEYS - 1], cap, ARGV[6], now + ttl * 1000, q, ARGV[#ARGV])
+    if not added then
       out[1] = -2
       return out
+    end
+    if q ~= old then
+      if added == 0 then
+        redis.call('ZADD', KEYS[#KEYS - 1], q, ARGV[6])
+      end
+      set[#set + 1], set[#set + 2] = '=', q
     end
   end
   for i = 1, n do
@@ -191,6 +206,19 @@ if mode == 3 or (mode == 2 and out[1] < 0) then
     else
       redis.call('INCRBY', KEYS[i], ARGV[4 * i + 3])
       redis.call('PEXPIRE', KEYS[i], ARGV[4 * i + 5])
+    end
+  end
+  if cap > 0 then
+    -- The record names every live counter with its limit, and lives as
+    -- long as the longest, so that an eviction deletes every one.
+    if #set > 0 then
+      redis.call('HSET', rk, unpack(set))
+      if redis.call('PTTL', rk) < ttl then
+        redis.call('PEXPIRE', rk, ttl)
+      end
+    end
+    if #gone > 0 then
+      redis.call('HDEL', rk, unpack(gone))
     end
   end
 end

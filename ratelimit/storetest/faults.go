@@ -3,6 +3,7 @@ package storetest
 import (
 	"context"
 	"errors"
+	"slices"
 	"strconv"
 	"sync"
 	"testing"
@@ -90,6 +91,73 @@ func testFaults(t *testing.T, newStore func(t *testing.T) ratelimit.Store) {
 			t.Errorf("victim's committed step after the flood: %+v, %v; want replay or state lost", r, err)
 		}
 	})
+}
+
+// testBudgetFlood (issue 17): a flood of distinct agents, each spending a
+// tenth of its limit, never refuses anyone while evictable budgets remain
+// (scopes that spent at most half of every limit) and leaves a fresh agent
+// served; a second flood spending more than half is refused once nothing
+// evictable is left. No budget that spent more than half of a limit, or
+// any of a counter without a limit, is ever evicted; an agent at exactly
+// half may be, and then regains at most what it spent (5 or 0 spent).
+func testBudgetFlood(t *testing.T, newStore func(t *testing.T) ratelimit.Store) {
+	ctx := context.Background()
+	s := newStore(t)
+	spend := func(scope string, c ...ratelimit.Counter) (ratelimit.SpendResult, error) {
+		return s.Spend(ctx, scope, c, ratelimit.SpendCommit, epoch)
+	}
+	n := func(add, max int64) ratelimit.Counter {
+		return ratelimit.Counter{Name: "n", Add: add, Max: max, TTL: time.Hour}
+	}
+	day := func(add, max int64) ratelimit.Counter {
+		return ratelimit.Counter{Name: "day", Add: add, Max: max, TTL: 24 * time.Hour}
+	}
+	for _, pre := range []struct {
+		scope string
+		c     []ratelimit.Counter
+	}{
+		{"over-half", []ratelimit.Counter{n(6, 10)}},
+		{"one-over-half", []ratelimit.Counter{n(1, 10), day(51, 100)}},
+		{"no-limit", []ratelimit.Counter{n(1, 0)}},
+		{"half", []ratelimit.Counter{n(5, 10)}},
+	} {
+		if r, err := spend(pre.scope, pre.c...); err != nil || r.Failed != -1 {
+			t.Fatalf("%s before the flood: %+v, %v", pre.scope, r, err)
+		}
+	}
+	for i := range 2000 {
+		if r, err := spend("flood-"+strconv.Itoa(i), n(1, 10)); err != nil || r.Failed != -1 {
+			t.Fatalf("flood agent %d: %+v, %v; want served (every earlier flooder spent a tenth: evictable)", i, r, err)
+		}
+	}
+	if r, err := spend("fresh", n(1, 10)); err != nil || r.Failed != -1 || r.Values[0] != 0 {
+		t.Fatalf("fresh agent after the flood: %+v, %v; want served from 0", r, err)
+	}
+	// A second flood spends more than half: once nothing evictable is
+	// left, new agents are refused as capacity, never by evicting these.
+	for i := range 2000 {
+		_, err := spend("over-"+strconv.Itoa(i), n(6, 10))
+		checkFloodErr(t, "budget over half", i, err)
+	}
+	check := func(scope string, c ratelimit.Counter, want ...int64) {
+		t.Helper()
+		r, err := s.Spend(ctx, scope, []ratelimit.Counter{c}, ratelimit.SpendCheck, epoch)
+		if err != nil || !slices.Contains(want, r.Values[0]) {
+			t.Errorf("%s's %s after the flood: %+v, %v; want one of %v spent", scope, c.Name, r, err, want)
+		}
+	}
+	check("over-half", n(4, 10), 6)
+	check("one-over-half", n(0, 10), 1)
+	check("one-over-half", day(0, 100), 51)
+	check("no-limit", n(0, 0), 1)
+	check("half", n(0, 10), 5, 0)
+	// The victim over half is refused at exactly its limit.
+	if r, err := spend("over-half", n(4, 10)); err != nil || r.Failed != -1 {
+		t.Errorf("over-half's last 4 after the flood: %+v, %v", r, err)
+	}
+	if r, err := spend("over-half", n(1, 10)); err != nil || r.Failed != 0 {
+		t.Errorf("over-half's 11th after the flood: %+v, %v; want refused", r, err)
+	}
 }
 
 // checkFloodErr fails unless err is nil or a capacity refusal.

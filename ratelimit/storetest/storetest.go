@@ -35,6 +35,7 @@ func Run(t *testing.T, newStore func(t *testing.T) ratelimit.Store) {
 	t.Run("Budget", func(t *testing.T) { testBudget(t, newStore) })
 	t.Run("Steps", func(t *testing.T) { testSteps(t, newStore) })
 	t.Run("Faults", func(t *testing.T) { testFaults(t, newStore) })
+	t.Run("BudgetFlood", func(t *testing.T) { testBudgetFlood(t, newStore) })
 }
 
 func testRate(t *testing.T, newStore func(t *testing.T) ratelimit.Store) {
