@@ -18,6 +18,14 @@ import (
 // unknown. Tools without defaults cost the definition read the pin stage
 // already made.
 func (g *Guard) defaultedPolicy(c *call, req policy.Request, d policy.Decision) policy.Decision {
+	if typed, ok := typedNumbers(req.Args); ok {
+		r := req
+		r.Args = typed
+		d = stricter(d, g.annotationDefault(c, g.p.Evaluate(r)), "With the numbers as a typed handler receives them (float64): ")
+		if d.Outcome != policy.Allow && d.Outcome != policy.Ask {
+			return d
+		}
+	}
 	if c.srv == nil || noDefaults.has(c.digest) {
 		return d
 	}
@@ -37,11 +45,20 @@ func (g *Guard) defaultedPolicy(c *call, req policy.Request, d policy.Decision) 
 	if err != nil {
 		return internal(c.md.Method, c.tool, "The arguments with the tool's input-schema defaults cannot be read, so the call was denied")
 	}
+	if typed, ok := typedNumbers(args); ok {
+		args = typed // a default's number reaches a typed handler as float64 too
+	}
 	req.Args = args
-	d2 := g.annotationDefault(c, g.p.Evaluate(req))
+	return stricter(d, g.annotationDefault(c, g.p.Evaluate(req)), "With the tool's input-schema defaults applied (as the handler receives them): ")
+}
+
+// stricter is the stricter of d, the decision on the arguments as sent,
+// and d2, the decision on them as the handler receives them (why says
+// how): a refusal there refuses, an ask there asks.
+func stricter(d, d2 policy.Decision, why string) policy.Decision {
 	switch {
 	case d2.Outcome != policy.Allow && d2.Outcome != policy.Ask:
-		d2.Reason = "With the tool's input-schema defaults applied (as the handler receives them): " + d2.Reason
+		d2.Reason = why + d2.Reason
 		return d2
 	case d2.Outcome == policy.Ask && d.Outcome == policy.Allow:
 		return d2
