@@ -33,6 +33,9 @@ func (g *Guard) defaultedPolicy(c *call, req policy.Request, d policy.Decision) 
 	if err != nil {
 		return internal(c.md.Method, c.tool, "The server's tools could not be listed to apply the tool's input-schema defaults, so the call was denied")
 	}
+	if t == nil {
+		return d // not listed to this session: runHandler refuses to run it (unlistedRun)
+	}
 	full, err := withSchemaDefaults(t, c.rawArgs)
 	if err != nil {
 		return internal(c.md.Method, c.tool, "The tool's input-schema defaults cannot be applied, so the arguments it would run with are unknown and the call was denied")
@@ -101,4 +104,19 @@ func (s *digestSet) add(d string) {
 	}
 	s.m[d] = struct{}{}
 	s.mu.Unlock()
+}
+
+// unlistedRun refuses to run the handler of a tool missing from the
+// session's tools/list: no such tool (go-sdk would answer "unknown tool"),
+// or one the server hides from this session's listing yet dispatches,
+// whose input-schema defaults, the arguments it would run with, are
+// unknown to the policy. It holds once the definition was read (the pin
+// stage, the defaults check).
+func (g *Guard) unlistedRun(c *call) error {
+	if c.srv == nil || !c.listing.read || c.listing.err != nil || c.listing.tool != nil {
+		return nil
+	}
+	d := internal(c.md.Method, c.tool, "The tool is not in the server's tools/list for this session, so the arguments it would run with (its input-schema defaults) are unknown and the call was denied")
+	g.auditFailure(c.ctx, d, c.agent)
+	return rpcError(d, c.rawTool)
 }
