@@ -148,3 +148,51 @@ spec:
 		mu.Unlock()
 	}
 }
+
+// A raw input schema may spell its keywords with JSON escapes
+// ("\u0064efault" is "default"): go-sdk applies that default all the same.
+func TestRedTeam13_EscapedDefaultKeyword(t *testing.T) {
+	const src = `apiVersion: aip.io/v1alpha1
+kind: AgentPolicy
+metadata: {name: escaped}
+spec:
+  allowed_tools: [read_file, near]
+  protected_paths: [~/.ssh]
+`
+	type in struct {
+		Path string `json:"path,omitempty"`
+	}
+	for _, pins := range []*gatehouse.PinOptions{nil, {Off: true}} {
+		var mu sync.Mutex
+		var ran []string
+		h := func(ctx context.Context, req *mcp.CallToolRequest, a in) (*mcp.CallToolResult, any, error) {
+			mu.Lock()
+			ran = append(ran, a.Path)
+			mu.Unlock()
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "ran"}}}, nil, nil
+		}
+		g := mustGuard(t, mustPolicy(t, src), &gatehouse.Options{DenyAsToolResult: true, Pins: pins})
+		s := mcp.NewServer(&mcp.Implementation{Name: "escaped", Version: "1"}, nil)
+		mcp.AddTool(s, &mcp.Tool{Name: "read_file", InputSchema: json.RawMessage(`{"type":"object","properties":{"path":{"type":"string","\u0064efault":"~/.ssh/id_rsa"}}}`)}, h)
+		mcp.AddTool(s, &mcp.Tool{Name: "near", InputSchema: json.RawMessage(`{"type":"object","properties":{"path":{"type":"string","\u0064efault":"/tmp/x"}}}`)}, h)
+		g.Install(s)
+		cs, done := connectClient(s, nil)
+		for _, c := range []struct {
+			tool string
+			run  bool
+		}{{"read_file", false}, {"near", true}} {
+			res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: c.tool, Arguments: map[string]any{}})
+			if ranIt := err == nil && !res.IsError; ranIt != c.run {
+				t.Errorf("pins %v: %s {}: ran=%v (err %v), want %v", pins, c.tool, ranIt, err, c.run)
+			}
+		}
+		done()
+		mu.Lock()
+		for _, p := range ran {
+			if strings.Contains(p, ".ssh") {
+				t.Errorf("pins %v: the handler ran with the protected default %q", pins, p)
+			}
+		}
+		mu.Unlock()
+	}
+}

@@ -70,7 +70,9 @@ func withSchemaDefaults(t *mcp.Tool, args json.RawMessage) (json.RawMessage, err
 			return nil, errSchemaDefaults
 		}
 	}
-	if !bytes.Contains(raw, []byte(`"default"`)) {
+	// A keyword may be spelled with \u escapes ("\u0064efault"), which
+	// go-sdk reads as "default": only a schema with neither is skipped.
+	if !bytes.Contains(raw, []byte(`"default"`)) && !bytes.Contains(raw, []byte(`\u`)) {
 		return nil, nil
 	}
 	res, err := resolvedSchemas.get(raw)
