@@ -417,11 +417,26 @@ func mustLiterals(re *syntax.Regexp) []string {
 				walk(s)
 			}
 		case syntax.OpLiteral:
-			if re.Flags&syntax.FoldCase == 0 && len(re.Rune) > 0 {
-				out = append(out, string(re.Rune))
+			if re.Flags&syntax.FoldCase == 0 {
+				out = appendRuns(out, re.Rune)
 			}
 		}
 	}
 	walk(re)
+	return out
+}
+
+// appendRuns appends the runs of rs between U+FFFD runes: a U+FFFD in a
+// regex also matches any invalid byte, so the text need not hold its bytes.
+func appendRuns(out []string, rs []rune) []string {
+	start := 0
+	for i := 0; i <= len(rs); i++ {
+		if i == len(rs) || rs[i] == utf8.RuneError {
+			if i > start {
+				out = append(out, string(rs[start:i]))
+			}
+			start = i + 1
+		}
+	}
 	return out
 }
