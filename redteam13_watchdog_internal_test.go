@@ -1,0 +1,40 @@
+package gatehouse
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+)
+
+// A handler's child contexts past the timeout: cancelled with
+// errHandlerTimeout as the cause, the call still found (DecisionFrom).
+// Their Err is context.Canceled, not DeadlineExceeded as under
+// context.WithTimeout: the watchdog cancels one context (no timer per
+// call), and a child copies its parent's error. Pinned here so a change is
+// seen.
+func TestRedTeam13_WatchdogChildContexts(t *testing.T) {
+	w := newWatchdog(10 * time.Millisecond)
+	c := &call{}
+	h, stop := w.watch(context.Background(), c)
+	defer stop()
+	type k struct{}
+	child, cancel := context.WithCancel(context.WithValue(h, k{}, 1))
+	defer cancel()
+	select {
+	case <-child.Done():
+	case <-time.After(5 * time.Second):
+		t.Fatal("the child was not cancelled past the timeout")
+	}
+	if got, ok := callFrom(child); !ok || got != c {
+		t.Fatal("the call is not found from a child context")
+	}
+	if !errors.Is(context.Cause(child), errHandlerTimeout) {
+		t.Fatalf("child cause %v", context.Cause(child))
+	}
+	if !errors.Is(h.Err(), context.DeadlineExceeded) || !errors.Is(child.Err(), context.Canceled) {
+		t.Fatalf("handler err %v, child err %v", h.Err(), child.Err())
+	}
+	stop()
+	waitIdle(t, w)
+}
