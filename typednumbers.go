@@ -58,6 +58,9 @@ func typedValue(v any) (any, bool) {
 // typedNumber returns n as encoding/json writes the float64 nearest it,
 // and whether that is another value.
 func typedNumber(n json.Number) (json.Number, bool) {
+	if len(n) <= 15 && !strings.ContainsAny(string(n), "eE") {
+		return n, false // at most 15 digits, no exponent: float64 holds it exactly enough to give it back
+	}
 	f, err := strconv.ParseFloat(string(n), 64)
 	if err != nil {
 		return n, false // beyond float64: go-sdk's decoding refuses the call
