@@ -16,7 +16,8 @@ import (
 // arguments (a refusal there refuses, an ask there asks). A schema whose
 // defaults cannot be applied refuses: the arguments that would run are
 // unknown. Tools without defaults cost the definition read the pin stage
-// already made.
+// already made. Numbers are decided on as a typed handler receives them
+// too (typedNumbers).
 func (g *Guard) defaultedPolicy(c *call, req policy.Request, d policy.Decision) policy.Decision {
 	if typed, ok := typedNumbers(req.Args); ok {
 		r := req
