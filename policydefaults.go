@@ -1,8 +1,6 @@
 package gatehouse
 
 import (
-	"sync"
-
 	"github.com/gatehouse-dev/gatehouse/policy"
 )
 
@@ -15,8 +13,8 @@ import (
 // sent; the result is the stricter of d and the decision on the defaulted
 // arguments (a refusal there refuses, an ask there asks). A schema whose
 // defaults cannot be applied refuses: the arguments that would run are
-// unknown. Tools without defaults cost the definition read the pin stage
-// already made. Numbers are decided on as a typed handler receives them
+// unknown. Tools without defaults cost one read of the definition, which
+// the pin stage then reuses. Numbers are decided on as a typed handler receives them
 // too (typedNumbers).
 func (g *Guard) defaultedPolicy(c *call, req policy.Request, d policy.Decision) policy.Decision {
 	if typed, ok := typedNumbers(req.Args); ok {
@@ -27,7 +25,7 @@ func (g *Guard) defaultedPolicy(c *call, req policy.Request, d policy.Decision) 
 			return d
 		}
 	}
-	if c.srv == nil || noDefaults.has(c.digest) {
+	if c.srv == nil {
 		return d
 	}
 	t, err := g.listed(c)
@@ -42,7 +40,6 @@ func (g *Guard) defaultedPolicy(c *call, req policy.Request, d policy.Decision) 
 		return internal(c.md.Method, c.tool, "The tool's input-schema defaults cannot be applied, so the arguments it would run with are unknown and the call was denied")
 	}
 	if full == nil {
-		noDefaults.add(c.digest)
 		return d
 	}
 	args, err := decodeArgs(full)
@@ -70,41 +67,6 @@ func stricter(d, d2 policy.Decision, why string) policy.Decision {
 		return d2
 	}
 	return d
-}
-
-// digestSet remembers the definition digests (ToolDigest, set by the pin
-// stage) of tools whose input schema has no defaults, so that a call to
-// one costs no schema encoding. A digest names one definition exactly, so
-// an entry never goes stale; the set starts over when full.
-type digestSet struct {
-	mu sync.Mutex
-	m  map[string]struct{}
-}
-
-const maxNoDefaults = 4096
-
-var noDefaults = &digestSet{}
-
-func (s *digestSet) has(d string) bool {
-	if d == "" {
-		return false // pinning off: no digest, the schema is read
-	}
-	s.mu.Lock()
-	_, ok := s.m[d]
-	s.mu.Unlock()
-	return ok
-}
-
-func (s *digestSet) add(d string) {
-	if d == "" {
-		return
-	}
-	s.mu.Lock()
-	if s.m == nil || len(s.m) >= maxNoDefaults {
-		s.m = make(map[string]struct{}, 64)
-	}
-	s.m[d] = struct{}{}
-	s.mu.Unlock()
 }
 
 // unlistedRun refuses to run the handler of a tool missing from the
