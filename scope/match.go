@@ -3,8 +3,8 @@ package scope
 import (
 	"encoding/json"
 	"fmt"
-	"unicode/utf8"
 
+	"github.com/gatehouse-dev/gatehouse/internal/glob"
 	"github.com/gatehouse-dev/gatehouse/normalize"
 )
 
@@ -78,40 +78,9 @@ func (ap argPattern) anyLeaf(leaves []string) bool {
 func (ap argPattern) leaf(s string) bool {
 	n := normalize.Name(s)
 	for _, p := range ap.vals {
-		if glob(p, n) {
+		if glob.Match(p, n) {
 			return true
 		}
 	}
 	return false
-}
-
-// glob reports whether s matches pattern, where '*' matches any run of
-// characters; linear backtracking, O(len(pattern)*len(s)) at worst.
-func glob(pattern, s string) bool {
-	px, sx, starP, starS := 0, 0, -1, -1
-	for sx < len(s) {
-		if px < len(pattern) && pattern[px] == '*' {
-			starP, starS = px, sx
-			px++
-			continue
-		}
-		if px < len(pattern) {
-			pr, pw := utf8.DecodeRuneInString(pattern[px:])
-			sr, sw := utf8.DecodeRuneInString(s[sx:])
-			if pr == sr {
-				px, sx = px+pw, sx+sw
-				continue
-			}
-		}
-		if starP < 0 {
-			return false
-		}
-		_, w := utf8.DecodeRuneInString(s[starS:])
-		starS += w
-		px, sx = starP+1, starS
-	}
-	for px < len(pattern) && pattern[px] == '*' {
-		px++
-	}
-	return px == len(pattern)
 }
