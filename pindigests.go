@@ -28,32 +28,19 @@ func ServerToolDigests(ctx context.Context, s *mcp.Server) (map[string]string, e
 	}
 	defer ss.Close()
 	out := map[string]string{}
-	cursor := ""
-	for page := 0; page < maxIndexPages; page++ {
-		res, err := list(ctx, "tools/list", &mcp.ListToolsRequest{Session: ss, Params: &mcp.ListToolsParams{Cursor: cursor}})
+	err = eachListedTool(ctx, list, ss, func(t *mcp.Tool) (bool, error) {
+		d, err := ToolDigest(t)
 		if err != nil {
-			return nil, fmt.Errorf("gatehouse: ServerToolDigests: listing tools: %w", err)
+			return false, err
 		}
-		lr, ok := res.(*mcp.ListToolsResult)
-		if !ok {
-			return nil, fmt.Errorf("gatehouse: ServerToolDigests: listing tools: got %T", res)
-		}
-		for _, t := range lr.Tools {
-			if t == nil {
-				continue
-			}
-			d, err := ToolDigest(t)
-			if err != nil {
-				return nil, err
-			}
-			out[t.Name] = d
-		}
+		out[t.Name] = d
 		if len(out) > maxIndexTools {
-			return nil, fmt.Errorf("gatehouse: ServerToolDigests: the server lists more than %d tools", maxIndexTools)
+			return false, fmt.Errorf("the server lists more than %d tools", maxIndexTools)
 		}
-		if cursor = lr.NextCursor; cursor == "" {
-			return out, nil
-		}
+		return true, nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("gatehouse: ServerToolDigests: %w", err)
 	}
-	return nil, fmt.Errorf("gatehouse: ServerToolDigests: the tool list has more than %d pages", maxIndexPages)
+	return out, nil
 }

@@ -315,26 +315,18 @@ func (x *toolIndex) current(ctx context.Context, req mcp.Request, raw string) (*
 	if next == nil || ss == nil {
 		return nil, errors.New("gatehouse: no session to list the server's tools on")
 	}
-	cursor := ""
-	for page := 0; page < maxIndexPages; page++ {
-		res, err := next(ctx, "tools/list", &mcp.ListToolsRequest{Session: ss, Params: &mcp.ListToolsParams{Cursor: cursor}})
-		if err != nil {
-			return nil, fmt.Errorf("gatehouse: listing the server's tools: %w", err)
+	var found *mcp.Tool
+	err := eachListedTool(ctx, next, ss, func(t *mcp.Tool) (bool, error) {
+		if t.Name == raw {
+			found = t
+			return false, nil
 		}
-		lr, ok := res.(*mcp.ListToolsResult)
-		if !ok {
-			return nil, fmt.Errorf("gatehouse: listing the server's tools: got %T", res)
-		}
-		for _, t := range lr.Tools {
-			if t != nil && t.Name == raw {
-				return t, nil
-			}
-		}
-		if cursor = lr.NextCursor; cursor == "" {
-			return nil, nil
-		}
+		return true, nil
+	})
+	if err != nil {
+		return nil, err
 	}
-	return nil, fmt.Errorf("gatehouse: the server's tool list has more than %d pages", maxIndexPages)
+	return found, nil
 }
 
 // definitionChanged is the refusal of a call to a tool whose definition

@@ -164,9 +164,38 @@ func (x *toolIndex) refreshLocked(ctx context.Context, ss *mcp.ServerSession) er
 		return fmt.Errorf("gatehouse: the guard's middleware is not installed")
 	}
 	byNorm, exact, elicit := map[string][]string{}, map[string]string{}, map[string]bool{}
+	err := eachListedTool(ctx, x.next, ss, func(t *mcp.Tool) (bool, error) {
+		if _, dup := exact[t.Name]; dup {
+			return true, nil
+		}
+		exact[t.Name] = definitionDigest(t)
+		elicit[t.Name] = t.Meta[elicitMarker] == x.token
+		n := normalizeTool(t.Name)
+		byNorm[n] = append(byNorm[n], t.Name)
+		if len(exact) > maxIndexTools {
+			return false, fmt.Errorf("gatehouse: the server lists more than %d tools", maxIndexTools)
+		}
+		return true, nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, names := range byNorm {
+		sort.Strings(names)
+	}
+	x.byNorm, x.exact, x.elicit, x.dirty, x.session = byNorm, exact, elicit, false, ss
+	x.pinAllLocked(exact)
+	return nil
+}
+
+// eachListedTool calls fn with each tool the server lists on ss, read
+// through next (the handler below the Guard) page by page, until fn
+// reports no more or an error, or the list ends; at most maxIndexPages
+// pages.
+func eachListedTool(ctx context.Context, next mcp.MethodHandler, ss *mcp.ServerSession, fn func(*mcp.Tool) (more bool, err error)) error {
 	cursor := ""
 	for page := 0; page < maxIndexPages; page++ {
-		res, err := x.next(ctx, "tools/list", &mcp.ListToolsRequest{Session: ss, Params: &mcp.ListToolsParams{Cursor: cursor}})
+		res, err := next(ctx, "tools/list", &mcp.ListToolsRequest{Session: ss, Params: &mcp.ListToolsParams{Cursor: cursor}})
 		if err != nil {
 			return fmt.Errorf("gatehouse: listing the server's tools: %w", err)
 		}
@@ -178,23 +207,11 @@ func (x *toolIndex) refreshLocked(ctx context.Context, ss *mcp.ServerSession) er
 			if t == nil {
 				continue
 			}
-			if _, dup := exact[t.Name]; dup {
-				continue
+			if more, err := fn(t); err != nil || !more {
+				return err
 			}
-			exact[t.Name] = definitionDigest(t)
-			elicit[t.Name] = t.Meta[elicitMarker] == x.token
-			n := normalizeTool(t.Name)
-			byNorm[n] = append(byNorm[n], t.Name)
-		}
-		if len(exact) > maxIndexTools {
-			return fmt.Errorf("gatehouse: the server lists more than %d tools", maxIndexTools)
 		}
 		if cursor = lr.NextCursor; cursor == "" {
-			for _, names := range byNorm {
-				sort.Strings(names)
-			}
-			x.byNorm, x.exact, x.elicit, x.dirty, x.session = byNorm, exact, elicit, false, ss
-			x.pinAllLocked(exact)
 			return nil
 		}
 	}
