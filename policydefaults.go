@@ -14,8 +14,8 @@ import (
 // arguments (a refusal there refuses, an ask there asks). A schema whose
 // defaults cannot be applied refuses: the arguments that would run are
 // unknown. Tools without defaults cost one read of the definition, which
-// the pin stage then reuses. Numbers are decided on as a typed handler receives them
-// too (typedNumbers).
+// the pin stage then reuses. Numbers are decided on as a typed handler
+// receives them too (typedNumbers).
 func (g *Guard) defaultedPolicy(c *call, req policy.Request, d policy.Decision) policy.Decision {
 	if typed, ok := typedNumbers(req.Args); ok {
 		r := req
@@ -63,7 +63,7 @@ func stricter(d, d2 policy.Decision, why string) policy.Decision {
 		return d2
 	case d2.Outcome == policy.Ask && d.Outcome == policy.Allow:
 		return d2
-	case d2.Violation && !d.Violation: // monitor mode: record what the defaults would have triggered
+	case d2.Violation && !d.Violation && d2.Outcome == d.Outcome: // monitor mode: record what the defaults would have triggered, never an ask turned into an allow
 		return d2
 	}
 	return d
