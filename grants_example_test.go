@@ -3,7 +3,6 @@ package gatehouse_test
 import (
 	"context"
 	"fmt"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -81,34 +80,7 @@ func Example_grants() {
 // TestREADMEGrantsSnippet: every code line of the README's grants snippet
 // is a line of Example_grants, which runs.
 func TestREADMEGrantsSnippet(t *testing.T) {
-	readme, err := os.ReadFile("README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	example, err := os.ReadFile("grants_example_test.go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, section, ok := strings.Cut(string(readme), "## Remember an approval (grants)\n\n```go\n")
-	if !ok {
-		t.Fatal(`README has no "## Remember an approval (grants)" section starting with a go snippet`)
-	}
-	snippet, _, _ := strings.Cut(section, "```")
-	_, body, _ := strings.Cut(string(example), "func Example_grants() {")
-	lines := map[string]bool{}
-	for _, l := range strings.Split(body, "\n") {
-		lines[code(l)] = true
-	}
-	checked := 0
-	for _, l := range strings.Split(snippet, "\n") {
-		if c := code(l); c != "" {
-			checked++
-			if !lines[c] {
-				t.Errorf("README line not in Example_grants: %s", strings.TrimSpace(l))
-			}
-		}
-	}
-	if checked < 8 {
-		t.Fatalf("only %d code lines found in the README snippet", checked)
-	}
+	snippet := goSnippet(t, readmeSection(t, "## Remember an approval (grants)\n\n```go\n"))
+	_, body, _ := strings.Cut(readFile(t, "grants_example_test.go"), "func Example_grants() {")
+	snippetInExample(t, snippet, body, "Example_grants", 8)
 }

@@ -1,7 +1,6 @@
 package gatehouse_test
 
 import (
-	"os"
 	"strings"
 	"testing"
 
@@ -11,14 +10,7 @@ import (
 // TestREADMEScopesSnippet: the README's "Scopes per tool" document parses
 // and means what the section says.
 func TestREADMEScopesSnippet(t *testing.T) {
-	readme, err := os.ReadFile("README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, section, ok := strings.Cut(string(readme), "## Scopes per tool\n")
-	if !ok {
-		t.Fatal(`README has no "## Scopes per tool" section`)
-	}
+	section := readmeSection(t, "## Scopes per tool\n")
 	_, doc, ok := strings.Cut(section, "```yaml\n")
 	if !ok {
 		t.Fatal("no yaml snippet")
@@ -40,25 +32,5 @@ func TestREADMEScopesSnippet(t *testing.T) {
 	if !ok {
 		t.Fatal("no go snippet")
 	}
-	gosrc, _, _ = strings.Cut(gosrc, "```")
-	example, err := os.ReadFile("example_scopes_test.go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	lines := map[string]bool{}
-	for _, l := range strings.Split(string(example), "\n") {
-		lines[code(l)] = true
-	}
-	n := 0
-	for _, l := range strings.Split(gosrc, "\n") {
-		if c := code(l); c != "" {
-			n++
-			if !lines[c] {
-				t.Errorf("README line not in Example_scopesPerTool: %s", c)
-			}
-		}
-	}
-	if n < 4 {
-		t.Fatalf("%d code lines", n)
-	}
+	snippetInExample(t, goSnippet(t, gosrc), readFile(t, "example_scopes_test.go"), "Example_scopesPerTool", 4)
 }
