@@ -12,43 +12,20 @@ import (
 	"time"
 
 	"github.com/gatehouse-dev/gatehouse/consent"
+	"github.com/gatehouse-dev/gatehouse/consent/internal/testkit"
 	"github.com/gatehouse-dev/gatehouse/policy"
 )
 
-// funcChannel is a Channel answering with a function.
-type funcChannel func(ctx context.Context, req *consent.ConsentRequest) (consent.Reply, error)
+// The fake channel and the Asker fixture are consent/internal/testkit's.
+type funcChannel = testkit.FuncChannel
 
-func (funcChannel) Name() string { return "fake" }
-func (f funcChannel) Ask(ctx context.Context, req *consent.ConsentRequest) (consent.Reply, error) {
-	return f(ctx, req)
-}
+func reply(d consent.Decision, mods map[string]any) funcChannel { return testkit.Reply(d, mods) }
 
-func reply(d consent.Decision, mods map[string]any) funcChannel {
-	return func(context.Context, *consent.ConsentRequest) (consent.Reply, error) {
-		return consent.Reply{Decision: d, Approver: "alice", Modifications: mods}, nil
-	}
-}
-
-type askerFixture struct {
-	asker  *consent.Asker
-	clock  *clock
-	events *eventLog
-	signer *consent.Signer
-}
+type askerFixture = testkit.AskerFixture
 
 func newAsker(t *testing.T, ch consent.Channel, opts *consent.AskerOptions) askerFixture {
 	t.Helper()
-	f := askerFixture{clock: newClock(), events: &eventLog{}, signer: mustSigner(t, key(1))}
-	if opts == nil {
-		opts = &consent.AskerOptions{}
-	}
-	opts.Now, opts.OnEvent = f.clock.Now, f.events.Record
-	a, err := consent.NewAsker(ch, f.signer, memNonces(t, f.clock), opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f.asker = a
-	return f
+	return testkit.NewAsker(t, ch, opts)
 }
 
 var askReq = consent.Request{
@@ -67,7 +44,7 @@ func TestAskApproved(t *testing.T) {
 	}), nil)
 	r := askReq
 	r.Timeout = 5 * time.Minute
-	ans, err := f.asker.Ask(context.Background(), r)
+	ans, err := f.Asker.Ask(context.Background(), r)
 	if err != nil || !ans.Approved() || ans.Outcome != consent.OutcomeApproved {
 		t.Fatalf("Ask = %+v, %v; want approved", ans, err)
 	}
@@ -86,14 +63,14 @@ func TestAskApproved(t *testing.T) {
 		t.Fatal("answer not tied to the request")
 	}
 	// The response in the answer is a real proof, now consumed.
-	v, _ := consent.NewVerifier([]ed25519.PublicKey{f.signer.PublicKey()}, memNonces(t, f.clock), &consent.VerifierOptions{Now: f.clock.Now})
-	if err := v.Check(seen, ans.Response, "send_email", ans.Args, f.clock.Now()); err != nil {
+	v, _ := consent.NewVerifier([]ed25519.PublicKey{f.Signer.PublicKey()}, memNonces(t, f.Clock), &consent.VerifierOptions{Now: f.Clock.Now})
+	if err := v.Check(seen, ans.Response, "send_email", ans.Args, f.Clock.Now()); err != nil {
 		t.Fatalf("answer's proof: %v", err)
 	}
-	if got := f.events.Types(); !slices.Equal(got, []consent.EventType{consent.EventRequested, consent.EventApproved}) {
+	if got := f.Events.Types(); !slices.Equal(got, []consent.EventType{consent.EventRequested, consent.EventApproved}) {
 		t.Fatalf("events = %v", got)
 	}
-	e := f.events.Events()[1]
+	e := f.Events.Events()[1]
 	if e.RequestID != seen.ID || e.Approver != "alice" || e.Channel != "fake" || e.Decision != "approved" || e.ArgsHash == "" || e.Agent != "agent-1" {
 		t.Fatalf("approved event = %+v", e)
 	}
@@ -101,7 +78,7 @@ func TestAskApproved(t *testing.T) {
 
 func TestAskApprovedWithModifications(t *testing.T) {
 	f := newAsker(t, reply(consent.ApprovedWithModifications, map[string]any{"amount": json.Number("5")}), nil)
-	ans, err := f.asker.Ask(context.Background(), askReq)
+	ans, err := f.Asker.Ask(context.Background(), askReq)
 	if err != nil || !ans.Approved() || !ans.Modified {
 		t.Fatalf("Ask = %+v, %v", ans, err)
 	}
@@ -109,21 +86,21 @@ func TestAskApprovedWithModifications(t *testing.T) {
 	if !reflect.DeepEqual(ans.Args, want) {
 		t.Fatalf("Args = %v, want %v", ans.Args, want)
 	}
-	if f.events.Events()[1].Decision != "approved_with_modifications" {
-		t.Fatalf("event decision %q", f.events.Events()[1].Decision)
+	if f.Events.Events()[1].Decision != "approved_with_modifications" {
+		t.Fatalf("event decision %q", f.Events.Events()[1].Decision)
 	}
 }
 
 func TestAskDenied(t *testing.T) {
 	f := newAsker(t, reply(consent.Denied, nil), nil)
-	ans, err := f.asker.Ask(context.Background(), askReq)
+	ans, err := f.Asker.Ask(context.Background(), askReq)
 	if err != nil || ans.Approved() || ans.Outcome != consent.OutcomeDenied || ans.Args != nil || ans.Grant != nil {
 		t.Fatalf("Ask = %+v, %v; want denied", ans, err)
 	}
 	if ans.Response == nil || ans.Response.Decision != consent.Denied {
 		t.Fatal("a denial carries its signed response")
 	}
-	if got := f.events.Types(); !slices.Equal(got, []consent.EventType{consent.EventRequested, consent.EventDenied}) {
+	if got := f.Events.Types(); !slices.Equal(got, []consent.EventType{consent.EventRequested, consent.EventDenied}) {
 		t.Fatalf("events = %v", got)
 	}
 }
@@ -133,11 +110,11 @@ func TestAskTimeoutExpires(t *testing.T) {
 		<-ctx.Done()
 		return consent.Reply{}, ctx.Err()
 	}), &consent.AskerOptions{Timeout: 30 * time.Millisecond})
-	ans, err := f.asker.Ask(context.Background(), askReq)
+	ans, err := f.Asker.Ask(context.Background(), askReq)
 	if err != nil || ans.Approved() || ans.Outcome != consent.OutcomeExpired {
 		t.Fatalf("Ask = %+v, %v; want expired", ans, err)
 	}
-	if got := f.events.Types(); !slices.Equal(got, []consent.EventType{consent.EventRequested, consent.EventExpired}) {
+	if got := f.Events.Types(); !slices.Equal(got, []consent.EventType{consent.EventRequested, consent.EventExpired}) {
 		t.Fatalf("events = %v", got)
 	}
 }
@@ -145,10 +122,10 @@ func TestAskTimeoutExpires(t *testing.T) {
 func TestAskLateApprovalExpires(t *testing.T) {
 	var f askerFixture
 	f = newAsker(t, funcChannel(func(_ context.Context, req *consent.ConsentRequest) (consent.Reply, error) {
-		f.clock.Advance(req.ExpiresAt.Sub(req.Timestamp) + time.Millisecond)
+		f.Clock.Advance(req.ExpiresAt.Sub(req.Timestamp) + time.Millisecond)
 		return consent.Reply{Decision: consent.Approved}, nil
 	}), nil)
-	ans, err := f.asker.Ask(context.Background(), askReq)
+	ans, err := f.Asker.Ask(context.Background(), askReq)
 	if err != nil || ans.Approved() || ans.Outcome != consent.OutcomeExpired {
 		t.Fatalf("Ask = %+v, %v; want expired", ans, err)
 	}
@@ -158,11 +135,11 @@ func TestAskChannelFailureDenies(t *testing.T) {
 	f := newAsker(t, funcChannel(func(context.Context, *consent.ConsentRequest) (consent.Reply, error) {
 		return consent.Reply{Decision: consent.Approved}, errors.New("connection refused")
 	}), nil)
-	ans, err := f.asker.Ask(context.Background(), askReq)
+	ans, err := f.Asker.Ask(context.Background(), askReq)
 	if !errors.Is(err, consent.ErrChannel) || ans.Approved() || ans.Outcome != consent.OutcomeFailed {
 		t.Fatalf("Ask = %+v, %v; want failed with ErrChannel", ans, err)
 	}
-	if got := f.events.Types(); !slices.Equal(got, []consent.EventType{consent.EventRequested, consent.EventDenied}) {
+	if got := f.Events.Types(); !slices.Equal(got, []consent.EventType{consent.EventRequested, consent.EventDenied}) {
 		t.Fatalf("events = %v", got)
 	}
 }
@@ -175,7 +152,7 @@ func TestAskInvalidReplyDenies(t *testing.T) {
 		"mods not plain json":   reply(consent.ApprovedWithModifications, map[string]any{"a": make(chan int)}),
 	} {
 		f := newAsker(t, ch, nil)
-		ans, err := f.asker.Ask(context.Background(), askReq)
+		ans, err := f.Asker.Ask(context.Background(), askReq)
 		if err == nil || ans.Approved() || ans.Outcome != consent.OutcomeFailed {
 			t.Errorf("%s: Ask = %+v, %v; want failed", name, ans, err)
 		}
@@ -189,7 +166,7 @@ func TestAskCancelledContextDenies(t *testing.T) {
 		<-ctx.Done()
 		return consent.Reply{}, ctx.Err()
 	}), nil)
-	ans, err := f.asker.Ask(ctx, askReq)
+	ans, err := f.Asker.Ask(ctx, askReq)
 	if !errors.Is(err, context.Canceled) || ans.Approved() || ans.Outcome != consent.OutcomeFailed {
 		t.Fatalf("Ask = %+v, %v; want failed with context.Canceled", ans, err)
 	}
@@ -203,16 +180,16 @@ func TestAskEventFailureFailsClosed(t *testing.T) {
 			called.Store(true)
 			return consent.Reply{Decision: consent.Approved}, nil
 		}), nil)
-		f.events.Fail = map[consent.EventType]error{consent.EventRequested: boom}
-		ans, err := f.asker.Ask(context.Background(), askReq)
+		f.Events.Fail = map[consent.EventType]error{consent.EventRequested: boom}
+		ans, err := f.Asker.Ask(context.Background(), askReq)
 		if !errors.Is(err, consent.ErrAudit) || !errors.Is(err, boom) || ans.Approved() || called.Load() {
 			t.Fatalf("Ask = %+v, %v, channel called %v; want failed before asking", ans, err, called.Load())
 		}
 	})
 	t.Run("approved", func(t *testing.T) {
 		f := newAsker(t, reply(consent.Approved, nil), nil)
-		f.events.Fail = map[consent.EventType]error{consent.EventApproved: boom}
-		ans, err := f.asker.Ask(context.Background(), askReq)
+		f.Events.Fail = map[consent.EventType]error{consent.EventApproved: boom}
+		ans, err := f.Asker.Ask(context.Background(), askReq)
 		if !errors.Is(err, consent.ErrAudit) || ans.Approved() || ans.Grant != nil || ans.Args != nil {
 			t.Fatalf("Ask = %+v, %v; want failed", ans, err)
 		}
@@ -227,13 +204,13 @@ func TestAskInvalidRequest(t *testing.T) {
 		"negative timeout": {Tool: "send_email", Timeout: -time.Second},
 		"bad risk":         {Tool: "send_email", Risk: "extreme"},
 	} {
-		ans, err := f.asker.Ask(context.Background(), r)
+		ans, err := f.Asker.Ask(context.Background(), r)
 		if !errors.Is(err, consent.ErrInvalidRequest) || ans.Approved() {
 			t.Errorf("%s: Ask = %+v, %v; want ErrInvalidRequest", name, ans, err)
 		}
 	}
-	if len(f.events.Types()) != 0 {
-		t.Fatalf("invalid requests emitted %v", f.events.Types())
+	if len(f.Events.Types()) != 0 {
+		t.Fatalf("invalid requests emitted %v", f.Events.Types())
 	}
 }
 

@@ -33,7 +33,7 @@ func TestAskScope(t *testing.T) {
 		}), nil)
 		r := askReq
 		r.Scopes = tc.offer
-		ans, err := f.asker.Ask(context.Background(), r)
+		ans, err := f.Asker.Ask(context.Background(), r)
 		if len(seen) != len(tc.offer) {
 			t.Errorf("%q: the channel saw scopes %v, want %v", tc.choice, seen, tc.offer)
 		}

@@ -2,7 +2,6 @@ package vault_test
 
 import (
 	"bytes"
-	"context"
 	"crypto/ed25519"
 	"testing"
 
@@ -44,37 +43,14 @@ func respond(t testing.TB, s *consent.Signer, c *clock, req *consent.ConsentRequ
 
 func bytesReader(b []byte) *bytes.Reader { return bytes.NewReader(b) }
 
-type funcChannel func(ctx context.Context, req *consent.ConsentRequest) (consent.Reply, error)
+// The fake channel and the Asker fixture are consent/internal/testkit's.
+type funcChannel = testkit.FuncChannel
 
-func (funcChannel) Name() string { return "fake" }
-func (f funcChannel) Ask(ctx context.Context, req *consent.ConsentRequest) (consent.Reply, error) {
-	return f(ctx, req)
-}
+func reply(d consent.Decision, mods map[string]any) funcChannel { return testkit.Reply(d, mods) }
 
-func reply(d consent.Decision, mods map[string]any) funcChannel {
-	return func(context.Context, *consent.ConsentRequest) (consent.Reply, error) {
-		return consent.Reply{Decision: d, Approver: "alice", Modifications: mods}, nil
-	}
-}
-
-type askerFixture struct {
-	asker  *consent.Asker
-	clock  *clock
-	events *eventLog
-	signer *consent.Signer
-}
+type askerFixture = testkit.AskerFixture
 
 func newAsker(t *testing.T, ch consent.Channel, opts *consent.AskerOptions) askerFixture {
 	t.Helper()
-	f := askerFixture{clock: newClock(), events: &eventLog{}, signer: mustSigner(t, key(1))}
-	if opts == nil {
-		opts = &consent.AskerOptions{}
-	}
-	opts.Now, opts.OnEvent = f.clock.Now, f.events.Record
-	a, err := consent.NewAsker(ch, f.signer, memNonces(t, f.clock), opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f.asker = a
-	return f
+	return testkit.NewAsker(t, ch, opts)
 }

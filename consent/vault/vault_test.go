@@ -161,7 +161,7 @@ func approvedGrant(t *testing.T, args map[string]any, mods map[string]any) conse
 		d = consent.ApprovedWithModifications
 	}
 	f := newAsker(t, reply(d, mods), nil)
-	ans, err := f.asker.Ask(context.Background(), consent.Request{Tool: "create_issue", Args: args})
+	ans, err := f.Asker.Ask(context.Background(), consent.Request{Tool: "create_issue", Args: args})
 	if err != nil || !ans.Approved() {
 		t.Fatalf("Ask = %+v, %v", ans, err)
 	}
@@ -187,7 +187,7 @@ func TestVaultInjectOnlyAfterApproval(t *testing.T) {
 	}
 	// A denied answer has no grant either.
 	f := newAsker(t, reply(consent.Denied, nil), nil)
-	denied, _ := f.asker.Ask(ctx, consent.Request{Tool: "create_issue", Args: args})
+	denied, _ := f.Asker.Ask(ctx, consent.Request{Tool: "create_issue", Args: args})
 	if _, err := v.Inject(ctx, denied.Grant, "create_issue", args); !errors.Is(err, consent.ErrNoConsent) {
 		t.Fatalf("denied: %v, want ErrNoConsent", err)
 	}

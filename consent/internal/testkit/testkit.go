@@ -136,3 +136,46 @@ func (l *EventLog) Types() []consent.EventType {
 	}
 	return out
 }
+
+// FuncChannel is a Channel answering with a function.
+type FuncChannel func(ctx context.Context, req *consent.ConsentRequest) (consent.Reply, error)
+
+// Name names the fake channel.
+func (FuncChannel) Name() string { return "fake" }
+
+// Ask calls f.
+func (f FuncChannel) Ask(ctx context.Context, req *consent.ConsentRequest) (consent.Reply, error) {
+	return f(ctx, req)
+}
+
+// Reply is a channel that answers d (by "alice", with mods) at once.
+func Reply(d consent.Decision, mods map[string]any) FuncChannel {
+	return func(context.Context, *consent.ConsentRequest) (consent.Reply, error) {
+		return consent.Reply{Decision: d, Approver: "alice", Modifications: mods}, nil
+	}
+}
+
+// AskerFixture is an Asker on a fake clock, with its events and signer.
+type AskerFixture struct {
+	Asker  *consent.Asker
+	Clock  *Clock
+	Events *EventLog
+	Signer *consent.Signer
+}
+
+// NewAsker builds an Asker on ch signed with Key(1), nonces in memory, the
+// fixture's clock and event log set in opts (nil: defaults).
+func NewAsker(t testing.TB, ch consent.Channel, opts *consent.AskerOptions) AskerFixture {
+	t.Helper()
+	f := AskerFixture{Clock: NewClock(), Events: &EventLog{}, Signer: MustSigner(t, Key(1))}
+	if opts == nil {
+		opts = &consent.AskerOptions{}
+	}
+	opts.Now, opts.OnEvent = f.Clock.Now, f.Events.Record
+	a, err := consent.NewAsker(ch, f.Signer, MemNonces(t, f.Clock), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Asker = a
+	return f
+}
