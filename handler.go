@@ -59,9 +59,12 @@ func scrubbed(sc *vault.Scrubber, res mcp.Result, err error) (mcp.Result, error)
 	return out, err
 }
 
+// handled is a handler's answer, or (timeout) the watchdog's word that the
+// handler is abandoned.
 type handled struct {
-	res mcp.Result
-	err error
+	res     mcp.Result
+	err     error
+	timeout bool
 }
 
 // bounded runs the handler in its own goroutine so that a handler that
@@ -69,22 +72,28 @@ type handled struct {
 // is then answered (and audited) while the handler's goroutine is left to
 // finish on its own. A panic in the handler is recovered there and denies.
 func (g *Guard) bounded(ctx context.Context, c *call, next mcp.MethodHandler) (mcp.Result, error) {
-	hctx, stop := g.watch.watch(ctx, c)
-	done := make(chan handled, 1)
+	r := g.watch.watch(ctx, c)
 	release := c.release
 	c.release = nil // the handler's goroutine holds the in-flight slot until it returns
-	go g.handle(hctx, c, next, done, release, stop)
+	go g.handle(r, next, release)
 	select {
-	case h := <-done:
-		return h.res, h.err
-	case <-hctx.Done():
-	}
-	select {
-	case h := <-done: // it returned as the timeout struck: keep its answer
-		return h.res, h.err
-	default:
-	}
-	if ctx.Err() != nil {
+	case h := <-r.result:
+		if !h.timeout {
+			return h.res, h.err
+		}
+		select {
+		case h := <-r.result: // it returned as the timeout struck: keep its answer
+			return h.res, h.err
+		default:
+		}
+	case <-ctx.Done():
+		select {
+		case h := <-r.result:
+			if !h.timeout {
+				return h.res, h.err
+			}
+		default:
+		}
 		return nil, ctx.Err() // the client cancelled: nothing to answer
 	}
 	d := internal(c.md.Method, c.tool, fmt.Sprintf("The tool did not finish within %v (gatehouse.Options.HandlerTimeout), so the call was abandoned", g.o.HandlerTimeout))
@@ -95,23 +104,24 @@ func (g *Guard) bounded(ctx context.Context, c *call, next mcp.MethodHandler) (m
 
 // handle runs the handler on its own goroutine for bounded, then gives
 // back its in-flight slot and its place under the watchdog.
-func (g *Guard) handle(ctx context.Context, c *call, next mcp.MethodHandler, done chan<- handled, release, stop func()) {
+func (g *Guard) handle(r *watched, next mcp.MethodHandler, release func()) {
+	c := r.call
 	defer func() {
-		stop()
+		g.watch.stop(r)
 		if release != nil {
 			release()
 		}
 	}()
 	defer func() {
-		if r := recover(); r != nil {
-			g.log.ErrorContext(ctx, "gatehouse: recovered a panic in a tool handler; the call was denied", "tool", c.tool, "panic_type", fmt.Sprintf("%T", r), "stack", string(debug.Stack()))
+		if p := recover(); p != nil {
+			g.log.ErrorContext(r, "gatehouse: recovered a panic in a tool handler; the call was denied", "tool", c.tool, "panic_type", fmt.Sprintf("%T", p), "stack", string(debug.Stack()))
 			d := internal(c.md.Method, c.tool, "The server failed while handling this request; it was denied")
-			g.auditFailure(ctx, d, c.agent)
-			done <- handled{err: rpcError(d, c.rawTool)}
+			g.auditFailure(r, d, c.agent)
+			r.result <- handled{err: rpcError(d, c.rawTool)}
 		}
 	}()
-	res, err := next(ctx, c.method, c.req)
-	done <- handled{res, err}
+	res, err := next(r, c.method, c.req)
+	r.result <- handled{res: res, err: err}
 }
 
 // auditFailure records a failure after the decision (a handler that timed

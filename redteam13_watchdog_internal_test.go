@@ -16,7 +16,8 @@ import (
 func TestRedTeam13_WatchdogChildContexts(t *testing.T) {
 	w := newWatchdog(10 * time.Millisecond)
 	c := &call{}
-	h, stop := w.watch(context.Background(), c)
+	h := w.watch(context.Background(), c)
+	stop := func() { w.stop(h) }
 	defer stop()
 	type k struct{}
 	child, cancel := context.WithCancel(context.WithValue(h, k{}, 1))

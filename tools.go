@@ -192,10 +192,17 @@ func (x *toolIndex) refreshLocked(ctx context.Context, ss *mcp.ServerSession) er
 // through next (the handler below the Guard) page by page, until fn
 // reports no more or an error, or the list ends; at most maxIndexPages
 // pages.
+type listRequest struct {
+	req    mcp.ListToolsRequest
+	params mcp.ListToolsParams
+}
+
 func eachListedTool(ctx context.Context, next mcp.MethodHandler, ss *mcp.ServerSession, fn func(*mcp.Tool) (more bool, err error)) error {
 	cursor := ""
 	for page := 0; page < maxIndexPages; page++ {
-		res, err := next(ctx, "tools/list", &mcp.ListToolsRequest{Session: ss, Params: &mcp.ListToolsParams{Cursor: cursor}})
+		q := &listRequest{} // one allocation for the request and its params
+		q.req.Session, q.req.Params, q.params.Cursor = ss, &q.params, cursor
+		res, err := next(ctx, "tools/list", &q.req)
 		if err != nil {
 			return fmt.Errorf("gatehouse: listing the server's tools: %w", err)
 		}

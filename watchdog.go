@@ -12,35 +12,98 @@ import (
 // when the handler outlives Options.HandlerTimeout.
 var errHandlerTimeout = errors.New("gatehouse: the tool handler outlived Options.HandlerTimeout")
 
-// A watchdog cancels the contexts of tool handlers that outlive their
-// timeout. One goroutine per Guard ticks while handlers run and stops when
-// none does; a runtime timer per call cost more than everything else the
-// handler's goroutine hop costs. A handler is abandoned at least timeout
-// and at most timeout plus one tick (a thirty-second of the timeout, from
-// 1 ms to 1 s) after it started. The set of watched handlers is bounded by
-// the in-flight caps.
+// A watchdog abandons tool handlers that outlive their timeout. One
+// goroutine per Guard ticks while handlers run and stops when none does; a
+// runtime timer per call cost more than everything else the handler's
+// goroutine hop costs. A handler is abandoned at least timeout and at most
+// timeout plus one tick (a thirty-second of the timeout, from 1 ms to 1 s)
+// after it started. The watched handlers are a list (bounded by the
+// in-flight caps) so that watching one is a few pointer writes.
 type watchdog struct {
 	timeout, tick time.Duration
 
 	mu      sync.Mutex
-	runs    map[*watched]struct{}
+	head    *watched // the handlers running, newest first
+	n       int
 	ticking bool
 }
 
 // watched is one handler under the watchdog, and the context it runs
-// with: past its deadline, Err is context.DeadlineExceeded (as under
-// context.WithTimeout) and context.Cause is errHandlerTimeout.
+// with. Past its deadline Err is context.DeadlineExceeded (as under
+// context.WithTimeout) and context.Cause is errHandlerTimeout; once the
+// handler returned, Err is context.Canceled. The cancellable context under
+// it is made only when something asks for Done (or a child is derived):
+// a handler that never looks at its context costs no context, no channel.
+// The call's answer comes on result: the handler's, or the watchdog's
+// timeout (capacity two, so neither sender ever blocks).
 type watched struct {
-	context.Context
+	parent   context.Context
 	call     *call     // the value of callKey, for DecisionFrom and AddTool
 	start    time.Time // with its monotonic reading
 	deadline time.Time
-	cancel   context.CancelCauseFunc
-	overdue  atomic.Bool
+	result   chan handled
+
+	mu      sync.Mutex // makes inner once
+	inner   atomic.Pointer[cancelled]
+	overdue atomic.Bool // abandoned by the watchdog
+	stopped atomic.Bool // the handler returned
+
+	prev, next *watched // in the watchdog's list, under its mu
+	linked     bool
 }
 
+type cancelled struct {
+	ctx    context.Context
+	cancel context.CancelCauseFunc
+}
+
+// ctx is the cancellable context under r, made on first use and cancelled
+// at once when the handler already returned or was abandoned.
+func (r *watched) ctx() context.Context {
+	if in := r.inner.Load(); in != nil {
+		return in.ctx
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if in := r.inner.Load(); in != nil {
+		return in.ctx
+	}
+	ctx, cancel := context.WithCancelCause(r.parent)
+	switch {
+	case r.overdue.Load():
+		cancel(errHandlerTimeout)
+	case r.stopped.Load():
+		cancel(context.Canceled)
+	}
+	r.inner.Store(&cancelled{ctx: ctx, cancel: cancel})
+	return ctx
+}
+
+// end marks r abandoned (timeout) or returned and cancels its context if
+// one was made.
+func (r *watched) end(timeout bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if timeout {
+		if r.parent.Err() == nil {
+			r.overdue.Store(true)
+		}
+	} else {
+		r.stopped.Store(true)
+	}
+	if in := r.inner.Load(); in != nil {
+		if timeout {
+			in.cancel(errHandlerTimeout)
+		} else {
+			in.cancel(context.Canceled)
+		}
+	}
+}
+
+func (r *watched) Done() <-chan struct{} { return r.ctx().Done() }
+
 func (r *watched) Deadline() (time.Time, bool) {
-	if d, ok := r.Context.Deadline(); ok && d.Before(r.deadline) {
+	if d, ok := r.parent.Deadline(); ok && d.Before(r.deadline) {
 		return d, true
 	}
 	return r.deadline, true
@@ -50,43 +113,81 @@ func (r *watched) Value(key any) any {
 	if _, ok := key.(callKey); ok {
 		return r.call
 	}
-	return r.Context.Value(key)
+	if in := r.inner.Load(); in != nil {
+		return in.ctx.Value(key)
+	}
+	if r.overdue.Load() || r.stopped.Load() {
+		return r.ctx().Value(key) // context.Cause finds the cancellation
+	}
+	return r.parent.Value(key)
 }
 
 func (r *watched) Err() error {
 	if r.overdue.Load() {
 		return context.DeadlineExceeded
 	}
-	return r.Context.Err()
+	if in := r.inner.Load(); in != nil {
+		return in.ctx.Err()
+	}
+	if err := r.parent.Err(); err != nil {
+		return err
+	}
+	if r.stopped.Load() {
+		return context.Canceled
+	}
+	return nil
 }
 
 func newWatchdog(timeout time.Duration) *watchdog {
-	return &watchdog{timeout: timeout, tick: min(max(timeout/32, time.Millisecond), time.Second), runs: map[*watched]struct{}{}}
+	return &watchdog{timeout: timeout, tick: min(max(timeout/32, time.Millisecond), time.Second)}
 }
 
-// watch returns a context for the handler of c, cancelled with
-// errHandlerTimeout once the handler has run for the timeout, and the
-// function to call when it returns. The context carries c (callFrom).
-func (w *watchdog) watch(ctx context.Context, c *call) (context.Context, func()) {
-	hctx, cancel := context.WithCancelCause(ctx)
+// watch returns the context for the handler of c, abandoned once the
+// handler has run for the timeout. It carries c (callFrom). The handler's
+// goroutine calls stop when it returns.
+func (w *watchdog) watch(ctx context.Context, c *call) *watched {
 	now := time.Now()
-	r := &watched{Context: hctx, call: c, start: now, deadline: now.Add(w.timeout), cancel: cancel}
+	r := &watched{parent: ctx, call: c, start: now, deadline: now.Add(w.timeout), result: make(chan handled, 2)}
 	w.mu.Lock()
-	w.runs[r] = struct{}{}
+	r.next, r.linked = w.head, true
+	if w.head != nil {
+		w.head.prev = r
+	}
+	w.head = r
+	w.n++
 	if !w.ticking {
 		w.ticking = true
 		go w.loop()
 	}
 	w.mu.Unlock()
-	return r, func() {
-		w.mu.Lock()
-		delete(w.runs, r)
-		w.mu.Unlock()
-		cancel(context.Canceled)
-	}
+	return r
 }
 
-// loop cancels overdue handlers every tick until none is watched.
+// stop takes r off the watch: its handler returned.
+func (w *watchdog) stop(r *watched) {
+	w.mu.Lock()
+	w.unlink(r)
+	w.mu.Unlock()
+	r.end(false)
+}
+
+func (w *watchdog) unlink(r *watched) {
+	if !r.linked {
+		return
+	}
+	if r.prev != nil {
+		r.prev.next = r.next
+	} else {
+		w.head = r.next
+	}
+	if r.next != nil {
+		r.next.prev = r.prev
+	}
+	r.prev, r.next, r.linked = nil, nil, false
+	w.n--
+}
+
+// loop abandons overdue handlers every tick until none is watched.
 func (w *watchdog) loop() {
 	t := time.NewTicker(w.tick)
 	defer t.Stop()
@@ -97,21 +198,22 @@ func (w *watchdog) loop() {
 	}
 }
 
-// expire cancels the handlers overdue at now and reports whether any
-// handler is still watched; when none is, the loop ends.
+// expire abandons the handlers overdue at now, telling their callers, and
+// reports whether any handler is still watched; when none is, the loop
+// ends.
 func (w *watchdog) expire(now time.Time) bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	for r := range w.runs {
+	for r := w.head; r != nil; {
+		next := r.next
 		if now.Sub(r.start) >= w.timeout {
-			delete(w.runs, r)
-			if r.Context.Err() == nil {
-				r.overdue.Store(true)
-			}
-			r.cancel(errHandlerTimeout)
+			w.unlink(r)
+			r.end(true)
+			r.result <- handled{timeout: true}
 		}
+		r = next
 	}
-	if len(w.runs) == 0 {
+	if w.n == 0 {
 		w.ticking = false
 		return false
 	}

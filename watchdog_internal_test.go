@@ -16,11 +16,13 @@ func TestWatchdog(t *testing.T) {
 	parent, cancelParent := context.WithCancel(context.Background())
 	defer cancelParent()
 
-	slow, stopSlow := w.watch(parent, nil)
+	slow := w.watch(parent, nil)
+	stopSlow := func() { w.stop(slow) }
 	if d, ok := slow.Deadline(); !ok || time.Until(d) > 20*time.Millisecond {
 		t.Fatalf("deadline %v %v", d, ok)
 	}
-	fast, stopFast := w.watch(parent, nil)
+	fast := w.watch(parent, nil)
+	stopFast := func() { w.stop(fast) }
 	stopFast()
 	if !errors.Is(fast.Err(), context.Canceled) {
 		t.Fatalf("a handler that returned: %v", fast.Err())
@@ -38,7 +40,8 @@ func TestWatchdog(t *testing.T) {
 
 	// The client's cancellation is not a timeout.
 	c2, cancel2 := context.WithCancel(context.Background())
-	h, stop := w.watch(c2, nil)
+	h := w.watch(c2, nil)
+	stop := func() { w.stop(h) }
 	cancel2()
 	<-h.Done()
 	if !errors.Is(h.Err(), context.Canceled) {
@@ -54,7 +57,8 @@ func TestWatchdogKeepsEarlierDeadline(t *testing.T) {
 	want := time.Now().Add(time.Minute)
 	parent, cancel := context.WithDeadline(context.Background(), want)
 	defer cancel()
-	h, stop := w.watch(parent, nil)
+	h := w.watch(parent, nil)
+	stop := func() { w.stop(h) }
 	defer stop()
 	if d, _ := h.Deadline(); !d.Equal(want) {
 		t.Fatalf("deadline %v, want %v", d, want)
@@ -65,7 +69,7 @@ func waitIdle(t *testing.T, w *watchdog) {
 	t.Helper()
 	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(time.Millisecond) {
 		w.mu.Lock()
-		idle := !w.ticking && len(w.runs) == 0
+		idle := !w.ticking && w.n == 0 && w.head == nil
 		w.mu.Unlock()
 		if idle {
 			return
@@ -74,4 +78,61 @@ func waitIdle(t *testing.T, w *watchdog) {
 			t.Fatal("the watchdog kept ticking with nothing to watch")
 		}
 	}
+}
+
+// The cancellable context under a handler's context is made on first use:
+// whenever that is (before or after the handler returned, before or after
+// it was abandoned), Done, Err and context.Cause agree with what an eager
+// context would show, and every caller gets the same Done channel.
+func TestWatchedContextMadeLate(t *testing.T) {
+	w := newWatchdog(time.Hour)
+
+	returned := w.watch(context.Background(), nil)
+	w.stop(returned)
+	if !errors.Is(returned.Err(), context.Canceled) || !errors.Is(context.Cause(returned), context.Canceled) {
+		t.Fatalf("returned, never asked for Done: err %v cause %v", returned.Err(), context.Cause(returned))
+	}
+	select {
+	case <-returned.Done():
+	default:
+		t.Fatal("Done of a returned handler is not closed")
+	}
+
+	overdue := w.watch(context.Background(), nil)
+	w.mu.Lock()
+	w.unlink(overdue)
+	w.mu.Unlock()
+	overdue.end(true)
+	if !errors.Is(overdue.Err(), context.DeadlineExceeded) || !errors.Is(context.Cause(overdue), errHandlerTimeout) {
+		t.Fatalf("abandoned, never asked for Done: err %v cause %v", overdue.Err(), context.Cause(overdue))
+	}
+	select {
+	case <-overdue.Done():
+	default:
+		t.Fatal("Done of an abandoned handler is not closed")
+	}
+
+	parent, cancel := context.WithCancelCause(context.Background())
+	running := w.watch(parent, nil)
+	if running.Err() != nil || context.Cause(running) != nil {
+		t.Fatalf("running: err %v cause %v", running.Err(), context.Cause(running))
+	}
+	why := errors.New("client went away")
+	cancel(why)
+	if !errors.Is(running.Err(), context.Canceled) || !errors.Is(context.Cause(running), why) {
+		t.Fatalf("parent cancelled: err %v cause %v", running.Err(), context.Cause(running))
+	}
+	chans := make(chan (<-chan struct{}), 8)
+	for range 8 {
+		go func() { chans <- running.Done() }()
+	}
+	first := <-chans
+	for range 7 {
+		if ch := <-chans; ch != first {
+			t.Fatal("two callers got different Done channels")
+		}
+	}
+	<-first
+	w.stop(running)
+	waitIdle(t, w)
 }

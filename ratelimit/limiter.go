@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -77,10 +78,13 @@ func Key(parts ...string) string {
 	for _, p := range parts {
 		n += len(p) + 4
 	}
-	b := make([]byte, 0, n)
+	var b strings.Builder
+	b.Grow(n)
+	var num [20]byte
 	for _, p := range parts {
-		b = append(strconv.AppendInt(b, int64(len(p)), 10), ':')
-		b = append(b, p...)
+		b.Write(strconv.AppendInt(num[:0], int64(len(p)), 10))
+		b.WriteByte(':')
+		b.WriteString(p)
 	}
-	return string(b)
+	return b.String()
 }
