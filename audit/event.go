@@ -3,7 +3,6 @@ package audit
 import (
 	"encoding/json"
 	"strconv"
-	"time"
 	"unicode/utf8"
 )
 
@@ -124,7 +123,7 @@ func (b *lineBuilder) int(dst []byte, key string, n int64) []byte {
 }
 
 // build fills pre and post. args and meta are canonical JSON (or empty).
-func (b *lineBuilder) build(e *Event, seq uint64, ts time.Time, prev string, args, meta []byte) {
+func (b *lineBuilder) build(e *Event, seq uint64, ts []byte, prev string, args, meta []byte) {
 	p := b.pre[:0]
 	p = b.str(p, "agent", e.Agent)
 	p = b.raw(p, "args", args)
@@ -159,7 +158,7 @@ func (b *lineBuilder) build(e *Event, seq uint64, ts time.Time, prev string, arg
 	q = b.str(q, "span_id", e.SpanID)
 	q = b.key(q, "timestamp")
 	q = append(q, '"')
-	q = ts.UTC().AppendFormat(q, TimeFormat)
+	q = append(q, ts...)
 	q = append(q, '"')
 	q = b.str(q, "tool", e.Tool)
 	q = b.str(q, "trace_id", e.TraceID)

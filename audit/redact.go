@@ -43,6 +43,8 @@ type encoder struct {
 	meta []byte
 	b    lineBuilder
 	line []byte
+	ts   []byte // the timestamp, formatted once per line
+	both []byte // event_hash and timestamp, made into one string
 	h    hash.Hash
 	mac  hash.Hash
 }

@@ -143,7 +143,7 @@ func (w *Writer) append(enc *encoder, e *Event) (uint64, *Checkpoint, error) {
 		return 0, nil, err
 	}
 	seq, now := w.seq+1, w.o.Clock()
-	line, hash := enc.line2(e, seq, now, w.last)
+	line, hash, ts := enc.line2(e, seq, now, w.last)
 	if len(line)-1 > w.o.MaxLineBytes {
 		return 0, nil, fmt.Errorf("%w: %d bytes, MaxLineBytes %d", ErrEventTooLong, len(line)-1, w.o.MaxLineBytes)
 	}
@@ -170,7 +170,7 @@ func (w *Writer) append(enc *encoder, e *Event) (uint64, *Checkpoint, error) {
 	} else {
 		e.PreviousEventHash = nil
 	}
-	e.Seq, e.Timestamp, e.EventHash = seq, now.UTC().Format(TimeFormat), hash
+	e.Seq, e.Timestamp, e.EventHash = seq, ts, hash
 	if w.last == "" {
 		w.genesis = hash
 	}
@@ -195,10 +195,12 @@ func (w *Writer) usable() error {
 	return nil
 }
 
-// line2 builds the final line and returns it with its event_hash.
-func (enc *encoder) line2(e *Event, seq uint64, now time.Time, prev string) ([]byte, string) {
+// line2 builds the final line and returns it with its event_hash and
+// timestamp (one string under both).
+func (enc *encoder) line2(e *Event, seq uint64, now time.Time, prev string) (line []byte, hash, ts string) {
 	b := &enc.b
-	b.build(e, seq, now, prev, enc.args, enc.meta)
+	enc.ts = appendTime(enc.ts[:0], now)
+	b.build(e, seq, enc.ts, prev, enc.args, enc.meta)
 	h := enc.h
 	h.Reset()
 	h.Write(openBrace)
@@ -217,12 +219,14 @@ func (enc *encoder) line2(e *Event, seq uint64, now time.Time, prev string) ([]b
 	l = append(l, `"event_hash":"sha256:`...)
 	hs := len(l) - len(hashPrefix)
 	l = hex.AppendEncode(l, h.Sum(sum[:0]))
-	hash := string(l[hs:])
+	enc.both = append(append(enc.both[:0], l[hs:]...), enc.ts...)
+	both := string(enc.both)
+	n := len(l) - hs
 	l = append(l, '"', ',')
 	l = append(l, b.post...)
 	l = append(l, '}', '\n')
 	enc.line = l
-	return l, hash
+	return l, both[:n], both[n:]
 }
 
 // groupSync returns once an fsync begun after event seq was written is done.
