@@ -36,6 +36,9 @@ func Example_guard() {
 	mcp.AddTool(server, &mcp.Tool{Name: "greet"}, func(ctx context.Context, req *mcp.CallToolRequest, in greetIn) (*mcp.CallToolResult, any, error) {
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "hello " + in.Who}}}, nil, nil
 	})
+	mcp.AddTool(server, &mcp.Tool{Name: "wipe_disk"}, func(ctx context.Context, req *mcp.CallToolRequest, in greetIn) (*mcp.CallToolResult, any, error) {
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "wiped"}}}, nil, nil // runs only if the user says yes
+	})
 	server.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler { return next }) // your own middleware
 	myConsentChannel := gatehouse.AskerFunc(func(ctx context.Context, r gatehouse.AskRequest) (gatehouse.Answer, error) {
 		return gatehouse.Answer{Approved: false, Reason: "not today"}, nil

@@ -33,7 +33,7 @@ func (g *Guard) defaultedPolicy(c *call, req policy.Request, d policy.Decision) 
 		return internal(c.md.Method, c.tool, "The server's tools could not be listed to apply the tool's input-schema defaults, so the call was denied")
 	}
 	if t == nil {
-		return d // not listed to this session: runHandler refuses to run it (unlistedRun)
+		return g.unlisted(c) // before anyone is asked or anything is spent
 	}
 	full, err := withSchemaDefaults(t, c.rawArgs)
 	if err != nil {
@@ -69,17 +69,27 @@ func stricter(d, d2 policy.Decision, why string) policy.Decision {
 	return d
 }
 
-// unlistedRun refuses to run the handler of a tool missing from the
-// session's tools/list: no such tool (go-sdk would answer "unknown tool"),
-// or one the server hides from this session's listing yet dispatches,
-// whose input-schema defaults, the arguments it would run with, are
-// unknown to the policy. It holds once the definition was read (the pin
-// stage, the defaults check).
+// unlisted refuses a call to a tool missing from the session's
+// tools/list: no such tool (go-sdk would answer "unknown tool"), or one
+// the server hides from this session's listing yet dispatches, whose
+// input-schema defaults, the arguments it would run with, are unknown to
+// the policy. The policy stage refuses it (defaultedPolicy), before any
+// ask or charge. A pinned tool is the pin's refusal (-32013: the server's
+// doing, not the agent's).
+func (g *Guard) unlisted(c *call) policy.Decision {
+	if !g.pins.off && c.srv.index.isPinned(c.rawTool) {
+		return notListed(c.tool)
+	}
+	return internal(c.md.Method, c.tool, "The tool is not in the server's tools/list for this session, so the arguments it would run with (its input-schema defaults) are unknown and the call was denied")
+}
+
+// unlistedRun is the same refusal at the handler, a backstop for a call
+// whose listing was read after the policy stage (the pin stage).
 func (g *Guard) unlistedRun(c *call) error {
 	if c.srv == nil || !c.listing.read || c.listing.err != nil || c.listing.tool != nil {
 		return nil
 	}
-	d := internal(c.md.Method, c.tool, "The tool is not in the server's tools/list for this session, so the arguments it would run with (its input-schema defaults) are unknown and the call was denied")
+	d := g.unlisted(c)
 	g.auditFailure(c.ctx, d, c.agent)
 	return rpcError(d, c.rawTool)
 }
