@@ -95,12 +95,11 @@ func (g *Guard) end(ctx context.Context, o *observed, res mcp.Result, err error)
 	o.mu.Lock()
 	e.Tool, e.Registered = o.tool, o.registered
 	o.mu.Unlock()
-	var je *jsonrpc.Error
-	switch {
-	case errors.As(err, &je):
-		e.Code = int(je.Code)
-	case err != nil:
+	if err != nil {
 		e.Code = CodeInternalError
+		if je := (*jsonrpc.Error)(nil); errors.As(err, &je) {
+			e.Code = int(je.Code)
+		}
 	}
 	if r, ok := res.(*mcp.CallToolResult); ok && r != nil && r.IsError {
 		e.ToolError = true
@@ -247,7 +246,7 @@ func (g *Guard) observeRedactions(ctx context.Context, direction, method, tool s
 // write.
 func (g *Guard) writeAudit(ctx context.Context, e *audit.Event) error {
 	if t, ok := TraceFromContext(ctx); ok && e.TraceID == "" {
-		e.TraceID, e.SpanID = t.TraceIDString(), t.SpanIDString()
+		e.TraceID, e.SpanID = t.hexIDs()
 	}
 	if g.o.Observer == nil {
 		return g.sinkWrite(ctx, e)

@@ -43,6 +43,16 @@ func (t TraceContext) TraceIDString() string { return hex.EncodeToString(t.Trace
 // SpanIDString is the span id as 16 lowercase hex digits.
 func (t TraceContext) SpanIDString() string { return hex.EncodeToString(t.SpanID[:]) }
 
+// hexIDs are TraceIDString and SpanIDString made in one allocation, for
+// the audit event of every request.
+func (t TraceContext) hexIDs() (traceID, spanID string) {
+	var b [48]byte
+	hex.Encode(b[:32], t.TraceID[:])
+	hex.Encode(b[32:], t.SpanID[:])
+	s := string(b[:])
+	return s[:32], s[32:]
+}
+
 // Traceparent is t in the traceparent header's version-00 form.
 func (t TraceContext) Traceparent() string {
 	return "00-" + t.TraceIDString() + "-" + t.SpanIDString() + "-" + hex.EncodeToString([]byte{t.Flags})
