@@ -91,20 +91,36 @@ func ParseTraceparent(s string) (TraceContext, error) {
 
 type traceKey struct{}
 
+// traceCtx is a context carrying a TraceContext: one allocation, where
+// context.WithValue would take two (the value's and the context's).
+type traceCtx struct {
+	context.Context
+	t TraceContext
+}
+
+func (c *traceCtx) Value(key any) any {
+	if _, ok := key.(traceKey); ok {
+		return &c.t
+	}
+	return c.Context.Value(key)
+}
+
 // ContextWithTrace returns ctx carrying t, for a transport or an Observer
 // that knows the request's trace. Invalid ids are ignored.
 func ContextWithTrace(ctx context.Context, t TraceContext) context.Context {
 	if !t.Valid() {
 		return ctx
 	}
-	return context.WithValue(ctx, traceKey{}, t)
+	return &traceCtx{Context: ctx, t: t}
 }
 
 // TraceFromContext returns the TraceContext in ctx: the request's, from
 // its _meta, or one a transport or Observer set.
 func TraceFromContext(ctx context.Context) (TraceContext, bool) {
-	t, ok := ctx.Value(traceKey{}).(TraceContext)
-	return t, ok
+	if t, ok := ctx.Value(traceKey{}).(*TraceContext); ok {
+		return *t, true
+	}
+	return TraceContext{}, false
 }
 
 // requestTrace is the trace context of req's params._meta (SEP-414), if it
