@@ -106,10 +106,14 @@ func (c *traceCtx) Value(key any) any {
 }
 
 // ContextWithTrace returns ctx carrying t, for a transport or an Observer
-// that knows the request's trace. Invalid ids are ignored.
+// that knows the request's trace. Invalid ids are ignored. Like
+// context.WithValue, it panics on a nil ctx.
 func ContextWithTrace(ctx context.Context, t TraceContext) context.Context {
 	if !t.Valid() {
 		return ctx
+	}
+	if ctx == nil {
+		panic("cannot create context from nil parent") // context.WithValue's, as before
 	}
 	return &traceCtx{Context: ctx, t: t}
 }
