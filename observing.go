@@ -21,9 +21,11 @@ import (
 // reading the request's traceparent (a map lookup when _meta is absent)
 // and putting its ids into the audit events.
 
-// observed is one request's observation state, in its context while an
-// Observer is set.
+// observed is one request's observation state while an Observer is set.
+// It is the request's context from begin on (one allocation, where a
+// context value would take two): its Value answers observedKey.
 type observed struct {
+	context.Context
 	start   time.Time
 	method  string
 	asked   atomic.Bool // an ask was answered: the deciding stage is "answer"
@@ -35,6 +37,13 @@ type observed struct {
 }
 
 type observedKey struct{}
+
+func (o *observed) Value(key any) any {
+	if _, ok := key.(observedKey); ok {
+		return o
+	}
+	return o.Context.Value(key)
+}
 
 func observing(ctx context.Context) *observed {
 	o, _ := ctx.Value(observedKey{}).(*observed)
@@ -54,8 +63,8 @@ func (g *Guard) begin(ctx context.Context, method string, req mcp.Request) (cont
 	if !traced {
 		t, _ = TraceFromContext(ctx)
 	}
-	o := &observed{start: time.Now(), method: method}
-	ctx = context.WithValue(ctx, observedKey{}, o)
+	o := &observed{Context: ctx, start: time.Now(), method: method}
+	ctx = o
 	start := RequestStart{Method: method, Agent: identity(req, g.o.DefaultAgent), Trace: t}
 	if ss, ok := req.GetSession().(*mcp.ServerSession); ok && ss != nil {
 		start.SessionID = ss.ID()
@@ -95,12 +104,11 @@ func (g *Guard) end(ctx context.Context, o *observed, res mcp.Result, err error)
 	o.mu.Lock()
 	e.Tool, e.Registered = o.tool, o.registered
 	o.mu.Unlock()
-	var je *jsonrpc.Error
-	switch {
-	case errors.As(err, &je):
-		e.Code = int(je.Code)
-	case err != nil:
+	if err != nil {
 		e.Code = CodeInternalError
+		if je := (*jsonrpc.Error)(nil); errors.As(err, &je) {
+			e.Code = int(je.Code)
+		}
 	}
 	if r, ok := res.(*mcp.CallToolResult); ok && r != nil && r.IsError {
 		e.ToolError = true
@@ -247,7 +255,7 @@ func (g *Guard) observeRedactions(ctx context.Context, direction, method, tool s
 // write.
 func (g *Guard) writeAudit(ctx context.Context, e *audit.Event) error {
 	if t, ok := TraceFromContext(ctx); ok && e.TraceID == "" {
-		e.TraceID, e.SpanID = t.TraceIDString(), t.SpanIDString()
+		e.TraceID, e.SpanID = t.hexIDs()
 	}
 	if g.o.Observer == nil {
 		return g.sinkWrite(ctx, e)

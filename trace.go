@@ -43,6 +43,16 @@ func (t TraceContext) TraceIDString() string { return hex.EncodeToString(t.Trace
 // SpanIDString is the span id as 16 lowercase hex digits.
 func (t TraceContext) SpanIDString() string { return hex.EncodeToString(t.SpanID[:]) }
 
+// hexIDs are TraceIDString and SpanIDString made in one allocation, for
+// the audit event of every request.
+func (t TraceContext) hexIDs() (traceID, spanID string) {
+	var b [48]byte
+	hex.Encode(b[:32], t.TraceID[:])
+	hex.Encode(b[32:], t.SpanID[:])
+	s := string(b[:])
+	return s[:32], s[32:]
+}
+
 // Traceparent is t in the traceparent header's version-00 form.
 func (t TraceContext) Traceparent() string {
 	return "00-" + t.TraceIDString() + "-" + t.SpanIDString() + "-" + hex.EncodeToString([]byte{t.Flags})
@@ -81,20 +91,40 @@ func ParseTraceparent(s string) (TraceContext, error) {
 
 type traceKey struct{}
 
+// traceCtx is a context carrying a TraceContext: one allocation, where
+// context.WithValue would take two (the value's and the context's).
+type traceCtx struct {
+	context.Context
+	t TraceContext
+}
+
+func (c *traceCtx) Value(key any) any {
+	if _, ok := key.(traceKey); ok {
+		return &c.t
+	}
+	return c.Context.Value(key)
+}
+
 // ContextWithTrace returns ctx carrying t, for a transport or an Observer
-// that knows the request's trace. Invalid ids are ignored.
+// that knows the request's trace. Invalid ids are ignored. Like
+// context.WithValue, it panics on a nil ctx.
 func ContextWithTrace(ctx context.Context, t TraceContext) context.Context {
 	if !t.Valid() {
 		return ctx
 	}
-	return context.WithValue(ctx, traceKey{}, t)
+	if ctx == nil {
+		panic("cannot create context from nil parent") // context.WithValue's, as before
+	}
+	return &traceCtx{Context: ctx, t: t}
 }
 
 // TraceFromContext returns the TraceContext in ctx: the request's, from
 // its _meta, or one a transport or Observer set.
 func TraceFromContext(ctx context.Context) (TraceContext, bool) {
-	t, ok := ctx.Value(traceKey{}).(TraceContext)
-	return t, ok
+	if t, ok := ctx.Value(traceKey{}).(*TraceContext); ok {
+		return *t, true
+	}
+	return TraceContext{}, false
 }
 
 // requestTrace is the trace context of req's params._meta (SEP-414), if it

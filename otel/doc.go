@@ -49,6 +49,21 @@
 // gen_ai.tool.name is cut to 256 bytes. The client's traceparent is an
 // assertion of the client, used for correlation; it authorizes nothing.
 //
+// # Cost
+//
+// Per guarded tools/call, on the SDK with a no-op exporter (BENCHMARKS.md
+// at the repository's root, issue 19, gives the figures and commands): the
+// Observer's calls take about 2.1 µs of CPU, within 0.3 µs of the least
+// the SDK needs to record the span and the three metrics of a call
+// (BenchmarkSDKFloor, 1.8 µs); in the guard the call costs about 3.2 µs
+// more than with no Observer (-cpu 1). Attribute sets, span names and
+// start options are built once per kind of decision, method or tool, in
+// bounded caches. The SDK's default exemplar filter offers an exemplar
+// for every measurement made in a sampled span's context, about 0.26 µs
+// per call; sdkmetric.WithExemplarFilter(exemplar.AlwaysOffFilter) turns
+// that off. The batch span processor costs the same CPU as the
+// synchronous one.
+//
 // # Concurrency
 //
 // An Observer is safe for concurrent use; its methods do not block beyond

@@ -50,11 +50,12 @@ type Options struct {
 // Observer is a gatehouse.Observer that records OpenTelemetry spans and
 // metrics. It is safe for concurrent use.
 type Observer struct {
-	tracer trace.Tracer
-	m      instruments
-	sets   optionCache // metric attribute sets, built once per combination
-	names  nameCache   // span names of registered tools
-	starts startCache  // span start options per method
+	tracer    trace.Tracer
+	m         instruments
+	sets      cache[optionKey, *options]             // metric attribute sets, built once per combination
+	decisions cache[decisionKey, *decision]          // span attributes, name and counter set per kind of decision
+	starts    cache[string, []trace.SpanStartOption] // span start options per method
+	auditOK   *options                               // gatehouse.audit.write.duration's set for a write that succeeded
 }
 
 var _ gatehouse.Observer = (*Observer)(nil)
@@ -75,7 +76,7 @@ func New(o *Options) (*Observer, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Observer{tracer: opts.TracerProvider.Tracer(ScopeName), m: m}, nil
+	return &Observer{tracer: opts.TracerProvider.Tracer(ScopeName), m: m, auditOK: newOptions(nil)}, nil
 }
 
 // Start starts the request's span, a child of the client's traceparent
@@ -83,7 +84,10 @@ func New(o *Options) (*Observer, error) {
 // span already in ctx (an HTTP server's) is linked when the client's
 // traceparent becomes the parent instead.
 func (o *Observer) Start(ctx context.Context, r gatehouse.RequestStart) context.Context {
-	opts := o.starts.get(r.Method)
+	opts := o.starts.get(r.Method, func() []trace.SpanStartOption { return startOptions(r.Method) })
+	if r.SessionID != "" {
+		opts = append(opts[:len(opts):len(opts)], trace.WithAttributes(semconv.McpSessionID(r.SessionID)))
+	}
 	if sc, ok := remote(r.Trace); ok {
 		if local := trace.SpanContextFromContext(ctx); local.IsValid() && !local.Equal(sc) {
 			opts = append(opts[:len(opts):len(opts)], trace.WithLinks(trace.Link{SpanContext: local}))
@@ -91,23 +95,11 @@ func (o *Observer) Start(ctx context.Context, r gatehouse.RequestStart) context.
 		ctx = trace.ContextWithRemoteSpanContext(ctx, sc)
 	}
 	ctx, span := o.tracer.Start(ctx, r.Method, opts...)
-	if r.SessionID != "" {
-		span.SetAttributes(semconv.McpSessionID(r.SessionID))
-	}
 	if sc := span.SpanContext(); sc.IsValid() {
 		ctx = gatehouse.ContextWithTrace(ctx, gatehouse.TraceContext{
 			TraceID: sc.TraceID(), SpanID: sc.SpanID(), Flags: byte(sc.TraceFlags()), State: sc.TraceState().String()})
 	}
 	return ctx
-}
-
-// startOptions are the span start options of one method, built once.
-func startOptions(method string) []trace.SpanStartOption {
-	attrs := []attribute.KeyValue{semconv.McpMethodNameKey.String(method)}
-	if method == "tools/call" {
-		attrs = append(attrs, semconv.GenAIOperationNameExecuteTool)
-	}
-	return []trace.SpanStartOption{trace.WithSpanKind(trace.SpanKindServer), trace.WithAttributes(attrs...)}
 }
 
 // remote is t as a remote span context.
@@ -125,30 +117,22 @@ func remote(t gatehouse.TraceContext) (trace.SpanContext, bool) {
 // Decision names the span after the tool, sets the decision attributes
 // and counts the decision.
 func (o *Observer) Decision(ctx context.Context, d gatehouse.DecisionEvent) {
-	span := trace.SpanFromContext(ctx)
-	if span.IsRecording() {
-		attrs := make([]attribute.KeyValue, 0, 4)
-		attrs = append(attrs, KeyDecision.String(d.Outcome), KeyStage.String(d.Stage))
-		if d.Rule != "" {
-			attrs = append(attrs, KeyRule.String(d.Rule))
-		}
-		if d.Tool != "" {
-			attrs = append(attrs, semconv.GenAIToolName(clip(d.Tool)))
+	k := decisionKey{outcome: d.Outcome, stage: d.Stage, rule: d.Rule, method: d.Method,
+		tool: metricTool(d.Tool, d.Registered), registered: d.Registered && d.Tool != ""}
+	dec := o.decisions.get(k, func() *decision { return newDecision(k) })
+	if span := trace.SpanFromContext(ctx); span.IsRecording() {
+		attrs := dec.attrs
+		if !k.registered && d.Tool != "" {
+			// A name the server does not have: on the span as sent (cut),
+			// never a cache key.
+			attrs = append(attrs[:len(attrs):len(attrs)], semconv.GenAIToolName(clip(d.Tool)))
 		}
 		span.SetAttributes(attrs...)
-		if d.Registered && d.Tool != "" {
-			span.SetName(o.names.get(d.Method, d.Tool)) // semconv: {mcp.method.name} {target}
+		if dec.name != "" {
+			span.SetName(dec.name)
 		}
 	}
-	tool := metricTool(d.Tool, d.Registered)
-	opt := o.sets.get(optionKey{kind: "decision", a: d.Outcome, b: d.Method, tool: tool}, func() []attribute.KeyValue {
-		kv := []attribute.KeyValue{KeyDecision.String(d.Outcome), semconv.McpMethodNameKey.String(d.Method)}
-		if tool != "" {
-			kv = append(kv, semconv.GenAIToolName(tool))
-		}
-		return kv
-	})
-	o.m.decisions.Add(ctx, 1, opt.add...)
+	o.m.decisions.Add(ctx, 1, dec.add...)
 }
 
 // metricTool is the tool as a metric attribute: the name of a tool the
@@ -167,25 +151,25 @@ func metricTool(tool string, registered bool) string {
 func (o *Observer) Ask(ctx context.Context, a gatehouse.AskEvent) {
 	attrs := []attribute.KeyValue{KeyAskChannel.String(a.Channel), KeyAskAnswer.String(a.Answer)}
 	trace.SpanFromContext(ctx).AddEvent("gatehouse.ask", trace.WithAttributes(attrs...))
-	o.m.ask.Record(ctx, a.Duration.Seconds(), o.sets.get(optionKey{kind: "ask", a: a.Channel, b: a.Answer}, func() []attribute.KeyValue { return attrs }).rec...)
+	o.m.ask.Record(ctx, a.Duration.Seconds(), o.sets.get(optionKey{kind: "ask", a: a.Channel, b: a.Answer}, func() *options { return newOptions(attrs) }).rec...)
 }
 
 // Redaction counts redacted matches by rule and direction.
 func (o *Observer) Redaction(ctx context.Context, e gatehouse.RedactionEvent) {
 	attrs := []attribute.KeyValue{KeyDLPRule.String(e.Rule), KeyDLPDirection.String(e.Direction)}
 	trace.SpanFromContext(ctx).AddEvent("gatehouse.dlp.redaction", trace.WithAttributes(append(attrs, attribute.Int("gatehouse.dlp.count", e.Count))...))
-	o.m.redactions.Add(ctx, int64(e.Count), o.sets.get(optionKey{kind: "dlp", a: e.Rule, b: e.Direction}, func() []attribute.KeyValue { return attrs }).add...)
+	o.m.redactions.Add(ctx, int64(e.Count), o.sets.get(optionKey{kind: "dlp", a: e.Rule, b: e.Direction}, func() *options { return newOptions(attrs) }).add...)
 }
 
 // Limit counts a call refused by a limit.
 func (o *Observer) Limit(ctx context.Context, l gatehouse.LimitEvent) {
 	tool := metricTool(l.Tool, l.Registered)
-	opt := o.sets.get(optionKey{kind: "limit", a: l.Kind, tool: tool}, func() []attribute.KeyValue {
+	opt := o.sets.get(optionKey{kind: "limit", a: l.Kind, tool: tool}, func() *options {
 		kv := []attribute.KeyValue{KeyLimitKind.String(l.Kind)}
 		if tool != "" {
 			kv = append(kv, semconv.GenAIToolName(tool))
 		}
-		return kv
+		return newOptions(kv)
 	})
 	o.m.limits.Add(ctx, 1, opt.add...)
 }
@@ -193,7 +177,7 @@ func (o *Observer) Limit(ctx context.Context, l gatehouse.LimitEvent) {
 // AuditWrite records the write's latency; a failure is also a span event.
 func (o *Observer) AuditWrite(ctx context.Context, a gatehouse.AuditWriteEvent) {
 	if a.Err == nil {
-		o.m.audit.Record(ctx, a.Latency.Seconds(), o.sets.get(optionKey{kind: "audit"}, noAttrs).rec...)
+		o.m.audit.Record(ctx, a.Latency.Seconds(), o.auditOK.rec...)
 		return
 	}
 	et := semconv.ErrorTypeKey.String("audit_write_failed")
@@ -212,7 +196,7 @@ func (o *Observer) End(ctx context.Context, e gatehouse.RequestEnd) {
 		errType = "tool_error"
 	}
 	tool := metricTool(e.Tool, e.Registered)
-	opt := o.sets.get(optionKey{kind: "op", a: e.Method, b: errType, tool: tool}, func() []attribute.KeyValue {
+	opt := o.sets.get(optionKey{kind: "op", a: e.Method, b: errType, tool: tool}, func() *options {
 		kv := []attribute.KeyValue{semconv.McpMethodNameKey.String(e.Method)}
 		if errType != "" {
 			kv = append(kv, semconv.ErrorTypeKey.String(errType))
@@ -220,7 +204,7 @@ func (o *Observer) End(ctx context.Context, e gatehouse.RequestEnd) {
 		if tool != "" {
 			kv = append(kv, semconv.GenAIToolName(tool))
 		}
-		return kv
+		return newOptions(kv)
 	})
 	o.m.duration.Inst().Record(ctx, e.Duration.Seconds(), opt.rec...)
 	span := trace.SpanFromContext(ctx)
@@ -233,8 +217,6 @@ func (o *Observer) End(ctx context.Context, e gatehouse.RequestEnd) {
 	}
 	span.End()
 }
-
-func noAttrs() []attribute.KeyValue { return nil }
 
 func clip(s string) string {
 	if len(s) <= maxToolAttr {
