@@ -30,15 +30,15 @@ package dlp
 const (
 	nStreams = 4
 	// interleaveFloor is the shortest text scanned in streams; texts must
-	// also be 8 times the longest pattern, so that the overlaps stay small.
-	interleaveFloor = 256
+	// also be 3 times the longest pattern, so that the overlaps stay small.
+	interleaveFloor = 128
 	blockLen        = 16 << 10
 	// pendMax is how many output states a stream holds back.
 	pendMax = 16
 )
 
 // interleaveMin is the shortest text that scan splits into streams.
-func (a *automaton) interleaveMin() int { return max(interleaveFloor, 8*a.maxLen) }
+func (a *automaton) interleaveMin() int { return max(interleaveFloor, 3*a.maxLen) }
 
 // pending is an output state a stream holds back and the end offset it was
 // reached at.

@@ -172,7 +172,7 @@ func TestInterleavedScanMatchesReference(t *testing.T) {
 			edges += len(streamEdges(a, n))
 		}
 	}
-	if hits < 100000 || edges < 10000 {
+	if hits < 100000 || edges < 5000 {
 		t.Fatalf("only %d hits and %d stream edges checked", hits, edges)
 	}
 }
