@@ -1,0 +1,89 @@
+package dlp
+
+import (
+	"encoding/base64"
+	"math/rand/v2"
+	"net/url"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// singleStream returns a scanner like s whose automaton never interleaves:
+// its longest pattern is taken to be so long that no text reaches the
+// threshold. Only the scan loop differs.
+func singleStream(t *testing.T, pats []Pattern, o *Options) (fast, single *Scanner) {
+	fast, err := New(pats, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	single, err = New(pats, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ac := *single.ac
+	ac.maxLen = 1 << 40
+	single.ac = &ac
+	return fast, single
+}
+
+// Red team for the interleaved scan: every built-in positive, plain, in
+// upper and lower case, base64- and percent-encoded, planted to start and
+// end right around every stream and block edge (and, with small chunks,
+// around chunk edges) in prose: Redact returns the same text and findings
+// as with the single-stream loop.
+func TestRedTeamInterleavedEdges(t *testing.T) {
+	r := rand.New(rand.NewPCG(13, 4))
+	var plants []string
+	for _, rule := range BuiltinRules() {
+		for _, p := range rule.Positives {
+			plants = append(plants, p, strings.ToUpper(p), strings.ToLower(p),
+				base64.StdEncoding.EncodeToString([]byte(p)), url.QueryEscape(p))
+		}
+	}
+	prose := strings.Repeat("The quick brown fox jumps over the lazy dog.\n0123456789 ", 800)
+	cases := []struct {
+		o       *Options
+		lengths []int
+	}{
+		{nil, []int{200, 1024, 2*blockLen + 333}},
+		{&Options{DetectEncoding: true}, []int{300, 4096}},
+		{&Options{ChunkSize: 4096, Overlap: 512, DetectEncoding: true}, []int{9000}},
+	}
+	texts, found := 0, 0
+	for _, c := range cases {
+		fast, single := singleStream(t, Builtin(), c.o)
+		for _, n := range c.lengths {
+			edges := streamEdges(fast.ac, min(n, fast.opt.ChunkSize))
+			if n > fast.opt.ChunkSize { // and around where the chunks meet
+				for d := -600; d <= 40; d += 8 {
+					edges = append(edges, fast.opt.ChunkSize+d)
+				}
+			}
+			for _, e := range edges {
+				for i := 0; i < 12; i++ {
+					p, d := plants[r.IntN(len(plants))], i%3-1
+					for _, at := range []int{e + d, e + d - len(p)} { // starts, ends there
+						if at < 0 || at+len(p) > n {
+							continue
+						}
+						text := prose[:at] + p + prose[at+len(p):n]
+						a, fa := fast.Redact(text)
+						b, fb := single.Redact(text)
+						if a != b || !reflect.DeepEqual(fa, fb) {
+							t.Fatalf("plant %q at %d in %d bytes: interleaved %v, single-stream %v", p, at, n, fa, fb)
+						}
+						texts++
+						if a != text {
+							found++
+						}
+					}
+				}
+			}
+		}
+	}
+	if texts < 3000 || found < texts/4 {
+		t.Fatalf("%d texts, %d with a redaction: the plants are not exercised", texts, found)
+	}
+	t.Logf("%d texts, %d with a redaction", texts, found)
+}
