@@ -233,3 +233,32 @@ func FuzzInterleavedScan(f *testing.F) {
 		checkScan(t, a, text)
 	})
 }
+
+// split's parts tile (lo, hi] in order, each stream starts own bytes before
+// its part (stream 0 of the first block at 0), and every stream has at least
+// m bytes to read inside the text, for any block scanBlock is given.
+func TestSplitInvariants(t *testing.T) {
+	for _, maxLen := range []int{1, 2, 5, 43, 64, 300, 5000} {
+		a := &automaton{maxLen: maxLen}
+		own, bl := maxLen-1, max(blockLen, a.interleaveMin())
+		for _, lo := range []int{0, bl, 7 * bl} {
+			lengths := []int{2*bl - 1, 100 * bl}
+			for n := a.interleaveMin(); n < a.interleaveMin()+300; n++ {
+				lengths = append(lengths, n)
+			}
+			for _, n := range lengths {
+				var q streams
+				m := q.split(lo, lo+n, own)
+				if q.from[0] != lo || q.from[nStreams] != lo+n || q.at[0] != lo-min(own, lo) {
+					t.Fatalf("maxLen %d, (%d, %d]: from %v at %v", maxLen, lo, lo+n, q.from, q.at)
+				}
+				for j := range nStreams {
+					if q.from[j+1] <= q.from[j] || q.at[j] < 0 || q.at[j]+m > lo+n ||
+						j > 0 && q.from[j]-q.at[j] != own || j < nStreams-1 && q.at[j]+m != q.from[j+1] {
+						t.Fatalf("maxLen %d, (%d, %d], stream %d: m %d, from %v at %v", maxLen, lo, lo+n, j, m, q.from, q.at)
+					}
+				}
+			}
+		}
+	}
+}
