@@ -12,7 +12,7 @@ import (
 // singleStream returns a scanner like s whose automaton never interleaves:
 // its longest pattern is taken to be so long that no text reaches the
 // threshold. Only the scan loop differs.
-func singleStream(t *testing.T, pats []Pattern, o *Options) (fast, single *Scanner) {
+func singleStream(t testing.TB, pats []Pattern, o *Options) (fast, single *Scanner) {
 	fast, err := New(pats, o)
 	if err != nil {
 		t.Fatal(err)
@@ -96,4 +96,27 @@ func samePlant(t *testing.T, fast, single *Scanner, text string) bool {
 		t.Fatalf("%d bytes: interleaved %v, single-stream %v", len(text), fa, fb)
 	}
 	return a != text
+}
+
+// FuzzInterleavedRedact: on any text, planted with a built-in positive at
+// any offset, Redact (encodings on) gives the same text and findings with
+// the interleaved scan as with the single-stream loop.
+func FuzzInterleavedRedact(f *testing.F) {
+	var plants []string
+	for _, rule := range BuiltinRules() {
+		plants = append(plants, rule.Positives...)
+	}
+	fast, single := singleStream(f, Builtin(), &Options{DetectEncoding: true})
+	f.Add([]byte("The quick brown fox "), uint16(300), uint16(7), uint8(0))
+	f.Add([]byte("password token "), uint16(1100), uint16(270), uint8(3))
+	f.Fuzz(func(t *testing.T, data []byte, n, at uint16, which uint8) {
+		if len(data) == 0 {
+			return
+		}
+		size := int(n) % 5000
+		text := strings.Repeat(string(data), size/len(data)+1)[:size]
+		p := plants[int(which)%len(plants)]
+		i := int(at) % (len(text) + 1)
+		samePlant(t, fast, single, text[:i]+p+text[i:])
+	})
 }
