@@ -241,3 +241,22 @@ func BenchmarkWriter1MiB(b *testing.B) {
 type discard struct{}
 
 func (discard) Write(p []byte) (int, error) { return len(p), nil }
+
+// result1KiB is the root package's 1 KiB tool result (its BenchmarkMiddleware)
+// and args52B the arguments of that call, which the audit path scans.
+var (
+	result1KiB = strings.Repeat("The quick brown fox jumps over the lazy dog. 0123456789 ", 19)[:1024]
+	args52B    = `{"url":"https://github.com/gatehouse-dev/gatehouse"}`
+)
+
+func BenchmarkBuiltinResult1KiB(b *testing.B) { benchRedact(b, builtinScanner(b, nil), result1KiB) }
+
+func BenchmarkBuiltinArgs52B(b *testing.B) { benchRedact(b, builtinScanner(b, nil), args52B) }
+
+func BenchmarkBuiltinClean1KiB(b *testing.B) {
+	benchRedact(b, builtinScanner(b, nil), cleanText(b)[:1024])
+}
+
+func BenchmarkBuiltinClean16KiB(b *testing.B) {
+	benchRedact(b, builtinScanner(b, nil), cleanText(b)[:16<<10])
+}

@@ -35,7 +35,10 @@
 // of which every match must contain, and at which offsets from the start of
 // the match they can occur. One Aho-Corasick automaton over all literals
 // (ASCII case-insensitive; exact-case literals are checked on each hit)
-// reads the text once. A rule whose literals do not occur costs nothing; when
+// reads the text once; from 129 bytes on (for the built-in pack) in four
+// interleaved streams over four parts of the text, each starting one longest
+// literal early, so that the CPU overlaps their table lookups and every hit
+// is still reported once, in order. A rule whose literals do not occur costs nothing; when
 // one does, the rule's regex is tried anchored at the few starts the offsets
 // allow, or over a window around the hit, or (when the regex has no bounded
 // length) over the whole text. Rules with no derivable literal run over every

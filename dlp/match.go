@@ -27,98 +27,121 @@ type window struct{ lo, hi int }
 // the leftmost match wins, no byte of any match survives, and one redaction is
 // counted once.
 func (s *Scanner) rawSpans(text string, depth int) []span {
-	var (
-		fired []int // modeGate: start of the rule's first literal hit, or -1
-		wins  [][]window
-		cands []span
-	)
-	// The per-rule tables are as long as the pack; they come from a pool,
-	// so that a short text with one literal hit does not allocate them.
-	var sc *scanScratch
-	defer func() {
-		if sc != nil {
-			sc.put(s, wins, fired)
-		}
-	}()
-	newWins := func() [][]window {
-		if sc == nil {
-			sc = s.scratch()
-		}
-		return sc.wins
-	}
-	newFired := func() []int {
-		if sc == nil {
-			sc = s.scratch()
-		}
-		return sc.fired
-	}
+	h := litHits{s: s, text: text}
 	if s.ac != nil {
-		s.ac.scan(text, func(id int32, end int) {
-			for _, ref := range s.refs[id] {
-				if ref.exact != "" && text[end-ref.n:end] != ref.exact {
-					continue
-				}
-				r := &s.rules[ref.rule]
-				if r.mode == modeAnchor {
-					// The match starts lo..hi bytes before the literal.
-					start := end - ref.n
-					w := window{lo: max(0, start-r.hi), hi: start - r.lo}
-					if w.hi < 0 {
-						continue
-					}
-					if wins == nil {
-						wins = newWins()
-					}
-					wins[ref.rule] = append(wins[ref.rule], w)
-					continue
-				}
-				if r.mode == modeGate {
-					if fired == nil {
-						fired = newFired()
-					}
-					if start := end - ref.n; fired[ref.rule] < 0 || start < fired[ref.rule] {
-						fired[ref.rule] = start // the first hit's start
-					}
-					continue
-				}
-				// Every match contains the literal text[end-n:end] and is at
-				// most maxLen long, so it lies in [end-maxLen, end-n+maxLen].
-				// One byte of margin on each side keeps the context that \b
-				// and friends look at.
-				w := window{lo: max(0, end-r.maxLen-1), hi: min(len(text), end-ref.n+r.maxLen+1)}
-				if wins == nil {
-					wins = newWins()
-				}
-				ws := wins[ref.rule]
-				if n := len(ws); n > 0 && w.lo <= ws[n-1].hi {
-					ws[n-1].hi = max(ws[n-1].hi, w.hi)
-				} else {
-					wins[ref.rule] = append(ws, w)
-				}
-			}
-		})
+		s.ac.scan(text, h.add)
 	}
-	for i := range s.rules {
-		r := &s.rules[i]
-		switch {
-		case r.mode == modeAlways:
-			cands = s.matchAll(cands, text, int32(i), 0)
-		case r.mode == modeGate && fired != nil && fired[i] >= 0:
-			if lo := fired[i] - r.hi - 1; r.fromHit && lo > 0 {
-				cands = s.matchWindows(cands, text, int32(i), []window{{lo: lo, hi: len(text)}})
+	var cands []span
+	if h.sc != nil {
+		defer h.sc.put(s)
+		// Only the rules that run on every text and those a literal hit
+		// touched have work, taken in pattern order.
+		slices.Sort(h.sc.touched)
+		always, touched := s.always, h.sc.touched
+		for len(always) > 0 || len(touched) > 0 {
+			var i int32
+			if len(touched) == 0 || len(always) > 0 && always[0] < touched[0] {
+				i, always = always[0], always[1:]
 			} else {
-				cands = s.matchAll(cands, text, int32(i), 0)
+				i, touched = touched[0], touched[1:]
 			}
-		case r.mode == modeWindow && wins != nil && len(wins[i]) > 0:
-			cands = s.matchWindows(cands, text, int32(i), wins[i])
-		case r.mode == modeAnchor && wins != nil && len(wins[i]) > 0:
-			cands = s.matchAnchored(cands, text, int32(i), wins[i])
+			cands = s.matchRule(cands, text, i, h.sc)
+		}
+	} else {
+		for _, i := range s.always {
+			cands = s.matchAll(cands, text, i, 0)
 		}
 	}
 	if s.opt.DetectEncoding && depth > 0 {
 		cands = s.encoded(cands, text, depth)
 	}
 	return resolve(cands)
+}
+
+// matchRule appends the matches of rule i, which runs on every text or
+// which the literal hits in sc touched.
+func (s *Scanner) matchRule(cands []span, text string, i int32, sc *scanScratch) []span {
+	r := &s.rules[i]
+	switch {
+	case r.mode == modeAlways:
+		cands = s.matchAll(cands, text, i, 0)
+	case r.mode == modeGate && sc.fired[i] >= 0:
+		if lo := sc.fired[i] - r.hi - 1; r.fromHit && lo > 0 {
+			cands = s.matchWindows(cands, text, i, []window{{lo: lo, hi: len(text)}})
+		} else {
+			cands = s.matchAll(cands, text, i, 0)
+		}
+	case r.mode == modeWindow && len(sc.wins[i]) > 0:
+		cands = s.matchWindows(cands, text, i, sc.wins[i])
+	case r.mode == modeAnchor && len(sc.wins[i]) > 0:
+		cands = s.matchAnchored(cands, text, i, sc.wins[i], &sc.rd)
+	}
+	return cands
+}
+
+// litHits collects a scan's literal hits into per-rule tables: the first
+// hit of each gated rule and the windows of the others. The tables come from
+// the scanner's pool on the first hit that needs them, so that a text
+// without one does not touch them.
+type litHits struct {
+	s    *Scanner
+	text string
+	sc   *scanScratch
+}
+
+// add records the automaton's hit of pattern id ending at end.
+func (h *litHits) add(id int32, end int) {
+	for _, ref := range h.s.refs[id] {
+		if ref.exact != "" && h.text[end-ref.n:end] != ref.exact {
+			continue
+		}
+		r := &h.s.rules[ref.rule]
+		start := end - ref.n
+		switch r.mode {
+		case modeAnchor:
+			// The match starts lo..hi bytes before the literal.
+			if w := (window{lo: max(0, start-r.hi), hi: start - r.lo}); w.hi >= 0 {
+				h.addWindow(ref.rule, w, false)
+			}
+		case modeGate:
+			sc := h.tables()
+			if f := sc.fired[ref.rule]; f < 0 || start < f {
+				if f < 0 {
+					sc.touched = append(sc.touched, ref.rule)
+				}
+				sc.fired[ref.rule] = start // the first hit's start
+			}
+		default:
+			// Every match contains the literal text[start:end] and is at
+			// most maxLen long, so it lies in [end-maxLen, start+maxLen].
+			// One byte of margin on each side keeps the context that \b
+			// and friends look at.
+			h.addWindow(ref.rule, window{lo: max(0, end-r.maxLen-1), hi: min(len(h.text), start+r.maxLen+1)}, true)
+		}
+	}
+}
+
+// addWindow appends w to the rule's windows; with merge, a window that
+// overlaps the last one extends it instead.
+func (h *litHits) addWindow(rule int32, w window, merge bool) {
+	sc := h.tables()
+	ws := sc.wins[rule]
+	switch n := len(ws); {
+	case n == 0:
+		sc.touched = append(sc.touched, rule)
+	case merge && w.lo <= ws[n-1].hi:
+		ws[n-1].hi = max(ws[n-1].hi, w.hi)
+		return
+	}
+	sc.wins[rule] = append(ws, w)
+}
+
+// tables returns the per-rule tables, from the pool on first use.
+func (h *litHits) tables() *scanScratch {
+	if h.sc == nil {
+		h.sc = h.s.scratch()
+	}
+	return h.sc
 }
 
 // matchAll appends the rule's matches over text, offset by base.
@@ -204,7 +227,7 @@ func (s *Scanner) matchWindows(cands []span, text string, ri int32, ws []window)
 // cover every start a match can have. Going through the starts in order and
 // resuming after each match is what FindAll does over the whole text, minus
 // the positions where no match can start, so the result is the same.
-func (s *Scanner) matchAnchored(cands []span, text string, ri int32, starts []window) []span {
+func (s *Scanner) matchAnchored(cands []span, text string, ri int32, starts []window, rd *countingReader) []span {
 	r := &s.rules[ri]
 	slices.SortFunc(starts, func(a, b window) int { return a.lo - b.lo })
 	n := len(cands)
@@ -217,7 +240,6 @@ func (s *Scanner) matchAnchored(cands []span, text string, ri int32, starts []wi
 	if err != nil {
 		return s.matchAll(cands, text, ri, 0) // not reached for a valid regex
 	}
-	rd := new(countingReader)
 	next := 0 // FindAll resumes at the end of the previous match
 	for _, iv := range starts {
 		if !holdsAll(text[iv.lo:min(len(text), iv.hi+r.maxLen+1)], r.musts) {

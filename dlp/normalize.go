@@ -145,9 +145,10 @@ func runeEnd(text string, p int) int {
 
 // firstNonASCII returns the index of the first byte above 0x7f, or -1.
 func firstNonASCII(s string) int {
+	const high = 0x8080808080808080
 	i := 0
-	for ; i+8 <= len(s); i += 8 {
-		if (s[i]|s[i+1]|s[i+2]|s[i+3]|s[i+4]|s[i+5]|s[i+6]|s[i+7])&0x80 != 0 {
+	for ; len(s)-i >= 16; i += 16 {
+		if (load64(s[i:i+8])|load64(s[i+8:i+16]))&high != 0 {
 			break
 		}
 	}
@@ -157,6 +158,14 @@ func firstNonASCII(s string) int {
 		}
 	}
 	return -1
+}
+
+// load64 returns the first 8 bytes of t, little-endian; the compiler
+// makes it one load.
+func load64(t string) uint64 {
+	_ = t[7]
+	return uint64(t[0]) | uint64(t[1])<<8 | uint64(t[2])<<16 | uint64(t[3])<<24 |
+		uint64(t[4])<<32 | uint64(t[5])<<40 | uint64(t[6])<<48 | uint64(t[7])<<56
 }
 
 // invisible reports whether r is removed from the normalized view: format

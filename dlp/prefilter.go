@@ -9,20 +9,24 @@ package dlp
 type automaton struct {
 	class    [256]uint8
 	nclass   int32
-	next     []int32   // next[state+class], states premultiplied by nclass
-	outStart int32     // premultiplied states >= outStart have outputs
+	next     []uint32  // next[state+class], states premultiplied by nclass
+	outStart uint32    // premultiplied states >= outStart have outputs
 	out      [][]int32 // out[state/nclass]: pattern ids ending in that state
 	// leaves[b] is true when byte b keeps the root state at the root: a run
 	// of such bytes is skipped without table lookups. skip is set when most
 	// lower-case letters are leaves, so that skipping pays off on text.
 	leaves [256]bool
 	skip   bool
+	maxLen int // the longest pattern, in bytes
 }
 
 // newAutomaton builds the automaton for pats, which must be non-empty,
 // distinct and lower case.
 func newAutomaton(pats []string) *automaton {
 	a := &automaton{}
+	for _, p := range pats {
+		a.maxLen = max(a.maxLen, len(p))
+	}
 	// Byte classes: every byte that occurs in a pattern (after lower-casing)
 	// gets its own class; upper-case letters share their lower-case class;
 	// everything else is class 0.
@@ -95,7 +99,7 @@ func newAutomaton(pats []string) *automaton {
 			order = append(order, s)
 		}
 	}
-	a.outStart = int32(len(order)) * a.nclass
+	a.outStart = uint32(len(order)) * uint32(a.nclass)
 	for _, s := range bfs {
 		if len(outs[s]) != 0 {
 			order = append(order, s)
@@ -113,11 +117,11 @@ func newAutomaton(pats []string) *automaton {
 		}
 	}
 	a.skip = letters >= 20
-	a.next = make([]int32, len(trie)*nc)
+	a.next = make([]uint32, len(trie)*nc)
 	a.out = make([][]int32, len(trie))
 	for i, s := range order {
 		for c := 0; c < nc; c++ {
-			a.next[i*nc+c] = newID[trie[s][c]] * a.nclass
+			a.next[i*nc+c] = uint32(newID[trie[s][c]] * a.nclass)
 		}
 		a.out[i] = outs[s]
 	}
@@ -125,21 +129,49 @@ func newAutomaton(pats []string) *automaton {
 }
 
 // scan calls hit for every occurrence of every pattern in text, in order of
-// end position, with the pattern id and the end offset.
+// end position, with the pattern id and the end offset. Occurrences that end
+// at the same offset come longest first.
 func (a *automaton) scan(text string, hit func(id int32, end int)) {
-	if a.skip {
+	switch {
+	case a.skip:
 		a.scanSkip(text, hit)
-		return
+	case len(text) >= a.interleaveMin():
+		a.scanInterleaved(text, hit)
+	default:
+		a.scanFrom(text, 0, 0, hit)
 	}
-	next, class, outStart := a.next, &a.class, a.outStart
-	s := int32(0)
-	for i := 0; i < len(text); i++ {
-		s = next[s+int32(class[text[i]])]
-		if s >= outStart {
-			for _, id := range a.out[s/a.nclass] {
-				hit(id, i+1)
-			}
+}
+
+// scanFrom runs the automaton from state s (premultiplied) over text[i:]
+// and reports the occurrences that end there.
+func (a *automaton) scanFrom(text string, i int, s uint32, hit func(id int32, end int)) {
+	for i < len(text) {
+		if i, s = a.step(text, i, s); s >= a.outStart {
+			a.report(s, i, hit)
 		}
+	}
+}
+
+// step runs the automaton from state s over text[i:] until it reaches a
+// state with outputs or the end of text, and returns the offset after the
+// last byte read and the state. The loop holds no call, so that the state
+// stays in a register.
+func (a *automaton) step(text string, i int, s uint32) (int, uint32) {
+	next, class, outStart := a.next, &a.class, a.outStart
+	for i < len(text) {
+		s = next[uint(s)+uint(class[text[i]])]
+		i++
+		if s >= outStart {
+			break
+		}
+	}
+	return i, s
+}
+
+// report calls hit for the outputs of state s (premultiplied), ending at end.
+func (a *automaton) report(s uint32, end int, hit func(id int32, end int)) {
+	for _, id := range a.out[s/uint32(a.nclass)] {
+		hit(id, end)
 	}
 }
 
@@ -148,7 +180,7 @@ func (a *automaton) scan(text string, hit func(id int32, end int)) {
 // load.
 func (a *automaton) scanSkip(text string, hit func(id int32, end int)) {
 	next, class, outStart, leaves := a.next, &a.class, a.outStart, &a.leaves
-	s := int32(0)
+	s := uint32(0)
 	for i := 0; i < len(text); i++ {
 		if s == 0 {
 			for i < len(text) && leaves[text[i]] {
@@ -158,11 +190,9 @@ func (a *automaton) scanSkip(text string, hit func(id int32, end int)) {
 				return
 			}
 		}
-		s = next[s+int32(class[text[i]])]
+		s = next[uint(s)+uint(class[text[i]])]
 		if s >= outStart {
-			for _, id := range a.out[s/a.nclass] {
-				hit(id, i+1)
-			}
+			a.report(s, i+1, hit)
 		}
 	}
 }

@@ -15,6 +15,7 @@ type Scanner struct {
 	rules  []rule
 	ac     *automaton // nil when no rule has literals
 	refs   [][]litRef // per automaton pattern: the rules it feeds
+	always []int32    // the rules without literals, which run on every text
 	byName map[string]int32
 	opt    Options
 	pool   sync.Pool // *scanScratch
@@ -105,6 +106,7 @@ func New(patterns []Pattern, opts *Options) (*Scanner, error) {
 		s.byName[p.Name] = idx
 		s.rules = append(s.rules, r)
 		if r.mode == modeAlways {
+			s.always = append(s.always, idx)
 			continue
 		}
 		for _, l := range prefixFree(lits) {
