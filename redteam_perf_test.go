@@ -1,0 +1,91 @@
+package gatehouse_test
+
+import (
+	"context"
+	"runtime"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/gatehouse-dev/gatehouse"
+	"github.com/gatehouse-dev/gatehouse/audit"
+)
+
+type redteamPerfSink struct {
+	mu     sync.Mutex
+	events []audit.Event
+}
+
+func (s *redteamPerfSink) Write(_ context.Context, e *audit.Event) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.events = append(s.events, *e)
+	return nil
+}
+
+func (s *redteamPerfSink) decisions() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []string
+	for _, e := range s.events {
+		out = append(out, e.Decision)
+	}
+	return out
+}
+
+// redteamPerfHandler is a Guard's middleware around next, with a session,
+// for calls without a wire.
+func redteamPerfHandler(t *testing.T, g *gatehouse.Guard, tools []string, next mcp.MethodHandler) (mcp.MethodHandler, *mcp.ServerSession) {
+	t.Helper()
+	list := &mcp.ListToolsResult{}
+	for _, n := range tools {
+		list.Tools = append(list.Tools, &mcp.Tool{Name: n, InputSchema: map[string]any{"type": "object"}})
+	}
+	inner := func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if method == "tools/list" {
+			return list, nil
+		}
+		return next(ctx, method, req)
+	}
+	st, _ := mcp.NewInMemoryTransports()
+	ss, err := mcp.NewServer(&mcp.Implementation{Name: "rt", Version: "1"}, nil).Connect(context.Background(), st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ss.Close() })
+	recv, _ := g.Middleware()
+	return recv(inner), ss
+}
+
+// A handler that ends its goroutine without returning (runtime.Goexit,
+// as t.FailNow in a handler does) neither answers nor panics: the call
+// must still be answered with an error, and audited, not left waiting
+// for ever (no watchdog watches a handler that is gone).
+func TestRedTeamPerf_HandlerGoexitIsAnswered(t *testing.T) {
+	const src = `apiVersion: aip.io/v1alpha1
+kind: AgentPolicy
+metadata: {name: goexit}
+spec:
+  allowed_tools: [gone]
+`
+	sink := &redteamPerfSink{}
+	g := mustGuard(t, mustPolicy(t, src), &gatehouse.Options{Audit: sink, HandlerTimeout: 100 * time.Millisecond, DLP: &gatehouse.DLPOptions{Off: true}, Pins: &gatehouse.PinOptions{Off: true}})
+	h, ss := redteamPerfHandler(t, g, []string{"gone"}, func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		runtime.Goexit()
+		return nil, nil
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	res, err := h(ctx, "tools/call", &mcp.CallToolRequest{Session: ss, Params: &mcp.CallToolParamsRaw{Name: "gone", Arguments: []byte(`{}`)}})
+	if ctx.Err() != nil {
+		t.Fatalf("the call was not answered within 5s (HandlerTimeout 100ms): %v %v", res, err)
+	}
+	if err == nil {
+		t.Fatalf("a handler that vanished was answered with %v and no error", res)
+	}
+	if d := sink.decisions(); len(d) < 2 {
+		t.Fatalf("audited %v, want the allow and the failure", d)
+	}
+}
