@@ -77,10 +77,15 @@ func stricter(d, d2 policy.Decision, why string) policy.Decision {
 // ask or charge. A pinned tool is the pin's refusal (-32013: the server's
 // doing, not the agent's).
 func (g *Guard) unlisted(c *call) policy.Decision {
-	if !g.pins.off && c.srv.index.isPinned(c.rawTool) {
-		return notListed(c.tool)
+	return g.unlistedTool(c.srv, c.md.Method, c.rawTool)
+}
+
+// unlistedTool is unlisted for a tool named raw on srv.
+func (g *Guard) unlistedTool(srv *served, method, raw string) policy.Decision {
+	if !g.pins.off && srv.index.isPinned(raw) {
+		return notListed(normalizeTool(raw))
 	}
-	return internal(c.md.Method, c.tool, "The tool is not in the server's tools/list for this session, so the arguments it would run with (its input-schema defaults) are unknown and the call was denied")
+	return internal(method, normalizeTool(raw), "The tool is not in the server's tools/list for this session, so the arguments it would run with (its input-schema defaults) are unknown and the call was denied")
 }
 
 // unlistedRun is the same refusal at the handler, a backstop for a call
