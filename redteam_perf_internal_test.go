@@ -3,6 +3,9 @@ package gatehouse
 import (
 	"context"
 	"errors"
+	"runtime"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -56,4 +59,81 @@ func TestRedTeamPerf_CauseStaysTimeout(t *testing.T) {
 		t.Fatalf("after return: %v", h.Err())
 	}
 	waitIdle(t, w)
+}
+
+// plainCtx is a parent that is not one of the standard library's: a
+// context derived from it is watched by a goroutine of the runtime's
+// until either ends, so a registration that is never undone shows as a
+// goroutine that stays.
+type plainCtx struct{ done chan struct{} }
+
+func (plainCtx) Deadline() (time.Time, bool) { return time.Time{}, false }
+func (p plainCtx) Done() <-chan struct{}     { return p.done }
+func (p plainCtx) Err() error {
+	select {
+	case <-p.done:
+		return context.Canceled
+	default:
+		return nil
+	}
+}
+func (plainCtx) Value(any) any { return nil }
+
+// Thousands of handlers at once, some returning at once, some past the
+// timeout, asking for Done, deriving children and AfterFuncs before and
+// after their end, concurrently with the watchdog: no race (go test
+// -race), every AfterFunc runs, every child ends, the watchdog stops and
+// no goroutine stays behind (no registration left on the parent). Passes
+// on the current code; pins the contract.
+func TestRedTeamPerf_WatchdogThousands(t *testing.T) {
+	before := runtime.NumGoroutine()
+	w := newWatchdog(2 * time.Millisecond)
+	parent := plainCtx{done: make(chan struct{})}
+	defer close(parent.done)
+	const n = 2000
+	var wg sync.WaitGroup
+	var fired atomic.Int64
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			h := w.watch(parent, nil)
+			var child context.Context
+			if i%3 == 0 {
+				context.AfterFunc(h, func() { fired.Add(1) })
+				c, cancel := context.WithCancel(h)
+				defer cancel()
+				child = c
+			}
+			if i%2 == 0 {
+				time.Sleep(5 * time.Millisecond) // past the timeout
+			}
+			_ = h.Err()
+			_ = context.Cause(h)
+			w.stop(h)
+			if i%3 == 1 {
+				context.AfterFunc(h, func() { fired.Add(1) })
+			}
+			<-h.Done()
+			if child != nil {
+				<-child.Done()
+			}
+			if h.Err() == nil {
+				t.Error("Err nil after the handler returned")
+			}
+		}()
+	}
+	wg.Wait()
+	waitIdle(t, w)
+	want := int64(0)
+	for i := range n {
+		if i%3 != 2 {
+			want++
+		}
+	}
+	for deadline := time.Now().Add(5 * time.Second); fired.Load() != want || runtime.NumGoroutine() > before+2; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("AfterFuncs fired %d of %d; goroutines %d, %d before", fired.Load(), want, runtime.NumGoroutine(), before)
+		}
+	}
 }
