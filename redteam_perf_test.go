@@ -89,3 +89,80 @@ spec:
 		t.Fatalf("audited %v, want the allow and the failure", d)
 	}
 }
+
+// What a handler's context carries survives its end and the timeout:
+// DecisionFrom and TraceFromContext work from the handler's context, from
+// context.WithoutCancel of it and from children derived before and after
+// the timeout and after the handler returned; an AfterFunc on it runs at
+// the timeout; a child's deadline is the handler's. The trace id reaches
+// the audit events of the call. Passes on the current code; pins the
+// lazy context's lookups.
+func TestRedTeamPerf_HandlerContextLookups(t *testing.T) {
+	const src = `apiVersion: aip.io/v1alpha1
+kind: AgentPolicy
+metadata: {name: lookups}
+spec:
+  allowed_tools: [slow]
+`
+	sink := &redteamPerfSink{}
+	g := mustGuard(t, mustPolicy(t, src), &gatehouse.Options{Audit: sink, HandlerTimeout: 30 * time.Millisecond, DLP: &gatehouse.DLPOptions{Off: true}, Pins: &gatehouse.PinOptions{Off: true}})
+	tc := gatehouse.TraceContext{TraceID: [16]byte{0: 0xab, 15: 1}, SpanID: [8]byte{0: 0xcd, 7: 2}}
+	fails := make(chan string, 32)
+	check := func(when string, ctx context.Context) {
+		if _, ok := gatehouse.DecisionFrom(ctx); !ok {
+			fails <- when + ": DecisionFrom found nothing"
+		}
+		if got, ok := gatehouse.TraceFromContext(ctx); !ok || got.TraceID != tc.TraceID {
+			fails <- when + ": TraceFromContext lost the trace"
+		}
+	}
+	returned := make(chan context.Context, 1)
+	h, ss := redteamPerfHandler(t, g, []string{"slow"}, func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		check("handler", ctx)
+		check("WithoutCancel", context.WithoutCancel(ctx))
+		before, cancel := context.WithCancel(ctx)
+		defer cancel()
+		fired := make(chan struct{})
+		context.AfterFunc(ctx, func() { close(fired) })
+		select {
+		case <-fired:
+		case <-time.After(5 * time.Second):
+			fails <- "the AfterFunc did not run at the timeout"
+		}
+		<-before.Done()
+		check("child before the timeout", before)
+		after, cancel2 := context.WithTimeout(ctx, time.Hour)
+		defer cancel2()
+		if d1, _ := after.Deadline(); true {
+			if d0, _ := ctx.Deadline(); !d1.Equal(d0) {
+				fails <- "a child's deadline is not the handler's"
+			}
+		}
+		check("child after the timeout", after)
+		returned <- ctx
+		return &mcp.CallToolResult{}, nil
+	})
+	ctx := gatehouse.ContextWithTrace(context.Background(), tc)
+	// The handler returns as the timeout strikes: either answer may win.
+	h(ctx, "tools/call", &mcp.CallToolRequest{Session: ss, Params: &mcp.CallToolParamsRaw{Name: "slow", Arguments: []byte(`{}`)}})
+	hctx := <-returned
+	time.Sleep(10 * time.Millisecond) // the handler's goroutine ends
+	check("after return", hctx)
+	child, cancel := context.WithCancel(hctx)
+	defer cancel()
+	check("child after return", child)
+	close(fails)
+	for f := range fails {
+		t.Error(f)
+	}
+	sink.mu.Lock()
+	defer sink.mu.Unlock()
+	if len(sink.events) == 0 {
+		t.Error("nothing audited")
+	}
+	for _, e := range sink.events {
+		if e.TraceID != tc.TraceIDString() || e.SpanID != tc.SpanIDString() {
+			t.Errorf("audit event %s has trace %q span %q", e.Decision, e.TraceID, e.SpanID)
+		}
+	}
+}
