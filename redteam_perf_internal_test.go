@@ -137,3 +137,84 @@ func TestRedTeamPerf_WatchdogThousands(t *testing.T) {
 		}
 	}
 }
+
+// A parent cancelled before the handler starts, or with an earlier
+// deadline that passes, is what the handler's context shows (not a
+// timeout), before and after the handler returns, whether or not Done was
+// asked for first. Passes on the current code.
+func TestRedTeamPerf_ParentEndsFirst(t *testing.T) {
+	why := errors.New("the client went away")
+	for _, askDone := range []bool{false, true} {
+		w := newWatchdog(time.Hour)
+		p1, cancel := context.WithCancelCause(context.Background())
+		cancel(why)
+		h := w.watch(p1, nil)
+		if askDone {
+			<-h.Done()
+		}
+		for _, when := range []string{"running", "returned"} {
+			if !errors.Is(h.Err(), context.Canceled) || !errors.Is(context.Cause(h), why) {
+				t.Fatalf("cancelled before start, %s (Done first %v): err %v cause %v", when, askDone, h.Err(), context.Cause(h))
+			}
+			w.stop(h)
+		}
+		p2, cancel2 := context.WithTimeout(context.Background(), 5*time.Millisecond)
+		defer cancel2()
+		h2 := w.watch(p2, nil)
+		if d, _ := h2.Deadline(); d.After(time.Now().Add(time.Second)) {
+			t.Fatalf("deadline %v is not the parent's", d)
+		}
+		if askDone {
+			<-h2.Done()
+		} else {
+			<-p2.Done()
+		}
+		for _, when := range []string{"running", "returned"} {
+			if !errors.Is(h2.Err(), context.DeadlineExceeded) || !errors.Is(context.Cause(h2), context.DeadlineExceeded) {
+				t.Fatalf("the parent's deadline, %s (Done first %v): err %v cause %v", when, askDone, h2.Err(), context.Cause(h2))
+			}
+			w.stop(h2)
+		}
+		waitIdle(t, w)
+	}
+}
+
+// Err never changes once it is non-nil, while the timeout, the client's
+// cancellation and the handler's return race each other and readers ask
+// for Err, Done and Cause concurrently (context.Context's contract).
+func TestRedTeamPerf_ErrNeverChanges(t *testing.T) {
+	w := newWatchdog(time.Millisecond)
+	for i := range 300 {
+		parent, cancel := context.WithCancel(context.Background())
+		h := w.watch(parent, nil)
+		var wg sync.WaitGroup
+		for r := range 3 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				var first error
+				for deadline := time.Now().Add(4 * time.Millisecond); time.Now().Before(deadline); {
+					if r == 0 && i%2 == 0 {
+						h.Done()
+					}
+					err := h.Err()
+					_ = context.Cause(h)
+					if first == nil {
+						first = err
+					} else if err != first {
+						t.Errorf("Err was %v, then %v", first, err)
+						return
+					}
+				}
+			}()
+		}
+		time.Sleep(time.Duration(i%3) * time.Millisecond)
+		cancel()
+		if i%2 == 1 {
+			w.stop(h)
+		}
+		wg.Wait()
+		w.stop(h)
+	}
+	waitIdle(t, w)
+}

@@ -95,11 +95,14 @@ func (r *watched) end(timeout bool) {
 	defer r.mu.Unlock()
 	in := r.inner.Load()
 	if timeout {
+		cause := errHandlerTimeout
 		if r.parent.Err() == nil {
 			r.overdue.Store(true)
+		} else {
+			cause = context.Cause(r.parent) // the client's, not a timeout
 		}
 		if in != nil {
-			in.cancel(errHandlerTimeout)
+			in.cancel(cause)
 		}
 		return
 	}
@@ -137,6 +140,9 @@ func (r *watched) Value(key any) any {
 	return r.parent.Value(key)
 }
 
+// Err reads a running handler's state under mu, as end changes it: the
+// client's cancellation read just before the timeout is not followed by
+// DeadlineExceeded (once Err is non-nil it does not change).
 func (r *watched) Err() error {
 	if r.overdue.Load() {
 		return context.DeadlineExceeded
@@ -144,7 +150,14 @@ func (r *watched) Err() error {
 	if r.stopped.Load() {
 		return r.endErr // the parent's later end must not show through
 	}
-	if in := r.inner.Load(); in != nil {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	switch in := r.inner.Load(); {
+	case r.overdue.Load():
+		return context.DeadlineExceeded
+	case r.stopped.Load():
+		return r.endErr
+	case in != nil:
 		return in.ctx.Err()
 	}
 	return r.parent.Err()
