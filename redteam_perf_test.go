@@ -4,6 +4,7 @@ import (
 	"context"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -11,6 +12,7 @@ import (
 
 	"github.com/gatehouse-dev/gatehouse"
 	"github.com/gatehouse-dev/gatehouse/audit"
+	"github.com/gatehouse-dev/gatehouse/ratelimit"
 )
 
 type redteamPerfSink struct {
@@ -163,6 +165,67 @@ spec:
 	for _, e := range sink.events {
 		if e.TraceID != tc.TraceIDString() || e.SpanID != tc.SpanIDString() {
 			t.Errorf("audit event %s has trace %q span %q", e.Decision, e.TraceID, e.SpanID)
+		}
+	}
+}
+
+// A thousand concurrent calls through the Guard whose handlers return in
+// time, past the timeout (ignoring their context or waiting on it), or
+// panic: every call is answered, and once the handlers are done no
+// goroutine stays (watchdog, handler hops, context registrations).
+// Passes on the current code.
+func TestRedTeamPerf_ThousandCallsNoLeak(t *testing.T) {
+	const src = `apiVersion: aip.io/v1alpha1
+kind: AgentPolicy
+metadata: {name: many}
+spec:
+  allowed_tools: [t]
+`
+	g := mustGuard(t, mustPolicy(t, src), &gatehouse.Options{HandlerTimeout: 20 * time.Millisecond, DLP: &gatehouse.DLPOptions{Off: true}, Pins: &gatehouse.PinOptions{Off: true},
+		Limits: &gatehouse.LimitOptions{InFlight: &ratelimit.InFlightOptions{PerAgent: 2000, PerTool: 2000, Total: 2000}}})
+	var n atomic.Int64
+	var handlers sync.WaitGroup
+	h, ss := redteamPerfHandler(t, g, []string{"t"}, func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		defer handlers.Done()
+		switch n.Add(1) % 4 {
+		case 0:
+			time.Sleep(40 * time.Millisecond)
+		case 1:
+			<-ctx.Done()
+			return nil, ctx.Err()
+		case 2:
+			panic("boom")
+		}
+		return &mcp.CallToolResult{}, nil
+	})
+	runtime.GC()
+	before := runtime.NumGoroutine()
+	var calls sync.WaitGroup
+	var answered atomic.Int64
+	for range 1000 {
+		calls.Add(1)
+		handlers.Add(1)
+		go func() {
+			defer calls.Done()
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			h(ctx, "tools/call", &mcp.CallToolRequest{Session: ss, Params: &mcp.CallToolParamsRaw{Name: "t", Arguments: []byte(`{}`)}})
+			if ctx.Err() == nil {
+				answered.Add(1)
+			}
+		}()
+	}
+	calls.Wait()
+	if answered.Load() != 1000 {
+		t.Fatalf("%d of 1000 calls answered", answered.Load())
+	}
+	if n.Load() != 1000 {
+		t.Fatalf("%d handlers ran", n.Load())
+	}
+	handlers.Wait()
+	for deadline := time.Now().Add(5 * time.Second); runtime.NumGoroutine() > before+2; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d goroutines, %d before", runtime.NumGoroutine(), before)
 		}
 	}
 }
