@@ -43,7 +43,7 @@ type watched struct {
 	deadline time.Time
 	result   chan handled
 
-	mu      sync.Mutex // makes inner once
+	mu      sync.Mutex // makes inner once; end, and Err of a running handler
 	inner   atomic.Pointer[cancelled]
 	overdue atomic.Bool // abandoned by the watchdog
 	stopped atomic.Bool // the handler returned
