@@ -104,9 +104,17 @@ func (g *Guard) bounded(ctx context.Context, c *call, next mcp.MethodHandler) (m
 
 // handle runs the handler on its own goroutine for bounded, then gives
 // back its in-flight slot and its place under the watchdog.
+// A handler that ends its goroutine without returning (runtime.Goexit, as
+// t.FailNow does) is denied too: nothing else would answer its caller.
 func (g *Guard) handle(r *watched, next mcp.MethodHandler, release func()) {
 	c := r.call
+	answered := false
 	defer func() {
+		if !answered {
+			d := internal(c.md.Method, c.tool, "The tool's handler ended without returning, so the call was denied")
+			g.auditFailure(r, d, c.agent)
+			r.result <- handled{err: rpcError(d, c.rawTool)}
+		}
 		g.watch.stop(r)
 		if release != nil {
 			release()
@@ -118,10 +126,12 @@ func (g *Guard) handle(r *watched, next mcp.MethodHandler, release func()) {
 			d := internal(c.md.Method, c.tool, "The server failed while handling this request; it was denied")
 			g.auditFailure(r, d, c.agent)
 			r.result <- handled{err: rpcError(d, c.rawTool)}
+			answered = true
 		}
 	}()
 	res, err := next(r, c.method, c.req)
 	r.result <- handled{res: res, err: err}
+	answered = true
 }
 
 // auditFailure records a failure after the decision (a handler that timed

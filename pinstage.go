@@ -154,8 +154,12 @@ func prefix(d string) string {
 // challenge issued under another one. A challenge for a tool whose
 // definition differs from its pin is refused (-32013): the user is not
 // asked to approve a call that would be refused.
+//
+// A challenge for a tool missing from the session's tools/list is refused
+// as its call would be at the policy stage (pinning on or off): the user
+// is not asked to approve a call that would be refused.
 func (g *Guard) pinChallenge(ctx context.Context, md policy.Decision, req mcp.Request, srv *served) (context.Context, policy.Decision) {
-	if g.pins.off || g.o.Approval == nil || md.Outcome != policy.Allow || md.Method != methodChallengeCreate {
+	if g.o.Approval == nil || md.Outcome != policy.Allow || md.Method != methodChallengeCreate {
 		return ctx, md
 	}
 	name, _, ok := g.o.Approval.Server.ChallengedCall(req)
@@ -167,7 +171,12 @@ func (g *Guard) pinChallenge(ctx context.Context, md policy.Decision, req mcp.Re
 		return ctx, internal(md.Method, normalizeTool(name), "The server's tools could not be listed to check the tool's definition, so no approval was asked")
 	}
 	if t == nil {
-		return ctx, md // approvalmcp refuses a tool that requires no approval; a call to it finds no tool
+		d := g.unlistedTool(srv, md.Method, name)
+		d.Method = md.Method
+		return ctx, d
+	}
+	if g.pins.off {
+		return ctx, md
 	}
 	cur, err := ToolDigest(t)
 	if err != nil {

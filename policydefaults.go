@@ -33,6 +33,9 @@ func (g *Guard) defaultedPolicy(c *call, req policy.Request, d policy.Decision) 
 		return internal(c.md.Method, c.tool, "The server's tools could not be listed to apply the tool's input-schema defaults, so the call was denied")
 	}
 	if t == nil {
+		if d2, ok := c.srv.index.check(c.ctx, c.req, c.rawTool, c.tool); !ok {
+			return d2 // another spelling of a listed tool: the agent's mistake (-32602), as the dispatch stage says
+		}
 		return g.unlisted(c) // before anyone is asked or anything is spent
 	}
 	full, err := withSchemaDefaults(t, c.rawArgs)
@@ -77,10 +80,15 @@ func stricter(d, d2 policy.Decision, why string) policy.Decision {
 // ask or charge. A pinned tool is the pin's refusal (-32013: the server's
 // doing, not the agent's).
 func (g *Guard) unlisted(c *call) policy.Decision {
-	if !g.pins.off && c.srv.index.isPinned(c.rawTool) {
-		return notListed(c.tool)
+	return g.unlistedTool(c.srv, c.md.Method, c.rawTool)
+}
+
+// unlistedTool is unlisted for a tool named raw on srv.
+func (g *Guard) unlistedTool(srv *served, method, raw string) policy.Decision {
+	if !g.pins.off && srv.index.isPinned(raw) {
+		return notListed(normalizeTool(raw))
 	}
-	return internal(c.md.Method, c.tool, "The tool is not in the server's tools/list for this session, so the arguments it would run with (its input-schema defaults) are unknown and the call was denied")
+	return internal(method, normalizeTool(raw), "The tool is not in the server's tools/list for this session, so the arguments it would run with (its input-schema defaults) are unknown and the call was denied")
 }
 
 // unlistedRun is the same refusal at the handler, a backstop for a call

@@ -188,15 +188,16 @@ func (x *toolIndex) refreshLocked(ctx context.Context, ss *mcp.ServerSession) er
 	return nil
 }
 
-// eachListedTool calls fn with each tool the server lists on ss, read
-// through next (the handler below the Guard) page by page, until fn
-// reports no more or an error, or the list ends; at most maxIndexPages
-// pages.
+// listRequest is a tools/list request and its params in one allocation.
 type listRequest struct {
 	req    mcp.ListToolsRequest
 	params mcp.ListToolsParams
 }
 
+// eachListedTool calls fn with each tool the server lists on ss, read
+// through next (the handler below the Guard) page by page, until fn
+// reports no more or an error, or the list ends; at most maxIndexPages
+// pages.
 func eachListedTool(ctx context.Context, next mcp.MethodHandler, ss *mcp.ServerSession, fn func(*mcp.Tool) (more bool, err error)) error {
 	cursor := ""
 	for page := 0; page < maxIndexPages; page++ {

@@ -43,10 +43,14 @@ type watched struct {
 	deadline time.Time
 	result   chan handled
 
-	mu      sync.Mutex // makes inner once
+	mu      sync.Mutex // makes inner once; end, and Err of a running handler
 	inner   atomic.Pointer[cancelled]
 	overdue atomic.Bool // abandoned by the watchdog
 	stopped atomic.Bool // the handler returned
+
+	// Err and Cause once the handler returned, fixed then (under mu,
+	// before stopped is set): Canceled, or the parent's if it had ended.
+	endErr, endCause error
 
 	prev, next *watched // in the watchdog's list, under its mu
 	linked     bool
@@ -68,12 +72,17 @@ func (r *watched) ctx() context.Context {
 	if in := r.inner.Load(); in != nil {
 		return in.ctx
 	}
-	ctx, cancel := context.WithCancelCause(r.parent)
+	var ctx context.Context
+	var cancel context.CancelCauseFunc
 	switch {
-	case r.overdue.Load():
+	case r.overdue.Load(): // the parent's later end must not show through
+		ctx, cancel = context.WithCancelCause(context.WithoutCancel(r.parent))
 		cancel(errHandlerTimeout)
 	case r.stopped.Load():
-		cancel(context.Canceled)
+		ctx, cancel = context.WithCancelCause(context.WithoutCancel(r.parent))
+		cancel(r.endCause)
+	default:
+		ctx, cancel = context.WithCancelCause(r.parent)
 	}
 	r.inner.Store(&cancelled{ctx: ctx, cancel: cancel})
 	return ctx
@@ -84,20 +93,29 @@ func (r *watched) ctx() context.Context {
 func (r *watched) end(timeout bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	in := r.inner.Load()
 	if timeout {
+		cause := errHandlerTimeout
 		if r.parent.Err() == nil {
 			r.overdue.Store(true)
-		}
-	} else {
-		r.stopped.Store(true)
-	}
-	if in := r.inner.Load(); in != nil {
-		if timeout {
-			in.cancel(errHandlerTimeout)
 		} else {
-			in.cancel(context.Canceled)
+			cause = context.Cause(r.parent) // the client's, not a timeout
 		}
+		if in != nil {
+			in.cancel(cause)
+		}
+		return
 	}
+	switch {
+	case in != nil:
+		in.cancel(context.Canceled)
+		r.endErr = in.ctx.Err()
+	case r.parent.Err() != nil:
+		r.endErr, r.endCause = r.parent.Err(), context.Cause(r.parent)
+	default:
+		r.endErr, r.endCause = context.Canceled, context.Canceled
+	}
+	r.stopped.Store(true)
 }
 
 func (r *watched) Done() <-chan struct{} { return r.ctx().Done() }
@@ -122,20 +140,27 @@ func (r *watched) Value(key any) any {
 	return r.parent.Value(key)
 }
 
+// Err reads a running handler's state under mu, as end changes it: the
+// client's cancellation read just before the timeout is not followed by
+// DeadlineExceeded (once Err is non-nil it does not change).
 func (r *watched) Err() error {
 	if r.overdue.Load() {
 		return context.DeadlineExceeded
 	}
-	if in := r.inner.Load(); in != nil {
+	if r.stopped.Load() {
+		return r.endErr // the parent's later end must not show through
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	switch in := r.inner.Load(); {
+	case r.overdue.Load():
+		return context.DeadlineExceeded
+	case r.stopped.Load():
+		return r.endErr
+	case in != nil:
 		return in.ctx.Err()
 	}
-	if err := r.parent.Err(); err != nil {
-		return err
-	}
-	if r.stopped.Load() {
-		return context.Canceled
-	}
-	return nil
+	return r.parent.Err()
 }
 
 func newWatchdog(timeout time.Duration) *watchdog {
