@@ -2,6 +2,7 @@ package gatehouse
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -210,6 +211,9 @@ func eachListedTool(ctx context.Context, next mcp.MethodHandler, ss *mcp.ServerS
 		lr, ok := res.(*mcp.ListToolsResult)
 		if !ok {
 			return fmt.Errorf("gatehouse: listing the server's tools: got %T", res)
+		}
+		if lr == nil {
+			return errors.New("gatehouse: listing the server's tools: got a nil *mcp.ListToolsResult")
 		}
 		for _, t := range lr.Tools {
 			if t == nil {
