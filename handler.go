@@ -107,31 +107,60 @@ func (g *Guard) bounded(ctx context.Context, c *call, next mcp.MethodHandler) (m
 // A handler that ends its goroutine without returning (runtime.Goexit, as
 // t.FailNow does) is denied too: nothing else would answer its caller.
 func (g *Guard) handle(r *watched, next mcp.MethodHandler, release func()) {
-	c := r.call
 	answered := false
-	defer func() {
-		if !answered {
-			d := internal(c.md.Method, c.tool, "The tool's handler ended without returning, so the call was denied")
-			g.auditFailure(r, d, c.agent)
-			r.result <- handled{err: rpcError(d, c.rawTool)}
-		}
-		g.watch.stop(r)
-		if release != nil {
-			release()
-		}
-	}()
-	defer func() {
-		if p := recover(); p != nil {
-			g.log.ErrorContext(r, "gatehouse: recovered a panic in a tool handler; the call was denied", "tool", c.tool, "panic_type", fmt.Sprintf("%T", p), "stack", string(debug.Stack()))
-			d := internal(c.md.Method, c.tool, "The server failed while handling this request; it was denied")
-			g.auditFailure(r, d, c.agent)
-			r.result <- handled{err: rpcError(d, c.rawTool)}
-			answered = true
-		}
-	}()
-	res, err := next(r, c.method, c.req)
+	defer g.settle(r, release, &answered)
+	defer g.recoverHandler(r, &answered)
+	res, err := next(r, r.call.method, r.call.req)
 	r.result <- handled{res: res, err: err}
 	answered = true
+}
+
+// recoverHandler, deferred by handle, recovers a panic in the handler.
+// The deferred functions keep small frames, the cold paths being in
+// functions of their own: handle's goroutine starts on a small stack, and
+// a deferred function with a large frame made every call grow it (half a
+// microsecond).
+func (g *Guard) recoverHandler(r *watched, answered *bool) {
+	if p := recover(); p != nil {
+		g.panicked(r, p)
+		*answered = true
+	}
+}
+
+// settle, deferred by handle, answers a handler that ended its goroutine
+// without returning (runtime.Goexit, as t.FailNow does: nothing else would
+// answer its caller), then gives back the in-flight slot and the place
+// under the watchdog.
+func (g *Guard) settle(r *watched, release func(), answered *bool) {
+	if !*answered {
+		g.vanished(r)
+	}
+	g.watch.stop(r)
+	if release != nil {
+		release()
+	}
+}
+
+// panicked logs and audits a panic in a handler and denies the call.
+//
+//go:noinline
+func (g *Guard) panicked(r *watched, p any) {
+	c := r.call
+	g.log.ErrorContext(r, "gatehouse: recovered a panic in a tool handler; the call was denied", "tool", c.tool, "panic_type", fmt.Sprintf("%T", p), "stack", string(debug.Stack()))
+	d := internal(c.md.Method, c.tool, "The server failed while handling this request; it was denied")
+	g.auditFailure(r, d, c.agent)
+	r.result <- handled{err: rpcError(d, c.rawTool)}
+}
+
+// vanished audits a handler that ended without returning and denies the
+// call.
+//
+//go:noinline
+func (g *Guard) vanished(r *watched) {
+	c := r.call
+	d := internal(c.md.Method, c.tool, "The tool's handler ended without returning, so the call was denied")
+	g.auditFailure(r, d, c.agent)
+	r.result <- handled{err: rpcError(d, c.rawTool)}
 }
 
 // auditFailure records a failure after the decision (a handler that timed
