@@ -26,7 +26,7 @@ type Call struct {
 type call struct {
 	ctx     context.Context
 	method  string // as received
-	md      policy.Decision
+	md      methodDecision
 	req     *mcp.CallToolRequest // what the handler receives (approved or injected arguments)
 	srv     *served
 	rawTool string // as received: the name go-sdk dispatches
@@ -45,6 +45,14 @@ type call struct {
 	grant     *grant.Grant           // the grant whose use answered the ask: refunded if refused
 	digest    string                 // the definition digest the pin stage checked (ToolDigest)
 	listing   listing                // the tool's definition as listed, read once (pinstage.go)
+}
+
+// methodDecision is what the pipeline keeps of the method's decision: a
+// monitored method denial (Violation, Reason) carries into the call's.
+type methodDecision struct {
+	Method    string
+	Violation bool
+	Reason    string
 }
 
 func (c *call) info() Call { return Call{Agent: c.agent, Tool: c.tool, Args: c.args} }
@@ -104,7 +112,7 @@ func (g *Guard) stages() []stage {
 // result checks. Whatever a stage reserved is released by the one deferred
 // undo unless the call committed.
 func (g *Guard) toolCall(ctx context.Context, method string, req *mcp.CallToolRequest, md policy.Decision, srv *served, next mcp.MethodHandler) (mcp.Result, error) {
-	c := &call{ctx: ctx, method: method, md: md, req: req, srv: srv, rawTool: req.Params.Name,
+	c := &call{ctx: ctx, method: method, md: methodDecision{Method: md.Method, Violation: md.Violation, Reason: md.Reason}, req: req, srv: srv, rawTool: req.Params.Name,
 		agent: identity(req, g.o.DefaultAgent), rawArgs: req.Params.Arguments}
 	c.tool = normalizeTool(c.rawTool)
 	defer g.undo(c)
