@@ -2,6 +2,7 @@ package dlp
 
 import (
 	"encoding/base64"
+	"math/bits"
 	"strings"
 	"unicode/utf8"
 )
@@ -33,7 +34,8 @@ const (
 )
 
 var (
-	b64Alphabet [256]bool // standard and URL-safe base64 alphabets together
+	b64Alphabet [256]bool  // standard and URL-safe base64 alphabets together
+	b64Bit      [256]uint8 // b64Alphabet as 0 or 1
 	hexDigit    [256]bool
 	tokenDelim  [256]bool // delimiters of percent / escape tokens
 )
@@ -41,6 +43,7 @@ var (
 func init() {
 	for _, c := range "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/-_" {
 		b64Alphabet[c] = true
+		b64Bit[c] = 1
 	}
 	for _, c := range "0123456789abcdefABCDEF" {
 		hexDigit[c] = true
@@ -70,30 +73,16 @@ func init() {
 func (s *Scanner) encoded(cands []span, text string, depth int) []span {
 	var buf []byte
 	n := len(text)
-	for i := 0; i+minEncodedRun <= n; {
-		// Skip ahead: a run of 16 starting in [i, i+15] must cover i+15.
-		j := i + minEncodedRun - 1
-		if !b64Alphabet[text[j]] {
-			i = j + 1
-			continue
-		}
-		k := j
-		for k > i && b64Alphabet[text[k-1]] {
-			k--
-		}
-		if k > i {
-			i = k
-			continue
-		}
-		e := j + 1
-		for e < n && b64Alphabet[text[e]] {
-			e++
+	for i := 0; ; {
+		a, e, ok := nextB64Run(text, i)
+		if !ok {
+			break
 		}
 		end := e
 		for p := 0; p < 2 && end < n && text[end] == '='; p++ {
 			end++
 		}
-		cands, buf = s.decodeRun(cands, buf, text, i, e, end, depth)
+		cands, buf = s.decodeRun(cands, buf, text, a, e, end, depth)
 		i = end
 	}
 	if strings.IndexByte(text, '%') >= 0 || strings.IndexByte(text, '\\') >= 0 {
@@ -103,6 +92,74 @@ func (s *Scanner) encoded(cands []span, text string, depth int) []span {
 		cands = s.plusTokens(cands, text, depth)
 	}
 	return cands
+}
+
+// nextB64Run returns the first maximal run text[a:e] of base64-alphabet
+// bytes, at least minEncodedRun long, that starts at or after i, where
+// text[i-1] (if any) is not in a run reaching i. It classifies 64 bytes at
+// a time into a bit mask (loads that do not wait on each other) and finds
+// runs with shifts: a search that stepped from window to window, each step
+// waiting on the last, or walked back byte by byte, cost 0.7-0.8 ns a byte
+// on Go source, as much as the rest of the scan.
+func nextB64Run(text string, i int) (a, e int, ok bool) {
+	n := len(text)
+	run, start := 0, i // the run of alphabet bytes reaching the block: text[start:start+run]
+	for base := i; base < n; base += 64 {
+		m, w := alphaMask(text, base)
+		first := bits.TrailingZeros64(^m) // the block's first byte outside the alphabet, or w
+		if first > w {
+			first = w
+		}
+		if run+first >= minEncodedRun {
+			return start, runEnd(text, start+minEncodedRun), true
+		}
+		if first == w {
+			run += w
+			continue
+		}
+		// Bit k of long is set when bytes k to k+15 of the block are all in
+		// the alphabet; the lowest such k past first starts a run.
+		long := m & (m >> 1)
+		long &= long >> 2
+		long &= long >> 4
+		long &= long >> 8
+		long &= ^uint64(0) << (first + 1)
+		if long != 0 {
+			a = base + bits.TrailingZeros64(long)
+			return a, runEnd(text, a+minEncodedRun), true
+		}
+		run = bits.LeadingZeros64(^(m << (64 - w))) // the ones ending the block
+		start = base + w - run
+	}
+	return 0, 0, false
+}
+
+// runEnd is the end of the run of alphabet bytes going on at e.
+func runEnd(text string, e int) int {
+	for e < len(text) && b64Alphabet[text[e]] {
+		e++
+	}
+	return e
+}
+
+// alphaMask has bit k set when text[base+k] is in the base64 alphabet, for
+// the w = min(64, len(text)-base) bytes from base.
+func alphaMask(text string, base int) (m uint64, w int) {
+	w = min(64, len(text)-base)
+	if w < 64 {
+		for k := 0; k < w; k++ {
+			m |= uint64(b64Bit[text[base+k]]) << k
+		}
+		return m, w
+	}
+	t := text[base : base+64]
+	for g := 0; g < 64; g += 8 {
+		b := t[g : g+8]
+		_ = b[7]
+		m |= uint64(b64Bit[b[0]]|b64Bit[b[1]]<<1|b64Bit[b[2]]<<2|b64Bit[b[3]]<<3|
+			b64Bit[b[4]]<<4|b64Bit[b[5]]<<5|b64Bit[b[6]]<<6|b64Bit[b[7]]<<7) << g
+	}
+	return m, 64
 }
 
 // plusTokens handles form-encoded tokens without any %XX, where only the
