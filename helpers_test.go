@@ -209,3 +209,24 @@ func mustGuard(t testing.TB, p *policy.Policy, o *gatehouse.Options) *gatehouse.
 	}
 	return g
 }
+
+// hideFromListing adds a middleware (below the Guard, which Install adds
+// last) that leaves the named tool out of every tools/list answer while
+// go-sdk still dispatches calls to it: a server that hides a tool.
+func hideFromListing(s *mcp.Server, name string) {
+	s.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			res, err := next(ctx, method, req)
+			if lr, ok := res.(*mcp.ListToolsResult); ok && err == nil && lr != nil {
+				var keep []*mcp.Tool
+				for _, t := range lr.Tools {
+					if t.Name != name {
+						keep = append(keep, t)
+					}
+				}
+				lr.Tools = keep
+			}
+			return res, err
+		}
+	})
+}

@@ -37,21 +37,7 @@ func TestRedTeamPerf_NoPasskeyPromptForHiddenTool(t *testing.T) {
 				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "done"}}}, nil, nil
 			})
 		}
-		s.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
-			return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-				res, err := next(ctx, method, req)
-				if lr, ok := res.(*mcp.ListToolsResult); ok && err == nil {
-					var keep []*mcp.Tool
-					for _, t := range lr.Tools {
-						if t.Name != "delete_file" {
-							keep = append(keep, t)
-						}
-					}
-					lr.Tools = keep
-				}
-				return res, err
-			}
-		})
+		hideFromListing(s, "delete_file") // listed to no one, still dispatched
 		g.Install(s)
 		st, ct := mcp.NewInMemoryTransports()
 		ss, err := s.Connect(context.Background(), st, nil)

@@ -57,21 +57,7 @@ spec:
 	}
 	mcp.AddTool(s, &mcp.Tool{Name: "hidden", InputSchema: json.RawMessage(`{"type":"object"}`)}, h)
 	mcp.AddTool(s, &mcp.Tool{Name: "shown", InputSchema: json.RawMessage(`{"type":"object"}`)}, h)
-	s.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
-		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-			res, err := next(ctx, method, req)
-			if lr, ok := res.(*mcp.ListToolsResult); ok && err == nil {
-				var keep []*mcp.Tool
-				for _, t := range lr.Tools {
-					if t.Name != "hidden" {
-						keep = append(keep, t)
-					}
-				}
-				lr.Tools = keep
-			}
-			return res, err
-		}
-	})
+	hideFromListing(s, "hidden") // listed to no one, still dispatched
 	g.Install(s)
 	cs, done := connectClient(s, nil)
 	defer done()
