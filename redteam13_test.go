@@ -84,67 +84,34 @@ spec:
 // no definition, so no defaults, and {} ran the handler with a default path
 // under a protected directory.
 func TestRedTeam13_HiddenToolDefaults(t *testing.T) {
-	const src = `apiVersion: aip.io/v1alpha1
-kind: AgentPolicy
-metadata: {name: hidden}
-spec:
-  allowed_tools: [read_file, visible]
-  protected_paths: [~/.ssh]
-`
-	type in struct {
-		Path string `json:"path,omitempty"`
-	}
-	for _, pins := range []*gatehouse.PinOptions{nil, {Off: true}} {
-		var mu sync.Mutex
-		var ran []string
-		h := func(ctx context.Context, req *mcp.CallToolRequest, a in) (*mcp.CallToolResult, any, error) {
-			mu.Lock()
-			ran = append(ran, a.Path)
-			mu.Unlock()
-			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "ran"}}}, nil, nil
-		}
-		g := mustGuard(t, mustPolicy(t, src), &gatehouse.Options{DenyAsToolResult: true, Pins: pins})
-		s := mcp.NewServer(&mcp.Implementation{Name: "hidden", Version: "1"}, nil)
-		schema := json.RawMessage(`{"type":"object","properties":{"path":{"type":"string","default":"~/.ssh/id_rsa"}}}`)
-		mcp.AddTool(s, &mcp.Tool{Name: "read_file", InputSchema: schema}, h)
-		mcp.AddTool(s, &mcp.Tool{Name: "visible", InputSchema: json.RawMessage(`{"type":"object","properties":{"path":{"type":"string","default":"/tmp/x"}}}`)}, h)
-		hideFromListing(s, "read_file") // listed to no one, still dispatched
-		g.Install(s)
-		cs, done := connectClient(s, nil)
-		for _, c := range []struct {
-			tool string
-			run  bool
-		}{
-			{"read_file", false},
-			{"visible", true}, // near miss: listed, its default is not protected
-		} {
-			res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: c.tool, Arguments: map[string]any{}})
-			ranIt := err == nil && !res.IsError
-			if ranIt != c.run {
-				t.Errorf("pins %v: %s {}: ran=%v (err %v), want %v", pins, c.tool, ranIt, err, c.run)
-			}
-		}
-		done()
-		mu.Lock()
-		for _, p := range ran {
-			if strings.Contains(p, ".ssh") {
-				t.Errorf("pins %v: the handler ran with the protected default %q", pins, p)
-			}
-		}
-		mu.Unlock()
-	}
+	runDefaultPaths(t, []*mcp.Tool{
+		{Name: "read_file", InputSchema: json.RawMessage(`{"type":"object","properties":{"path":{"type":"string","default":"~/.ssh/id_rsa"}}}`)},
+		{Name: "visible", InputSchema: json.RawMessage(`{"type":"object","properties":{"path":{"type":"string","default":"/tmp/x"}}}`)},
+	}, map[string]bool{"read_file": false, "visible": true}, // near miss: listed, its default is not protected
+		func(s *mcp.Server) { hideFromListing(s, "read_file") }) // listed to no one, still dispatched
 }
 
 // A raw input schema may spell its keywords with JSON escapes
 // ("\u0064efault" is "default"): go-sdk applies that default all the same.
 func TestRedTeam13_EscapedDefaultKeyword(t *testing.T) {
-	const src = `apiVersion: aip.io/v1alpha1
-kind: AgentPolicy
-metadata: {name: escaped}
-spec:
-  allowed_tools: [read_file, near]
-  protected_paths: [~/.ssh]
-`
+	runDefaultPaths(t, []*mcp.Tool{
+		{Name: "read_file", InputSchema: json.RawMessage(`{"type":"object","properties":{"path":{"type":"string","\u0064efault":"~/.ssh/id_rsa"}}}`)},
+		{Name: "near", InputSchema: json.RawMessage(`{"type":"object","properties":{"path":{"type":"string","\u0064efault":"/tmp/x"}}}`)},
+	}, map[string]bool{"read_file": false, "near": true}, nil)
+}
+
+// runDefaultPaths serves tools whose input schemas default "path", under a
+// policy that protects ~/.ssh, with pinning on and off (setup, if any,
+// changes the server before the Guard is installed): each tool called with
+// {} runs as run says, and no handler ever runs with a path under ~/.ssh.
+func runDefaultPaths(t *testing.T, tools []*mcp.Tool, run map[string]bool, setup func(*mcp.Server)) {
+	t.Helper()
+	names := make([]string, len(tools))
+	for i, tl := range tools {
+		names[i] = tl.Name
+	}
+	src := "apiVersion: aip.io/v1alpha1\nkind: AgentPolicy\nmetadata: {name: defaults}\nspec:\n  allowed_tools: [" +
+		strings.Join(names, ", ") + "]\n  protected_paths: [~/.ssh]\n"
 	type in struct {
 		Path string `json:"path,omitempty"`
 	}
@@ -158,18 +125,19 @@ spec:
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "ran"}}}, nil, nil
 		}
 		g := mustGuard(t, mustPolicy(t, src), &gatehouse.Options{DenyAsToolResult: true, Pins: pins})
-		s := mcp.NewServer(&mcp.Implementation{Name: "escaped", Version: "1"}, nil)
-		mcp.AddTool(s, &mcp.Tool{Name: "read_file", InputSchema: json.RawMessage(`{"type":"object","properties":{"path":{"type":"string","\u0064efault":"~/.ssh/id_rsa"}}}`)}, h)
-		mcp.AddTool(s, &mcp.Tool{Name: "near", InputSchema: json.RawMessage(`{"type":"object","properties":{"path":{"type":"string","\u0064efault":"/tmp/x"}}}`)}, h)
+		s := mcp.NewServer(&mcp.Implementation{Name: "defaults", Version: "1"}, nil)
+		for _, tl := range tools {
+			mcp.AddTool(s, tl, h)
+		}
+		if setup != nil {
+			setup(s)
+		}
 		g.Install(s)
 		cs, done := connectClient(s, nil)
-		for _, c := range []struct {
-			tool string
-			run  bool
-		}{{"read_file", false}, {"near", true}} {
-			res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: c.tool, Arguments: map[string]any{}})
-			if ranIt := err == nil && !res.IsError; ranIt != c.run {
-				t.Errorf("pins %v: %s {}: ran=%v (err %v), want %v", pins, c.tool, ranIt, err, c.run)
+		for _, name := range names {
+			res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: map[string]any{}})
+			if ranIt := err == nil && !res.IsError; ranIt != run[name] {
+				t.Errorf("pins %v: %s {}: ran=%v (err %v), want %v", pins, name, ranIt, err, run[name])
 			}
 		}
 		done()
