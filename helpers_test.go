@@ -1,9 +1,11 @@
 package gatehouse_test
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"testing"
 	"time"
 
@@ -229,4 +231,35 @@ func hideFromListing(s *mcp.Server, name string) {
 			return res, err
 		}
 	})
+}
+
+// byteStream connects s over a newline-delimited byte stream, as stdio
+// carries it, initialized at 2025-03-26 (the last version with JSON-RPC
+// batches), and returns a writer and a reader of raw lines.
+func byteStream(t *testing.T, s *mcp.Server) (send func(string), read func() string) {
+	t.Helper()
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	ss, err := s.Connect(context.Background(), &mcp.IOTransport{Reader: inR, Writer: outW}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { inW.Close(); ss.Close() })
+	lines := bufio.NewScanner(outR)
+	lines.Buffer(nil, 1<<20)
+	send = func(line string) {
+		if _, err := io.WriteString(inW, line+"\n"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	read = func() string {
+		if !lines.Scan() {
+			t.Fatal("no response", lines.Err())
+		}
+		return lines.Text()
+	}
+	send(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"b","version":"1"}}}`)
+	read()
+	send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	return send, read
 }

@@ -1,12 +1,10 @@
 package gatehouse_test
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -101,30 +99,7 @@ func TestPinRedteam(t *testing.T) {
 	})
 	t.Run("batch elements (2025-03-26, byte stream)", func(t *testing.T) {
 		e := start(t, nil, nil)
-		inR, inW := io.Pipe()
-		outR, outW := io.Pipe()
-		ss, err := e.s.Connect(context.Background(), &mcp.IOTransport{Reader: inR, Writer: outW}, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer ss.Close()
-		defer inW.Close()
-		lines := bufio.NewScanner(outR)
-		lines.Buffer(nil, 1<<20)
-		send := func(s string) {
-			if _, err := io.WriteString(inW, s+"\n"); err != nil {
-				t.Fatal(err)
-			}
-		}
-		read := func() string {
-			if !lines.Scan() {
-				t.Fatal("no response", lines.Err())
-			}
-			return lines.Text()
-		}
-		send(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"b","version":"1"}}}`)
-		read()
-		send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+		send, read := byteStream(t, e.s)
 		e.tool.Description = "x"
 		send(`[{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"status","arguments":{}}},` +
 			`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"deploy","arguments":{}}}]`)

@@ -4,11 +4,9 @@ package gatehouse_test
 // named after the attack and fails while the attack works.
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"runtime"
 	"strings"
 	"sync"
@@ -416,30 +414,7 @@ func TestRedteamBatchOnStream(t *testing.T) {
 	s := mcp.NewServer(&mcp.Implementation{Name: "s", Version: "1"}, nil)
 	f.setup(s)
 	f.g.Install(s)
-	inR, inW := io.Pipe()
-	outR, outW := io.Pipe()
-	ss, err := s.Connect(context.Background(), &mcp.IOTransport{Reader: inR, Writer: outW}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ss.Close()
-	defer inW.Close()
-	lines := bufio.NewScanner(outR)
-	lines.Buffer(nil, 1<<20)
-	send := func(s string) {
-		if _, err := io.WriteString(inW, s+"\n"); err != nil {
-			t.Fatal(err)
-		}
-	}
-	read := func() string {
-		if !lines.Scan() {
-			t.Fatal("no response", lines.Err())
-		}
-		return lines.Text()
-	}
-	send(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"b","version":"1"}}}`)
-	read()
-	send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	send, read := byteStream(t, s)
 	send(`[{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{}}},` +
 		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"never","arguments":{}}},` +
 		`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"NEVER","arguments":{}}},` +
