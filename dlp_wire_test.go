@@ -52,16 +52,7 @@ func newWireServer(t *testing.T, proto string, copts *mcp.ClientOptions, h mcp.T
 		s.AddTool(&mcp.Tool{Name: "leak", InputSchema: json.RawMessage(`{"type":"object"}`)}, h)
 	}
 	g.Install(s)
-	st, ct := mcp.NewInMemoryTransports()
-	if w.ss, err = s.Connect(context.Background(), st, nil); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { w.ss.Close() })
-	client := mcp.NewClient(&mcp.Implementation{Name: "agent", Version: "1"}, copts)
-	if w.cs, err = client.Connect(context.Background(), ct, &mcp.ClientSessionOptions{ProtocolVersion: proto}); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { w.cs.Close() })
+	w.ss, w.cs = connectAt(t, s, "agent", copts, proto)
 	return w
 }
 

@@ -32,13 +32,7 @@ func elicitRig(t *testing.T, proto string, local bool, remember any) (call func(
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "deployed"}}}, nil, nil
 	})
 	g.Install(s)
-	st, ct := mcp.NewInMemoryTransports()
-	ss, err := s.Connect(context.Background(), st, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ss.Close() })
-	client := mcp.NewClient(&mcp.Implementation{Name: "agent", Version: "1"}, &mcp.ClientOptions{
+	_, cs := connectAt(t, s, "agent", &mcp.ClientOptions{
 		ElicitationHandler: func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 			asks.Add(1)
 			field, _ := req.Params.RequestedSchema.(map[string]any)["properties"].(map[string]any)[gatehouse.ScopeInputField].(map[string]any)
@@ -51,12 +45,7 @@ func elicitRig(t *testing.T, proto string, local bool, remember any) (call func(
 			}
 			return &mcp.ElicitResult{Action: "accept", Content: content}, nil
 		},
-	})
-	cs, err := client.Connect(context.Background(), ct, &mcp.ClientSessionOptions{ProtocolVersion: proto})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cs.Close() })
+	}, proto)
 	return func() (bool, bool) {
 		r, a := runs.Load(), asks.Load()
 		cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "deploy", Arguments: staging})

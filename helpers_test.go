@@ -263,3 +263,22 @@ func byteStream(t *testing.T, s *mcp.Server) (send func(string), read func() str
 	send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 	return send, read
 }
+
+// connectAt connects a go-sdk client named name, with opts, to s over
+// in-memory transports at protocol version proto, and returns the server's
+// and the client's sessions, which close when the test ends.
+func connectAt(t *testing.T, s *mcp.Server, name string, opts *mcp.ClientOptions, proto string) (*mcp.ServerSession, *mcp.ClientSession) {
+	t.Helper()
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := s.Connect(context.Background(), st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ss.Close() })
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: name, Version: "1"}, opts).Connect(context.Background(), ct, &mcp.ClientSessionOptions{ProtocolVersion: proto})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return ss, cs
+}

@@ -57,20 +57,9 @@ func newPinned(t *testing.T, o *gatehouse.Options) *pinned {
 	p.add(deployTool(nil))
 	p.add(&mcp.Tool{Name: "status", InputSchema: json.RawMessage(`{"type":"object"}`), Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}})
 	p.g.Install(p.s)
-	st, ct := mcp.NewInMemoryTransports()
-	ss, err := p.s.Connect(context.Background(), st, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ss.Close() })
-	client := mcp.NewClient(&mcp.Implementation{Name: "agent", Version: "1"}, &mcp.ClientOptions{
+	_, p.cs = connectAt(t, p.s, "agent", &mcp.ClientOptions{
 		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { p.changed <- struct{}{} },
-	})
-	p.cs, err = client.Connect(context.Background(), ct, &mcp.ClientSessionOptions{ProtocolVersion: "2025-06-18"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { p.cs.Close() })
+	}, "2025-06-18")
 	return p
 }
 
