@@ -17,9 +17,6 @@ import (
 // Options.HandlerTimeout, then the result bounded by MaxResultBytes, then
 // DLP. The handler gets the call in its context (DecisionFrom, AddTool).
 func (g *Guard) runHandler(c *call, next mcp.MethodHandler) (mcp.Result, error) {
-	if err := g.unlistedRun(c); err != nil {
-		return nil, err
-	}
 	res, err := g.bounded(c.ctx, c, next)
 	if c.scrub != nil {
 		res, err = scrubbed(c.scrub, res, err)

@@ -90,14 +90,3 @@ func (g *Guard) unlistedTool(srv *served, method, raw string) policy.Decision {
 	}
 	return internal(method, normalizeTool(raw), "The tool is not in the server's tools/list for this session, so the arguments it would run with (its input-schema defaults) are unknown and the call was denied")
 }
-
-// unlistedRun is the same refusal at the handler, a backstop for a call
-// whose listing was read after the policy stage (the pin stage).
-func (g *Guard) unlistedRun(c *call) error {
-	if c.srv == nil || !c.listing.read || c.listing.err != nil || c.listing.tool != nil {
-		return nil
-	}
-	d := g.unlisted(c)
-	g.auditFailure(c.ctx, d, c.agent)
-	return rpcError(d, c.rawTool)
-}
