@@ -19,13 +19,7 @@ import (
 // BenchmarkRedisAllow: Limiter.Allow over loopback with 16 parallel clients
 // (SetParallelism so that GOMAXPROCS*p = 16), one EVALSHA per check.
 func BenchmarkRedisAllow(b *testing.B) {
-	srv := redistest.Start(b)
-	c := redis.NewClient(&redis.Options{Addr: srv.Addr(), PoolSize: 16, ContextTimeoutEnabled: true})
-	defer c.Close()
-	s, err := redisstore.New(context.Background(), c, &redisstore.Options{Warn: func(string) {}})
-	if err != nil {
-		b.Fatal(err)
-	}
+	_, s := benchStore(b)
 	lim, _ := ratelimit.NewLimiter(ratelimit.Rate{N: 1 << 30, Per: time.Second}, &ratelimit.LimiterOptions{Store: s})
 	ctx := context.Background()
 	if _, err := lim.Allow(ctx, "warm"); err != nil {
@@ -48,16 +42,23 @@ func BenchmarkRedisAllow(b *testing.B) {
 
 func procs() int { return runtime.GOMAXPROCS(0) }
 
-// BenchmarkRedisBudgetCharge: Budget.Charge (an hourly and a daily
-// counter) over loopback with 16 parallel clients, each its own agent.
-func BenchmarkRedisBudgetCharge(b *testing.B) {
+// benchStore starts a redis-server and returns a client (a pool of 16
+// connections, one per parallel benchmark client) and a Store on it.
+func benchStore(b *testing.B) (*redis.Client, *redisstore.Store) {
 	srv := redistest.Start(b)
 	c := redis.NewClient(&redis.Options{Addr: srv.Addr(), PoolSize: 16, ContextTimeoutEnabled: true})
-	defer c.Close()
+	b.Cleanup(func() { c.Close() })
 	s, err := redisstore.New(context.Background(), c, &redisstore.Options{Warn: func(string) {}})
 	if err != nil {
 		b.Fatal(err)
 	}
+	return c, s
+}
+
+// BenchmarkRedisBudgetCharge: Budget.Charge (an hourly and a daily
+// counter) over loopback with 16 parallel clients, each its own agent.
+func BenchmarkRedisBudgetCharge(b *testing.B) {
+	_, s := benchStore(b)
 	bud, _ := ratelimit.NewBudget(ratelimit.Limits{RequestsPerHour: 1 << 40, RequestsPerDay: 1 << 40}, &ratelimit.BudgetOptions{Store: s})
 	ctx := context.Background()
 	var id atomic.Int64
@@ -79,13 +80,7 @@ func BenchmarkRedisBudgetCharge(b *testing.B) {
 // script calls) over loopback with 16 parallel clients, each its own
 // conversation.
 func BenchmarkRedisGuardStep(b *testing.B) {
-	srv := redistest.Start(b)
-	c := redis.NewClient(&redis.Options{Addr: srv.Addr(), PoolSize: 16, ContextTimeoutEnabled: true})
-	defer c.Close()
-	s, err := redisstore.New(context.Background(), c, &redisstore.Options{Warn: func(string) {}})
-	if err != nil {
-		b.Fatal(err)
-	}
+	_, s := benchStore(b)
 	g, _ := ratelimit.NewGuard(&ratelimit.GuardOptions{Store: s, MaxSteps: 1 << 40})
 	ctx := context.Background()
 	var id atomic.Int64
@@ -112,13 +107,7 @@ func BenchmarkRedisGuardStep(b *testing.B) {
 // side's noise on a shared machine: 16 agents charged in turn, each with an
 // hourly and a daily counter.
 func BenchmarkRedisBudgetChargeServer(b *testing.B) {
-	srv := redistest.Start(b)
-	c := redis.NewClient(&redis.Options{Addr: srv.Addr(), ContextTimeoutEnabled: true})
-	defer c.Close()
-	s, err := redisstore.New(context.Background(), c, &redisstore.Options{Warn: func(string) {}})
-	if err != nil {
-		b.Fatal(err)
-	}
+	c, s := benchStore(b)
 	bud, _ := ratelimit.NewBudget(ratelimit.Limits{RequestsPerHour: 1 << 40, RequestsPerDay: 1 << 40}, &ratelimit.BudgetOptions{Store: s})
 	ctx := context.Background()
 	agents := make([]string, 16)
