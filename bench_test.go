@@ -83,7 +83,10 @@ func BenchmarkToolCallGuarded(b *testing.B)   { benchCall(b, true) }
 //	no-audit     the default DLP (built-in pack + policy patterns), no audit
 //	audit        as no-audit, audit to a buffered in-memory writer
 //	audit-file   as no-audit, audit.Open on a file (one write call per event)
-//	pinned      as audit-file, with pinning on (the default)
+//	pinned       as audit-file, with pinning on (the default)
+//	ctx-handler  as policy-only, with a handler that derives a context
+//	             from its own (as one doing I/O does), which makes the
+//	             handler's deadline context and its timer
 //
 // The calls come on a server session whose tools/list the stub answers
 // with the one tool (the guard reads the tool's definition for its input
@@ -91,11 +94,11 @@ func BenchmarkToolCallGuarded(b *testing.B)   { benchCall(b, true) }
 // cost of building that list is in BenchmarkToolCallGuarded. Pinning is off
 // but in "pinned"; BenchmarkPinStage measures it alone.
 func BenchmarkMiddleware(b *testing.B) {
-	for _, name := range []string{"policy-only", "no-audit", "audit", "audit-file", "pinned"} {
+	for _, name := range []string{"policy-only", "no-audit", "audit", "audit-file", "pinned", "ctx-handler"} {
 		b.Run(name, func(b *testing.B) {
 			o := &gatehouse.Options{Pins: &gatehouse.PinOptions{Off: true}}
 			switch name {
-			case "policy-only":
+			case "policy-only", "ctx-handler":
 				o.DLP = &gatehouse.DLPOptions{Off: true}
 			case "audit":
 				bw := bufio.NewWriterSize(discard{}, 1<<16)
@@ -121,6 +124,13 @@ func BenchmarkMiddleware(b *testing.B) {
 			next := func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 				if method == "tools/list" {
 					return list, nil
+				}
+				if name == "ctx-handler" {
+					child, cancel := context.WithCancel(ctx)
+					defer cancel()
+					if child.Err() != nil {
+						return nil, child.Err()
+					}
 				}
 				return res, nil
 			}

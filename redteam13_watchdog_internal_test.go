@@ -7,12 +7,11 @@ import (
 	"time"
 )
 
-// A handler's child contexts past the timeout: cancelled with
-// errHandlerTimeout as the cause, the call still found (DecisionFrom).
-// Their Err is context.Canceled, not DeadlineExceeded as under
-// context.WithTimeout: the watchdog cancels one context (no timer per
-// call), and a child copies its parent's error. Pinned here so a change is
-// seen.
+// A handler's child contexts past the timeout: ended with
+// DeadlineExceeded, as under context.WithTimeout, and errHandlerTimeout as
+// the cause, the call still found (DecisionFrom). They used to report
+// Canceled: the watchdog cancelled the context under the handler's, and a
+// child copies its parent's error.
 func TestRedTeam13_WatchdogChildContexts(t *testing.T) {
 	w := newWatchdog(10 * time.Millisecond)
 	c := &call{}
@@ -33,7 +32,7 @@ func TestRedTeam13_WatchdogChildContexts(t *testing.T) {
 	if !errors.Is(context.Cause(child), errHandlerTimeout) {
 		t.Fatalf("child cause %v", context.Cause(child))
 	}
-	if !errors.Is(h.Err(), context.DeadlineExceeded) || !errors.Is(child.Err(), context.Canceled) {
+	if !errors.Is(h.Err(), context.DeadlineExceeded) || !errors.Is(child.Err(), context.DeadlineExceeded) {
 		t.Fatalf("handler err %v, child err %v", h.Err(), child.Err())
 	}
 	stop()

@@ -3,6 +3,8 @@ package gatehouse_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -49,6 +51,13 @@ spec:
 		} else {
 			select {
 			case <-c2.Done():
+				// As under context.WithTimeout: an HTTP client or a
+				// driver below reports a timeout, not a cancellation.
+				if !errors.Is(c2.Err(), context.DeadlineExceeded) || !errors.Is(c1.Err(), context.DeadlineExceeded) {
+					err = fmt.Errorf("past the timeout the child contexts report %v and %v, want DeadlineExceeded", c1.Err(), c2.Err())
+				} else if cause := context.Cause(c2); cause == nil || !strings.Contains(cause.Error(), "HandlerTimeout") {
+					err = fmt.Errorf("past the timeout the child's cause is %v, want the HandlerTimeout error", cause)
+				}
 			case <-time.After(10 * time.Second):
 				err = errors.New("the child context was not cancelled past the timeout")
 			}

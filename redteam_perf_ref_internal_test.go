@@ -3,127 +3,163 @@ package gatehouse
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math/rand/v2"
+	"strings"
+	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 )
 
-// refWatched is the handler context before it was made lazily (commit
-// 386b302's watched, cut to what a handler sees): a context.WithCancelCause
-// of the client's, cancelled with errHandlerTimeout at the timeout (Err
-// then DeadlineExceeded when the client had not ended first) and with
-// Canceled when the handler returns.
-type refWatched struct {
-	context.Context
-	cancel  context.CancelCauseFunc
-	overdue bool
-}
-
-func (r *refWatched) Err() error {
-	if r.overdue {
-		return context.DeadlineExceeded
-	}
-	return r.Context.Err()
-}
-
-func (r *refWatched) expire() {
-	if r.Context.Err() == nil {
-		r.overdue = true
-	}
-	r.cancel(errHandlerTimeout)
-}
-
-// The lazy handler context against the reference, over random scripts of
-// what can happen to a call (asking for Done, deriving a child, the
-// client cancelling with or without a cause, the timeout, the handler
-// returning) in every order: after each step Err, Cause and whether Done
-// is closed are the reference's, for the context and for its children.
+// The lazy handler context against the eager one it replaced, over random
+// scripts of what can happen to a call (asking for Done, deriving a child,
+// the client cancelling with or without a cause or reaching its own
+// deadline, the timeout, the handler returning) in every order: after each
+// step Err, Cause and whether Done is closed are the reference's, for the
+// context and for its children. The reference is context.WithDeadlineCause
+// at the handler's deadline with errHandlerTimeout, cancelled when the
+// handler returns: what a runtime timer per call gave (its children report
+// DeadlineExceeded too). Time is synctest's, so a timeout is the watchdog's
+// own, at its tick, as in production.
 func TestRedTeamPerf_WatchedMatchesReference(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 19))
-	why := errors.New("the client's cause")
 	for run := range 20000 {
-		w := newWatchdog(time.Hour)
-		base, cancelBase := context.WithCancelCause(context.Background())
-		parent, cancelDeadline := context.Context(base), context.CancelFunc(func() {})
-		timed := run%250 == 0 // the client's own deadline ends it, long after the steps before
-		if timed {
-			parent, cancelDeadline = context.WithTimeout(base, 50*time.Millisecond)
+		seed := rng.Uint64()
+		synctest.Test(t, func(t *testing.T) { watchedScript(t, run, rand.New(rand.NewPCG(seed, 23))) })
+	}
+}
+
+// scriptRun is one script's contexts: the handler's (h) and the
+// reference, each with its derived contexts and AfterFunc flags.
+type scriptRun struct {
+	w               *watchdog
+	h               *watched
+	ref             context.Context
+	refCancel       context.CancelFunc
+	parent          context.Context
+	cancelBase      context.CancelCauseFunc
+	timed, stopped  bool
+	kids, refKids   []context.Context
+	ran, refRan     []*atomic.Bool // AfterFunc functions that have run
+	stops, refStops []func() bool
+	cancels         []context.CancelFunc
+}
+
+// watchedScript runs one random script (see
+// TestRedTeamPerf_WatchedMatchesReference) in a synctest bubble.
+func watchedScript(t *testing.T, run int, rng *rand.Rand) {
+	const timeout = 32 * time.Millisecond
+	s := &scriptRun{w: newWatchdog(timeout)}
+	base, cancelBase := context.WithCancelCause(context.Background())
+	s.parent, s.cancelBase = base, cancelBase
+	s.timed = rng.IntN(4) == 0 // the client's own deadline ends it, before or after the handler's
+	if s.timed {
+		var cancel context.CancelFunc
+		s.parent, cancel = context.WithTimeout(base, []time.Duration{20 * time.Millisecond, 50 * time.Millisecond}[rng.IntN(2)])
+		s.cancels = append(s.cancels, cancel)
+	}
+	s.h = s.w.watch(s.parent, nil)
+	s.ref, s.refCancel = context.WithDeadlineCause(s.parent, s.h.deadline, errHandlerTimeout)
+	defer func() { // also when compare fails: the bubble must end
+		if !s.stopped {
+			s.w.stop(s.h)
 		}
-		h := w.watch(parent, nil)
-		rctx, rcancel := context.WithCancelCause(parent)
-		ref := &refWatched{Context: rctx, cancel: rcancel}
-		var kids, refKids []context.Context
-		cancelParent := func(cause error) {
-			if !timed {
-				cancelBase(cause)
-				return
-			}
-			// The deadline's timer cancels the descendants after it
-			// closes the parent's Done: wait for all of them.
-			for _, c := range append(append([]context.Context{parent, rctx}, kids...), refKids...) {
-				<-c.Done()
-			}
-			if in := h.inner.Load(); in != nil {
-				<-in.ctx.Done()
-			}
-		}
-		var script []string
-		stopped, expired := false, false
-		for range 2 + rng.IntN(7) {
-			var op string
-			switch rng.IntN(6) {
-			case 0:
-				op = "done"
-				h.Done()
-			case 1:
-				op = "child"
-				k, cancel := context.WithCancel(h)
-				defer cancel()
-				rk, rcancel := context.WithCancel(ref)
-				defer rcancel()
-				kids, refKids = append(kids, k), append(refKids, rk)
-			case 2:
-				op = "client ends"
-				if rng.IntN(2) == 0 {
-					op += " with a cause"
-					cancelParent(why)
-				} else {
-					cancelParent(nil)
-				}
-			case 3:
-				if expired || stopped {
-					continue
-				}
-				op, expired = "timeout", true
-				w.mu.Lock()
-				w.unlink(h)
-				h.end(true)
-				w.mu.Unlock()
-				ref.expire()
-			case 4:
-				if stopped {
-					continue
-				}
-				op, stopped = "return", true
-				w.stop(h)
-				ref.cancel(context.Canceled)
-			case 5:
-				op = "read"
-				_ = h.Err()
-				_ = context.Cause(h)
-			}
-			script = append(script, op)
-			if rng.IntN(3) == 0 { // looking makes the lazy context: not after every step
-				script = append(script, "compare")
-				compare(t, run, script, h, ref, kids, refKids)
-			}
-		}
-		compare(t, run, script, h, ref, kids, refKids)
-		if !stopped {
-			w.stop(h)
-		}
-		cancelDeadline()
+		s.refCancel()
 		cancelBase(nil)
+		for _, c := range s.cancels {
+			c()
+		}
+		time.Sleep(2 * s.w.tick) // the watchdog's goroutine ends at its next tick
+		synctest.Wait()
+	}()
+	var script []string
+	for range 2 + rng.IntN(9) {
+		op := s.step(rng)
+		if op == "" {
+			continue
+		}
+		synctest.Wait() // every timer's cancellation and AfterFunc has run
+		script = append(script, op)
+		if rng.IntN(3) == 0 { // looking makes the lazy context: not after every step
+			script = append(script, "compare")
+			s.compare(t, run, script)
+		}
+	}
+	s.compare(t, run, script)
+}
+
+// step does one random thing to both contexts; "" when it did nothing.
+func (s *scriptRun) step(rng *rand.Rand) string {
+	switch rng.IntN(9) {
+	case 0:
+		s.h.Done()
+		return "done"
+	case 1, 2: // a direct child (AfterFunc) or one under a value (a goroutine)
+		h, ref, op := context.Context(s.h), s.ref, "child"
+		if rng.IntN(2) == 0 {
+			type k struct{}
+			h, ref, op = context.WithValue(h, k{}, 1), context.WithValue(ref, k{}, 1), "child under a value"
+		}
+		k, cancel := context.WithCancel(h)
+		rk, rcancel := context.WithCancel(ref)
+		s.kids, s.refKids, s.cancels = append(s.kids, k), append(s.refKids, rk), append(s.cancels, cancel, rcancel)
+		return op
+	case 3:
+		ran, refRan := new(atomic.Bool), new(atomic.Bool)
+		s.ran, s.refRan = append(s.ran, ran), append(s.refRan, refRan)
+		s.stops = append(s.stops, context.AfterFunc(s.h, func() { ran.Store(true) }))
+		s.refStops = append(s.refStops, context.AfterFunc(s.ref, func() { refRan.Store(true) }))
+		return "afterfunc"
+	case 4:
+		if len(s.stops) == 0 {
+			return ""
+		}
+		i := rng.IntN(len(s.stops))
+		if got, want := s.stops[i](), s.refStops[i](); got != want {
+			return fmt.Sprintf("stop afterfunc %d: stopped %v, reference %v", i, got, want)
+		}
+		return "stop afterfunc"
+	case 5:
+		switch {
+		case s.timed:
+			<-s.parent.Done()
+			return "client ends at its deadline"
+		case rng.IntN(2) == 0:
+			s.cancelBase(errors.New("the client's cause"))
+			return "client ends with a cause"
+		}
+		s.cancelBase(nil)
+		return "client ends"
+	case 6:
+		time.Sleep(time.Until(s.h.deadline) + s.w.tick) // the watchdog's tick after the deadline
+		return "timeout"
+	case 7:
+		if s.stopped {
+			return ""
+		}
+		s.stopped = true
+		s.w.stop(s.h)
+		s.refCancel()
+		return "return"
+	}
+	_ = s.h.Err()
+	_ = context.Cause(s.h)
+	return "read"
+}
+
+func (s *scriptRun) compare(t *testing.T, run int, script []string) {
+	t.Helper()
+	for _, op := range script {
+		if strings.HasPrefix(op, "stop afterfunc ") {
+			t.Fatalf("run %d, after %v", run, script)
+		}
+	}
+	compare(t, run, script, s.h, s.ref, s.kids, s.refKids)
+	for i := range s.ran {
+		if got, want := s.ran[i].Load(), s.refRan[i].Load(); got != want {
+			t.Fatalf("run %d, after %v: AfterFunc %d ran %v, reference %v", run, script, i, got, want)
+		}
 	}
 }
 

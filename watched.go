@@ -1,0 +1,210 @@
+package gatehouse
+
+import (
+	"context"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// watched is one handler under the watchdog, and the context it runs
+// with. Past its deadline Err is context.DeadlineExceeded (as under
+// context.WithTimeout) and context.Cause is errHandlerTimeout, for the
+// handler's context and for every context derived from it; once the
+// handler returned, Err is context.Canceled. Nothing is made until
+// something asks for Done or derives a child: a handler that never looks
+// at its context costs no channel.
+//
+// It is a context of its own kind, not one of the context package's: a
+// child adopts such a context's state when cancelled, and only that
+// package's timer ends one with DeadlineExceeded (a timer per call cost a
+// handler that derives a context 1.5 µs, more than the rest of the hop).
+// A child learns of r's end through r's AfterFunc instead, the context
+// package's hook for contexts of other kinds, and takes r's Err and Cause.
+//
+// The call's answer comes on result: the handler's, or the watchdog's
+// timeout (capacity two, so neither sender ever blocks).
+type watched struct {
+	parent   context.Context
+	call     *call     // the value of callKey, for DecisionFrom and AddTool
+	start    time.Time // with its monotonic reading
+	deadline time.Time
+	result   chan handled
+
+	mu      sync.Mutex    // the fields below but the two flags; end; Err of a running handler
+	done    chan struct{} // made by Done, closed at the end (r's or the parent's)
+	closed  bool
+	afters  []*afterFunc // AfterFunc's, run once at the end
+	unwatch func() bool  // stops the AfterFunc on the parent
+	overdue atomic.Bool  // abandoned by the watchdog
+	stopped atomic.Bool  // the handler returned
+
+	// Err and Cause once the handler returned, fixed then (before stopped
+	// is set): Canceled, or the parent's if it had ended.
+	endErr, endCause error
+	endCtx           context.Context // ended with r's cause, for context.Cause; made on demand
+
+	prev, next *watched // in the watchdog's list, under its mu
+	linked     bool
+}
+
+type afterFunc struct{ f func() }
+
+// end marks r abandoned (timeout) or returned, closes Done and runs the
+// functions registered by AfterFunc (the derived contexts' cancellations).
+func (r *watched) end(timeout bool) {
+	r.mu.Lock()
+	if timeout {
+		if r.parent.Err() == nil { // else the client's end, not a timeout
+			r.overdue.Store(true)
+		}
+	} else {
+		if r.parent.Err() != nil {
+			r.endErr, r.endCause = r.parent.Err(), context.Cause(r.parent)
+		} else {
+			r.endErr, r.endCause = context.Canceled, context.Canceled
+		}
+		r.stopped.Store(true)
+	}
+	afters, unwatch := r.finish()
+	r.unwatch = nil
+	r.mu.Unlock()
+	if unwatch != nil {
+		unwatch()
+	}
+	for _, a := range afters {
+		a.f()
+	}
+}
+
+// finish closes Done, if made, and hands over the AfterFunc functions to
+// run (outside mu: they read Err and Cause). Under mu.
+func (r *watched) finish() ([]*afterFunc, func() bool) {
+	if r.closed {
+		return nil, r.unwatch
+	}
+	r.closed = true
+	if r.done != nil {
+		close(r.done)
+	}
+	afters := r.afters
+	r.afters = nil
+	return afters, r.unwatch
+}
+
+// parentEnded ends r's Done when the client's context ends first.
+func (r *watched) parentEnded() {
+	r.mu.Lock()
+	afters, _ := r.finish()
+	r.mu.Unlock()
+	for _, a := range afters {
+		a.f()
+	}
+}
+
+// Done is made on first use: closed already when r has ended, else closed
+// by end or, through context.AfterFunc, by the parent's end.
+func (r *watched) Done() <-chan struct{} {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.makeDone()
+}
+
+// makeDone makes Done's channel on first use. Under mu.
+func (r *watched) makeDone() chan struct{} {
+	if r.done == nil {
+		r.done = make(chan struct{})
+		switch {
+		case r.closed || r.overdue.Load() || r.stopped.Load() || r.parent.Err() != nil:
+			r.closed = true
+			close(r.done)
+		case r.parent.Done() != nil:
+			r.unwatch = context.AfterFunc(r.parent, r.parentEnded)
+		}
+	}
+	return r.done
+}
+
+// AfterFunc runs f once r has ended, unless stop is called first. The
+// context package uses it to cancel contexts derived from r, with r's Err
+// and Cause; without it each derived context would take a goroutine.
+func (r *watched) AfterFunc(f func()) (stop func() bool) {
+	r.mu.Lock()
+	r.makeDone() // so that the parent's end is watched
+	if r.closed {
+		r.mu.Unlock()
+		go f() // its caller may hold a lock f takes
+		return func() bool { return false }
+	}
+	a := &afterFunc{f: f}
+	r.afters = append(r.afters, a)
+	r.mu.Unlock()
+	return func() bool {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		i := slices.Index(r.afters, a)
+		if i < 0 {
+			return false
+		}
+		r.afters = slices.Delete(r.afters, i, i+1)
+		return true
+	}
+}
+
+func (r *watched) Deadline() (time.Time, bool) {
+	if d, ok := r.parent.Deadline(); ok && d.Before(r.deadline) {
+		return d, true
+	}
+	return r.deadline, true
+}
+
+// Value answers callKey with the call; other keys go to the parent while
+// the handler runs and, once it has ended, to a context ended with r's
+// cause (which context.Cause finds), so the parent's later end does not
+// show through.
+func (r *watched) Value(key any) any {
+	if _, ok := key.(callKey); ok {
+		return r.call
+	}
+	if !r.overdue.Load() && !r.stopped.Load() {
+		return r.parent.Value(key)
+	}
+	return r.ended().Value(key)
+}
+
+func (r *watched) ended() context.Context {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.endCtx == nil {
+		cause := r.endCause
+		if r.overdue.Load() {
+			cause = errHandlerTimeout
+		}
+		ctx, cancel := context.WithCancelCause(context.WithoutCancel(r.parent))
+		cancel(cause)
+		r.endCtx = ctx
+	}
+	return r.endCtx
+}
+
+// Err reads a running handler's state under mu, as end changes it: the
+// client's cancellation read just before the timeout is not followed by
+// DeadlineExceeded (once Err is non-nil it does not change).
+func (r *watched) Err() error {
+	if r.overdue.Load() {
+		return context.DeadlineExceeded
+	}
+	if r.stopped.Load() {
+		return r.endErr // the parent's later end must not show through
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	switch {
+	case r.overdue.Load():
+		return context.DeadlineExceeded
+	case r.stopped.Load():
+		return r.endErr
+	}
+	return r.parent.Err()
+}
