@@ -2,7 +2,6 @@ package gatehouse
 
 import (
 	"context"
-	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -49,7 +48,13 @@ type watched struct {
 	linked     bool
 }
 
-type afterFunc struct{ f func() }
+// afterFunc is one AfterFunc registration; i is its index in afters, so
+// that stopping one (as every derived context does when cancelled) is
+// O(1) however many are registered.
+type afterFunc struct {
+	f func()
+	i int
+}
 
 // end marks r abandoned (timeout) or returned, closes Done and runs the
 // functions registered by AfterFunc (the derived contexts' cancellations).
@@ -90,6 +95,9 @@ func (r *watched) finish() ([]*afterFunc, func() bool) {
 	}
 	afters := r.afters
 	r.afters = nil
+	for _, a := range afters {
+		a.i = -1 // run, no longer stoppable
+	}
 	return afters, r.unwatch
 }
 
@@ -137,17 +145,20 @@ func (r *watched) AfterFunc(f func()) (stop func() bool) {
 		go f() // its caller may hold a lock f takes
 		return func() bool { return false }
 	}
-	a := &afterFunc{f: f}
+	a := &afterFunc{f: f, i: len(r.afters)}
 	r.afters = append(r.afters, a)
 	r.mu.Unlock()
 	return func() bool {
 		r.mu.Lock()
 		defer r.mu.Unlock()
-		i := slices.Index(r.afters, a)
-		if i < 0 {
+		if a.i < 0 {
 			return false
 		}
-		r.afters = slices.Delete(r.afters, i, i+1)
+		last := r.afters[len(r.afters)-1]
+		r.afters[a.i], last.i = last, a.i
+		r.afters[len(r.afters)-1] = nil
+		r.afters = r.afters[:len(r.afters)-1]
+		a.i = -1
 		return true
 	}
 }
