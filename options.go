@@ -70,8 +70,9 @@ type Options struct {
 	Observer Observer
 
 	// HandlerTimeout bounds one tool handler: after it the call is answered
-	// with -32603, audited, and the handler's context is cancelled. 0 means
-	// DefaultHandlerTimeout.
+	// with -32603, audited, and the handler's context ends as under
+	// context.WithTimeout (Err context.DeadlineExceeded, for the contexts
+	// it derived too). 0 means DefaultHandlerTimeout.
 	HandlerTimeout time.Duration
 	// MaxResultBytes bounds a result before it is redacted (the sum of its
 	// strings and data): a larger one is withheld with -32603, audited. 0
