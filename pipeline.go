@@ -45,6 +45,9 @@ type call struct {
 	grant     *grant.Grant           // the grant whose use answered the ask: refunded if refused
 	digest    string                 // the definition digest the pin stage checked (ToolDigest)
 	listing   listing                // the tool's definition as listed, read once (pinstage.go)
+
+	dispatched bool // the dispatch stage checked the name against the server's tools
+	known      bool // with dispatched: the server had a tool of exactly this name
 }
 
 // methodDecision is what the pipeline keeps of the method's decision: a
@@ -111,9 +114,9 @@ func (g *Guard) stages() []stage {
 // toolCall runs a tools/call through the stages, then the handler and the
 // result checks. Whatever a stage reserved is released by the one deferred
 // undo unless the call committed.
-func (g *Guard) toolCall(ctx context.Context, method string, req *mcp.CallToolRequest, md policy.Decision, srv *served, next mcp.MethodHandler) (mcp.Result, error) {
+func (g *Guard) toolCall(ctx context.Context, method string, req *mcp.CallToolRequest, md policy.Decision, srv *served, next mcp.MethodHandler, agent string) (mcp.Result, error) {
 	c := &call{ctx: ctx, method: method, md: methodDecision{Method: md.Method, Violation: md.Violation, Reason: md.Reason}, req: req, srv: srv, rawTool: req.Params.Name,
-		agent: identity(req, g.o.DefaultAgent), rawArgs: req.Params.Arguments}
+		agent: agent, rawArgs: req.Params.Arguments}
 	c.tool = normalizeTool(c.rawTool)
 	defer g.undo(c)
 	for _, s := range g.before {
