@@ -309,7 +309,7 @@ func (x *toolIndex) registered(raw string) bool {
 // calls: as the dispatch stage found it in the listing it checked the
 // call against, or, for a call refused before that stage, as last read.
 func (c *call) registered() bool {
-	if c.dispatched {
+	if c.checked {
 		return c.known
 	}
 	return c.srv.index.registered(c.rawTool)

@@ -29,7 +29,7 @@ func (g *Guard) decodeStage(c *call) *refusal {
 // dispatch: no other registered tool shares the normalized name.
 func (g *Guard) dispatchStage(c *call) *refusal {
 	d, known, ok := c.srv.index.check(c.ctx, c.req, c.rawTool, c.tool)
-	c.dispatched, c.known = true, known
+	c.checked, c.known = true, known
 	if !ok {
 		g.log.ErrorContext(c.ctx, "gatehouse: tools whose names normalize to the same name are registered; calls to them are denied", "tool", c.tool)
 		return refuse(d)
