@@ -127,7 +127,7 @@ func (x *toolIndex) check(ctx context.Context, req *mcp.CallToolRequest, raw, to
 	_, known = x.exact[raw]
 	if (!known || x.dirty || ss != x.session) && x.next != nil && ss != nil {
 		if err := x.refreshLocked(ctx, ss); err != nil {
-			return internal(policy.MethodToolsCall, tool, "The server's tools could not be listed, so the call was denied"), false, false
+			return internal(policy.MethodToolsCall, tool, "The server's tools could not be listed, so the call was denied"), known, false // as last read
 		}
 		_, known = x.exact[raw]
 	}
