@@ -24,40 +24,40 @@ func (g *Guard) serve(ctx context.Context, method string, req mcp.Request, srv *
 			res, err = nil, g.recovered(ctx, method, req, r)
 		}
 	}()
-	ctx, o = g.begin(ctx, method, req)
+	agent := identity(req, g.o.DefaultAgent) // once per request: it may decode _meta
+	ctx, o = g.begin(ctx, method, req, agent)
 	md := g.p.EvaluateMethod(method)
 	if g.o.Approval != nil && approvalMethods[md.Method] {
-		ctx, md = g.authorizeApprovalMethod(ctx, md, identity(req, g.o.DefaultAgent))
+		ctx, md = g.authorizeApprovalMethod(ctx, md, agent)
 		if md.Outcome == policy.Allow {
 			md = g.precheckChallenge(md, req)
 			ctx, md = g.pinChallenge(ctx, md, req, srv)
 		}
 	}
 	if md.Outcome != policy.Allow {
-		return g.denyMethod(ctx, md, req)
+		return g.denyMethod(ctx, md, agent)
 	}
 	if md.Method == policy.MethodToolsCall {
 		call, ok := req.(*mcp.CallToolRequest)
 		if !ok || call.Params == nil {
-			return g.denyMethod(ctx, invalidParams("", "tools/call without params"), req)
+			return g.denyMethod(ctx, invalidParams("", "tools/call without params"), agent)
 		}
-		return g.toolCall(ctx, method, call, md, srv, next)
+		return g.toolCall(ctx, method, call, md, srv, next, agent)
 	}
-	return g.otherMethod(ctx, method, md, req, srv, next)
+	return g.otherMethod(ctx, method, md, req, srv, next, agent)
 }
 
 // otherMethod serves a request other than tools/call.
-func (g *Guard) otherMethod(ctx context.Context, method string, md policy.Decision, req mcp.Request, srv *served, next mcp.MethodHandler) (mcp.Result, error) {
-	agent := identity(req, g.o.DefaultAgent)
+func (g *Guard) otherMethod(ctx context.Context, method string, md policy.Decision, req mcp.Request, srv *served, next mcp.MethodHandler, agent string) (mcp.Result, error) {
 	if d, hit := g.p.ProtectedArgs(md.Method, fileArgs(req)); hit {
-		return g.denyMethod(ctx, d, req)
+		return g.denyMethod(ctx, d, agent)
 	}
 	if err := g.auditDecision(ctx, md, agent, nil); err != nil {
 		g.log.ErrorContext(ctx, "gatehouse: audit write failed; the request was denied", "method", md.Method, "error", err)
-		g.observeMethod(ctx, internal(md.Method, "", auditDown), req, "audit")
+		g.observeMethod(ctx, internal(md.Method, "", auditDown), agent, "audit")
 		return nil, rpcError(internal(md.Method, "", auditDown), "")
 	}
-	g.observeMethod(ctx, md, req, "method")
+	g.observeMethod(ctx, md, agent, "method")
 	res, err := next(ctx, method, req)
 	if err != nil {
 		return nil, g.redactError(ctx, md.Method, "", agent, err)
@@ -77,13 +77,13 @@ func (g *Guard) otherMethod(ctx context.Context, method string, md policy.Decisi
 // denyMethod audits the denial of a request before the tools/call pipeline
 // (a method the policy refuses, a protected path, malformed params), logs a
 // refused method by name, and returns the denial.
-func (g *Guard) denyMethod(ctx context.Context, d policy.Decision, req mcp.Request) (mcp.Result, error) {
+func (g *Guard) denyMethod(ctx context.Context, d policy.Decision, agent string) (mcp.Result, error) {
 	if d.Code == policy.CodeMethodNotAllowed {
 		// Clients show a bare "Method not allowed": say which one here too.
 		g.log.WarnContext(ctx, "gatehouse: method denied by policy", "method", clipName(d.Method))
 	}
-	g.observeMethod(ctx, d, req, "")
-	if err := g.auditDecision(ctx, d, identity(req, g.o.DefaultAgent), nil); err != nil {
+	g.observeMethod(ctx, d, agent, "")
+	if err := g.auditDecision(ctx, d, agent, nil); err != nil {
 		g.log.ErrorContext(ctx, "gatehouse: audit write failed", "method", d.Method, "error", err)
 	}
 	if g.o.DenyAsToolResult && d.Method == policy.MethodToolsCall {

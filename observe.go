@@ -67,7 +67,9 @@ type DecisionEvent struct {
 	Method  string
 	// Tool is the normalized tool name (redacted when the call was denied
 	// and the name held a secret). Registered says whether the server has
-	// a tool of that name: only then is the name from a bounded set.
+	// a tool of that name (as the dispatch stage found it in the server's
+	// listing, or for a call refused before that stage as last read): only
+	// then is the name from a bounded set.
 	Tool       string
 	Registered bool
 	Agent      string

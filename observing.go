@@ -26,7 +26,7 @@ import (
 // context value would take two): its Value answers observedKey.
 type observed struct {
 	context.Context
-	start   time.Time
+	start   time.Duration // the arrival, as read by monotonic
 	method  string
 	asked   atomic.Bool // an ask was answered: the deciding stage is "answer"
 	decided atomic.Bool
@@ -50,9 +50,18 @@ func observing(ctx context.Context) *observed {
 	return o
 }
 
+// monoBase anchors the hooks' clock readings.
+var monoBase = time.Now()
+
+// monotonic is the time since monoBase on the monotonic clock: one clock
+// read (time.Since of a time with a monotonic reading), where time.Now
+// takes two (wall and monotonic). The difference of two readings is the
+// duration between them, exactly as time.Since of a time.Now would give.
+func monotonic() time.Duration { return time.Since(monoBase) }
+
 // begin puts the request's trace context (params._meta, SEP-414) into ctx
 // and starts the Observer's view of the request.
-func (g *Guard) begin(ctx context.Context, method string, req mcp.Request) (context.Context, *observed) {
+func (g *Guard) begin(ctx context.Context, method string, req mcp.Request, agent string) (context.Context, *observed) {
 	t, traced := requestTrace(req)
 	if traced {
 		ctx = ContextWithTrace(ctx, t)
@@ -63,9 +72,9 @@ func (g *Guard) begin(ctx context.Context, method string, req mcp.Request) (cont
 	if !traced {
 		t, _ = TraceFromContext(ctx)
 	}
-	o := &observed{Context: ctx, start: time.Now(), method: method}
+	o := &observed{Context: ctx, start: monotonic(), method: method}
 	ctx = o
-	start := RequestStart{Method: method, Agent: identity(req, g.o.DefaultAgent), Trace: t}
+	start := RequestStart{Method: method, Agent: agent, Trace: t}
 	if ss, ok := req.GetSession().(*mcp.ServerSession); ok && ss != nil {
 		start.SessionID = ss.ID()
 	}
@@ -90,7 +99,7 @@ func (g *Guard) observeRecovered(ctx context.Context, d policy.Decision, req mcp
 		return
 	}
 	defer g.observerPanic(ctx, "Decision")
-	g.observeMethod(ctx, d, req, "recover")
+	g.observeMethod(ctx, d, identity(req, g.o.DefaultAgent), "recover")
 }
 
 // end tells the Observer how the request was answered. It runs after the
@@ -100,7 +109,7 @@ func (g *Guard) end(ctx context.Context, o *observed, res mcp.Result, err error)
 		return
 	}
 	defer g.observerPanic(ctx, "End")
-	e := RequestEnd{Method: o.method, Duration: time.Since(o.start)}
+	e := RequestEnd{Method: o.method, Duration: monotonic() - o.start}
 	o.mu.Lock()
 	e.Tool, e.Registered = o.tool, o.registered
 	o.mu.Unlock()
@@ -116,11 +125,11 @@ func (g *Guard) end(ctx context.Context, o *observed, res mcp.Result, err error)
 	g.o.Observer.End(ctx, e)
 }
 
-// decided reports a decision on the request of ctx: one final decision per
-// request, after at most one ASK (AddTool's question, which go-sdk answers
-// inside the same request on sessions before 2026-07-28).
-func (g *Guard) decided(ctx context.Context, d policy.Decision, stage, agent string, registered bool) {
-	o := observing(ctx)
+// decided reports a decision on the request of ctx, observed by o (nil:
+// none): one final decision per request, after at most one ASK (AddTool's
+// question, which go-sdk answers inside the same request on sessions
+// before 2026-07-28).
+func (g *Guard) decided(ctx context.Context, o *observed, d policy.Decision, stage, agent string, registered bool) {
 	if o == nil {
 		return
 	}
@@ -147,7 +156,7 @@ func (g *Guard) decided(ctx context.Context, d policy.Decision, stage, agent str
 		rule = d.FailedRule
 	}
 	g.o.Observer.Decision(ctx, DecisionEvent{Outcome: outcome, Code: d.Code, Method: d.Method, Tool: tool, Registered: registered,
-		Agent: agent, Stage: stage, Rule: rule, Latency: time.Since(o.start)})
+		Agent: agent, Stage: stage, Rule: rule, Latency: monotonic() - o.start})
 }
 
 // observeRefusal reports a tools/call stage's refusal: the decision, and
@@ -157,8 +166,8 @@ func (g *Guard) observeRefusal(c *call, stage string, r *refusal) {
 		return
 	}
 	d := g.named(c, r.d)
-	registered := c.srv.index.registered(c.rawTool)
-	g.decided(c.ctx, d, stage, c.agent, registered)
+	registered := c.registered()
+	g.decided(c.ctx, observing(c.ctx), d, stage, c.agent, registered)
 	limit := d.Outcome == policy.RateLimited ||
 		(d.Code == policy.CodeForbidden && (stage == "conversation" || stage == "budget" || stage == "commit"))
 	if limit {
@@ -176,13 +185,13 @@ func (g *Guard) observeAllowed(c *call) {
 	if o.asked.Load() {
 		stage = "answer"
 	}
-	g.decided(c.ctx, c.d, stage, c.agent, c.srv.index.registered(c.rawTool))
+	g.decided(c.ctx, o, c.d, stage, c.agent, c.registered())
 }
 
 // observeMethod reports the decision on a request before the tools/call
 // pipeline: a method allowed or refused, a protected path, bad params, an
 // audit failure. An empty stage is read from the denial.
-func (g *Guard) observeMethod(ctx context.Context, d policy.Decision, req mcp.Request, stage string) {
+func (g *Guard) observeMethod(ctx context.Context, d policy.Decision, agent, stage string) {
 	if g.o.Observer == nil {
 		return
 	}
@@ -195,7 +204,7 @@ func (g *Guard) observeMethod(ctx context.Context, d policy.Decision, req mcp.Re
 	default:
 		stage = "method"
 	}
-	g.decided(ctx, d, stage, identity(req, g.o.DefaultAgent), false)
+	g.decided(ctx, observing(ctx), d, stage, agent, false)
 }
 
 // timedAsk runs an answer (passkey, Asker) and reports it as an ask.
@@ -203,13 +212,13 @@ func (g *Guard) timedAsk(c *call, channel string, answer func(*Guard, *call) *re
 	if g.o.Observer == nil {
 		return answer(g, c)
 	}
-	start := time.Now()
+	start := monotonic()
 	r := answer(g, c)
 	var d policy.Decision
 	if r != nil {
 		d = r.d
 	}
-	g.asked(c, channel, d.Code, time.Since(start))
+	g.asked(c, channel, d.Code, monotonic()-start)
 	return r
 }
 
@@ -260,9 +269,9 @@ func (g *Guard) writeAudit(ctx context.Context, e *audit.Event) error {
 	if g.o.Observer == nil {
 		return g.sinkWrite(ctx, e)
 	}
-	start := time.Now()
+	start := monotonic()
 	err := g.sinkWrite(ctx, e)
-	g.o.Observer.AuditWrite(ctx, AuditWriteEvent{Decision: e.Decision, Event: e.Event, Latency: time.Since(start), Err: err})
+	g.o.Observer.AuditWrite(ctx, AuditWriteEvent{Decision: e.Decision, Event: e.Event, Latency: monotonic() - start, Err: err})
 	return err
 }
 
@@ -294,4 +303,14 @@ func (x *toolIndex) registered(raw string) bool {
 	defer x.mu.Unlock()
 	_, ok := x.exact[raw]
 	return ok
+}
+
+// registered reports whether the server has a tool named exactly as c
+// calls: as the dispatch stage found it in the listing it checked the
+// call against, or, for a call refused before that stage, as last read.
+func (c *call) registered() bool {
+	if c.checked {
+		return c.known
+	}
+	return c.srv.index.registered(c.rawTool)
 }

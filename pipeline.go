@@ -40,6 +40,8 @@ type call struct {
 	release   func()                 // the in-flight slot, until the handler returns
 	scrub     *vault.Scrubber        // injected vault secrets to take out of the result
 	elicit    bool                   // the AddTool wrapper asks the user, then commits
+	checked   bool                   // the dispatch stage checked the name against the server's tools (in elicit's padding)
+	known     bool                   // with checked: the server had a tool of exactly this name
 	def       string                 // with elicit: the digest of the tool's definition
 	committed atomic.Bool            // the step is committed: undo leaves it
 	grant     *grant.Grant           // the grant whose use answered the ask: refunded if refused
@@ -111,9 +113,9 @@ func (g *Guard) stages() []stage {
 // toolCall runs a tools/call through the stages, then the handler and the
 // result checks. Whatever a stage reserved is released by the one deferred
 // undo unless the call committed.
-func (g *Guard) toolCall(ctx context.Context, method string, req *mcp.CallToolRequest, md policy.Decision, srv *served, next mcp.MethodHandler) (mcp.Result, error) {
+func (g *Guard) toolCall(ctx context.Context, method string, req *mcp.CallToolRequest, md policy.Decision, srv *served, next mcp.MethodHandler, agent string) (mcp.Result, error) {
 	c := &call{ctx: ctx, method: method, md: methodDecision{Method: md.Method, Violation: md.Violation, Reason: md.Reason}, req: req, srv: srv, rawTool: req.Params.Name,
-		agent: identity(req, g.o.DefaultAgent), rawArgs: req.Params.Arguments}
+		agent: agent, rawArgs: req.Params.Arguments}
 	c.tool = normalizeTool(c.rawTool)
 	defer g.undo(c)
 	for _, s := range g.before {

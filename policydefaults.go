@@ -33,7 +33,7 @@ func (g *Guard) defaultedPolicy(c *call, req policy.Request, d policy.Decision) 
 		return internal(c.md.Method, c.tool, "The server's tools could not be listed to apply the tool's input-schema defaults, so the call was denied")
 	}
 	if t == nil {
-		if d2, ok := c.srv.index.check(c.ctx, c.req, c.rawTool, c.tool); !ok {
+		if d2, _, ok := c.srv.index.check(c.ctx, c.req, c.rawTool, c.tool); !ok {
 			return d2 // another spelling of a listed tool: the agent's mistake (-32602), as the dispatch stage says
 		}
 		return g.unlisted(c) // before anyone is asked or anything is spent

@@ -28,7 +28,9 @@ func (g *Guard) decodeStage(c *call) *refusal {
 // dispatchStage makes sure the policy authorizes the tool go-sdk will
 // dispatch: no other registered tool shares the normalized name.
 func (g *Guard) dispatchStage(c *call) *refusal {
-	if d, ok := c.srv.index.check(c.ctx, c.req, c.rawTool, c.tool); !ok {
+	d, known, ok := c.srv.index.check(c.ctx, c.req, c.rawTool, c.tool)
+	c.checked, c.known = true, known
+	if !ok {
 		g.log.ErrorContext(c.ctx, "gatehouse: tools whose names normalize to the same name are registered; calls to them are denied", "tool", c.tool)
 		return refuse(d)
 	}

@@ -118,30 +118,31 @@ func (x *toolIndex) load(s *mcp.Server) error {
 
 // check reports whether raw (normalized: tool) names exactly one tool of
 // the server; when it names one of several colliding tools, or a spelling
-// that is not registered while another is, it returns the denial.
-func (x *toolIndex) check(ctx context.Context, req *mcp.CallToolRequest, raw, tool string) (policy.Decision, bool) {
+// that is not registered while another is, it returns the denial. known
+// says whether the server has a tool named exactly raw, as read now.
+func (x *toolIndex) check(ctx context.Context, req *mcp.CallToolRequest, raw, tool string) (d policy.Decision, known, ok bool) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	ss, _ := req.GetSession().(*mcp.ServerSession)
-	_, known := x.exact[raw]
+	_, known = x.exact[raw]
 	if (!known || x.dirty || ss != x.session) && x.next != nil && ss != nil {
 		if err := x.refreshLocked(ctx, ss); err != nil {
-			return internal(policy.MethodToolsCall, tool, "The server's tools could not be listed, so the call was denied"), false
+			return internal(policy.MethodToolsCall, tool, "The server's tools could not be listed, so the call was denied"), known, false // as last read
 		}
 		_, known = x.exact[raw]
 	}
 	names := x.byNorm[tool]
 	if len(names) > 1 && known {
 		return policy.Decision{Outcome: policy.Block, Violation: true, Code: policy.CodeForbidden, Message: policy.MessageForbidden,
-			Reason: fmt.Sprintf(collisionMessage, tool, strings.Join(quoteAll(names), ", ")), Method: policy.MethodToolsCall, Tool: tool}, false
+			Reason: fmt.Sprintf(collisionMessage, tool, strings.Join(quoteAll(names), ", ")), Method: policy.MethodToolsCall, Tool: tool}, known, false
 	}
 	if len(names) > 0 && !known {
 		// go-sdk would answer "unknown tool"; say so before anything is
 		// charged or asked.
 		return policy.Decision{Outcome: policy.Block, Violation: true, Code: CodeInvalidParams, Message: messageInvalidParams,
-			Reason: fmt.Sprintf("No tool is registered under this exact name; the server's tool is %s", quoteAll(names[:1])[0]), Method: policy.MethodToolsCall, Tool: tool}, false
+			Reason: fmt.Sprintf("No tool is registered under this exact name; the server's tool is %s", quoteAll(names[:1])[0]), Method: policy.MethodToolsCall, Tool: tool}, known, false
 	}
-	return policy.Decision{}, true
+	return policy.Decision{}, known, true
 }
 
 // elicits reads the list again and reports whether the tool registered

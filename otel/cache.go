@@ -1,6 +1,7 @@
 package otel
 
 import (
+	"maps"
 	"sync"
 	"sync/atomic"
 
@@ -19,21 +20,39 @@ const maxCached = 4096
 // only on a few values from bounded sets, so nothing is built, sorted or
 // hashed into an attribute set per call. Values are shared and never
 // modified after they are built.
+//
+// The map is copied on write: a lookup is an atomic load and a plain map
+// read (about half a sync.Map's cost with these multi-string keys), and a
+// key is added by copying the map under mu, which happens once per key.
 type cache[K comparable, V any] struct {
-	m sync.Map // K -> V
-	n atomic.Int64
+	m  atomic.Pointer[map[K]V]
+	mu sync.Mutex // serializes writers
 }
 
 func (c *cache[K, V]) get(k K, build func() V) V {
-	if v, ok := c.m.Load(k); ok {
-		return v.(V)
-	}
-	v := build()
-	if c.n.Load() < maxCached {
-		if _, loaded := c.m.LoadOrStore(k, v); !loaded {
-			c.n.Add(1)
+	if m := c.m.Load(); m != nil {
+		if v, ok := (*m)[k]; ok {
+			return v
 		}
 	}
+	v := build()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	old := c.m.Load()
+	if old != nil {
+		if kept, ok := (*old)[k]; ok {
+			return kept // built meanwhile by another request: one value per key
+		}
+		if len(*old) >= maxCached {
+			return v
+		}
+	}
+	m := map[K]V{k: v}
+	if old != nil {
+		m = maps.Clone(*old)
+		m[k] = v
+	}
+	c.m.Store(&m)
 	return v
 }
 

@@ -120,17 +120,19 @@ func (o *Observer) Decision(ctx context.Context, d gatehouse.DecisionEvent) {
 	k := decisionKey{outcome: d.Outcome, stage: d.Stage, rule: d.Rule, method: d.Method,
 		tool: metricTool(d.Tool, d.Registered), registered: d.Registered && d.Tool != ""}
 	dec := o.decisions.get(k, func() *decision { return newDecision(k) })
-	if span := trace.SpanFromContext(ctx); span.IsRecording() {
-		attrs := dec.attrs
-		if !k.registered && d.Tool != "" {
-			// A name the server does not have: on the span as sent (cut),
-			// never a cache key.
-			attrs = append(attrs[:len(attrs):len(attrs)], semconv.GenAIToolName(clip(d.Tool)))
-		}
-		span.SetAttributes(attrs...)
-		if dec.name != "" {
-			span.SetName(dec.name)
-		}
+	// No IsRecording first (it takes the span's lock): SetAttributes and
+	// SetName do nothing on a span that does not record. Only the slice
+	// built for an unregistered name is worth sparing such a span.
+	span := trace.SpanFromContext(ctx)
+	attrs := dec.attrs
+	if !k.registered && d.Tool != "" && span.IsRecording() {
+		// A name the server does not have: on the span as sent (cut),
+		// never a cache key.
+		attrs = append(attrs[:len(attrs):len(attrs)], semconv.GenAIToolName(clip(d.Tool)))
+	}
+	span.SetAttributes(attrs...)
+	if dec.name != "" {
+		span.SetName(dec.name)
 	}
 	o.m.decisions.Add(ctx, 1, dec.add...)
 }
