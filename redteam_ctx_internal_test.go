@@ -2,7 +2,11 @@ package gatehouse
 
 import (
 	"context"
+	"errors"
+	"math/rand/v2"
+	"runtime"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -58,6 +62,245 @@ func TestRedTeamCtx_ErrOnlyOnceDoneClosedWhileEnding(t *testing.T) {
 		case err := <-bad:
 			t.Fatalf("round %d: Err %v while Done is open", i, err)
 		default:
+		}
+	}
+}
+
+// Once Done is closed, Err and Cause already show the end: the timeout's
+// (DeadlineExceeded, errHandlerTimeout), the return's (Canceled) or the
+// client's (its error and cause). Run with -race.
+func TestRedTeamCtx_CauseOnceDoneClosed(t *testing.T) {
+	clientCause := errors.New("client gone")
+	for i := range 3000 {
+		parent, cancel := context.WithCancelCause(context.Background())
+		h := &watched{parent: parent, deadline: time.Now().Add(time.Hour), result: make(chan handled, 2)}
+		d := h.Done()
+		got := make(chan [2]error, 1)
+		go func() {
+			<-d
+			got <- [2]error{h.Err(), context.Cause(h)}
+		}()
+		var want [2]error
+		switch i % 3 {
+		case 0:
+			h.end(true)
+			want = [2]error{context.DeadlineExceeded, errHandlerTimeout}
+		case 1:
+			h.end(false)
+			want = [2]error{context.Canceled, context.Canceled}
+		case 2:
+			cancel(clientCause)
+			want = [2]error{context.Canceled, clientCause}
+		}
+		select {
+		case g := <-got:
+			if g != want {
+				t.Fatalf("round %d: once Done closed, Err %v and Cause %v, want %v and %v", i, g[0], g[1], want[0], want[1])
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("round %d: Done was not closed", i)
+		}
+		h.end(false)
+		cancel(nil)
+	}
+}
+
+// Functions registered through the context's AfterFunc method (as the
+// context package does, and as any caller may through an interface) that
+// call back into the context while it ends: each sees it ended, a nested
+// AfterFunc runs, stopping (itself or another) reports false once the
+// end has begun, and nothing deadlocks. Run with -race.
+func TestRedTeamCtx_AfterFuncCallsBack(t *testing.T) {
+	for i := range 500 {
+		parent, cancel := context.WithCancel(context.Background())
+		w := newWatchdog(time.Millisecond)
+		h := w.watch(parent, nil)
+		const n = 8
+		var ran, nested atomic.Int32
+		errs := make(chan error, 4*n)
+		stops := make([]func() bool, n)
+		var mu sync.Mutex
+		for k := range n {
+			f := func() {
+				ran.Add(1)
+				if h.Err() == nil || context.Cause(h) == nil {
+					errs <- errors.New("an AfterFunc ran before Err and Cause showed the end")
+				}
+				select {
+				case <-h.Done():
+				default:
+					errs <- errors.New("an AfterFunc ran with Done open")
+				}
+				mu.Lock()
+				other := stops[(k+1)%n]
+				mu.Unlock()
+				if other != nil && other() {
+					errs <- errors.New("stopping another AfterFunc succeeded once the end had begun")
+				}
+				h.AfterFunc(func() { nested.Add(1) })
+				if _, ok := callFrom(context.WithoutCancel(h)); !ok {
+					errs <- errors.New("the call is lost once the context ended")
+				}
+			}
+			stop := h.AfterFunc(f)
+			mu.Lock()
+			stops[k] = stop
+			mu.Unlock()
+		}
+		switch i % 4 {
+		case 0: // the watchdog's timeout
+		case 1:
+			w.stop(h)
+		case 2:
+			cancel()
+		case 3:
+			cancel()
+			_ = h.Err() // runs them on this goroutine
+		}
+		deadline := time.Now().Add(10 * time.Second)
+		for ran.Load() != n || nested.Load() != n {
+			if time.Now().After(deadline) {
+				t.Fatalf("round %d: %d AfterFuncs ran, %d nested ones, want %d", i, ran.Load(), nested.Load(), n)
+			}
+			time.Sleep(100 * time.Microsecond)
+		}
+		select {
+		case err := <-errs:
+			t.Fatalf("round %d: %v", i, err)
+		default:
+		}
+		for _, stop := range stops {
+			if stop() {
+				t.Fatalf("round %d: an AfterFunc that ran was stopped", i)
+			}
+		}
+		w.stop(h)
+		cancel()
+		waitIdle(t, w)
+	}
+}
+
+// Random trees of contexts derived from a handler's context (WithCancel,
+// WithValue, WithTimeout and WithDeadline past the handler's deadline,
+// WithoutCancel, AfterFunc), some derived while it ends: once it has
+// ended every context below it ends with its Err and Cause, but those
+// under WithoutCancel, which never end; every one finds the call; no
+// goroutine is left once the handler returned and all is cancelled.
+// Run with -race.
+func TestRedTeamCtx_DeepTrees(t *testing.T) {
+	base := runtime.NumGoroutine()
+	rng := rand.New(rand.NewPCG(3, 5))
+	for i := range 300 {
+		parent, cancel := context.WithCancelCause(context.Background())
+		w := newWatchdog(2 * time.Millisecond)
+		c := &call{}
+		h := w.watch(parent, c)
+		type node struct {
+			ctx      context.Context
+			detached bool // under WithoutCancel
+		}
+		var (
+			mu      sync.Mutex
+			nodes   = []node{{ctx: h}}
+			cancels []context.CancelFunc
+			ran     atomic.Int32
+			afters  int
+		)
+		grow := func(rng *rand.Rand, k int) {
+			for range k {
+				mu.Lock()
+				p := nodes[rng.IntN(len(nodes))]
+				mu.Unlock()
+				var n node
+				var cf context.CancelFunc
+				switch rng.IntN(7) {
+				case 0, 1:
+					n.ctx, cf = context.WithCancel(p.ctx)
+				case 2:
+					type k struct{}
+					n.ctx = context.WithValue(p.ctx, k{}, 1)
+				case 3:
+					n.ctx, cf = context.WithTimeout(p.ctx, time.Hour)
+				case 4:
+					n.ctx, cf = context.WithDeadlineCause(p.ctx, time.Now().Add(time.Hour), errors.New("not this one"))
+				case 5:
+					n.ctx = context.WithoutCancel(p.ctx)
+					n.detached = true
+				case 6:
+					if p.detached { // never runs
+						continue
+					}
+					mu.Lock()
+					afters++
+					mu.Unlock()
+					context.AfterFunc(p.ctx, func() { ran.Add(1) })
+					continue
+				}
+				n.detached = n.detached || p.detached
+				mu.Lock()
+				nodes = append(nodes, n)
+				if cf != nil {
+					cancels = append(cancels, cf)
+				}
+				mu.Unlock()
+			}
+		}
+		grow(rng, 40)
+		var wg sync.WaitGroup
+		seed := rng.Uint64()
+		wg.Go(func() { grow(rand.New(rand.NewPCG(seed, 1)), 40) }) // while it ends
+		switch i % 3 {
+		case 0: // the watchdog's timeout
+		case 1:
+			w.stop(h)
+		case 2:
+			cancel(errors.New("client gone"))
+		}
+		wg.Wait()
+		<-h.Done()
+		wantErr, wantCause := h.Err(), context.Cause(h)
+		for j, n := range nodes {
+			if got, ok := callFrom(n.ctx); !ok || got != c {
+				t.Fatalf("round %d: node %d does not find the call", i, j)
+			}
+			if n.detached {
+				if n.ctx.Err() != nil || context.Cause(n.ctx) != nil {
+					t.Fatalf("round %d: node %d under WithoutCancel ended: %v", i, j, n.ctx.Err())
+				}
+				continue
+			}
+			select {
+			case <-n.ctx.Done():
+			case <-time.After(10 * time.Second):
+				t.Fatalf("round %d: node %d did not end", i, j)
+			}
+			if n.ctx.Err() != wantErr || context.Cause(n.ctx) != wantCause {
+				t.Fatalf("round %d: node %d ended with %v (%v), the handler's context with %v (%v)", i, j, n.ctx.Err(), context.Cause(n.ctx), wantErr, wantCause)
+			}
+		}
+		for deadline := time.Now().Add(10 * time.Second); int(ran.Load()) != afters; time.Sleep(100 * time.Microsecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("round %d: %d of %d AfterFuncs ran", i, ran.Load(), afters)
+			}
+		}
+		w.stop(h)
+		for _, cf := range cancels {
+			cf()
+		}
+		cancel(nil)
+		waitIdle(t, w)
+	}
+	waitGoroutines(t, base)
+}
+
+// waitGoroutines waits (seconds at most) until no more goroutines run
+// than base.
+func waitGoroutines(t *testing.T, base int) {
+	t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); runtime.NumGoroutine() > base; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			buf := make([]byte, 1<<20)
+			t.Fatalf("%d goroutines, %d before:\n%s", runtime.NumGoroutine(), base, buf[:runtime.Stack(buf, true)])
 		}
 	}
 }
