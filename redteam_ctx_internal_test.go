@@ -3,6 +3,7 @@ package gatehouse
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"runtime"
 	"sync"
@@ -302,5 +303,55 @@ func waitGoroutines(t *testing.T, base int) {
 			buf := make([]byte, 1<<20)
 			t.Fatalf("%d goroutines, %d before:\n%s", runtime.NumGoroutine(), base, buf[:runtime.Stack(buf, true)])
 		}
+	}
+}
+
+// A handler polling its context (Done, Err) from many goroutines, beside
+// a context.WithCancel doing the same; and deriving then cancelling many
+// children, which must stay linear.
+func BenchmarkRedTeamCtx(b *testing.B) {
+	w := newWatchdog(time.Hour)
+	h := w.watch(context.Background(), nil)
+	defer w.stop(h)
+	std, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	for _, c := range []struct {
+		name string
+		ctx  context.Context
+	}{{"watched", h}, {"cancelCtx", std}} {
+		b.Run("done-parallel/"+c.name, func(b *testing.B) {
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					select {
+					case <-c.ctx.Done():
+						panic("ended")
+					default:
+					}
+				}
+			})
+		})
+		b.Run("err-parallel/"+c.name, func(b *testing.B) {
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					if c.ctx.Err() != nil {
+						panic("ended")
+					}
+				}
+			})
+		})
+	}
+	for _, n := range []int{1000, 100000} {
+		b.Run(fmt.Sprintf("children-%d", n), func(b *testing.B) {
+			b.ReportAllocs()
+			cancels := make([]context.CancelFunc, n)
+			for range b.N {
+				for i := range cancels {
+					_, cancels[i] = context.WithCancel(h)
+				}
+				for _, c := range cancels {
+					c()
+				}
+			}
+		})
 	}
 }
