@@ -355,3 +355,59 @@ func BenchmarkRedTeamCtx(b *testing.B) {
 		})
 	}
 }
+
+// A handler's context under another (two watchdogs, as if one guarded
+// handler called another in process), everything racing: the client's
+// end, both timeouts, both returns, readers and children of both. Nothing
+// deadlocks, both end, and each one's Cause agrees with its Err. Run with
+// -race.
+func TestRedTeamCtx_NestedHandlerContexts(t *testing.T) {
+	clientCause := errors.New("client gone")
+	for i := range 300 {
+		parent, cancel := context.WithCancelCause(context.Background())
+		w1, w2 := newWatchdog(time.Duration(1+i%3)*time.Millisecond), newWatchdog(time.Duration(1+i%2)*time.Millisecond)
+		h1 := w1.watch(parent, nil)
+		h2 := w2.watch(h1, nil)
+		var wg sync.WaitGroup
+		for _, h := range []*watched{h1, h2, h2} {
+			wg.Go(func() {
+				k, cf := context.WithCancel(h)
+				defer cf()
+				for h.Err() == nil {
+					_ = context.Cause(h)
+				}
+				<-h.Done()
+				<-k.Done()
+			})
+		}
+		switch i % 4 {
+		case 1:
+			cancel(clientCause)
+		case 2:
+			w2.stop(h2)
+		case 3:
+			w1.stop(h1)
+		}
+		ended := make(chan struct{})
+		go func() { wg.Wait(); close(ended) }()
+		select {
+		case <-ended:
+		case <-time.After(10 * time.Second):
+			buf := make([]byte, 1<<20)
+			t.Fatalf("round %d: stuck:\n%s", i, buf[:runtime.Stack(buf, true)])
+		}
+		for j, h := range []*watched{h1, h2} {
+			err, cause := h.Err(), context.Cause(h)
+			ok := err == context.DeadlineExceeded && cause == errHandlerTimeout ||
+				err == context.Canceled && (cause == context.Canceled || cause == clientCause)
+			if !ok {
+				t.Fatalf("round %d: context %d ended with %v, cause %v", i, j+1, err, cause)
+			}
+		}
+		w2.stop(h2)
+		w1.stop(h1)
+		cancel(nil)
+		waitIdle(t, w1)
+		waitIdle(t, w2)
+	}
+}
