@@ -19,8 +19,7 @@ import (
 func TestRedTeamCtx_ErrOnlyOnceDoneClosedOnClientCancel(t *testing.T) {
 	for i := range 200 {
 		parent, cancel := context.WithCancel(context.Background())
-		w := newWatchdog(time.Hour)
-		h := w.watch(parent, nil)
+		h := &watched{parent: parent, deadline: time.Now().Add(time.Hour), result: make(chan handled, 2)}
 		d := h.Done()
 		cancel()
 		if err := h.Err(); err != nil {
@@ -30,7 +29,7 @@ func TestRedTeamCtx_ErrOnlyOnceDoneClosedOnClientCancel(t *testing.T) {
 				t.Fatalf("round %d: Err %v while Done is open", i, err)
 			}
 		}
-		w.stop(h)
+		h.end(false)
 	}
 }
 
@@ -295,10 +294,10 @@ func TestRedTeamCtx_DeepTrees(t *testing.T) {
 }
 
 // waitGoroutines waits (seconds at most) until no more goroutines run
-// than base.
+// than base, and two of the runtime's or the test framework's.
 func waitGoroutines(t *testing.T, base int) {
 	t.Helper()
-	for deadline := time.Now().Add(5 * time.Second); runtime.NumGoroutine() > base; time.Sleep(time.Millisecond) {
+	for deadline := time.Now().Add(5 * time.Second); runtime.NumGoroutine() > base+2; time.Sleep(time.Millisecond) {
 		if time.Now().After(deadline) {
 			buf := make([]byte, 1<<20)
 			t.Fatalf("%d goroutines, %d before:\n%s", runtime.NumGoroutine(), base, buf[:runtime.Stack(buf, true)])
@@ -409,5 +408,48 @@ func TestRedTeamCtx_NestedHandlerContexts(t *testing.T) {
 		cancel(nil)
 		waitIdle(t, w1)
 		waitIdle(t, w2)
+	}
+}
+
+// Stopping AfterFunc registrations (swap-remove by index) from several
+// goroutines, in random order, twice each, some while the context ends:
+// each registration either is stopped (its stop reports true exactly
+// once) or runs exactly once, never both. Run with -race.
+func TestRedTeamCtx_AfterFuncStops(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 13))
+	for i := range 200 {
+		h := &watched{parent: context.Background(), deadline: time.Now().Add(time.Hour), result: make(chan handled, 2)}
+		const n = 200
+		var runs [n]atomic.Int32
+		var stoppedTrue [n]atomic.Int32
+		stops := make([]func() bool, n)
+		for k := range n {
+			stops[k] = h.AfterFunc(func() { runs[k].Add(1) })
+		}
+		var wg sync.WaitGroup
+		for g := range 4 {
+			order := rng.Perm(n)
+			wg.Go(func() {
+				for j, k := range order {
+					if (k+g)%3 == 0 {
+						continue // some are never stopped
+					}
+					if stops[k]() {
+						stoppedTrue[k].Add(1)
+					}
+					if g == 0 && j == n/2 && i%2 == 0 {
+						h.end(false) // the end, halfway through
+					}
+				}
+			})
+		}
+		wg.Wait()
+		h.end(false)
+		for k := range n {
+			r, s := runs[k].Load(), stoppedTrue[k].Load()
+			if r+s != 1 {
+				t.Fatalf("round %d: registration %d ran %d times, stopped %d times", i, k, r, s)
+			}
+		}
 	}
 }
