@@ -96,3 +96,89 @@ spec:
 		}
 	}
 }
+
+// The handler's context kept past the handler's return (a goroutine it
+// started): Canceled then, with Canceled as the cause, whether or not the
+// client's context ends later; children derived then are born ended; the
+// decision is still found. And a handler polling Done from several
+// goroutines while the client cancels the call sees the client's end.
+func TestRedTeamCtx_ContextAfterReturnAndClientCancel(t *testing.T) {
+	const src = `apiVersion: aip.io/v1alpha1
+kind: AgentPolicy
+metadata: {name: ctx}
+spec:
+  allowed_tools: [keep, spin]
+`
+	g := mustGuard(t, mustPolicy(t, src), &gatehouse.Options{HandlerTimeout: time.Hour})
+	s := mcp.NewServer(&mcp.Implementation{Name: "ctx", Version: "1"}, nil)
+	kept := make(chan context.Context, 1)
+	mcp.AddTool(s, &mcp.Tool{Name: "keep"}, func(ctx context.Context, _ *mcp.CallToolRequest, _ map[string]any) (*mcp.CallToolResult, any, error) {
+		kid, cancel := context.WithCancel(ctx)
+		context.AfterFunc(kid, cancel)
+		kept <- kid
+		return &mcp.CallToolResult{}, nil, nil
+	})
+	spun := make(chan error, 1)
+	started := make(chan struct{})
+	mcp.AddTool(s, &mcp.Tool{Name: "spin"}, func(ctx context.Context, _ *mcp.CallToolRequest, _ map[string]any) (*mcp.CallToolResult, any, error) {
+		close(started)
+		var wg sync.WaitGroup
+		for range 4 {
+			wg.Go(func() {
+				for {
+					select {
+					case <-ctx.Done():
+						return
+					default:
+					}
+					_ = ctx.Err()
+				}
+			})
+		}
+		wg.Wait()
+		if !errors.Is(ctx.Err(), context.Canceled) {
+			spun <- errors.New("the client's cancellation shows as " + ctx.Err().Error())
+		} else {
+			spun <- nil
+		}
+		return nil, nil, ctx.Err()
+	})
+	g.Install(s)
+	cs, done := connectClient(s, nil)
+	defer done()
+	cctx, ccancel := context.WithCancel(context.Background())
+	if _, err := cs.CallTool(cctx, &mcp.CallToolParams{Name: "keep", Arguments: map[string]any{}}); err != nil {
+		t.Fatal(err)
+	}
+	kid := <-kept
+	ccancel()
+	select {
+	case <-kid.Done():
+	case <-time.After(10 * time.Second):
+		t.Fatal("a context derived in the handler did not end once it returned")
+	}
+	if kid.Err() != context.Canceled || context.Cause(kid) != context.Canceled {
+		t.Fatalf("after the return: %v, cause %v; want Canceled", kid.Err(), context.Cause(kid))
+	}
+	late, cancel := context.WithTimeout(kid, time.Hour)
+	defer cancel()
+	if late.Err() != context.Canceled {
+		t.Fatalf("a context derived after the return: %v", late.Err())
+	}
+	if _, ok := gatehouse.DecisionFrom(late); !ok {
+		t.Fatal("the decision is lost after the return")
+	}
+
+	cctx, ccancel = context.WithCancel(context.Background())
+	defer ccancel()
+	go func() { <-started; ccancel() }()
+	_, _ = cs.CallTool(cctx, &mcp.CallToolParams{Name: "spin", Arguments: map[string]any{}})
+	select {
+	case err := <-spun:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("a handler polling its context did not see the client's cancellation")
+	}
+}
