@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"reflect"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -450,6 +451,44 @@ func TestRedTeamCtx_AfterFuncStops(t *testing.T) {
 			if r+s != 1 {
 				t.Fatalf("round %d: registration %d ran %d times, stopped %d times", i, k, r, s)
 			}
+		}
+	}
+}
+
+// Handlers under one long-lived parent (a session's context) that each
+// look at Done, derive and cancel children, and return or time out: none
+// stays registered on the parent (the context package's children of a
+// cancelCtx, read by reflection), nor holds AfterFunc registrations.
+func TestRedTeamCtx_NothingLeftOnTheParent(t *testing.T) {
+	parent, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	w := newWatchdog(time.Millisecond)
+	var hs []*watched
+	for i := range 2000 {
+		h := w.watch(parent, nil)
+		_ = h.Done()
+		k, kc := context.WithCancel(h)
+		context.AfterFunc(h, func() {})
+		if i%2 == 0 {
+			kc()
+		}
+		if i%3 == 0 {
+			<-k.Done() // the watchdog's timeout
+		}
+		w.stop(h)
+		kc()
+		hs = append(hs, h)
+	}
+	waitIdle(t, w)
+	if n := reflect.ValueOf(parent).Elem().FieldByName("children").Len(); n != 0 {
+		t.Fatalf("%d registrations left on the parent after every handler ended", n)
+	}
+	for i, h := range hs {
+		h.mu.Lock()
+		n, unwatch := len(h.afters), h.unwatch
+		h.mu.Unlock()
+		if n != 0 || unwatch != nil {
+			t.Fatalf("handler %d holds %d AfterFuncs, unwatch %v", i, n, unwatch != nil)
 		}
 	}
 }
