@@ -492,3 +492,27 @@ func TestRedTeamCtx_NothingLeftOnTheParent(t *testing.T) {
 		}
 	}
 }
+
+// A child derived under a value (WithValue, then WithCancel: a goroutine
+// each, as the context package follows a parent of another kind that way)
+// beside a direct one and the same under a context.WithCancel.
+func BenchmarkRedTeamCtxChildUnderValue(b *testing.B) {
+	type k struct{}
+	w := newWatchdog(time.Hour)
+	h := w.watch(context.Background(), nil)
+	defer w.stop(h)
+	std, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	for _, c := range []struct {
+		name string
+		ctx  context.Context
+	}{{"watched", h}, {"watched-value", context.WithValue(h, k{}, 1)}, {"cancelCtx-value", context.WithValue(std, k{}, 1)}} {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for range b.N {
+				_, cf := context.WithCancel(c.ctx)
+				cf()
+			}
+		})
+	}
+}
