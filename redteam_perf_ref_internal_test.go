@@ -13,8 +13,9 @@ import (
 )
 
 // The lazy handler context against the eager one it replaced, over random
-// scripts of what can happen to a call (asking for Done, deriving a child,
-// the client cancelling with or without a cause or reaching its own
+// scripts of what can happen to a call (asking for Done, deriving a child
+// directly, under a value, under WithoutCancel, with a deadline of its
+// own, or from another child, the client cancelling with or without a cause or reaching its own
 // deadline, the timeout, the handler returning) in every order: after each
 // step Err, Cause and whether Done is closed are the reference's, for the
 // context and for its children. The reference is context.WithDeadlineCause
@@ -91,7 +92,37 @@ func watchedScript(t *testing.T, run int, rng *rand.Rand) {
 
 // step does one random thing to both contexts; "" when it did nothing.
 func (s *scriptRun) step(rng *rand.Rand) string {
-	switch rng.IntN(9) {
+	switch rng.IntN(13) {
+	case 9: // a child with a deadline of its own, before or past the handler's
+		d := []time.Duration{10 * time.Millisecond, time.Hour}[rng.IntN(2)]
+		k, cancel := context.WithTimeout(s.h, d)
+		rk, rcancel := context.WithTimeout(s.ref, d)
+		s.kids, s.refKids, s.cancels = append(s.kids, k), append(s.refKids, rk), append(s.cancels, cancel, rcancel)
+		return "child with a deadline"
+	case 10: // a child under WithoutCancel: never ends
+		k, cancel := context.WithCancel(context.WithoutCancel(s.h))
+		rk, rcancel := context.WithCancel(context.WithoutCancel(s.ref))
+		s.kids, s.refKids, s.cancels = append(s.kids, k), append(s.refKids, rk), append(s.cancels, cancel, rcancel)
+		return "child under WithoutCancel"
+	case 11: // a grandchild
+		if len(s.kids) == 0 {
+			return ""
+		}
+		i := rng.IntN(len(s.kids))
+		k, cancel := context.WithCancel(s.kids[i])
+		rk, rcancel := context.WithCancel(s.refKids[i])
+		s.kids, s.refKids, s.cancels = append(s.kids, k), append(s.refKids, rk), append(s.cancels, cancel, rcancel)
+		return "grandchild"
+	case 12: // the client ends, and the handler's context is looked at at
+		// once, before the context package's goroutines (if any) have run
+		if s.timed {
+			return ""
+		}
+		s.cancelBase(errors.New("the client's cause"))
+		if err := sameContext(s.h, s.ref); err != nil {
+			return "mismatch: at once after the client's end: " + err.Error()
+		}
+		return "client ends, looked at at once"
 	case 0:
 		s.h.Done()
 		return "done"
@@ -151,7 +182,7 @@ func (s *scriptRun) step(rng *rand.Rand) string {
 func (s *scriptRun) compare(t *testing.T, run int, script []string) {
 	t.Helper()
 	for _, op := range script {
-		if strings.HasPrefix(op, "stop afterfunc ") {
+		if strings.HasPrefix(op, "stop afterfunc ") || strings.HasPrefix(op, "mismatch: ") {
 			t.Fatalf("run %d, after %v", run, script)
 		}
 	}
@@ -176,6 +207,10 @@ func compare(t *testing.T, run int, script []string, h, ref context.Context, kid
 }
 
 func sameContext(got, want context.Context) error {
+	g, gok := got.Deadline()
+	if w, wok := want.Deadline(); gok != wok || !g.Equal(w) {
+		return fmt.Errorf("Deadline %v %v, want %v %v", g, gok, w, wok)
+	}
 	if g, w := got.Err(), want.Err(); g != w {
 		return errors.New("Err " + errString(g) + ", want " + errString(w))
 	}

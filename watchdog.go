@@ -2,14 +2,25 @@ package gatehouse
 
 import (
 	"context"
-	"errors"
 	"sync"
 	"time"
 )
 
 // errHandlerTimeout is the cause a handler's context is cancelled with
-// when the handler outlives Options.HandlerTimeout.
-var errHandlerTimeout = errors.New("gatehouse: the tool handler outlived Options.HandlerTimeout")
+// when the handler outlives Options.HandlerTimeout. It is a timeout, as
+// context.DeadlineExceeded is (errors.Is, and net.Error's Timeout): what
+// reports a context's cause rather than its Err, as net/http does, reports
+// a timeout to its caller.
+var errHandlerTimeout error = handlerTimeout{}
+
+type handlerTimeout struct{}
+
+func (handlerTimeout) Error() string {
+	return "gatehouse: the tool handler outlived Options.HandlerTimeout"
+}
+
+func (handlerTimeout) Unwrap() error { return context.DeadlineExceeded }
+func (handlerTimeout) Timeout() bool { return true }
 
 // A watchdog abandons tool handlers that outlive their timeout. One
 // goroutine per Guard ticks while handlers run and stops when none does; a

@@ -31,13 +31,13 @@ type watched struct {
 	deadline time.Time
 	result   chan handled
 
-	mu      sync.Mutex    // the fields below but the two flags; end; Err of a running handler
+	mu      sync.Mutex    // the fields below but the three flags; end; Err of a running handler
 	done    chan struct{} // made by Done, closed at the end (r's or the parent's)
-	closed  bool
-	afters  []*afterFunc // AfterFunc's, run once at the end
-	unwatch func() bool  // stops the AfterFunc on the parent
-	overdue atomic.Bool  // abandoned by the watchdog
-	stopped atomic.Bool  // the handler returned
+	closed  atomic.Bool   // set once done is closed (or would be, unmade): Err reads the flags below only then
+	afters  []*afterFunc  // AfterFunc's, run once at the end
+	unwatch func() bool   // stops the AfterFunc on the parent
+	overdue atomic.Bool   // abandoned by the watchdog
+	stopped atomic.Bool   // the handler returned
 
 	// Err and Cause once the handler returned, fixed then (before stopped
 	// is set): Canceled, or the parent's if it had ended.
@@ -86,13 +86,13 @@ func (r *watched) end(timeout bool) {
 // finish closes Done, if made, and hands over the AfterFunc functions to
 // run (outside mu: they read Err and Cause). Under mu.
 func (r *watched) finish() ([]*afterFunc, func() bool) {
-	if r.closed {
+	if r.closed.Load() {
 		return nil, r.unwatch
 	}
-	r.closed = true
 	if r.done != nil {
 		close(r.done)
 	}
+	r.closed.Store(true)
 	afters := r.afters
 	r.afters = nil
 	for _, a := range afters {
@@ -124,9 +124,9 @@ func (r *watched) makeDone() chan struct{} {
 	if r.done == nil {
 		r.done = make(chan struct{})
 		switch {
-		case r.closed || r.overdue.Load() || r.stopped.Load() || r.parent.Err() != nil:
-			r.closed = true
+		case r.closed.Load() || r.overdue.Load() || r.stopped.Load() || r.parent.Err() != nil:
 			close(r.done)
+			r.closed.Store(true)
 		case r.parent.Done() != nil:
 			r.unwatch = context.AfterFunc(r.parent, r.parentEnded)
 		}
@@ -140,7 +140,7 @@ func (r *watched) makeDone() chan struct{} {
 func (r *watched) AfterFunc(f func()) (stop func() bool) {
 	r.mu.Lock()
 	r.makeDone() // so that the parent's end is watched
-	if r.closed {
+	if r.closed.Load() {
 		r.mu.Unlock()
 		go f() // its caller may hold a lock f takes
 		return func() bool { return false }
@@ -201,21 +201,37 @@ func (r *watched) ended() context.Context {
 
 // Err reads a running handler's state under mu, as end changes it: the
 // client's cancellation read just before the timeout is not followed by
-// DeadlineExceeded (once Err is non-nil it does not change).
+// DeadlineExceeded (once Err is non-nil it does not change). As for the
+// context package's contexts, Err is non-nil only once Done is closed:
+// the flags are read without mu only then, and the client's end seen here
+// closes Done at once (as parentEnded would, a goroutine later).
 func (r *watched) Err() error {
-	if r.overdue.Load() {
-		return context.DeadlineExceeded
-	}
-	if r.stopped.Load() {
-		return r.endErr // the parent's later end must not show through
+	if r.closed.Load() {
+		if r.overdue.Load() {
+			return context.DeadlineExceeded
+		}
+		if r.stopped.Load() {
+			return r.endErr // the parent's later end must not show through
+		}
 	}
 	r.mu.Lock()
-	defer r.mu.Unlock()
 	switch {
 	case r.overdue.Load():
+		r.mu.Unlock()
 		return context.DeadlineExceeded
 	case r.stopped.Load():
+		r.mu.Unlock()
 		return r.endErr
 	}
-	return r.parent.Err()
+	err := r.parent.Err()
+	if err == nil {
+		r.mu.Unlock()
+		return nil
+	}
+	afters, _ := r.finish()
+	r.mu.Unlock()
+	for _, a := range afters {
+		a.f()
+	}
+	return err
 }
