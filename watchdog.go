@@ -103,19 +103,28 @@ func (w *watchdog) loop() {
 // ends.
 func (w *watchdog) expire(now time.Time) bool {
 	w.mu.Lock()
-	defer w.mu.Unlock()
+	var overdue *watched
 	for r := w.head; r != nil; {
 		next := r.next
 		if now.Sub(r.start) >= w.timeout {
 			w.unlink(r)
-			r.end(true)
-			r.result <- handled{timeout: true}
+			r.overdueNext, overdue = overdue, r
 		}
 		r = next
 	}
-	if w.n == 0 {
-		w.ticking = false
-		return false
+	more := w.n != 0
+	w.ticking = more
+	w.mu.Unlock()
+	// Outside the lock: ending a handler's context cancels every context
+	// the handler derived, which must not hold up other calls' watch and
+	// stop. A handler that returns meanwhile keeps its answer (end(true)
+	// after stop does nothing; the caller takes the first result).
+	for r := overdue; r != nil; {
+		next := r.overdueNext
+		r.overdueNext = nil
+		r.end(true)
+		r.result <- handled{timeout: true}
+		r = next
 	}
-	return true
+	return more
 }

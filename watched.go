@@ -33,6 +33,7 @@ type watched struct {
 
 	mu      sync.Mutex    // the fields below but the three flags; end; Err of a running handler
 	done    chan struct{} // made by Done, closed at the end (r's or the parent's)
+	doneV   atomic.Value  // done once made, read without mu
 	closed  atomic.Bool   // set once done is closed (or would be, unmade): Err reads the flags below only then
 	afters  []*afterFunc  // AfterFunc's, run once at the end
 	unwatch func() bool   // stops the AfterFunc on the parent
@@ -44,8 +45,9 @@ type watched struct {
 	endErr, endCause error
 	endCtx           context.Context // ended with r's cause, for context.Cause; made on demand
 
-	prev, next *watched // in the watchdog's list, under its mu
-	linked     bool
+	prev, next  *watched // in the watchdog's list, under its mu
+	linked      bool
+	overdueNext *watched // in expire's list of handlers to abandon
 }
 
 // afterFunc is one AfterFunc registration; i is its index in afters, so
@@ -61,6 +63,10 @@ type afterFunc struct {
 func (r *watched) end(timeout bool) {
 	r.mu.Lock()
 	if timeout {
+		if r.stopped.Load() { // returned after expire took it off the list: its answer stands
+			r.mu.Unlock()
+			return
+		}
 		if r.parent.Err() == nil { // else the client's end, not a timeout
 			r.overdue.Store(true)
 		}
@@ -114,6 +120,9 @@ func (r *watched) parentEnded() {
 // Done is made on first use: closed already when r has ended, else closed
 // by end or, through context.AfterFunc, by the parent's end.
 func (r *watched) Done() <-chan struct{} {
+	if d, ok := r.doneV.Load().(chan struct{}); ok {
+		return d // a handler may poll Done: no lock once made
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.makeDone()
@@ -130,6 +139,7 @@ func (r *watched) makeDone() chan struct{} {
 		case r.parent.Done() != nil:
 			r.unwatch = context.AfterFunc(r.parent, r.parentEnded)
 		}
+		r.doneV.Store(r.done)
 	}
 	return r.done
 }

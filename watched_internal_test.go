@@ -79,3 +79,47 @@ func childEnds(h *watched, g int) error {
 	}
 	return nil
 }
+
+// The watchdog ends an overdue handler's context, and runs what its
+// derived contexts registered, without holding the Guard-wide lock: a
+// slow registration (a large tree of derived contexts) must not hold up
+// other calls' watch and stop.
+func TestWatchdogEndsOutsideItsLock(t *testing.T) {
+	w := newWatchdog(time.Millisecond)
+	h := w.watch(context.Background(), nil)
+	inside, release := make(chan struct{}), make(chan struct{})
+	h.AfterFunc(func() { close(inside); <-release })
+	select {
+	case <-inside:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the overdue handler's context was not ended")
+	}
+	started := make(chan struct{})
+	go func() {
+		other := w.watch(context.Background(), nil)
+		w.stop(other)
+		close(started)
+	}()
+	select {
+	case <-started:
+	case <-time.After(10 * time.Second):
+		t.Fatal("another call could not start while an overdue handler's context was ending")
+	}
+	close(release)
+	w.stop(h)
+	waitIdle(t, w)
+}
+
+// A handler that returned just as the watchdog took it off its list keeps
+// its answer: end(true) after stop changes nothing (Err stays Canceled).
+func TestWatchedTimeoutAfterReturn(t *testing.T) {
+	w := newWatchdog(time.Hour)
+	h := w.watch(context.Background(), nil)
+	h.Done()
+	w.stop(h)
+	h.end(true)
+	if !errors.Is(h.Err(), context.Canceled) || !errors.Is(context.Cause(h), context.Canceled) {
+		t.Fatalf("returned, then timed out: err %v cause %v, want Canceled", h.Err(), context.Cause(h))
+	}
+	waitIdle(t, w)
+}
