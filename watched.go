@@ -31,14 +31,13 @@ type watched struct {
 	deadline time.Time
 	result   chan handled
 
-	mu      sync.Mutex    // the fields below but the three flags; end; Err of a running handler
-	done    chan struct{} // made by Done, closed at the end (r's or the parent's)
-	doneV   atomic.Value  // done once made, read without mu
-	closed  atomic.Bool   // set once done is closed (or would be, unmade): Err reads the flags below only then
-	afters  []*afterFunc  // AfterFunc's, run once at the end
-	unwatch func() bool   // stops the AfterFunc on the parent
-	overdue atomic.Bool   // abandoned by the watchdog
-	stopped atomic.Bool   // the handler returned
+	mu      sync.Mutex   // the fields below but the three flags; end; Err of a running handler
+	done    atomic.Value // chan struct{}: made by Done (under mu), closed at the end (r's or the parent's); read without mu
+	closed  atomic.Bool  // set once done is closed (or would be, unmade): Err reads the flags below only then
+	afters  []*afterFunc // AfterFunc's, run once at the end
+	unwatch func() bool  // stops the AfterFunc on the parent
+	overdue atomic.Bool  // abandoned by the watchdog
+	stopped atomic.Bool  // the handler returned
 
 	// Err and Cause once the handler returned, fixed then (before stopped
 	// is set): Canceled, or the parent's if it had ended.
@@ -95,8 +94,8 @@ func (r *watched) finish() ([]*afterFunc, func() bool) {
 	if r.closed.Load() {
 		return nil, r.unwatch
 	}
-	if r.done != nil {
-		close(r.done)
+	if d, ok := r.done.Load().(chan struct{}); ok {
+		close(d)
 	}
 	r.closed.Store(true)
 	afters := r.afters
@@ -120,7 +119,7 @@ func (r *watched) parentEnded() {
 // Done is made on first use: closed already when r has ended, else closed
 // by end or, through context.AfterFunc, by the parent's end.
 func (r *watched) Done() <-chan struct{} {
-	if d, ok := r.doneV.Load().(chan struct{}); ok {
+	if d, ok := r.done.Load().(chan struct{}); ok {
 		return d // a handler may poll Done: no lock once made
 	}
 	r.mu.Lock()
@@ -130,18 +129,19 @@ func (r *watched) Done() <-chan struct{} {
 
 // makeDone makes Done's channel on first use. Under mu.
 func (r *watched) makeDone() chan struct{} {
-	if r.done == nil {
-		r.done = make(chan struct{})
-		switch {
-		case r.closed.Load() || r.overdue.Load() || r.stopped.Load() || r.parent.Err() != nil:
-			close(r.done)
-			r.closed.Store(true)
-		case r.parent.Done() != nil:
-			r.unwatch = context.AfterFunc(r.parent, r.parentEnded)
-		}
-		r.doneV.Store(r.done)
+	if d, ok := r.done.Load().(chan struct{}); ok {
+		return d
 	}
-	return r.done
+	d := make(chan struct{})
+	switch {
+	case r.closed.Load() || r.overdue.Load() || r.stopped.Load() || r.parent.Err() != nil:
+		close(d)
+		r.closed.Store(true)
+	case r.parent.Done() != nil:
+		r.unwatch = context.AfterFunc(r.parent, r.parentEnded)
+	}
+	r.done.Store(d)
+	return d
 }
 
 // AfterFunc runs f once r has ended, unless stop is called first. The
