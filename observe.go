@@ -48,8 +48,7 @@ type Observer interface {
 
 // RequestStart describes a request as it arrives.
 type RequestStart struct {
-	Method    string // as go-sdk dispatches it ("tools/call")
-	Tool      string // tools/call: the name as called, cut to 256 bytes; may hold anything the client sent
+	Method    string // as go-sdk dispatches it ("tools/call"); the tool comes with the DecisionEvent, normalized and redacted
 	Agent     string // the identity the Guard keys limits on
 	SessionID string // the MCP session, "" on stdio and in-memory transports
 	// Trace is the client's trace context from params._meta (SEP-414) or
