@@ -44,6 +44,10 @@ func (c *cache[K, V]) get(k K, build func() V) V {
 		}
 	}
 	if c.full.Load() {
+		// Read again: the map loaded above may be older than full.
+		if v, ok := (*c.read.Load())[k]; ok {
+			return v
+		}
 		return build()
 	}
 	c.mu.Lock()

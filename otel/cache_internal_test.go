@@ -2,6 +2,7 @@ package otel
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"runtime"
 	"sync"
 	"testing"
@@ -105,5 +106,42 @@ func TestCachePastBoundTakesNoLock(t *testing.T) {
 		}
 	case <-time.After(5 * time.Second):
 		t.Fatal("a lookup past the bound waited for the writers' lock")
+	}
+}
+
+// TestCacheRacingFill: workers meeting the same keys in different orders
+// while the cache fills, moves keys into its read map and reaches the
+// bound all get the key's own value, and one value per kept key.
+func TestCacheRacingFill(t *testing.T) {
+	var c cache[int, *int]
+	const workers, keys = 8, maxCached + 200
+	got := make([][]*int, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		got[w] = make([]*int, keys)
+		order := rand.New(rand.NewPCG(uint64(w), 0)).Perm(keys) // each worker its own order
+		wg.Go(func() {
+			for _, i := range order {
+				got[w][i] = c.get(i, func() *int { v := i; return &v })
+				if *got[w][i] != i {
+					t.Errorf("key %d: value %d", i, *got[w][i])
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if !c.full.Load() || len(*c.read.Load()) != maxCached {
+		t.Fatalf("full %v, %d in the read map", c.full.Load(), len(*c.read.Load()))
+	}
+	for i := range keys {
+		kept, ok := (*c.read.Load())[i]
+		if !ok {
+			continue
+		}
+		for w := range workers {
+			if got[w][i] != kept {
+				t.Fatalf("kept key %d: worker %d got another value", i, w)
+			}
+		}
 	}
 }
