@@ -95,7 +95,8 @@ type AskEvent struct {
 	// Answer is "approved", "denied" or "timeout".
 	Answer string
 	// Duration is the wait for the answer: the Asker's, the passkey
-	// check's, or for elicitation the time since the question was signed.
+	// check's, or for elicitation the time since the question was signed
+	// (on the Clock, 0 when the clock reads earlier than when it was signed).
 	Duration time.Duration
 }
 

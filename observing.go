@@ -231,7 +231,9 @@ func (g *Guard) observeElicited(c *call, state string, code int) {
 	}
 	var wait time.Duration
 	if st, err := g.sealer.Open(state); err == nil {
-		wait = g.now().Sub(time.UnixMilli(st.Exp).Add(-elicitTTL))
+		// The state's time is a wall clock's, maybe another replica's
+		// (Elicitation.Key): one behind it must not make the wait negative.
+		wait = max(g.now().Sub(time.UnixMilli(st.Exp).Add(-elicitTTL)), 0)
 	}
 	g.asked(c, "elicitation", code, wait)
 }

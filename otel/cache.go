@@ -21,39 +21,79 @@ const maxCached = 4096
 // hashed into an attribute set per call. Values are shared and never
 // modified after they are built.
 //
-// The map is copied on write: a lookup is an atomic load and a plain map
-// read (about half a sync.Map's cost with these multi-string keys), and a
-// key is added by copying the map under mu, which happens once per key.
+// A lookup is an atomic load and a plain map read (about half a sync.Map's
+// cost with these multi-string keys). A new key goes into a small map
+// under mu, and is moved into the read map once the lookups that had to
+// take mu reach the number of keys kept, as sync.Map promotes its dirty
+// map: copying the read map for every new key cost O(n) per key (1.4 GB
+// allocated to fill one cache), this costs O(1) per key and lookup,
+// amortized. Past the bound no lock is taken.
 type cache[K comparable, V any] struct {
-	m  atomic.Pointer[map[K]V]
-	mu sync.Mutex // serializes writers
+	read   atomic.Pointer[map[K]V]
+	full   atomic.Bool // maxCached keys kept, all in read
+	mu     sync.Mutex  // guards the fields below
+	recent map[K]V     // kept keys not yet in read
+	kept   int         // keys in read and recent
+	misses int         // lookups that took mu since read was last made
 }
 
 func (c *cache[K, V]) get(k K, build func() V) V {
-	if m := c.m.Load(); m != nil {
+	if m := c.read.Load(); m != nil {
 		if v, ok := (*m)[k]; ok {
 			return v
 		}
 	}
-	v := build()
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	old := c.m.Load()
-	if old != nil {
-		if kept, ok := (*old)[k]; ok {
-			return kept // built meanwhile by another request: one value per key
-		}
-		if len(*old) >= maxCached {
+	if c.full.Load() {
+		// Read again: the map loaded above may be older than full.
+		if v, ok := (*c.read.Load())[k]; ok {
 			return v
 		}
+		return build()
 	}
-	m := map[K]V{k: v}
-	if old != nil {
-		m = maps.Clone(*old)
-		m[k] = v
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if v, ok := c.recent[k]; ok {
+		c.missed()
+		return v
 	}
-	c.m.Store(&m)
+	if m := c.read.Load(); m != nil {
+		if v, ok := (*m)[k]; ok {
+			return v // moved into read meanwhile
+		}
+	}
+	v := build()
+	if c.kept >= maxCached {
+		return v
+	}
+	if c.recent == nil {
+		c.recent = map[K]V{}
+	}
+	c.recent[k] = v // one value per key: built under mu, once
+	c.kept++
+	c.missed()
 	return v
+}
+
+// missed counts a lookup that took mu, and moves recent into read when
+// they reach the number of keys kept, or when the cache is full.
+func (c *cache[K, V]) missed() {
+	c.misses++
+	if c.misses < c.kept && c.kept < maxCached {
+		return
+	}
+	var m map[K]V
+	if old := c.read.Load(); old != nil {
+		m = make(map[K]V, c.kept)
+		maps.Copy(m, *old)
+	} else {
+		m = make(map[K]V, len(c.recent))
+	}
+	maps.Copy(m, c.recent)
+	c.read.Store(&m)
+	c.recent, c.misses = nil, 0
+	if c.kept >= maxCached {
+		c.full.Store(true) // after the store: a lookup that sees full finds every kept key in read
+	}
 }
 
 type optionKey struct {
