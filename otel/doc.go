@@ -59,8 +59,7 @@
 // more than with no Observer (-cpu 1; the guard's own hooks 0.25 µs of
 // it, the trace ids in the audit event 0.2). Attribute sets, span names
 // and start options are built once per kind of decision, method or tool,
-// in bounded caches (a plain map read per lookup; new keys are copied in
-// in batches, as sync.Map promotes its dirty map). The SDK's default exemplar filter
+// in bounded caches (a sync.Map each). The SDK's default exemplar filter
 // offers an exemplar for every measurement made in a sampled span's
 // context, about 0.26 µs per call;
 // sdkmetric.WithExemplarFilter(exemplar.AlwaysOffFilter) turns that off.
