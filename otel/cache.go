@@ -21,7 +21,10 @@ const maxCached = 4096
 // modified after they are built. A sync.Map: a hand-made copy-on-write map
 // read about 20 ns faster per lookup (three per request) but took two
 // red-team fixes to fill in linear time without races, which that does not
-// pay for. n may pass maxCached by the number of racing first lookups.
+// pay for. n may pass maxCached by the number of racing first lookups; a
+// lookup that finds the cache full builds a value of its own, even if a
+// racing lookup is just keeping one for the same key (the values are
+// equal, not the same pointer).
 type cache[K comparable, V any] struct {
 	m sync.Map // K -> V
 	n atomic.Int64
@@ -39,7 +42,7 @@ func (c *cache[K, V]) get(k K, build func() V) V {
 	if !loaded {
 		c.n.Add(1)
 	}
-	return actual.(V) // one value per key, whoever built it first
+	return actual.(V) // one value per kept key, whoever built it first
 }
 
 type optionKey struct {
