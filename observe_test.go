@@ -303,29 +303,12 @@ func TestObserverElicitation(t *testing.T) {
 			t.Run(proto+"/"+answer, func(t *testing.T) {
 				rec := &recorder{}
 				g := mustGuard(t, mustPolicy(t, basePolicy), &gatehouse.Options{Observer: rec})
-				s := mcp.NewServer(&mcp.Implementation{Name: "s", Version: "1"}, nil)
-				gatehouse.AddTool(s, g, &mcp.Tool{Name: "deploy"}, func(ctx context.Context, req *mcp.CallToolRequest, a map[string]any) (*mcp.CallToolResult, any, error) {
-					return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "deployed"}}}, nil, nil
+				cs := elicitedDeploy(t, g, proto, func() *mcp.ElicitResult {
+					if answer == "accept" {
+						return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"approve": true}}
+					}
+					return &mcp.ElicitResult{Action: "decline"}
 				})
-				g.Install(s)
-				st, ct := mcp.NewInMemoryTransports()
-				ss, err := s.Connect(context.Background(), st, nil)
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer ss.Close()
-				cs, err := mcp.NewClient(&mcp.Implementation{Name: "agent", Version: "1"}, &mcp.ClientOptions{
-					ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
-						if answer == "accept" {
-							return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"approve": true}}, nil
-						}
-						return &mcp.ElicitResult{Action: "decline"}, nil
-					},
-				}).Connect(context.Background(), ct, &mcp.ClientSessionOptions{ProtocolVersion: proto})
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer cs.Close()
 				cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "deploy", Arguments: map[string]any{"env": "staging"}})
 				rec.mu.Lock()
 				defer rec.mu.Unlock()
@@ -348,4 +331,20 @@ func TestObserverElicitation(t *testing.T) {
 			})
 		}
 	}
+}
+
+// elicitedDeploy serves g's "deploy" tool through gatehouse.AddTool (which
+// asks by elicitation) and connects a client at proto whose elicitation
+// handler answers with answer().
+func elicitedDeploy(t *testing.T, g *gatehouse.Guard, proto string, answer func() *mcp.ElicitResult) *mcp.ClientSession {
+	t.Helper()
+	s := mcp.NewServer(&mcp.Implementation{Name: "s", Version: "1"}, nil)
+	gatehouse.AddTool(s, g, &mcp.Tool{Name: "deploy"}, func(ctx context.Context, req *mcp.CallToolRequest, a map[string]any) (*mcp.CallToolResult, any, error) {
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "deployed"}}}, nil, nil
+	})
+	g.Install(s)
+	_, cs := connectAt(t, s, "agent", &mcp.ClientOptions{
+		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) { return answer(), nil },
+	}, proto)
+	return cs
 }

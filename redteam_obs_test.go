@@ -127,29 +127,12 @@ func TestRedTeamObsElicitationWaitNeverNegative(t *testing.T) {
 			clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
 			rec := &recorder{}
 			g := mustGuard(t, mustPolicy(t, basePolicy), &gatehouse.Options{Observer: rec, Clock: clock})
-			s := mcp.NewServer(&mcp.Implementation{Name: "s", Version: "1"}, nil)
-			gatehouse.AddTool(s, g, &mcp.Tool{Name: "deploy"}, func(ctx context.Context, req *mcp.CallToolRequest, a map[string]any) (*mcp.CallToolResult, any, error) {
-				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "deployed"}}}, nil, nil
+			cs := elicitedDeploy(t, g, proto, func() *mcp.ElicitResult {
+				mu.Lock()
+				now = now.Add(-time.Minute) // the clock is stepped back while the user reads
+				mu.Unlock()
+				return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"approve": true}}
 			})
-			g.Install(s)
-			st, ct := mcp.NewInMemoryTransports()
-			ss, err := s.Connect(context.Background(), st, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer ss.Close()
-			cs, err := mcp.NewClient(&mcp.Implementation{Name: "agent", Version: "1"}, &mcp.ClientOptions{
-				ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
-					mu.Lock()
-					now = now.Add(-time.Minute) // the clock is stepped back while the user reads
-					mu.Unlock()
-					return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"approve": true}}, nil
-				},
-			}).Connect(context.Background(), ct, &mcp.ClientSessionOptions{ProtocolVersion: proto})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer cs.Close()
 			res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "deploy", Arguments: map[string]any{"env": "staging"}})
 			if err != nil || res.IsError {
 				t.Fatalf("call: %v %+v", err, res)
