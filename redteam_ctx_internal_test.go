@@ -310,11 +310,7 @@ func waitGoroutines(t *testing.T, base int) {
 // a context.WithCancel doing the same; and deriving then cancelling many
 // children, which must stay linear.
 func BenchmarkRedTeamCtx(b *testing.B) {
-	w := newWatchdog(time.Hour)
-	h := w.watch(context.Background(), nil)
-	defer w.stop(h)
-	std, cancel := context.WithCancel(context.Background())
-	defer cancel()
+	h, std := benchContexts(b)
 	for _, c := range []struct {
 		name string
 		ctx  context.Context
@@ -498,11 +494,7 @@ func TestRedTeamCtx_NothingLeftOnTheParent(t *testing.T) {
 // beside a direct one and the same under a context.WithCancel.
 func BenchmarkRedTeamCtxChildUnderValue(b *testing.B) {
 	type k struct{}
-	w := newWatchdog(time.Hour)
-	h := w.watch(context.Background(), nil)
-	defer w.stop(h)
-	std, cancel := context.WithCancel(context.Background())
-	defer cancel()
+	h, std := benchContexts(b)
 	for _, c := range []struct {
 		name string
 		ctx  context.Context
@@ -515,4 +507,15 @@ func BenchmarkRedTeamCtxChildUnderValue(b *testing.B) {
 			}
 		})
 	}
+}
+
+// benchContexts are a running handler's context and a context.WithCancel
+// to compare it with, both ended when b is done.
+func benchContexts(b *testing.B) (*watched, context.Context) {
+	w := newWatchdog(time.Hour)
+	h := w.watch(context.Background(), nil)
+	b.Cleanup(func() { w.stop(h) })
+	std, cancel := context.WithCancel(context.Background())
+	b.Cleanup(cancel)
+	return h, std
 }
