@@ -36,8 +36,26 @@ func TestReplicaSkewCannotReplayANonce(t *testing.T) {
 	}
 	_, priv, _ := ed25519.GenerateKey(nil)
 	signer, _ := consent.NewSigner(priv)
-	storeA, _ := redisnonce.New(context.Background(), rdb, &redisnonce.Options{Prefix: "skew:", Now: clockA.Now})
-	storeB, _ := redisnonce.New(context.Background(), rdb, &redisnonce.Options{Prefix: "skew:", Now: clockB.Now})
+	// A data epoch older than any approval, as on a Redis that has been
+	// up a while. With the epoch New would write, the approval below is
+	// younger than the marker only by the microseconds New and Ask take,
+	// less than the two Clocks' estimation error under load, so the
+	// lost-data check could refuse it (TestLostDataFailsClosed covers a
+	// young epoch).
+	if err := rdb.Set(ctx, "skew-marker", "1", 0).Err(); err != nil {
+		t.Fatal(err)
+	}
+	storeA, err := redisnonce.New(ctx, rdb, &redisnonce.Options{Prefix: "skew:", Now: clockA.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	storeB, err := redisnonce.New(ctx, rdb, &redisnonce.Options{Prefix: "skew:", Now: clockB.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if storeA.MarkerKey() != "skew-marker" {
+		t.Fatalf("marker key %q", storeA.MarkerKey())
+	}
 
 	// Replica A asks and approves: valid_until is A's now plus the TTL.
 	asker, err := consent.NewAsker(approve{}, signer, storeA, &consent.AskerOptions{Now: clockA.Now})
