@@ -64,6 +64,9 @@ func (c *call) info() Call { return Call{Agent: c.agent, Tool: c.tool, Args: c.a
 type refusal struct {
 	d   policy.Decision
 	err error
+	// required, with a scope denial: every scope the call needs, for the
+	// HTTP step-up challenge (ScopeChallenges).
+	required []string
 }
 
 func refuse(d policy.Decision) *refusal { return &refusal{d: d} }

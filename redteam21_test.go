@@ -101,9 +101,10 @@ func TestRedTeam21_SchemaDefaultNeedsScope(t *testing.T) {
 	rs := newRT21Server(t, `{"type":"object","properties":{"env":{"type":"string","default":"prod"}}}`, nil)
 	for _, args := range []string{`{}`, `null`} {
 		resp, body := rs.post(t, "writer", newHeaders("deploy"), rt21Body("deploy", args))
-		// The wrapper does not see the schema: the stage refuses with the
-		// JSON-RPC denial (an HTTP 403 would do as well).
-		if strings.Contains(body, "deploy ran") || !strings.Contains(body, `"missingScopes":["deploy:prod"]`) {
+		// The stage decides on the defaulted arguments and the wrapper
+		// answers its denial with the step-up challenge.
+		if strings.Contains(body, "deploy ran") || !strings.Contains(body, `"missingScopes":["deploy:prod"]`) ||
+			resp.StatusCode != http.StatusForbidden || !strings.Contains(resp.Header.Get("WWW-Authenticate"), `scope="deploy:write deploy:prod"`) {
 			t.Errorf("deploy %s without deploy:prod: %d %q %s", args, resp.StatusCode, resp.Header.Get("WWW-Authenticate"), body)
 		}
 	}
@@ -203,9 +204,9 @@ func TestRedTeam21_ApprovedModificationDefaults(t *testing.T) {
 			asker := gatehouse.AskerFunc(func(context.Context, gatehouse.AskRequest) (gatehouse.Answer, error) { return ans, nil })
 			rs := newRT21ServerPolicy(t, `{"type":"object","properties":{"env":{"type":"string","default":"prod"}}}`, askPolicy,
 				&gatehouse.Options{Ask: &gatehouse.AskOptions{Asker: asker}})
-			_, body := rs.post(t, "writer", newHeaders("deploy"), rt21Body("deploy", `{"env":"dev"}`))
-			if rs.runs.Load() != 0 || !strings.Contains(body, `"missingScopes":["deploy:prod"]`) {
-				t.Fatalf("modified call: runs %d, %s", rs.runs.Load(), body)
+			resp, body := rs.post(t, "writer", newHeaders("deploy"), rt21Body("deploy", `{"env":"dev"}`))
+			if rs.runs.Load() != 0 || !strings.Contains(body, `"missingScopes":["deploy:prod"]`) || resp.StatusCode != http.StatusForbidden {
+				t.Fatalf("modified call: runs %d, %d %s", rs.runs.Load(), resp.StatusCode, body)
 			}
 		})
 	}
@@ -245,10 +246,16 @@ func TestRedTeam21_UnreadableSchemaDefaultsDeny(t *testing.T) {
 	if e == nil || runs != 0 || !strings.Contains(fmt.Sprint(e), "input schema") {
 		t.Fatalf("deploy with an unreadable schema: %v, runs %d", e, runs)
 	}
-	// status needs mcp:tools, which no token grants here: refused by scope
-	// (not by the schema), so the schema is not read for it.
+	// status needs mcp:tools, which no token grants here, and has no
+	// argument rules, so the scopes do not read its schema. But the
+	// policy applies the schema's defaults too and cannot: no token could
+	// run the call, so it gets the policy's refusal, not a scope
+	// challenge (TestNoScopeChallengeForACallThatCannotRun).
 	e = rpcErr(c.callTool(2, "status", map[string]any{}))
-	if e == nil || strings.Contains(fmt.Sprint(e), "input schema") || !strings.Contains(fmt.Sprint(e), "mcp:tools") {
+	if e == nil || !strings.Contains(fmt.Sprint(e), "input-schema defaults cannot be applied") || strings.Contains(fmt.Sprint(e), "mcp:tools") {
 		t.Fatalf("status: %v", e)
+	}
+	if runs != 0 {
+		t.Fatalf("runs %d", runs)
 	}
 }

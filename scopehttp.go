@@ -2,18 +2,17 @@ package gatehouse
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
 	"slices"
 	"strings"
+	"sync"
 
-	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/gatehouse-dev/gatehouse/normalize"
 	"github.com/gatehouse-dev/gatehouse/policy"
-	"github.com/gatehouse-dev/gatehouse/scope"
 )
 
 // Streamable-HTTP headers of protocol 2026-07-28 (SEP-2243), as go-sdk
@@ -26,27 +25,33 @@ const (
 )
 
 // ScopeChallenges wraps a streamable-HTTP handler (mcp.NewStreamableHTTPHandler)
-// so that a tools/call of protocol 2026-07-28 whose bearer token lacks a
-// scope the call needs is answered, before go-sdk reads it, with HTTP 403
-// and the MCP authorization step-up challenge:
+// so that a tools/call of protocol 2026-07-28 that the scope stage refuses
+// for a scope its bearer token lacks is answered with HTTP 403 and the MCP
+// authorization step-up challenge:
 //
 //	WWW-Authenticate: Bearer error="insufficient_scope", scope="<every scope the call needs>", resource_metadata="<ScopeOptions.ResourceMetadataURL>"
 //
-// and a JSON-RPC error body of the same shape as the scope stage's. Put it
-// inside go-sdk's auth.RequireBearerToken, which supplies the token:
+// and the stage's JSON-RPC error as the body. Put it inside go-sdk's
+// auth.RequireBearerToken, which supplies the token:
 //
 //	auth.RequireBearerToken(verify, opts)(guard.ScopeChallenges(mcp.NewStreamableHTTPHandler(...)))
 //
-// It reads the body (at most ScopeOptions.MaxBodyBytes) to learn the
-// arguments and gives it back to next unchanged. Requests of older
-// protocol versions, requests whose Mcp-Method or Mcp-Name header does not
-// match the body, batches and bodies over the bound pass through: the
-// scope stage refuses those calls with a JSON-RPC error (the boundary is
-// the stage; this wrapper only adds the HTTP challenge). Without
-// Options.Scopes it returns next. go-sdk v1.8 serves protocol 2026-07-28
-// only on a stateless handler (StreamableHTTPOptions.Stateless); its
-// clients talk older versions to a stateful one and get the JSON-RPC
-// denial.
+// The stage decides, and the wrapper only turns its refusal into the
+// status: the request goes through go-sdk and the guard as any other, and
+// when the stage refuses the call for its scopes (with the input schema's
+// defaults applied, after an approved change of the arguments) the
+// response go-sdk starts is replaced by the challenge. A call the policy
+// refuses anyway, or whose tool the session does not list, gets that
+// refusal and no challenge (see ScopeOptions). The wrapper reads the body
+// (at most ScopeOptions.MaxBodyBytes) for the request's id and gives it
+// back to next unchanged. Requests of older protocol versions, requests
+// whose Mcp-Method or Mcp-Name header does not match the body, batches and
+// bodies over the bound pass through untouched: the stage refuses those
+// calls with a JSON-RPC error. Without Options.Scopes it returns next.
+// go-sdk v1.8 serves protocol 2026-07-28 only on a stateless handler
+// (StreamableHTTPOptions.Stateless), where the guard sees the HTTP
+// request's context; its clients talk older versions to a stateful one
+// and get the JSON-RPC denial.
 func (g *Guard) ScopeChallenges(next http.Handler) http.Handler {
 	if g.o.Scopes == nil {
 		return next
@@ -57,10 +62,15 @@ func (g *Guard) ScopeChallenges(next http.Handler) http.Handler {
 			return
 		}
 		body, whole := readBounded(r, g.o.Scopes.MaxBodyBytes)
-		if whole && g.challenge(w, r, body) {
+		id, ok := callID(body, r.Header.Get(headerName))
+		if !whole || !ok {
+			next.ServeHTTP(w, r)
 			return
 		}
-		next.ServeHTTP(w, r)
+		slot := &challengeSlot{}
+		cw := &challengeWriter{w: w, g: g, slot: slot, id: id}
+		next.ServeHTTP(cw, r.WithContext(context.WithValue(r.Context(), challengeKey{}, slot)))
+		cw.finish()
 	})
 }
 
@@ -86,78 +96,137 @@ func readBounded(r *http.Request, max int64) (body []byte, whole bool) {
 	return buf, err == nil && int64(len(buf)) <= max
 }
 
-// toolsCall is the part of a JSON-RPC request the challenge reads.
+// toolsCall is the part of a JSON-RPC request the wrapper reads.
 type toolsCall struct {
 	ID     json.RawMessage `json:"id"`
 	Method string          `json:"method"`
 	Params *struct {
-		Name      string          `json:"name"`
-		Arguments json.RawMessage `json:"arguments"`
-		Meta      struct {
-			ClientInfo *mcp.Implementation `json:"io.modelcontextprotocol/clientInfo"`
-		} `json:"_meta"`
+		Name string `json:"name"`
 	} `json:"params"`
 }
 
-// challenge answers a scope shortfall with 403 and reports whether it did.
-func (g *Guard) challenge(w http.ResponseWriter, r *http.Request, body []byte) bool {
+// callID is the id of the single tools/call in body for the tool named
+// by the Mcp-Name header; ok is false for anything else (a batch, a
+// notification, a mismatched name), which go-sdk answers or refuses.
+func callID(body []byte, name string) (json.RawMessage, bool) {
 	var m toolsCall
 	if json.Unmarshal(body, &m) != nil || m.Method != policy.MethodToolsCall || m.Params == nil || len(m.ID) == 0 ||
-		m.Params.Name != r.Header.Get(headerName) {
-		return false
+		string(m.ID) == "null" || m.Params.Name != name {
+		return nil, false
 	}
-	var granted []string
-	ti := auth.TokenInfoFromContext(r.Context())
-	if ti != nil {
-		granted = ti.Scopes
+	return m.ID, true
+}
+
+type challengeKey struct{}
+
+// challengeSlot carries the scope stage's denial of the HTTP request's
+// tools/call to ScopeChallenges.
+type challengeSlot struct {
+	mu       sync.Mutex
+	required []string // nil: no scope denial
+	err      error    // the stage's JSON-RPC error
+}
+
+func (s *challengeSlot) set(required []string, err error) {
+	s.mu.Lock()
+	s.required, s.err = required, err
+	s.mu.Unlock()
+}
+
+func (s *challengeSlot) get() ([]string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.required, s.err
+}
+
+// challengeWriter passes go-sdk's response on, unless the scope stage has
+// denied the call by the time the response starts: then it writes the
+// challenge and drops what go-sdk writes.
+type challengeWriter struct {
+	w    http.ResponseWriter
+	g    *Guard
+	slot *challengeSlot
+	id   json.RawMessage
+	mu   sync.Mutex
+	// state: 0 nothing written yet, 1 go-sdk's response, 2 the challenge.
+	state uint8
+}
+
+func (cw *challengeWriter) Header() http.Header { return cw.w.Header() }
+
+// start decides at the response's first status or byte whose it is, and
+// reports whether it is the challenge. cw.mu is held.
+func (cw *challengeWriter) start() bool {
+	if cw.state == 0 {
+		cw.state = 1
+		if required, err := cw.slot.get(); required != nil {
+			cw.state = 2
+			cw.g.writeChallenge(cw.w, cw.id, required, err)
+		}
 	}
-	d, err := g.o.Scopes.Policy.Check(m.Params.Name, m.Params.Arguments, granted)
-	if err != nil || d.Allowed {
-		return false // bad arguments: the decode stage answers -32602
+	return cw.state == 2
+}
+
+func (cw *challengeWriter) WriteHeader(code int) {
+	cw.mu.Lock()
+	defer cw.mu.Unlock()
+	if !cw.start() {
+		cw.w.WriteHeader(code)
 	}
-	tool := normalizeTool(m.Params.Name)
-	dec := scopeDecision(policy.MethodToolsCall, tool, d)
-	ctx := withScopeAudit(r.Context(), d.Required, granted)
-	agent := httpAgent(ti, m.Params.Meta.ClientInfo, g.o.DefaultAgent)
-	if err := g.auditDecision(ctx, g.namedRaw(m.Params.Name, dec), agent, m.Params.Arguments); err != nil {
-		g.log.Error("gatehouse: audit write failed", "method", dec.Method, "error", err)
+}
+
+func (cw *challengeWriter) Write(p []byte) (int, error) {
+	cw.mu.Lock()
+	defer cw.mu.Unlock()
+	if cw.start() {
+		return len(p), nil
 	}
-	g.recordTrust(ctx, agent, dec, true)
-	w.Header().Set("WWW-Authenticate", g.wwwAuthenticate(d))
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Cache-Control", "no-store")
+	return cw.w.Write(p)
+}
+
+// Flush flushes go-sdk's response; before it has started there is nothing
+// to flush, and flushing would send a status.
+func (cw *challengeWriter) Flush() {
+	cw.mu.Lock()
+	defer cw.mu.Unlock()
+	if f, ok := cw.w.(http.Flusher); ok && cw.state != 0 {
+		f.Flush()
+	}
+}
+
+// Unwrap lets http.ResponseController reach the connection (deadlines).
+func (cw *challengeWriter) Unwrap() http.ResponseWriter { return cw.w }
+
+// finish answers a denial to which go-sdk wrote nothing.
+func (cw *challengeWriter) finish() {
+	cw.mu.Lock()
+	defer cw.mu.Unlock()
+	cw.start()
+}
+
+// writeChallenge writes the 403 step-up challenge with the stage's error.
+func (g *Guard) writeChallenge(w http.ResponseWriter, id json.RawMessage, required []string, jerr error) {
+	h := w.Header()
+	h.Del("Connection")
+	h.Set("WWW-Authenticate", g.wwwAuthenticate(required))
+	h.Set("Content-Type", "application/json")
+	h.Set("Cache-Control", "no-store")
 	w.WriteHeader(http.StatusForbidden)
 	resp, _ := json.Marshal(struct {
 		JSONRPC string          `json:"jsonrpc"`
 		ID      json.RawMessage `json:"id"`
 		Error   any             `json:"error"`
-	}{"2.0", m.ID, g.scopeError(dec, m.Params.Name, d)})
+	}{"2.0", id, jerr})
 	w.Write(resp)
-	return true
-}
-
-// httpAgent is the identity the scope stage would give the call (see
-// identity): the token's user, else the client's per-request name
-// (protocol 2026-07-28), else the default.
-func httpAgent(ti *auth.TokenInfo, ci *mcp.Implementation, def string) string {
-	if ti != nil && ti.UserID != "" {
-		return "user:" + bound(ti.UserID)
-	}
-	if ci != nil {
-		if n := normalize.Name(ci.Name); n != "" {
-			return "client:" + bound(n)
-		}
-	}
-	return def
 }
 
 // wwwAuthenticate is the RFC 6750 §3 challenge of MCP authorization's
 // step-up flow. Scopes are RFC 6749 scope-tokens (no '"' or '\') and the
 // URL was checked by New, so quoting is plain.
-func (g *Guard) wwwAuthenticate(d scope.Decision) string {
+func (g *Guard) wwwAuthenticate(required []string) string {
 	var b strings.Builder
 	b.WriteString(`Bearer error="insufficient_scope", scope="`)
-	b.WriteString(strings.Join(d.Required, " "))
+	b.WriteString(strings.Join(required, " "))
 	b.WriteByte('"')
 	if u := g.o.Scopes.ResourceMetadataURL; u != "" {
 		b.WriteString(`, resource_metadata="`)
@@ -165,9 +234,4 @@ func (g *Guard) wwwAuthenticate(d scope.Decision) string {
 		b.WriteByte('"')
 	}
 	return b.String()
-}
-
-// namedRaw is named for a call that has no pipeline call yet.
-func (g *Guard) namedRaw(rawTool string, d policy.Decision) policy.Decision {
-	return g.named(&call{rawTool: rawTool}, d)
 }

@@ -25,8 +25,14 @@ import (
 // Argument rules (scope.When) are checked on the arguments as sent and as
 // the handler receives them: with the tool's input-schema defaults filled
 // in, as go-sdk does for typed tools, so leaving out an argument whose
-// default needs a scope does not avoid it. Such a call is refused by the
-// stage (JSON-RPC), not by ScopeChallenges, which cannot see the schema.
+// default needs a scope does not avoid it.
+//
+// The scope denial (and ScopeChallenges' 403) is only for a call that
+// could run once the token had the scopes: a call the policy refuses
+// anyway, whose tool the session's tools/list lacks, or whose agent is
+// suspended, gets that refusal instead, still from the scope stage, before
+// anything is spent. No client then asks its user to grant a scope for a
+// call that cannot run, and a hidden tool answers as a missing one.
 type ScopeOptions struct {
 	// Policy says which scopes each call needs: scope.Parse, scope.Load or
 	// scope.New. Required.
@@ -96,7 +102,52 @@ func tokenScopes(req mcp.Request) []string {
 // every audit event of the call; a shortfall is refused with the SEP-2643
 // shaped error, also under DenyAsToolResult (the client, not the model,
 // has to act on it).
-func (g *Guard) scopeStage(c *call) *refusal { return g.scopeCheck(c, c.rawArgs) }
+//
+// A shortfall is answered with the challenge only for a call that could
+// run once the token had the scopes: when the policy refuses the call
+// (blocked, a protected path, a tool missing from the session's listing)
+// or the agent is suspended, that refusal is sent instead, so no client
+// asks its user to grant a scope for a call that cannot run, and a tool
+// hidden from the session is not named with its scopes. The token's
+// shortfall still refuses first: nothing is spent.
+func (g *Guard) scopeStage(c *call) *refusal {
+	r := g.scopeCheck(c, c.rawArgs)
+	if r == nil || r.required == nil {
+		return r // allowed, or arguments or a schema the scopes cannot be read on
+	}
+	if other := g.refusedAnyway(c); other != nil {
+		return other
+	}
+	offerChallenge(c, r)
+	return r
+}
+
+// offerChallenge hands a scope denial to ScopeChallenges, when the call
+// came through it, to be answered with HTTP 403.
+func offerChallenge(c *call, r *refusal) {
+	if r == nil || r.required == nil {
+		return
+	}
+	if s, ok := c.ctx.Value(challengeKey{}).(*challengeSlot); ok {
+		s.set(r.required, r.err)
+	}
+}
+
+// refusedAnyway is the refusal a call short of scopes would meet later
+// whatever its token: the policy's (policyDecision) or a suspended
+// agent's. It reads the listing and the trust level and spends nothing.
+func (g *Guard) refusedAnyway(c *call) *refusal {
+	d := g.policyDecision(c)
+	if d.Outcome != policy.Allow && d.Outcome != policy.Ask {
+		return refuse(d)
+	}
+	if g.o.Trust != nil {
+		if td := g.trustGate(c.ctx, d, c.agent, c.rawTool); td.Outcome == policy.Block {
+			return refuse(td)
+		}
+	}
+	return nil
+}
 
 // rescope checks the scopes again on the arguments the handler will
 // receive, after an answer changed them (an Asker's approved
@@ -105,7 +156,9 @@ func (g *Guard) rescope(c *call) *refusal {
 	if g.o.Scopes == nil {
 		return nil
 	}
-	return g.scopeCheck(c, c.req.Params.Arguments)
+	r := g.scopeCheck(c, c.req.Params.Arguments)
+	offerChallenge(c, r)
+	return r
 }
 
 func (g *Guard) scopeCheck(c *call, args json.RawMessage) *refusal {
@@ -122,7 +175,7 @@ func (g *Guard) scopeCheck(c *call, args json.RawMessage) *refusal {
 		return nil
 	}
 	dec := scopeDecision(c.md.Method, c.tool, d)
-	return &refusal{d: dec, err: g.scopeError(dec, c.rawTool, d)}
+	return &refusal{d: dec, err: g.scopeError(dec, c.rawTool, d), required: d.Required}
 }
 
 // precheckScopes refuses a passkey challenge for a call the token's

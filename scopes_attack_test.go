@@ -95,7 +95,7 @@ func TestScopeStageWithoutToken(t *testing.T) {
 		textTool(s, "deploy", func(map[string]any) string { return "deployed" }, &runs)
 	})
 	c := dialRaw(t, ct, "2025-06-18")
-	for i, name := range []string{"status", "deploy", "DEPLOY", " deploy\u200b"} {
+	for i, name := range []string{"status", "deploy"} {
 		e := rpcErr(c.callTool(i, name, map[string]any{"env": "dev"}))
 		if e == nil || e["code"] != json.Number("-32001") {
 			t.Fatalf("%q: %v", name, e)
@@ -103,6 +103,17 @@ func TestScopeStageWithoutToken(t *testing.T) {
 		data, _ := json.Marshal(e["data"])
 		if !strings.Contains(string(data), `"reason":"insufficient_authorization"`) {
 			t.Errorf("%q: data %s", name, data)
+		}
+	}
+	// Another spelling of a tool's name runs nothing whatever the token
+	// (go-sdk dispatches the exact name): it is refused as such (under
+	// DenyAsToolResult, as the model's error), without a scope challenge
+	// that would have a client ask for scopes in vain.
+	for i, name := range []string{"DEPLOY", " deploy\u200b"} {
+		res := c.callTool(10+i, name, map[string]any{"env": "dev"})
+		raw, _ := json.Marshal(res)
+		if r, _ := res["result"].(map[string]any); r["isError"] != true || strings.Contains(string(raw), "insufficient_authorization") || !strings.Contains(resultText(res), "exact name") {
+			t.Errorf("%q: %s", name, raw)
 		}
 	}
 	if runs != 0 {

@@ -116,6 +116,23 @@ func (r *statusRecorder) Flush() {
 
 func newScopeServer(t *testing.T, o *gatehouse.Options) *scopeServer {
 	t.Helper()
+	return newScopeRig(t, scopeRig{opts: o})
+}
+
+// scopeRig varies newScopeServer.
+type scopeRig struct {
+	policy       string                           // the AIP policy; "" is scopePolicy
+	opts         *gatehouse.Options               // as newScopeServer's
+	setup        func(*mcp.Server, *atomic.Int32) // run on the server before the guard is installed (runs counts handler runs)
+	jsonResponse bool                             // StreamableHTTPOptions.JSONResponse: application/json, not SSE
+}
+
+func newScopeRig(t *testing.T, rig scopeRig) *scopeServer {
+	t.Helper()
+	o, src := rig.opts, rig.policy
+	if src == "" {
+		src = scopePolicy
+	}
 	sp, err := scope.Parse([]byte(scopeDoc))
 	if err != nil {
 		t.Fatal(err)
@@ -138,7 +155,7 @@ func newScopeServer(t *testing.T, o *gatehouse.Options) *scopeServer {
 		maxBody = o.Scopes.MaxBodyBytes
 	}
 	o.Scopes = &gatehouse.ScopeOptions{Policy: sp, ResourceMetadataURL: ss.prm, MaxBodyBytes: maxBody}
-	g := mustGuard(t, mustPolicy(t, scopePolicy), o)
+	g := mustGuard(t, mustPolicy(t, src), o)
 	s := mcp.NewServer(&mcp.Implementation{Name: "scoped", Version: "1"}, nil)
 	for _, name := range []string{"deploy", "status", "admin_reset"} {
 		s.AddTool(&mcp.Tool{Name: name, InputSchema: json.RawMessage(`{"type":"object"}`)}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -148,8 +165,11 @@ func newScopeServer(t *testing.T, o *gatehouse.Options) *scopeServer {
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: name + " ran for " + args.Env}}}, nil
 		})
 	}
+	if rig.setup != nil {
+		rig.setup(s, &ss.runs)
+	}
 	g.Install(s)
-	streamable := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{Stateless: true})
+	streamable := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: rig.jsonResponse})
 	protected := auth.RequireBearerToken(ss.as.verify, &auth.RequireBearerTokenOptions{ResourceMetadataURL: ss.prm})(g.ScopeChallenges(streamable))
 	mux.Handle("/mcp", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		rec := &statusRecorder{ResponseWriter: w}

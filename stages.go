@@ -67,14 +67,7 @@ func (g *Guard) rateStage(c *call) *refusal {
 // policyStage evaluates the policy (AIP §4.3, ACP rules), then an ACP
 // rule's own rate limit (ACP §5.2: after matching).
 func (g *Guard) policyStage(c *call) *refusal {
-	req := policy.Request{Method: c.method, Tool: c.rawTool, Args: c.args, Server: g.o.ServerName, Now: g.now()}
-	if pa, ok := g.o.PathArgs[c.rawTool]; ok {
-		req.Paths = &pa
-	}
-	d := g.annotationDefault(c, g.p.Evaluate(req))
-	if d.Outcome == policy.Allow || d.Outcome == policy.Ask {
-		d = g.defaultedPolicy(c, req, d)
-	}
+	d := g.policyDecision(c)
 	if d.Outcome != policy.Allow && d.Outcome != policy.Ask {
 		return refuse(d)
 	}
@@ -115,6 +108,22 @@ func (g *Guard) budgetStage(c *call) *refusal {
 		return refuse(limitDecision(c.md.Method, c.tool, err))
 	}
 	return nil
+}
+
+// policyDecision is the policy's decision on the call: on the arguments
+// as sent and as the handler receives them, with AnnotationDefaults; a
+// tool missing from the session's listing is refused (unlisted). It
+// spends and records nothing, so the scope stage can ask it too.
+func (g *Guard) policyDecision(c *call) policy.Decision {
+	req := policy.Request{Method: c.method, Tool: c.rawTool, Args: c.args, Server: g.o.ServerName, Now: g.now()}
+	if pa, ok := g.o.PathArgs[c.rawTool]; ok {
+		req.Paths = &pa
+	}
+	d := g.annotationDefault(c, g.p.Evaluate(req))
+	if d.Outcome == policy.Allow || d.Outcome == policy.Ask {
+		d = g.defaultedPolicy(c, req, d)
+	}
+	return d
 }
 
 // evaluateCall is the policy decision on a tool call, with the guard's
