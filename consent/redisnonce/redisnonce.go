@@ -16,8 +16,11 @@
 // have begun before it (valid_until earlier than marker + MaxValidity) is
 // refused with [ErrDataLost]: it may have been used before the loss. Only
 // durations on each clock are compared (time left on the caller's clock,
-// window left on the server's), so clock skew does not matter. Set
-// MaxValidity to at least the askers' ApprovalTTL. Options.AcceptDataLoss
+// window left on the server's), so skew between a replica and Redis does
+// not matter. Skew between the replica that asked (which set valid_until)
+// and the one that verifies does: an asker ahead by s makes an approval
+// look s younger. Use [Clock] on every replica. Set MaxValidity to at
+// least the askers' ApprovalTTL. Options.AcceptDataLoss
 // turns the check off (needed for Cluster and Ring clients, whose keys one
 // marker cannot cover).
 //
