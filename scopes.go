@@ -136,7 +136,15 @@ func offerChallenge(c *call, r *refusal) {
 // refusedAnyway is the refusal a call short of scopes would meet later
 // whatever its token: the policy's (policyDecision) or a suspended
 // agent's. It reads the listing and the trust level and spends nothing.
+// That work is what a call with the scopes does only once it holds an
+// in-flight slot (a tools/list walk, for a name the server lacks a
+// refresh of the tool index), so it takes the slot first: the caps bound
+// calls short of scopes too (the pipeline's undo releases it), and one
+// over a cap is refused as a call with the scopes would be.
 func (g *Guard) refusedAnyway(c *call) *refusal {
+	if r := g.inflightStage(c); r != nil {
+		return r
+	}
 	d := g.policyDecision(c)
 	if d.Outcome != policy.Allow && d.Outcome != policy.Ask {
 		return refuse(d)
