@@ -16,6 +16,7 @@ import (
 	"github.com/gatehouse-dev/gatehouse"
 	"github.com/gatehouse-dev/gatehouse/ratelimit"
 	"github.com/gatehouse-dev/gatehouse/scope"
+	"github.com/gatehouse-dev/gatehouse/trust"
 )
 
 // hideUnlessAdmin hides name from tools/list unless the request's token
@@ -205,4 +206,70 @@ func withData(err error) error {
 		return fmt.Errorf("%d %s %s", je.Code, je.Message, je.Data)
 	}
 	return err
+}
+
+// TestRedTeamScopeMask_ObserverAndAuditOfMaskedRefusals: a call short of
+// scopes that is refused anyway is audited once, with the refusal sent
+// (not the scope denial), and reported to the Observer once, by the
+// stage whose refusal it is ("policy", "trust") as a call with the
+// scopes is: a dashboard of scope denials must not count protected-path
+// attempts, unlisted tools or suspended agents. The scope denial itself
+// is still reported by "scope". On 611d637 every masked refusal was
+// reported with Stage "scope".
+func TestRedTeamScopeMask_ObserverAndAuditOfMaskedRefusals(t *testing.T) {
+	store, err := trust.NewMemoryStore(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := &recorder{}
+	ss := hiddenRig(t, &gatehouse.Options{Observer: rec, Trust: &gatehouse.TrustOptions{Store: store}}, false)
+	cases := []struct {
+		name      string
+		scopes    []string
+		tool      string
+		args      map[string]any
+		suspended bool
+		outcome   string // Observer outcome/stage
+		decision  string // the audit event's decision and failed rule
+	}{
+		{"protected path", []string{"mcp:tools"}, "deploy", map[string]any{"env": "dev", "file": "~/.ssh/id_rsa"}, false, "PROTECTED_PATH/policy", `"error_code":-32007`},
+		{"tool the policy does not allow", []string{"mcp:tools"}, "admin_reset", map[string]any{}, false, "BLOCK/policy", `"decision":"BLOCK"`},
+		{"tool hidden from the session", nil, "secret_op", map[string]any{}, false, "BLOCK/policy", `"decision":"BLOCK"`},
+		{"suspended agent", []string{"mcp:tools"}, "deploy", map[string]any{"env": "dev"}, true, "BLOCK/trust", `"decision":"BLOCK"`},
+		{"near miss: scope short", []string{"mcp:tools"}, "deploy", map[string]any{"env": "dev"}, false, "BLOCK/scope", `"failed_rule":"scope"`},
+	}
+	for _, c := range cases {
+		level := trust.Untrusted
+		if c.suspended {
+			level = trust.Suspended
+		}
+		if err := store.Set(context.Background(), "user:alice", level); err != nil {
+			t.Fatal(err)
+		}
+		rec.mu.Lock()
+		rec.decisions = nil
+		rec.mu.Unlock()
+		before := strings.Count(ss.log.String(), `"method":"tools/call"`)
+		resp, body := ss.post(t, ss.as.issue(c.scopes...), newHeaders(c.tool), newCallBody(c.tool, c.args))
+		log := ss.log.String()
+		events := strings.Split(strings.TrimSpace(log), "\n")
+		last := events[len(events)-1]
+		if n := strings.Count(log, `"method":"tools/call"`) - before; n != 1 || !strings.Contains(last, c.decision) {
+			t.Errorf("%s: %d audit events, the last %s; want one with %s", c.name, n, last, c.decision)
+		}
+		rec.mu.Lock()
+		var got []string
+		for _, d := range rec.decisions {
+			if d.Method == "tools/call" {
+				got = append(got, d.Outcome+"/"+d.Stage)
+			}
+		}
+		rec.mu.Unlock()
+		if len(got) != 1 || got[0] != c.outcome {
+			t.Errorf("%s: Observer decisions %v, want [%s] (%d %s)", c.name, got, c.outcome, resp.StatusCode, body)
+		}
+	}
+	if n := ss.runs.Load(); n != 0 {
+		t.Fatalf("tools ran %d times", n)
+	}
 }

@@ -143,15 +143,16 @@ func offerChallenge(c *call, r *refusal) {
 // over a cap is refused as a call with the scopes would be.
 func (g *Guard) refusedAnyway(c *call) *refusal {
 	if r := g.inflightStage(c); r != nil {
+		r.stage = "inflight"
 		return r
 	}
 	d := g.policyDecision(c)
 	if d.Outcome != policy.Allow && d.Outcome != policy.Ask {
-		return refuse(d)
+		return &refusal{d: d, stage: "policy"}
 	}
 	if g.o.Trust != nil {
 		if td := g.trustGate(c.ctx, d, c.agent, c.rawTool); td.Outcome == policy.Block {
-			return refuse(td)
+			return &refusal{d: td, stage: "trust"}
 		}
 	}
 	return nil
