@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -271,5 +272,95 @@ func TestRedTeamScopeMask_ObserverAndAuditOfMaskedRefusals(t *testing.T) {
 	}
 	if n := ss.runs.Load(); n != 0 {
 		t.Fatalf("tools ran %d times", n)
+	}
+}
+
+// TestRedTeamScopeMask_NoMoreThanAScopedClientLearns: the masking sends
+// a call short of scopes the refusal a call with every scope gets, so it
+// tells such a client nothing a client with the scopes does not learn:
+// for each call refused anyway, the answer to a token without scopes is
+// byte for byte the answer to a token with them. That includes a tool the
+// server hides from this caller but listed to another (so the guard
+// pinned it): it answers -32013 (pinned, not listed) where a tool the
+// server lacks answers -32603, to both tokens alike (pinning tells them
+// apart by design, pinstage.go notListed); before 611d637 a token without
+// scopes got the scope denial for both. Other spellings of a listed tool
+// name it (-32602) to both. Near miss: the allowed call differs (the
+// challenge, then the run).
+func TestRedTeamScopeMask_NoMoreThanAScopedClientLearns(t *testing.T) {
+	ss := newScopeRig(t, scopeRig{policy: hiddenPolicy, setup: func(s *mcp.Server, runs *atomic.Int32) {
+		s.AddTool(&mcp.Tool{Name: "secret_op", InputSchema: json.RawMessage(`{"type":"object"}`)}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			runs.Add(1)
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "secret_op ran"}}}, nil
+		})
+		hideUnlessAdmin(s, "secret_op")
+	}})
+	// A session whose token has admin lists secret_op: the guard pins it.
+	if resp, body := ss.post(t, ss.as.issue("mcp:tools", "admin"), newHeaders("status"), newCallBody("status", map[string]any{})); resp.StatusCode != http.StatusOK {
+		t.Fatalf("admin's status: %d %s", resp.StatusCode, body)
+	}
+	full := []string{"mcp:tools", "deploy:write", "deploy:prod"}
+	cases := []struct {
+		name  string
+		short []string
+		tool  string
+		args  map[string]any
+		want  string
+	}{
+		{"pinned tool hidden from this caller", nil, "secret_op", map[string]any{}, "-32013"},
+		{"no such tool", nil, "ghost_op", map[string]any{}, "-32603"},
+		{"tool the policy does not allow", nil, "admin_reset", map[string]any{}, "-32001"},
+		{"protected path", []string{"mcp:tools"}, "deploy", map[string]any{"env": "dev", "file": "~/.ssh/config"}, "-32007"},
+		{"another spelling of a listed tool", nil, "DEPLOY", map[string]any{"env": "dev"}, "-32602"},
+		{"another spelling of the pinned hidden tool", nil, "Secret_Op", map[string]any{}, "-32013"}, // pins are by normalized name
+	}
+	for _, c := range cases {
+		resp1, short := ss.post(t, ss.as.issue(c.short...), newHeaders(c.tool), newCallBody(c.tool, c.args))
+		resp2, scoped := ss.post(t, ss.as.issue(full...), newHeaders(c.tool), newCallBody(c.tool, c.args))
+		if leak := scopeLeak(resp1, short); leak != "" || short != scoped || resp1.StatusCode != resp2.StatusCode || !strings.Contains(short, c.want) {
+			t.Errorf("%s: without scopes %d %s (%s)\nwith them %d %s; want both %s", c.name, resp1.StatusCode, short, leak, resp2.StatusCode, scoped, c.want)
+		}
+	}
+	resp, body := ss.post(t, ss.as.issue("mcp:tools"), newHeaders("deploy"), newCallBody("deploy", map[string]any{"env": "dev"}))
+	if resp.StatusCode != http.StatusForbidden {
+		t.Errorf("near miss, scope short: %d %s", resp.StatusCode, body)
+	}
+	if resp, body := ss.post(t, ss.as.issue(full...), newHeaders("deploy"), newCallBody("deploy", map[string]any{"env": "dev"})); !strings.Contains(body, "deploy ran") {
+		t.Errorf("near miss, scoped: %d %s", resp.StatusCode, body)
+	}
+	if n := ss.runs.Load(); n != 2 {
+		t.Fatalf("tools ran %d times, want 2 (admin's status, the scoped deploy)", n)
+	}
+}
+
+// TestRedTeamScopeMask_ChallengeEchoesGoSDKsID: the 403 challenge stands
+// in for go-sdk's response, so it carries the id go-sdk's response would:
+// go-sdk reads an id as an int64 or a string (1e0 and 7.0 answer as 1 and
+// 7, 1.5 as 1, 2^53+1 as 2^53, "\u0041" as "A"). On 611d637 the challenge
+// echoed the request's bytes, an id go-sdk would never answer with, so a
+// client matching responses by go-sdk's ids (or by value after its own
+// decoding) could not pair the challenge with its request. Near misses:
+// plain ids; ids go-sdk refuses (an array, an object, true) get go-sdk's
+// 400 and no challenge.
+func TestRedTeamScopeMask_ChallengeEchoesGoSDKsID(t *testing.T) {
+	ss := newScopeRig(t, scopeRig{})
+	for _, id := range []string{`7`, `"x"`, `0`, `-1`, `1e0`, `7.0`, `1.5`, `9007199254740993`, `"\u0041"`, `[1]`, `{}`, `true`} {
+		body := strings.Replace(newCallBody("deploy", map[string]any{"env": "dev"}), `"id":7`, `"id":`+id, 1)
+		short, shortBody := ss.post(t, ss.as.issue("mcp:tools"), newHeaders("deploy"), body)
+		scoped, scopedBody := ss.post(t, ss.as.issue("mcp:tools", "deploy:write"), newHeaders("deploy"), body)
+		if scoped.StatusCode != http.StatusOK {
+			if short.StatusCode != scoped.StatusCode || short.Header.Get("WWW-Authenticate") != "" {
+				t.Errorf("id %s: %d %s, want go-sdk's %d %s", id, short.StatusCode, shortBody, scoped.StatusCode, scopedBody)
+			}
+			continue
+		}
+		var a, b struct{ ID json.RawMessage }
+		if json.Unmarshal([]byte(shortBody), &a) != nil || json.Unmarshal([]byte(scopedBody), &b) != nil || short.StatusCode != http.StatusForbidden ||
+			string(a.ID) != string(b.ID) {
+			t.Errorf("id %s: the challenge (%d) answers id %s, go-sdk answers %s", id, short.StatusCode, a.ID, b.ID)
+		}
+	}
+	if n := ss.runs.Load(); n != 9 {
+		t.Fatalf("tools ran %d times, want 9 (the scoped calls go-sdk reads)", n)
 	}
 }
