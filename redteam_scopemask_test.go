@@ -15,6 +15,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/gatehouse-dev/gatehouse"
+	"github.com/gatehouse-dev/gatehouse/approval"
+	"github.com/gatehouse-dev/gatehouse/approval/approvalmcp"
 	"github.com/gatehouse-dev/gatehouse/ratelimit"
 	"github.com/gatehouse-dev/gatehouse/scope"
 	"github.com/gatehouse-dev/gatehouse/trust"
@@ -362,5 +364,136 @@ func TestRedTeamScopeMask_ChallengeEchoesGoSDKsID(t *testing.T) {
 	}
 	if n := ss.runs.Load(); n != 9 {
 		t.Fatalf("tools ran %d times, want 9 (the scoped calls go-sdk reads)", n)
+	}
+}
+
+const challengeMaskPolicy = `apiVersion: aip.io/v1alpha1
+kind: AgentPolicy
+metadata: {name: challenge-mask}
+spec:
+  allowed_tools: [delete_file, echo, ghost_op]
+`
+
+// TestRedTeamScopeMask_PasskeyChallengeMasksToo: approval/challenge/create
+// asks a passkey for a call, and is refused, as that call's tools/call
+// is, when the call cannot run (precheckChallenge, pinChallenge). 611d637
+// masked the scope denial of tools/call only: a challenge for a tool the
+// server hides from the session, or by a suspended agent, was still
+// refused with the scope denial (No approval ... the access token lacks
+// the OAuth scope(s) mcp:tools ...), so a client was asked to step up for
+// an approval that could never be issued, and a hidden tool was named
+// with its scopes where a missing one was not listed. Now the listing and
+// the trust level are checked before the scopes: the hidden tool answers
+// as the missing one, the suspended agent as suspended (and a suspended
+// agent with the scopes is not prompted either). Near miss: a listed tool
+// of an agent not suspended still gets the scope denial.
+func TestRedTeamScopeMask_PasskeyChallengeMasksToo(t *testing.T) {
+	sp, err := scope.Parse([]byte(scopeDoc)) // default: mcp:tools, which no in-memory call has
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, suspended := range []bool{false, true} {
+		t.Run(fmt.Sprintf("suspended=%v", suspended), func(t *testing.T) {
+			_, srv := newApprovalServer(t, nil)
+			def := trust.Untrusted
+			if suspended {
+				def = trust.Suspended
+			}
+			store, err := trust.NewMemoryStore(&trust.MemoryOptions{Default: def})
+			if err != nil {
+				t.Fatal(err)
+			}
+			g := mustGuard(t, mustPolicy(t, challengeMaskPolicy), &gatehouse.Options{Approval: &gatehouse.ApprovalOptions{Server: srv, ForUnauthenticated: true},
+				Scopes: &gatehouse.ScopeOptions{Policy: sp}, Trust: &gatehouse.TrustOptions{Store: store}})
+			var runs atomic.Int32
+			ct := serve(t, g, func(s *mcp.Server) {
+				for _, name := range []string{"delete_file", "echo"} {
+					tool := &mcp.Tool{Name: name}
+					if err := srv.Require(tool, approval.ToolPolicy{}); err != nil {
+						t.Fatal(err)
+					}
+					mcp.AddTool(s, tool, func(context.Context, *mcp.CallToolRequest, map[string]any) (*mcp.CallToolResult, any, error) {
+						runs.Add(1)
+						return &mcp.CallToolResult{}, nil, nil
+					})
+				}
+				hideFromListing(s, "echo")
+			})
+			ac, cs, prompts := approvalClient(t, ct)
+			ctx := context.Background()
+			if _, err := ac.Enroll(ctx, cs); err != nil {
+				t.Fatal(err)
+			}
+			challenge := func(tool string) string {
+				_, err := mcp.CallCustomMethod[*approvalmcp.ChallengeParams, *approvalmcp.ChallengeResult](ctx, cs, approval.MethodChallengeCreate,
+					&approvalmcp.ChallengeParams{ChallengeParams: approval.ChallengeParams{ToolName: tool, Arguments: json.RawMessage(`{}`)}})
+				if err == nil {
+					return "issued"
+				}
+				return withData(err).Error()
+			}
+			hidden, missing, listed := challenge("echo"), challenge("ghost_op"), challenge("delete_file")
+			if strings.Contains(hidden, "mcp:tools") || strings.ReplaceAll(hidden, "echo", "TOOL") != strings.ReplaceAll(missing, "ghost_op", "TOOL") {
+				t.Errorf("a challenge for a hidden tool answers otherwise than for a missing one:\nhidden  %s\nmissing %s", hidden, missing)
+			}
+			if suspended {
+				if !strings.Contains(listed, "suspended") || strings.Contains(listed, "mcp:tools") {
+					t.Errorf("a suspended agent's challenge: %s, want the suspension, no scope", listed)
+				}
+			} else if !strings.Contains(listed, "mcp:tools") {
+				t.Errorf("near miss, a listed tool: %s, want the scope denial", listed)
+			}
+			if n := len(prompts.Prompts()); n != 0 || runs.Load() != 0 {
+				t.Errorf("prompted %d times, ran %d", n, runs.Load())
+			}
+		})
+	}
+}
+
+// TestRedTeamScopeMask_NoPasskeyPromptForASuspendedAgent: a suspended
+// agent whose token has every scope the call needs (here: no scope is
+// needed) asks for a passkey challenge: it is refused as suspended, and
+// the user is not prompted to approve a call the trust gate refuses. On
+// 611d637 (and before) the challenge was issued. Near miss: an agent not
+// suspended gets its challenge.
+func TestRedTeamScopeMask_NoPasskeyPromptForASuspendedAgent(t *testing.T) {
+	sp, err := scope.New(scope.Config{}) // no scope needed
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, suspended := range []bool{true, false} {
+		_, srv := newApprovalServer(t, nil)
+		def := trust.Untrusted
+		if suspended {
+			def = trust.Suspended
+		}
+		store, err := trust.NewMemoryStore(&trust.MemoryOptions{Default: def})
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := mustGuard(t, mustPolicy(t, challengeMaskPolicy), &gatehouse.Options{Approval: &gatehouse.ApprovalOptions{Server: srv, ForUnauthenticated: true},
+			Scopes: &gatehouse.ScopeOptions{Policy: sp}, Trust: &gatehouse.TrustOptions{Store: store}})
+		ct := serve(t, g, func(s *mcp.Server) {
+			tool := &mcp.Tool{Name: "delete_file"}
+			if err := srv.Require(tool, approval.ToolPolicy{}); err != nil {
+				t.Fatal(err)
+			}
+			mcp.AddTool(s, tool, func(context.Context, *mcp.CallToolRequest, map[string]any) (*mcp.CallToolResult, any, error) {
+				return &mcp.CallToolResult{}, nil, nil
+			})
+		})
+		ac, cs, _ := approvalClient(t, ct)
+		ctx := context.Background()
+		if _, err := ac.Enroll(ctx, cs); err != nil {
+			t.Fatal(err)
+		}
+		_, err = mcp.CallCustomMethod[*approvalmcp.ChallengeParams, *approvalmcp.ChallengeResult](ctx, cs, approval.MethodChallengeCreate,
+			&approvalmcp.ChallengeParams{ChallengeParams: approval.ChallengeParams{ToolName: "delete_file", Arguments: json.RawMessage(`{}`)}})
+		switch {
+		case suspended && (err == nil || !strings.Contains(withData(err).Error(), "suspended")):
+			t.Errorf("a suspended agent's challenge: %v, want it refused as suspended", withData(err))
+		case !suspended && err != nil:
+			t.Errorf("near miss, an agent not suspended: %v", withData(err))
+		}
 	}
 }

@@ -187,6 +187,30 @@ func (g *Guard) scopeCheck(c *call, args json.RawMessage) *refusal {
 	return &refusal{d: dec, err: g.scopeError(dec, c.rawTool, d), required: d.Required}
 }
 
+// precheckChallengeAgent refuses approval/challenge/create, after the
+// policy's and the listing's prechecks (precheckChallenge, pinChallenge),
+// for a call of a suspended agent, then for one the token's scopes
+// refuse: the scope stage's order (refusedAnyway), so a challenge that
+// could not be issued whatever the token gets that refusal, not a scope
+// denial, and no user approves a call the trust gate refuses.
+func (g *Guard) precheckChallengeAgent(ctx context.Context, md policy.Decision, req mcp.Request, agent string) policy.Decision {
+	if g.o.Approval == nil || md.Outcome != policy.Allow || md.Method != methodChallengeCreate {
+		return md
+	}
+	tool, raw, ok := g.o.Approval.Server.ChallengedCall(req)
+	if !ok {
+		return md // the approver answers malformed params itself
+	}
+	if g.o.Trust != nil {
+		allow := policy.Decision{Outcome: policy.Allow, Method: md.Method, Tool: normalizeTool(tool)}
+		if td := g.trustGate(ctx, allow, agent, tool); td.Outcome == policy.Block {
+			td.Reason = "No approval is asked for a call that cannot run: " + td.Reason
+			return td
+		}
+	}
+	return g.precheckScopes(md, tool, raw, req)
+}
+
 // precheckScopes refuses a passkey challenge for a call the token's
 // scopes refuse, as precheckChallenge does for the policy: the user is
 // never asked to approve a call that cannot run.
