@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -494,6 +495,46 @@ func TestRedTeamScopeMask_NoPasskeyPromptForASuspendedAgent(t *testing.T) {
 			t.Errorf("a suspended agent's challenge: %v, want it refused as suspended", withData(err))
 		case !suspended && err != nil:
 			t.Errorf("near miss, an agent not suspended: %v", withData(err))
+		}
+	}
+}
+
+// TestRedTeamScopeMask_ChallengesDoNotCrossRequests: the challenge slot is
+// the HTTP request's own: under concurrent calls through one stateless
+// handler, each scope-short call (and only it) is answered 403 and never
+// runs, and each call with the scopes runs and is answered 200 with its
+// own result, in both of go-sdk's response modes (run with -race).
+func TestRedTeamScopeMask_ChallengesDoNotCrossRequests(t *testing.T) {
+	for _, jsonResponse := range []bool{false, true} {
+		ss := newScopeRig(t, scopeRig{jsonResponse: jsonResponse})
+		short, full := ss.as.issue("mcp:tools"), ss.as.issue("mcp:tools", "deploy:write")
+		const n = 24
+		var wg sync.WaitGroup
+		errs := make(chan string, n)
+		for i := range n {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				env := fmt.Sprintf("env%d", i)
+				tok := full
+				if i%2 == 1 {
+					tok = short
+				}
+				resp, body := ss.post(t, tok, newHeaders("deploy"), newCallBody("deploy", map[string]any{"env": env}))
+				ran := strings.Contains(body, "deploy ran for "+env+`"`)
+				if i%2 == 1 && (resp.StatusCode != http.StatusForbidden || strings.Contains(body, "deploy ran")) ||
+					i%2 == 0 && (resp.StatusCode != http.StatusOK || !ran) {
+					errs <- fmt.Sprintf("call %d: %d %s", i, resp.StatusCode, body)
+				}
+			}()
+		}
+		wg.Wait()
+		close(errs)
+		for e := range errs {
+			t.Errorf("JSONResponse=%v: %s", jsonResponse, e)
+		}
+		if got := ss.runs.Load(); got != n/2 {
+			t.Errorf("JSONResponse=%v: %d runs, want %d", jsonResponse, got, n/2)
 		}
 	}
 }
