@@ -538,3 +538,63 @@ func TestRedTeamScopeMask_ChallengesDoNotCrossRequests(t *testing.T) {
 		}
 	}
 }
+
+// TestRedTeamScopeMask_ScopeShortCallsLeaveToolCapsAlone: the in-flight
+// slot a call short of scopes holds while it is decided counts against
+// its agent and the total, and against one per-tool count all such calls
+// share, never against the tool's own cap: a token short of deploy's
+// scopes cannot fill deploy's cap and so refuse the calls that have
+// them. With PerTool 1, alice's deploy (her token lacks deploy:write) is
+// held inside the listing refusedAnyway reads; bob's deploy, whose token
+// has the scope, still runs. Fails with the slot taken under the tool's
+// name (the first fix of this red team). Near miss: alice's call is then
+// refused with the scope denial.
+func TestRedTeamScopeMask_ScopeShortCallsLeaveToolCapsAlone(t *testing.T) {
+	sp, err := scope.New(scope.Config{Tools: []scope.Tool{{Name: "deploy", Requirement: scope.Requirement{All: []string{"deploy:write"}}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := mustGuard(t, mustPolicy(t, hiddenPolicy), &gatehouse.Options{DLP: &gatehouse.DLPOptions{Off: true}, Scopes: &gatehouse.ScopeOptions{Policy: sp},
+		Limits: &gatehouse.LimitOptions{InFlight: &ratelimit.InFlightOptions{PerTool: 1}}})
+	list := &mcp.ListToolsResult{Tools: []*mcp.Tool{{Name: "deploy", InputSchema: json.RawMessage(`{"type":"object"}`)}}}
+	var armed atomic.Bool
+	entered, release := make(chan struct{}), make(chan struct{})
+	var runs atomic.Int32
+	next := func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if method == "tools/list" {
+			if armed.CompareAndSwap(true, false) {
+				close(entered)
+				<-release
+			}
+			return list, nil
+		}
+		runs.Add(1)
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "deployed"}}}, nil
+	}
+	st, _ := mcp.NewInMemoryTransports()
+	ss, err := mcp.NewServer(&mcp.Implementation{Name: "s", Version: "1"}, nil).Connect(context.Background(), st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ss.Close()
+	recv, _ := g.Middleware()
+	h := recv(next)
+	call := func(user string, scopes ...string) (mcp.Result, error) {
+		return h(context.Background(), "tools/call", &mcp.CallToolRequest{Session: ss, Params: &mcp.CallToolParamsRaw{Name: "deploy", Arguments: json.RawMessage(`{}`)},
+			Extra: &mcp.RequestExtra{TokenInfo: &auth.TokenInfo{UserID: user, Scopes: scopes}}})
+	}
+	armed.Store(true)
+	held := make(chan error, 1)
+	go func() {
+		_, err := call("alice")
+		held <- withData(err)
+	}()
+	<-entered // alice's call is being decided, holding its slot
+	if res, err := call("bob", "deploy:write"); err != nil || runs.Load() != 1 {
+		t.Errorf("bob's call with the scope while alice's call short of it is decided: %v %v, runs %d", res, withData(err), runs.Load())
+	}
+	close(release)
+	if err := <-held; err == nil || !strings.Contains(err.Error(), "deploy:write") {
+		t.Errorf("alice's call: %v, want the scope denial", err)
+	}
+}

@@ -133,19 +133,26 @@ func offerChallenge(c *call, r *refusal) {
 	}
 }
 
+// scopeShortPool is the in-flight "tool" of every call short of scopes
+// while refusedAnyway decides it (no tool's normalized name has a NUL).
+const scopeShortPool = "\x00scope-short"
+
 // refusedAnyway is the refusal a call short of scopes would meet later
 // whatever its token: the policy's (policyDecision) or a suspended
 // agent's. It reads the listing and the trust level and spends nothing.
 // That work is what a call with the scopes does only once it holds an
 // in-flight slot (a tools/list walk, for a name the server lacks a
-// refresh of the tool index), so it takes the slot first: the caps bound
-// calls short of scopes too (the pipeline's undo releases it), and one
-// over a cap is refused as a call with the scopes would be.
+// refresh of the tool index), so it takes one first: the per-agent and
+// total caps bound calls short of scopes too (the pipeline's undo
+// releases the slot). They share one per-tool count (scopeShortPool),
+// not the tool's own: a token short of a tool's scopes cannot fill that
+// tool's cap for the calls that have them.
 func (g *Guard) refusedAnyway(c *call) *refusal {
-	if r := g.inflightStage(c); r != nil {
-		r.stage = "inflight"
-		return r
+	release, err := g.flight.Acquire(c.agent, scopeShortPool)
+	if err != nil {
+		return &refusal{d: capacityDecision(c.md.Method, c.tool, err), stage: "inflight"}
 	}
+	c.release = release
 	d := g.policyDecision(c)
 	if d.Outcome != policy.Allow && d.Outcome != policy.Ask {
 		return &refusal{d: d, stage: "policy"}
