@@ -547,8 +547,9 @@ func TestRedTeamScopeMask_ChallengesDoNotCrossRequests(t *testing.T) {
 // them. With PerTool 1, alice's deploy (her token lacks deploy:write) is
 // held inside the listing refusedAnyway reads; bob's deploy, whose token
 // has the scope, still runs. Fails with the slot taken under the tool's
-// name (the first fix of this red team). Near miss: alice's call is then
-// refused with the scope denial.
+// name (the first fix of this red team). A third token short of the
+// scope meanwhile is refused for load, the reason naming the shared
+// count. Near miss: alice's call is then refused with the scope denial.
 func TestRedTeamScopeMask_ScopeShortCallsLeaveToolCapsAlone(t *testing.T) {
 	sp, err := scope.New(scope.Config{Tools: []scope.Tool{{Name: "deploy", Requirement: scope.Requirement{All: []string{"deploy:write"}}}}})
 	if err != nil {
@@ -592,6 +593,11 @@ func TestRedTeamScopeMask_ScopeShortCallsLeaveToolCapsAlone(t *testing.T) {
 	<-entered // alice's call is being decided, holding its slot
 	if res, err := call("bob", "deploy:write"); err != nil || runs.Load() != 1 {
 		t.Errorf("bob's call with the scope while alice's call short of it is decided: %v %v, runs %d", res, withData(err), runs.Load())
+	}
+	// The shared count is full (PerTool 1): carol's call short of the
+	// scope is refused for load, naming the shared cap.
+	if _, err := call("carol"); err == nil || !strings.Contains(withData(err).Error(), "calls in flight whose tokens lack a scope") {
+		t.Errorf("carol's call short of the scope over the shared cap: %v", withData(err))
 	}
 	close(release)
 	if err := <-held; err == nil || !strings.Contains(err.Error(), "deploy:write") {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/gatehouse-dev/gatehouse/audit"
 	"github.com/gatehouse-dev/gatehouse/policy"
+	"github.com/gatehouse-dev/gatehouse/ratelimit"
 	"github.com/gatehouse-dev/gatehouse/scope"
 )
 
@@ -149,6 +150,11 @@ const scopeShortPool = "\x00scope-short"
 // tool's cap for the calls that have them.
 func (g *Guard) refusedAnyway(c *call) *refusal {
 	release, err := g.flight.Acquire(c.agent, scopeShortPool)
+	if ce := (*ratelimit.CapacityError)(nil); errors.As(err, &ce) && ce.Cap == "InFlightOptions.PerTool" {
+		pooled := *ce
+		pooled.What = "calls in flight whose tokens lack a scope they need"
+		err = &pooled
+	}
 	if err != nil {
 		return &refusal{d: capacityDecision(c.md.Method, c.tool, err), stage: "inflight"}
 	}
