@@ -604,3 +604,99 @@ func TestRedTeamScopeMask_ScopeShortCallsLeaveToolCapsAlone(t *testing.T) {
 		t.Errorf("alice's call: %v, want the scope denial", err)
 	}
 }
+
+const askMaskPolicy = `apiVersion: aip.io/v1alpha1
+kind: AgentPolicy
+metadata: {name: ask-mask}
+spec:
+  allowed_tools: [status]
+  tool_rules:
+    - tool: deploy
+      action: ask
+`
+
+// TestRedTeamScopeMask_NoStepUpForAnAskNoOneCanAnswer: an ask with no
+// Asker, no passkey, no grant offered, from a client that cannot elicit,
+// is refused whatever the token (answerStage: -32004, no approver). On
+// 611d637 a token short of the call's scopes got the 403 step-up for it:
+// the user granted deploy:write (which the token then keeps) only to see
+// the call refused. Now it gets the refusal a token with the scopes gets,
+// byte for byte. Near misses, still challenged: the same call with an
+// Asker configured, and from a client that can elicit (the guard does
+// not list the tools again to learn whether AddTool registered it).
+func TestRedTeamScopeMask_NoStepUpForAnAskNoOneCanAnswer(t *testing.T) {
+	ss := newScopeRig(t, scopeRig{policy: askMaskPolicy})
+	call := func(ss *scopeServer, tok, body string) (*http.Response, string) {
+		return ss.post(t, tok, newHeaders("deploy"), body)
+	}
+	plain := newCallBody("deploy", map[string]any{"env": "dev"})
+	resp1, short := call(ss, ss.as.issue("mcp:tools"), plain)
+	resp2, scoped := call(ss, ss.as.issue("mcp:tools", "deploy:write"), plain)
+	if leak := scopeLeak(resp1, short); leak != "" || short != scoped || !strings.Contains(short, "no approver is configured") {
+		t.Errorf("an ask no one can answer: without the scope %d %s (%s)\nwith it %d %s", resp1.StatusCode, short, leak, resp2.StatusCode, scoped)
+	}
+	asking := newScopeRig(t, scopeRig{policy: askMaskPolicy, opts: &gatehouse.Options{Ask: &gatehouse.AskOptions{Asker: gatehouse.AskerFunc(
+		func(context.Context, gatehouse.AskRequest) (gatehouse.Answer, error) { return gatehouse.Answer{}, nil })}}})
+	if resp, body := call(asking, asking.as.issue("mcp:tools"), plain); resp.StatusCode != http.StatusForbidden {
+		t.Errorf("near miss, an Asker is configured: %d %s", resp.StatusCode, body)
+	}
+	eliciting := strings.Replace(plain, `"io.modelcontextprotocol/clientCapabilities":{}`, `"io.modelcontextprotocol/clientCapabilities":{"elicitation":{}}`, 1)
+	if eliciting == plain {
+		t.Fatal("the call body has no clientCapabilities to replace")
+	}
+	if resp, body := call(ss, ss.as.issue("mcp:tools"), eliciting); resp.StatusCode != http.StatusForbidden {
+		t.Errorf("near miss, a client that can elicit: %d %s", resp.StatusCode, body)
+	}
+	if n := ss.runs.Load() + asking.runs.Load(); n != 0 {
+		t.Fatalf("tools ran %d times", n)
+	}
+}
+
+// TestRedTeamScopeMask_UnanswerableAskOfAnAddToolTool: the same over an
+// in-memory session (no token: short of the default scope) for a tool
+// registered with gatehouse.AddTool (scopeDoc: deploy:write), whose ask
+// the client, without the elicitation capability, cannot be shown: the
+// refusal names that (noElicit), as answerStage's does, not a scope. Near miss: a client that
+// declares elicitation is not masked (its call gets the scope denial).
+func TestRedTeamScopeMask_UnanswerableAskOfAnAddToolTool(t *testing.T) {
+	sp, err := scope.Parse([]byte(scopeDoc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := mustGuard(t, mustPolicy(t, askMaskPolicy), &gatehouse.Options{Scopes: &gatehouse.ScopeOptions{Policy: sp}})
+	var runs atomic.Int32
+	s := mcp.NewServer(&mcp.Implementation{Name: "s", Version: "1"}, nil)
+	gatehouse.AddTool(s, g, &mcp.Tool{Name: "deploy"}, func(context.Context, *mcp.CallToolRequest, map[string]any) (*mcp.CallToolResult, any, error) {
+		runs.Add(1)
+		return &mcp.CallToolResult{}, nil, nil
+	})
+	g.Install(s)
+	for _, elicits := range []bool{false, true} {
+		st, ct := mcp.NewInMemoryTransports()
+		ss, err := s.Connect(context.Background(), st, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := connectRaw(t, ct)
+		caps := map[string]any{}
+		if elicits {
+			caps["elicitation"] = map[string]any{}
+		}
+		if res := c.request("init", "initialize", map[string]any{"protocolVersion": "2025-06-18", "capabilities": caps,
+			"clientInfo": map[string]any{"name": "raw-agent", "version": "1"}}); res["error"] != nil {
+			t.Fatal(res)
+		}
+		c.send(map[string]any{"jsonrpc": "2.0", "method": "notifications/initialized"})
+		got := fmt.Sprint(rpcErr(c.callTool(1, "deploy", map[string]any{"env": "dev"})))
+		switch {
+		case !elicits && (strings.Contains(got, "insufficient_authorization") || !strings.Contains(got, "cannot show approval prompts")):
+			t.Errorf("a client that cannot elicit: %s, want the ask's refusal (noElicit), no scope", got)
+		case elicits && !strings.Contains(got, "insufficient_authorization"):
+			t.Errorf("near miss, a client that can elicit: %s, want the scope denial", got)
+		}
+		ss.Close()
+	}
+	if runs.Load() != 0 {
+		t.Fatalf("ran %d times", runs.Load())
+	}
+}

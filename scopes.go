@@ -30,8 +30,9 @@ import (
 //
 // The scope denial (and ScopeChallenges' 403) is only for a call that
 // could run once the token had the scopes: a call the policy refuses
-// anyway, whose tool the session's tools/list lacks, or whose agent is
-// suspended, gets that refusal instead, still from the scope stage, before
+// anyway, whose tool the session's tools/list lacks, whose agent is
+// suspended, or that needs an ask no one can answer, gets that refusal
+// instead, still from the scope stage, before
 // anything is spent. No client then asks its user to grant a scope for a
 // call that cannot run, and a hidden tool answers as a missing one.
 type ScopeOptions struct {
@@ -164,11 +165,27 @@ func (g *Guard) refusedAnyway(c *call) *refusal {
 		return &refusal{d: d, stage: "policy"}
 	}
 	if g.o.Trust != nil {
-		if td := g.trustGate(c.ctx, d, c.agent, c.rawTool); td.Outcome == policy.Block {
-			return &refusal{d: td, stage: "trust"}
+		if d = g.trustGate(c.ctx, d, c.agent, c.rawTool); d.Outcome == policy.Block {
+			return &refusal{d: d, stage: "trust"}
 		}
 	}
-	return nil
+	return g.unanswerable(c, d)
+}
+
+// unanswerable is answerStage's refusal of an ask no one can answer: no
+// Asker, no passkey, no grant offered, and a client that cannot elicit
+// (so AddTool's form cannot be shown either); nil for anything else.
+func (g *Guard) unanswerable(c *call, d policy.Decision) *refusal {
+	if d.Outcome != policy.Ask || g.o.Ask != nil || g.requiresApproval(c.rawTool, c.tool) || canElicit(c.req) || len(g.offers(c)) > 0 {
+		return nil
+	}
+	reason := noAsker
+	if c.srv != nil {
+		if t, err := g.listed(c); err == nil && t != nil && t.Meta[elicitMarker] == g.token {
+			reason = noElicit // AddTool's tool, as answerStage finds it
+		}
+	}
+	return &refusal{d: deniedAsk(d, reason), stage: "answer"}
 }
 
 // rescope checks the scopes again on the arguments the handler will
