@@ -219,7 +219,8 @@ func withData(err error) error {
 // scopes is: a dashboard of scope denials must not count protected-path
 // attempts, unlisted tools or suspended agents. The scope denial itself
 // is still reported by "scope". On 611d637 every masked refusal was
-// reported with Stage "scope".
+// reported with Stage "scope" (and the untrusted agent's call, whose
+// consent no Asker can give, was challenged).
 func TestRedTeamScopeMask_ObserverAndAuditOfMaskedRefusals(t *testing.T) {
 	store, err := trust.NewMemoryStore(nil)
 	if err != nil {
@@ -240,12 +241,16 @@ func TestRedTeamScopeMask_ObserverAndAuditOfMaskedRefusals(t *testing.T) {
 		{"tool the policy does not allow", []string{"mcp:tools"}, "admin_reset", map[string]any{}, false, "BLOCK/policy", `"decision":"BLOCK"`},
 		{"tool hidden from the session", nil, "secret_op", map[string]any{}, false, "BLOCK/policy", `"decision":"BLOCK"`},
 		{"suspended agent", []string{"mcp:tools"}, "deploy", map[string]any{"env": "dev"}, true, "BLOCK/trust", `"decision":"BLOCK"`},
+		{"untrusted agent, no Asker", []string{"mcp:tools"}, "deploy", map[string]any{"env": "dev"}, false, "BLOCK/answer", `"error_code":-32004`},
 		{"near miss: scope short", []string{"mcp:tools"}, "deploy", map[string]any{"env": "dev"}, false, "BLOCK/scope", `"failed_rule":"scope"`},
 	}
 	for _, c := range cases {
-		level := trust.Untrusted
-		if c.suspended {
+		level := trust.Trusted
+		switch {
+		case c.suspended:
 			level = trust.Suspended
+		case strings.HasPrefix(c.name, "untrusted"):
+			level = trust.Untrusted // consent needed, and no Asker to give it
 		}
 		if err := store.Set(context.Background(), "user:alice", level); err != nil {
 			t.Fatal(err)
