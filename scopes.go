@@ -32,9 +32,10 @@ import (
 // could run once the token had the scopes: a call the policy refuses
 // anyway, whose tool the session's tools/list lacks, whose agent is
 // suspended, or that needs an ask no one can answer, gets that refusal
-// instead, still from the scope stage, before
-// anything is spent. No client then asks its user to grant a scope for a
-// call that cannot run, and a hidden tool answers as a missing one.
+// instead, still from the scope stage, before anything is spent but an
+// in-flight slot. No client then asks its user to grant a scope for a
+// call that cannot run, and a hidden tool answers as a missing one
+// (unless pinned from another session's listing: -32013 to any token).
 type ScopeOptions struct {
 	// Policy says which scopes each call needs: scope.Parse, scope.Load or
 	// scope.New. Required.
