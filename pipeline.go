@@ -69,7 +69,7 @@ type refusal struct {
 	required []string
 	// stage, when set, is the stage whose refusal this is, reported to
 	// the Observer in place of the stage that sent it (the scope stage
-	// sends the policy's or the trust gate's refusal, refusedAnyway).
+	// sends the policy's, trust's, answer's or inflight's: refusedAnyway).
 	stage string
 }
 

@@ -141,26 +141,13 @@ func offerChallenge(c *call, r *refusal) {
 const scopeShortPool = "\x00scope-short"
 
 // refusedAnyway is the refusal a call short of scopes would meet later
-// whatever its token: the policy's (policyDecision) or a suspended
-// agent's. It reads the listing and the trust level and spends nothing.
-// That work is what a call with the scopes does only once it holds an
-// in-flight slot (a tools/list walk, for a name the server lacks a
-// refresh of the tool index), so it takes one first: the per-agent and
-// total caps bound calls short of scopes too (the pipeline's undo
-// releases the slot). They share one per-tool count (scopeShortPool),
-// not the tool's own: a token short of a tool's scopes cannot fill that
-// tool's cap for the calls that have them.
+// whatever its token: the policy's (policyDecision), a suspended agent's,
+// or that of an ask no one can answer. It reads the listing and the trust
+// level and spends nothing, under an in-flight slot (scopeShortSlot).
 func (g *Guard) refusedAnyway(c *call) *refusal {
-	release, err := g.flight.Acquire(c.agent, scopeShortPool)
-	if ce := (*ratelimit.CapacityError)(nil); errors.As(err, &ce) && ce.Cap == "InFlightOptions.PerTool" {
-		pooled := *ce
-		pooled.What = "calls in flight whose tokens lack a scope they need"
-		err = &pooled
+	if r := g.scopeShortSlot(c); r != nil {
+		return r
 	}
-	if err != nil {
-		return &refusal{d: capacityDecision(c.md.Method, c.tool, err), stage: "inflight"}
-	}
-	c.release = release
 	d := g.policyDecision(c)
 	if d.Outcome != policy.Allow && d.Outcome != policy.Ask {
 		return &refusal{d: d, stage: "policy"}
@@ -171,6 +158,27 @@ func (g *Guard) refusedAnyway(c *call) *refusal {
 		}
 	}
 	return g.unanswerable(c, d)
+}
+
+// scopeShortSlot takes an in-flight slot for refusedAnyway's work, which
+// a call with the scopes does only once it holds one (a tools/list walk,
+// for a name the server lacks a refresh of the tool index): the per-agent
+// and total caps bound calls short of scopes too (the pipeline's undo
+// releases the slot). They share one per-tool count (scopeShortPool), not
+// the tool's own: a token short of a tool's scopes cannot fill that
+// tool's cap for the calls that have them.
+func (g *Guard) scopeShortSlot(c *call) *refusal {
+	release, err := g.flight.Acquire(c.agent, scopeShortPool)
+	if ce := (*ratelimit.CapacityError)(nil); errors.As(err, &ce) && ce.Cap == "InFlightOptions.PerTool" {
+		pooled := *ce
+		pooled.What = "calls in flight whose tokens lack a scope they need"
+		err = &pooled
+	}
+	if err != nil {
+		return &refusal{d: capacityDecision(c.md.Method, c.tool, err), stage: "inflight"}
+	}
+	c.release = release
+	return nil
 }
 
 // unanswerable is answerStage's refusal of an ask no one can answer: no
