@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -16,12 +15,16 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/gatehouse-dev/gatehouse"
-	"github.com/gatehouse-dev/gatehouse/approval"
-	"github.com/gatehouse-dev/gatehouse/approval/approvalmcp"
 	"github.com/gatehouse-dev/gatehouse/ratelimit"
 	"github.com/gatehouse-dev/gatehouse/scope"
 	"github.com/gatehouse-dev/gatehouse/trust"
 )
+
+// The red team of 611d637 (the scope stage sends the refusal a call
+// would meet anyway; ScopeChallenges answers the stage's denial): what a
+// call short of scopes costs and tells, and how it is recorded. Passkey
+// challenges and asks: redteam_scopemask_ask_test.go; the 403 and the
+// benchmark: redteam_scopemask_http_test.go.
 
 // hideUnlessAdmin hides name from tools/list unless the request's token
 // has the admin scope: a server whose listing depends on the caller.
@@ -45,59 +48,6 @@ func hideUnlessAdmin(s *mcp.Server, name string) {
 			return res, err
 		}
 	})
-}
-
-// BenchmarkRedTeamScopeMask is the guard's cost of a tools/call whose token
-// lacks the call's scope (the token has none), on a server that lists n
-// tools: to a listed tool the policy allows, and to a tool the server
-// does not have (which the policy allows by name).
-func BenchmarkRedTeamScopeMask(b *testing.B) {
-	for _, n := range []int{1, 1000} {
-		for _, target := range []string{"listed", "missing"} {
-			b.Run(fmt.Sprintf("tools=%d/%s", n, target), func(b *testing.B) {
-				sp, err := scope.Parse([]byte(scopeDoc))
-				if err != nil {
-					b.Fatal(err)
-				}
-				o := &gatehouse.Options{DLP: &gatehouse.DLPOptions{Off: true}, Scopes: &gatehouse.ScopeOptions{Policy: sp}}
-				g := mustGuard(b, mustPolicy(b, hiddenPolicy), o)
-				list := &mcp.ListToolsResult{}
-				for i := range n - 1 {
-					list.Tools = append(list.Tools, &mcp.Tool{Name: fmt.Sprintf("tool_%04d", i), Description: strings.Repeat("d", 200),
-						InputSchema: json.RawMessage(`{"type":"object","properties":{"a":{"type":"string"}}}`)})
-				}
-				list.Tools = append(list.Tools, &mcp.Tool{Name: "deploy", InputSchema: json.RawMessage(`{"type":"object"}`)})
-				next := func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-					if method == "tools/list" {
-						return list, nil
-					}
-					return &mcp.CallToolResult{}, nil
-				}
-				st, _ := mcp.NewInMemoryTransports()
-				ss, err := mcp.NewServer(&mcp.Implementation{Name: "bench", Version: "1"}, nil).Connect(context.Background(), st, nil)
-				if err != nil {
-					b.Fatal(err)
-				}
-				defer ss.Close()
-				recv, _ := g.Middleware()
-				h := recv(next)
-				name := "deploy"
-				if target == "missing" {
-					name = "ghost_op"
-				}
-				req := &mcp.CallToolRequest{Session: ss, Params: &mcp.CallToolParamsRaw{Name: name, Arguments: json.RawMessage(`{"env":"dev"}`)},
-					Extra: &mcp.RequestExtra{TokenInfo: &auth.TokenInfo{UserID: "alice"}}}
-				ctx := context.Background()
-				if _, err := h(ctx, "tools/call", req); err == nil {
-					b.Fatal("the call was not refused")
-				}
-				b.ReportAllocs()
-				for b.Loop() {
-					h(ctx, "tools/call", req)
-				}
-			})
-		}
-	}
 }
 
 // listGate is a middleware below the Guard that, once armed, holds every
@@ -341,209 +291,6 @@ func TestRedTeamScopeMask_NoMoreThanAScopedClientLearns(t *testing.T) {
 	}
 }
 
-// TestRedTeamScopeMask_ChallengeEchoesGoSDKsID: the 403 challenge stands
-// in for go-sdk's response, so it carries the id go-sdk's response would:
-// go-sdk reads an id as an int64 or a string (1e0 and 7.0 answer as 1 and
-// 7, 1.5 as 1, 2^53+1 as 2^53, "\u0041" as "A"). On 611d637 the challenge
-// echoed the request's bytes, an id go-sdk would never answer with, so a
-// client matching responses by go-sdk's ids (or by value after its own
-// decoding) could not pair the challenge with its request. Near misses:
-// plain ids; ids go-sdk refuses (an array, an object, true) get go-sdk's
-// 400 and no challenge.
-func TestRedTeamScopeMask_ChallengeEchoesGoSDKsID(t *testing.T) {
-	ss := newScopeRig(t, scopeRig{})
-	for _, id := range []string{`7`, `"x"`, `0`, `-1`, `1e0`, `7.0`, `1.5`, `9007199254740993`, `"\u0041"`, `[1]`, `{}`, `true`} {
-		body := strings.Replace(newCallBody("deploy", map[string]any{"env": "dev"}), `"id":7`, `"id":`+id, 1)
-		short, shortBody := ss.post(t, ss.as.issue("mcp:tools"), newHeaders("deploy"), body)
-		scoped, scopedBody := ss.post(t, ss.as.issue("mcp:tools", "deploy:write"), newHeaders("deploy"), body)
-		if scoped.StatusCode != http.StatusOK {
-			if short.StatusCode != scoped.StatusCode || short.Header.Get("WWW-Authenticate") != "" {
-				t.Errorf("id %s: %d %s, want go-sdk's %d %s", id, short.StatusCode, shortBody, scoped.StatusCode, scopedBody)
-			}
-			continue
-		}
-		var a, b struct{ ID json.RawMessage }
-		if json.Unmarshal([]byte(shortBody), &a) != nil || json.Unmarshal([]byte(scopedBody), &b) != nil || short.StatusCode != http.StatusForbidden ||
-			string(a.ID) != string(b.ID) {
-			t.Errorf("id %s: the challenge (%d) answers id %s, go-sdk answers %s", id, short.StatusCode, a.ID, b.ID)
-		}
-	}
-	if n := ss.runs.Load(); n != 9 {
-		t.Fatalf("tools ran %d times, want 9 (the scoped calls go-sdk reads)", n)
-	}
-}
-
-const challengeMaskPolicy = `apiVersion: aip.io/v1alpha1
-kind: AgentPolicy
-metadata: {name: challenge-mask}
-spec:
-  allowed_tools: [delete_file, echo, ghost_op]
-`
-
-// TestRedTeamScopeMask_PasskeyChallengeMasksToo: approval/challenge/create
-// asks a passkey for a call, and is refused, as that call's tools/call
-// is, when the call cannot run (precheckChallenge, pinChallenge). 611d637
-// masked the scope denial of tools/call only: a challenge for a tool the
-// server hides from the session, or by a suspended agent, was still
-// refused with the scope denial (No approval ... the access token lacks
-// the OAuth scope(s) mcp:tools ...), so a client was asked to step up for
-// an approval that could never be issued, and a hidden tool was named
-// with its scopes where a missing one was not listed. Now the listing and
-// the trust level are checked before the scopes: the hidden tool answers
-// as the missing one, the suspended agent as suspended (and a suspended
-// agent with the scopes is not prompted either). Near miss: a listed tool
-// of an agent not suspended still gets the scope denial.
-func TestRedTeamScopeMask_PasskeyChallengeMasksToo(t *testing.T) {
-	sp, err := scope.Parse([]byte(scopeDoc)) // default: mcp:tools, which no in-memory call has
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, suspended := range []bool{false, true} {
-		t.Run(fmt.Sprintf("suspended=%v", suspended), func(t *testing.T) {
-			_, srv := newApprovalServer(t, nil)
-			def := trust.Untrusted
-			if suspended {
-				def = trust.Suspended
-			}
-			store, err := trust.NewMemoryStore(&trust.MemoryOptions{Default: def})
-			if err != nil {
-				t.Fatal(err)
-			}
-			g := mustGuard(t, mustPolicy(t, challengeMaskPolicy), &gatehouse.Options{Approval: &gatehouse.ApprovalOptions{Server: srv, ForUnauthenticated: true},
-				Scopes: &gatehouse.ScopeOptions{Policy: sp}, Trust: &gatehouse.TrustOptions{Store: store}})
-			var runs atomic.Int32
-			ct := serve(t, g, func(s *mcp.Server) {
-				for _, name := range []string{"delete_file", "echo"} {
-					tool := &mcp.Tool{Name: name}
-					if err := srv.Require(tool, approval.ToolPolicy{}); err != nil {
-						t.Fatal(err)
-					}
-					mcp.AddTool(s, tool, func(context.Context, *mcp.CallToolRequest, map[string]any) (*mcp.CallToolResult, any, error) {
-						runs.Add(1)
-						return &mcp.CallToolResult{}, nil, nil
-					})
-				}
-				hideFromListing(s, "echo")
-			})
-			ac, cs, prompts := approvalClient(t, ct)
-			ctx := context.Background()
-			if _, err := ac.Enroll(ctx, cs); err != nil {
-				t.Fatal(err)
-			}
-			challenge := func(tool string) string {
-				_, err := mcp.CallCustomMethod[*approvalmcp.ChallengeParams, *approvalmcp.ChallengeResult](ctx, cs, approval.MethodChallengeCreate,
-					&approvalmcp.ChallengeParams{ChallengeParams: approval.ChallengeParams{ToolName: tool, Arguments: json.RawMessage(`{}`)}})
-				if err == nil {
-					return "issued"
-				}
-				return withData(err).Error()
-			}
-			hidden, missing, listed := challenge("echo"), challenge("ghost_op"), challenge("delete_file")
-			if strings.Contains(hidden, "mcp:tools") || strings.ReplaceAll(hidden, "echo", "TOOL") != strings.ReplaceAll(missing, "ghost_op", "TOOL") {
-				t.Errorf("a challenge for a hidden tool answers otherwise than for a missing one:\nhidden  %s\nmissing %s", hidden, missing)
-			}
-			if suspended {
-				if !strings.Contains(listed, "suspended") || strings.Contains(listed, "mcp:tools") {
-					t.Errorf("a suspended agent's challenge: %s, want the suspension, no scope", listed)
-				}
-			} else if !strings.Contains(listed, "mcp:tools") {
-				t.Errorf("near miss, a listed tool: %s, want the scope denial", listed)
-			}
-			if n := len(prompts.Prompts()); n != 0 || runs.Load() != 0 {
-				t.Errorf("prompted %d times, ran %d", n, runs.Load())
-			}
-		})
-	}
-}
-
-// TestRedTeamScopeMask_NoPasskeyPromptForASuspendedAgent: a suspended
-// agent whose token has every scope the call needs (here: no scope is
-// needed) asks for a passkey challenge: it is refused as suspended, and
-// the user is not prompted to approve a call the trust gate refuses. On
-// 611d637 (and before) the challenge was issued. Near miss: an agent not
-// suspended gets its challenge.
-func TestRedTeamScopeMask_NoPasskeyPromptForASuspendedAgent(t *testing.T) {
-	sp, err := scope.New(scope.Config{}) // no scope needed
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, suspended := range []bool{true, false} {
-		_, srv := newApprovalServer(t, nil)
-		def := trust.Untrusted
-		if suspended {
-			def = trust.Suspended
-		}
-		store, err := trust.NewMemoryStore(&trust.MemoryOptions{Default: def})
-		if err != nil {
-			t.Fatal(err)
-		}
-		g := mustGuard(t, mustPolicy(t, challengeMaskPolicy), &gatehouse.Options{Approval: &gatehouse.ApprovalOptions{Server: srv, ForUnauthenticated: true},
-			Scopes: &gatehouse.ScopeOptions{Policy: sp}, Trust: &gatehouse.TrustOptions{Store: store}})
-		ct := serve(t, g, func(s *mcp.Server) {
-			tool := &mcp.Tool{Name: "delete_file"}
-			if err := srv.Require(tool, approval.ToolPolicy{}); err != nil {
-				t.Fatal(err)
-			}
-			mcp.AddTool(s, tool, func(context.Context, *mcp.CallToolRequest, map[string]any) (*mcp.CallToolResult, any, error) {
-				return &mcp.CallToolResult{}, nil, nil
-			})
-		})
-		ac, cs, _ := approvalClient(t, ct)
-		ctx := context.Background()
-		if _, err := ac.Enroll(ctx, cs); err != nil {
-			t.Fatal(err)
-		}
-		_, err = mcp.CallCustomMethod[*approvalmcp.ChallengeParams, *approvalmcp.ChallengeResult](ctx, cs, approval.MethodChallengeCreate,
-			&approvalmcp.ChallengeParams{ChallengeParams: approval.ChallengeParams{ToolName: "delete_file", Arguments: json.RawMessage(`{}`)}})
-		switch {
-		case suspended && (err == nil || !strings.Contains(withData(err).Error(), "suspended")):
-			t.Errorf("a suspended agent's challenge: %v, want it refused as suspended", withData(err))
-		case !suspended && err != nil:
-			t.Errorf("near miss, an agent not suspended: %v", withData(err))
-		}
-	}
-}
-
-// TestRedTeamScopeMask_ChallengesDoNotCrossRequests: the challenge slot is
-// the HTTP request's own: under concurrent calls through one stateless
-// handler, each scope-short call (and only it) is answered 403 and never
-// runs, and each call with the scopes runs and is answered 200 with its
-// own result, in both of go-sdk's response modes (run with -race).
-func TestRedTeamScopeMask_ChallengesDoNotCrossRequests(t *testing.T) {
-	for _, jsonResponse := range []bool{false, true} {
-		ss := newScopeRig(t, scopeRig{jsonResponse: jsonResponse})
-		short, full := ss.as.issue("mcp:tools"), ss.as.issue("mcp:tools", "deploy:write")
-		const n = 24
-		var wg sync.WaitGroup
-		errs := make(chan string, n)
-		for i := range n {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				env := fmt.Sprintf("env%d", i)
-				tok := full
-				if i%2 == 1 {
-					tok = short
-				}
-				resp, body := ss.post(t, tok, newHeaders("deploy"), newCallBody("deploy", map[string]any{"env": env}))
-				ran := strings.Contains(body, "deploy ran for "+env+`"`)
-				if i%2 == 1 && (resp.StatusCode != http.StatusForbidden || strings.Contains(body, "deploy ran")) ||
-					i%2 == 0 && (resp.StatusCode != http.StatusOK || !ran) {
-					errs <- fmt.Sprintf("call %d: %d %s", i, resp.StatusCode, body)
-				}
-			}()
-		}
-		wg.Wait()
-		close(errs)
-		for e := range errs {
-			t.Errorf("JSONResponse=%v: %s", jsonResponse, e)
-		}
-		if got := ss.runs.Load(); got != n/2 {
-			t.Errorf("JSONResponse=%v: %d runs, want %d", jsonResponse, got, n/2)
-		}
-	}
-}
-
 // TestRedTeamScopeMask_ScopeShortCallsLeaveToolCapsAlone: the in-flight
 // slot a call short of scopes holds while it is decided counts against
 // its agent and the total, and against one per-tool count all such calls
@@ -607,101 +354,5 @@ func TestRedTeamScopeMask_ScopeShortCallsLeaveToolCapsAlone(t *testing.T) {
 	close(release)
 	if err := <-held; err == nil || !strings.Contains(err.Error(), "deploy:write") {
 		t.Errorf("alice's call: %v, want the scope denial", err)
-	}
-}
-
-const askMaskPolicy = `apiVersion: aip.io/v1alpha1
-kind: AgentPolicy
-metadata: {name: ask-mask}
-spec:
-  allowed_tools: [status]
-  tool_rules:
-    - tool: deploy
-      action: ask
-`
-
-// TestRedTeamScopeMask_NoStepUpForAnAskNoOneCanAnswer: an ask with no
-// Asker, no passkey, no grant offered, from a client that cannot elicit,
-// is refused whatever the token (answerStage: -32004, no approver). On
-// 611d637 a token short of the call's scopes got the 403 step-up for it:
-// the user granted deploy:write (which the token then keeps) only to see
-// the call refused. Now it gets the refusal a token with the scopes gets,
-// byte for byte. Near misses, still challenged: the same call with an
-// Asker configured, and from a client that can elicit (the guard does
-// not list the tools again to learn whether AddTool registered it).
-func TestRedTeamScopeMask_NoStepUpForAnAskNoOneCanAnswer(t *testing.T) {
-	ss := newScopeRig(t, scopeRig{policy: askMaskPolicy})
-	call := func(ss *scopeServer, tok, body string) (*http.Response, string) {
-		return ss.post(t, tok, newHeaders("deploy"), body)
-	}
-	plain := newCallBody("deploy", map[string]any{"env": "dev"})
-	resp1, short := call(ss, ss.as.issue("mcp:tools"), plain)
-	resp2, scoped := call(ss, ss.as.issue("mcp:tools", "deploy:write"), plain)
-	if leak := scopeLeak(resp1, short); leak != "" || short != scoped || !strings.Contains(short, "no approver is configured") {
-		t.Errorf("an ask no one can answer: without the scope %d %s (%s)\nwith it %d %s", resp1.StatusCode, short, leak, resp2.StatusCode, scoped)
-	}
-	asking := newScopeRig(t, scopeRig{policy: askMaskPolicy, opts: &gatehouse.Options{Ask: &gatehouse.AskOptions{Asker: gatehouse.AskerFunc(
-		func(context.Context, gatehouse.AskRequest) (gatehouse.Answer, error) { return gatehouse.Answer{}, nil })}}})
-	if resp, body := call(asking, asking.as.issue("mcp:tools"), plain); resp.StatusCode != http.StatusForbidden {
-		t.Errorf("near miss, an Asker is configured: %d %s", resp.StatusCode, body)
-	}
-	eliciting := strings.Replace(plain, `"io.modelcontextprotocol/clientCapabilities":{}`, `"io.modelcontextprotocol/clientCapabilities":{"elicitation":{}}`, 1)
-	if eliciting == plain {
-		t.Fatal("the call body has no clientCapabilities to replace")
-	}
-	if resp, body := call(ss, ss.as.issue("mcp:tools"), eliciting); resp.StatusCode != http.StatusForbidden {
-		t.Errorf("near miss, a client that can elicit: %d %s", resp.StatusCode, body)
-	}
-	if n := ss.runs.Load() + asking.runs.Load(); n != 0 {
-		t.Fatalf("tools ran %d times", n)
-	}
-}
-
-// TestRedTeamScopeMask_UnanswerableAskOfAnAddToolTool: the same over an
-// in-memory session (no token: short of the default scope) for a tool
-// registered with gatehouse.AddTool (scopeDoc: deploy:write), whose ask
-// the client, without the elicitation capability, cannot be shown: the
-// refusal names that (noElicit), as answerStage's does, not a scope. Near miss: a client that
-// declares elicitation is not masked (its call gets the scope denial).
-func TestRedTeamScopeMask_UnanswerableAskOfAnAddToolTool(t *testing.T) {
-	sp, err := scope.Parse([]byte(scopeDoc))
-	if err != nil {
-		t.Fatal(err)
-	}
-	g := mustGuard(t, mustPolicy(t, askMaskPolicy), &gatehouse.Options{Scopes: &gatehouse.ScopeOptions{Policy: sp}})
-	var runs atomic.Int32
-	s := mcp.NewServer(&mcp.Implementation{Name: "s", Version: "1"}, nil)
-	gatehouse.AddTool(s, g, &mcp.Tool{Name: "deploy"}, func(context.Context, *mcp.CallToolRequest, map[string]any) (*mcp.CallToolResult, any, error) {
-		runs.Add(1)
-		return &mcp.CallToolResult{}, nil, nil
-	})
-	g.Install(s)
-	for _, elicits := range []bool{false, true} {
-		st, ct := mcp.NewInMemoryTransports()
-		ss, err := s.Connect(context.Background(), st, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		c := connectRaw(t, ct)
-		caps := map[string]any{}
-		if elicits {
-			caps["elicitation"] = map[string]any{}
-		}
-		if res := c.request("init", "initialize", map[string]any{"protocolVersion": "2025-06-18", "capabilities": caps,
-			"clientInfo": map[string]any{"name": "raw-agent", "version": "1"}}); res["error"] != nil {
-			t.Fatal(res)
-		}
-		c.send(map[string]any{"jsonrpc": "2.0", "method": "notifications/initialized"})
-		got := fmt.Sprint(rpcErr(c.callTool(1, "deploy", map[string]any{"env": "dev"})))
-		switch {
-		case !elicits && (strings.Contains(got, "insufficient_authorization") || !strings.Contains(got, "cannot show approval prompts")):
-			t.Errorf("a client that cannot elicit: %s, want the ask's refusal (noElicit), no scope", got)
-		case elicits && !strings.Contains(got, "insufficient_authorization"):
-			t.Errorf("near miss, a client that can elicit: %s, want the scope denial", got)
-		}
-		ss.Close()
-	}
-	if runs.Load() != 0 {
-		t.Fatalf("ran %d times", runs.Load())
 	}
 }
