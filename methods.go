@@ -32,6 +32,7 @@ func (g *Guard) serve(ctx context.Context, method string, req mcp.Request, srv *
 		if md.Outcome == policy.Allow {
 			md = g.precheckChallenge(md, req)
 			ctx, md = g.pinChallenge(ctx, md, req, srv)
+			md = g.precheckChallengeAgent(ctx, md, req, agent)
 		}
 	}
 	if md.Outcome != policy.Allow {

@@ -166,6 +166,9 @@ func (g *Guard) observeRefusal(c *call, stage string, r *refusal) {
 		return
 	}
 	d := g.named(c, r.d)
+	if r.stage != "" {
+		stage = r.stage
+	}
 	registered := c.registered()
 	g.decided(c.ctx, observing(c.ctx), d, stage, c.agent, registered)
 	limit := d.Outcome == policy.RateLimited ||

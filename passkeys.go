@@ -91,7 +91,7 @@ func (g *Guard) precheckChallenge(md policy.Decision, req mcp.Request) policy.De
 	}
 	d := g.evaluateCall(policy.MethodToolsCall, tool, args)
 	if d.Outcome == policy.Allow || d.Outcome == policy.Ask || g.annotationDecides(normalize.Name(tool), d) {
-		return g.precheckScopes(md, tool, raw, req)
+		return md // the listing, the trust level, then the scopes (precheckChallengeAgent)
 	}
 	d.Reason = "No approval is asked for a call the policy refuses: " + d.Reason
 	d.Method = md.Method

@@ -67,6 +67,10 @@ type refusal struct {
 	// required, with a scope denial: every scope the call needs, for the
 	// HTTP step-up challenge (ScopeChallenges).
 	required []string
+	// stage, when set, is the stage whose refusal this is, reported to
+	// the Observer in place of the stage that sent it (the scope stage
+	// sends the policy's, trust's, answer's or inflight's: refusedAnyway).
+	stage string
 }
 
 func refuse(d policy.Decision) *refusal { return &refusal{d: d} }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/gatehouse-dev/gatehouse/policy"
@@ -96,25 +97,29 @@ func readBounded(r *http.Request, max int64) (body []byte, whole bool) {
 	return buf, err == nil && int64(len(buf)) <= max
 }
 
-// toolsCall is the part of a JSON-RPC request the wrapper reads.
-type toolsCall struct {
-	ID     json.RawMessage `json:"id"`
-	Method string          `json:"method"`
-	Params *struct {
-		Name string `json:"name"`
-	} `json:"params"`
-}
-
 // callID is the id of the single tools/call in body for the tool named
-// by the Mcp-Name header; ok is false for anything else (a batch, a
-// notification, a mismatched name), which go-sdk answers or refuses.
+// by the Mcp-Name header, as go-sdk reads it (jsonrpc.DecodeMessage: an
+// id of 1e0, 7.0 or "\u0041" is answered as 1, 7 or "A"), so the
+// challenge answers the id go-sdk's own response would carry; ok is false
+// for anything else (a batch, a notification, a mismatched name), which
+// go-sdk answers or refuses.
 func callID(body []byte, name string) (json.RawMessage, bool) {
-	var m toolsCall
-	if json.Unmarshal(body, &m) != nil || m.Method != policy.MethodToolsCall || m.Params == nil || len(m.ID) == 0 ||
-		string(m.ID) == "null" || m.Params.Name != name {
+	msg, err := jsonrpc.DecodeMessage(body)
+	req, isReq := msg.(*jsonrpc.Request)
+	if err != nil || !isReq || req.Method != policy.MethodToolsCall || !req.ID.IsValid() {
 		return nil, false
 	}
-	return m.ID, true
+	var p struct {
+		Name string `json:"name"`
+	}
+	if json.Unmarshal(req.Params, &p) != nil || p.Name != name {
+		return nil, false
+	}
+	id, err := json.Marshal(req.ID.Raw())
+	if err != nil {
+		return nil, false
+	}
+	return id, true
 }
 
 type challengeKey struct{}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/gatehouse-dev/gatehouse/audit"
 	"github.com/gatehouse-dev/gatehouse/policy"
+	"github.com/gatehouse-dev/gatehouse/ratelimit"
 	"github.com/gatehouse-dev/gatehouse/scope"
 )
 
@@ -29,10 +30,12 @@ import (
 //
 // The scope denial (and ScopeChallenges' 403) is only for a call that
 // could run once the token had the scopes: a call the policy refuses
-// anyway, whose tool the session's tools/list lacks, or whose agent is
-// suspended, gets that refusal instead, still from the scope stage, before
-// anything is spent. No client then asks its user to grant a scope for a
-// call that cannot run, and a hidden tool answers as a missing one.
+// anyway, whose tool the session's tools/list lacks, whose agent is
+// suspended, or that needs an ask no one can answer, gets that refusal
+// instead, still from the scope stage, before anything is spent but an
+// in-flight slot. No client then asks its user to grant a scope for a
+// call that cannot run, and a hidden tool answers as a missing one
+// (unless pinned from another session's listing: -32013 to any token).
 type ScopeOptions struct {
 	// Policy says which scopes each call needs: scope.Parse, scope.Load or
 	// scope.New. Required.
@@ -133,20 +136,65 @@ func offerChallenge(c *call, r *refusal) {
 	}
 }
 
+// scopeShortPool is the in-flight "tool" of every call short of scopes
+// while refusedAnyway decides it (no tool's normalized name has a NUL).
+const scopeShortPool = "\x00scope-short"
+
 // refusedAnyway is the refusal a call short of scopes would meet later
-// whatever its token: the policy's (policyDecision) or a suspended
-// agent's. It reads the listing and the trust level and spends nothing.
+// whatever its token: the policy's (policyDecision), a suspended agent's,
+// or that of an ask no one can answer. It reads the listing and the trust
+// level and spends nothing, under an in-flight slot (scopeShortSlot).
 func (g *Guard) refusedAnyway(c *call) *refusal {
+	if r := g.scopeShortSlot(c); r != nil {
+		return r
+	}
 	d := g.policyDecision(c)
 	if d.Outcome != policy.Allow && d.Outcome != policy.Ask {
-		return refuse(d)
+		return &refusal{d: d, stage: "policy"}
 	}
 	if g.o.Trust != nil {
-		if td := g.trustGate(c.ctx, d, c.agent, c.rawTool); td.Outcome == policy.Block {
-			return refuse(td)
+		if d = g.trustGate(c.ctx, d, c.agent, c.rawTool); d.Outcome == policy.Block {
+			return &refusal{d: d, stage: "trust"}
 		}
 	}
+	return g.unanswerable(c, d)
+}
+
+// scopeShortSlot takes an in-flight slot for refusedAnyway's work, which
+// a call with the scopes does only once it holds one (a tools/list walk,
+// for a name the server lacks a refresh of the tool index): the per-agent
+// and total caps bound calls short of scopes too (the pipeline's undo
+// releases the slot). They share one per-tool count (scopeShortPool), not
+// the tool's own: a token short of a tool's scopes cannot fill that
+// tool's cap for the calls that have them.
+func (g *Guard) scopeShortSlot(c *call) *refusal {
+	release, err := g.flight.Acquire(c.agent, scopeShortPool)
+	if ce := (*ratelimit.CapacityError)(nil); errors.As(err, &ce) && ce.Cap == "InFlightOptions.PerTool" {
+		pooled := *ce
+		pooled.What = "calls in flight whose tokens lack a scope they need"
+		err = &pooled
+	}
+	if err != nil {
+		return &refusal{d: capacityDecision(c.md.Method, c.tool, err), stage: "inflight"}
+	}
+	c.release = release
 	return nil
+}
+
+// unanswerable is answerStage's refusal of an ask no one can answer: no
+// Asker, no passkey, no grant offered, and a client that cannot elicit
+// (so AddTool's form cannot be shown either); nil for anything else.
+func (g *Guard) unanswerable(c *call, d policy.Decision) *refusal {
+	if d.Outcome != policy.Ask || g.o.Ask != nil || g.requiresApproval(c.rawTool, c.tool) || canElicit(c.req) || len(g.offers(c)) > 0 {
+		return nil
+	}
+	reason := noAsker
+	if c.srv != nil {
+		if t, err := g.listed(c); err == nil && t != nil && t.Meta[elicitMarker] == g.token {
+			reason = noElicit // AddTool's tool, as answerStage finds it
+		}
+	}
+	return &refusal{d: deniedAsk(d, reason), stage: "answer"}
 }
 
 // rescope checks the scopes again on the arguments the handler will
@@ -176,6 +224,30 @@ func (g *Guard) scopeCheck(c *call, args json.RawMessage) *refusal {
 	}
 	dec := scopeDecision(c.md.Method, c.tool, d)
 	return &refusal{d: dec, err: g.scopeError(dec, c.rawTool, d), required: d.Required}
+}
+
+// precheckChallengeAgent refuses approval/challenge/create, after the
+// policy's and the listing's prechecks (precheckChallenge, pinChallenge),
+// for a call of a suspended agent, then for one the token's scopes
+// refuse: the scope stage's order (refusedAnyway), so a challenge that
+// could not be issued whatever the token gets that refusal, not a scope
+// denial, and no user approves a call the trust gate refuses.
+func (g *Guard) precheckChallengeAgent(ctx context.Context, md policy.Decision, req mcp.Request, agent string) policy.Decision {
+	if g.o.Approval == nil || md.Outcome != policy.Allow || md.Method != methodChallengeCreate {
+		return md
+	}
+	tool, raw, ok := g.o.Approval.Server.ChallengedCall(req)
+	if !ok {
+		return md // the approver answers malformed params itself
+	}
+	if g.o.Trust != nil {
+		allow := policy.Decision{Outcome: policy.Allow, Method: md.Method, Tool: normalizeTool(tool)}
+		if td := g.trustGate(ctx, allow, agent, tool); td.Outcome == policy.Block {
+			td.Reason = "No approval is asked for a call that cannot run: " + td.Reason
+			return td
+		}
+	}
+	return g.precheckScopes(md, tool, raw, req)
 }
 
 // precheckScopes refuses a passkey challenge for a call the token's

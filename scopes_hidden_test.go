@@ -164,6 +164,11 @@ func TestNoScopeChallengeForASuspendedAgent(t *testing.T) {
 	ss.as.mu.Lock()
 	ss.as.noUser = true // the agent is the client's name: client:raw
 	ss.as.mu.Unlock()
+	// Trusted: an untrusted agent's deploy needs consent, which no Asker
+	// here can give, so it could not run either (and is not challenged).
+	if err := store.Set(context.Background(), "client:raw", trust.Trusted); err != nil {
+		t.Fatal(err)
+	}
 	resp, body = ss.post(t, ss.as.issue("mcp:tools"), newHeaders("deploy"), newCallBody("deploy", map[string]any{"env": "dev"}))
 	if resp.StatusCode != http.StatusForbidden {
 		t.Errorf("another agent: %d %s", resp.StatusCode, body)
