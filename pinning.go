@@ -283,18 +283,30 @@ func (x *toolIndex) pinLocked(name, cur string) (string, bool) {
 	return p, true
 }
 
-// pinAll pins every tool of a tools/list walk not pinned yet (digests by
-// exact name; "" for a definition that cannot be digested, never pinned).
-// x.mu is held.
-func (x *toolIndex) pinAllLocked(digests map[string]string) {
+// pinAll pins every tool of a tools/list walk (by exact name) not pinned
+// yet; only those are digested. A definition that cannot be digested is
+// never pinned. It reports whether every tool is pinned after (pins are
+// never removed, so a walk of the same tools needs no second look), or
+// pinning is off. x.mu is held.
+func (x *toolIndex) pinAllLocked(tools map[string]*mcp.Tool) bool {
 	if x.book == nil || x.book.off {
-		return
+		return true
 	}
-	for name, d := range digests {
-		if _, ok := x.pinned[normalizeTool(name)]; !ok && d != "" {
-			x.pinLocked(name, d)
+	all := true
+	for name, t := range tools {
+		if _, ok := x.pinned[normalizeTool(name)]; ok {
+			continue
+		}
+		d := definitionDigest(t)
+		if d == "" {
+			all = false
+			continue
+		}
+		if _, ok := x.pinLocked(name, d); !ok {
+			all = false
 		}
 	}
+	return all
 }
 
 // pin reports the pin of the tool listed under name with digest cur.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -48,7 +49,10 @@ func (s *served) watch(next mcp.MethodHandler) mcp.MethodHandler {
 // dispatches: when two tools normalize to the same name, calls to either
 // are denied. It also knows which tools AddTool registered with this
 // Guard (by their marker, so a plain tool that replaced one never asks
-// through elicitation) and a digest of each tool's definition.
+// through elicitation) and each tool's definition as last listed, digested
+// only where a digest is needed (a tool not pinned yet, an elicitation's
+// binding): on go-sdk's stateless HTTP handler every request is a new
+// session, so the list is read for every call.
 //
 // It reads the tools through the server's own tools/list handler (the
 // middleware's next): at Install; whenever a call names a tool it has not
@@ -61,11 +65,16 @@ type toolIndex struct {
 
 	mu      sync.Mutex
 	next    mcp.MethodHandler
-	byNorm  map[string][]string // normalized name -> exact names, sorted
-	exact   map[string]string   // exact name -> definition digest
-	elicit  map[string]bool     // exact names AddTool registered with this Guard
+	byNorm  map[string][]string  // normalized name -> exact names, sorted
+	exact   map[string]*mcp.Tool // exact name -> definition as last listed
+	elicit  map[string]bool      // exact names AddTool registered with this Guard
 	dirty   bool
 	session *mcp.ServerSession // the session of the last refresh
+	last    []listedTool       // the last refresh's walk
+	spare   []listedTool       // a buffer for the next walk
+	// allPinned: every tool of last is pinned (pinAllLocked), or pinning
+	// is off; pins are never removed, so the same walk needs no new look.
+	allPinned bool
 
 	book     *pinBook           // the Guard's accepted digests (pinning.go)
 	pinned   map[string]string  // normalized name -> pinned definition digest (pinning.go)
@@ -157,37 +166,65 @@ func (x *toolIndex) elicits(ctx context.Context, req *mcp.CallToolRequest, raw s
 		return "", false
 	}
 	// What an approval binds: this server, and the tool as defined now.
-	return x.server + "\x00" + x.exact[raw], x.elicit[raw]
+	return x.server + "\x00" + definitionDigest(x.exact[raw]), x.elicit[raw]
 }
 
-// refreshLocked lists the server's tools through next, page by page.
+// refreshLocked lists the server's tools through next, page by page. A
+// walk that lists the very same tools as the last one (the same
+// definitions, names and markers, in the same order: a server's list read
+// on another session) keeps the maps built from it.
 func (x *toolIndex) refreshLocked(ctx context.Context, ss *mcp.ServerSession) error {
 	if x.next == nil {
 		return fmt.Errorf("gatehouse: the guard's middleware is not installed")
 	}
-	byNorm, exact, elicit := map[string][]string{}, map[string]string{}, map[string]bool{}
+	walk := x.spare[:0]
 	err := eachListedTool(ctx, x.next, ss, func(t *mcp.Tool) (bool, error) {
-		if _, dup := exact[t.Name]; dup {
-			return true, nil
-		}
-		exact[t.Name] = definitionDigest(t)
-		elicit[t.Name] = t.Meta[elicitMarker] == x.token
-		n := normalizeTool(t.Name)
-		byNorm[n] = append(byNorm[n], t.Name)
-		if len(exact) > maxIndexTools {
+		walk = append(walk, listedTool{t: t, name: t.Name, elicit: t.Meta[elicitMarker] == x.token})
+		if len(walk) > maxIndexTools {
 			return false, fmt.Errorf("gatehouse: the server lists more than %d tools", maxIndexTools)
 		}
 		return true, nil
 	})
 	if err != nil {
+		x.spare = walk[:0]
 		return err
+	}
+	if x.exact == nil || !slices.Equal(walk, x.last) {
+		x.buildLocked(walk)
+		x.allPinned = false
+	}
+	x.spare, x.last = x.last[:0], walk
+	x.dirty, x.session = false, ss
+	if !x.allPinned {
+		x.allPinned = x.pinAllLocked(x.exact)
+	}
+	return nil
+}
+
+// listedTool is one tool of a tools/list walk, as compared with the next.
+type listedTool struct {
+	t      *mcp.Tool
+	name   string
+	elicit bool // AddTool's marker of this Guard
+}
+
+// buildLocked makes the index's maps from a walk; of a name listed twice
+// the first counts. x.mu is held.
+func (x *toolIndex) buildLocked(walk []listedTool) {
+	n := len(walk)
+	byNorm, exact, elicit := make(map[string][]string, n), make(map[string]*mcp.Tool, n), make(map[string]bool, n)
+	for _, e := range walk {
+		if _, dup := exact[e.name]; dup {
+			continue
+		}
+		exact[e.name], elicit[e.name] = e.t, e.elicit
+		k := normalizeTool(e.name)
+		byNorm[k] = append(byNorm[k], e.name)
 	}
 	for _, names := range byNorm {
 		sort.Strings(names)
 	}
-	x.byNorm, x.exact, x.elicit, x.dirty, x.session = byNorm, exact, elicit, false, ss
-	x.pinAllLocked(exact)
-	return nil
+	x.byNorm, x.exact, x.elicit = byNorm, exact, elicit
 }
 
 // listRequest is a tools/list request and its params in one allocation.
@@ -231,9 +268,12 @@ func eachListedTool(ctx context.Context, next mcp.MethodHandler, ss *mcp.ServerS
 	return fmt.Errorf("gatehouse: the server's tool list has more than %d pages", maxIndexPages)
 }
 
-// definitionDigest is ToolDigest, or "" for a definition that cannot be
-// digested (never pinned; the pin stage refuses calls to it).
+// definitionDigest is ToolDigest, or "" for no tool or a definition that
+// cannot be digested (never pinned; the pin stage refuses calls to it).
 func definitionDigest(t *mcp.Tool) string {
+	if t == nil {
+		return ""
+	}
 	d, err := ToolDigest(t)
 	if err != nil {
 		return ""
