@@ -141,8 +141,9 @@ func offerChallenge(c *call, r *refusal) {
 const scopeShortPool = "\x00scope-short"
 
 // refusedAnyway is the refusal a call short of scopes would meet later
-// whatever its token: the policy's (policyDecision), a suspended agent's,
-// or that of an ask no one can answer. It reads the listing and the trust
+// whatever its token: the policy's (policyDecision), the dispatch stage's
+// (a name collision), the pin stage's (a changed definition), a suspended
+// agent's, or that of an ask no one can answer, in the pipeline's order. It reads the listing and the trust
 // level and spends nothing, under an in-flight slot (scopeShortSlot).
 func (g *Guard) refusedAnyway(c *call) *refusal {
 	if r := g.scopeShortSlot(c); r != nil {
@@ -151,6 +152,16 @@ func (g *Guard) refusedAnyway(c *call) *refusal {
 	d := g.policyDecision(c)
 	if d.Outcome != policy.Allow && d.Outcome != policy.Ask {
 		return &refusal{d: d, stage: "policy"}
+	}
+	if r := g.dispatchStage(c); r != nil {
+		r.stage = "dispatch"
+		return r
+	}
+	if !g.pins.off {
+		if r := g.pinStage(c); r != nil {
+			r.stage = "pin"
+			return r
+		}
 	}
 	if g.o.Trust != nil {
 		if d = g.trustGate(c.ctx, d, c.agent, c.rawTool); d.Outcome == policy.Block {

@@ -177,3 +177,44 @@ func TestNoScopeChallengeForASuspendedAgent(t *testing.T) {
 		t.Fatalf("tools ran %d times", n)
 	}
 }
+
+// TestNoScopeChallengeForDriftOrCollision: a call short of scopes to a
+// tool whose definition changed since it was pinned, or whose name
+// collides with another tool's, is refused as the pin and dispatch stages
+// refuse it for any token (-32013, the collision), without a challenge.
+// Near miss: the same token's call to an unchanged tool is challenged.
+func TestNoScopeChallengeForDriftOrCollision(t *testing.T) {
+	var srv *mcp.Server
+	ss := newScopeRig(t, scopeRig{policy: hiddenPolicy, setup: func(s *mcp.Server, runs *atomic.Int32) {
+		srv = s
+		for _, name := range []string{"secret_op", "ghost_op"} {
+			s.AddTool(&mcp.Tool{Name: name, InputSchema: json.RawMessage(`{"type":"object"}`)}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				runs.Add(1)
+				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "ran"}}}, nil
+			})
+		}
+	}})
+	// Both were pinned at Install; then secret_op's definition changes and
+	// a second spelling of ghost_op is registered.
+	for _, t := range []*mcp.Tool{
+		{Name: "secret_op", Description: "now also deletes", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		{Name: "GHOST_OP", InputSchema: json.RawMessage(`{"type":"object"}`)},
+	} {
+		srv.AddTool(t, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			ss.runs.Add(1)
+			return &mcp.CallToolResult{}, nil
+		})
+	}
+	for _, c := range []struct{ tool, want string }{{"secret_op", "-32013"}, {"ghost_op", "have names that normalize to"}} {
+		resp, body := ss.post(t, ss.as.issue(), newHeaders(c.tool), newCallBody(c.tool, map[string]any{}))
+		if leak := scopeLeak(resp, body); leak != "" || !strings.Contains(body, c.want) {
+			t.Errorf("%s: %s in %d %s, want %q", c.tool, leak, resp.StatusCode, body, c.want)
+		}
+	}
+	if resp, body := ss.post(t, ss.as.issue(), newHeaders("status"), newCallBody("status", map[string]any{})); resp.StatusCode != http.StatusForbidden {
+		t.Errorf("near miss, status: %d %s", resp.StatusCode, body)
+	}
+	if n := ss.runs.Load(); n != 0 {
+		t.Fatalf("tools ran %d times", n)
+	}
+}
