@@ -30,8 +30,9 @@ import (
 //
 // The scope denial (and ScopeChallenges' 403) is only for a call that
 // could run once the token had the scopes: a call the policy refuses
-// anyway, whose tool the session's tools/list lacks, whose agent is
-// suspended, or that needs an ask no one can answer, gets that refusal
+// anyway, whose tool the session's tools/list lacks, whose tool's name
+// collides or definition changed since pinned, whose agent is suspended,
+// or that needs an ask no one can answer, gets that refusal
 // instead, still from the scope stage, before anything is spent but an
 // in-flight slot. No client then asks its user to grant a scope for a
 // call that cannot run, and a hidden tool answers as a missing one
