@@ -6,11 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime"
 	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
+	"weak"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -331,5 +333,57 @@ func TestIndexMendedDefinitionPinnedAtNextListing(t *testing.T) {
 	r.edit(func() { beta.Description = "b, and more" })
 	if code := r.call(t, 1, "beta"); code != gatehouse.CodeDefinitionChanged {
 		t.Fatalf("beta, changed in place after it was listed mended: %d, want %d", code, gatehouse.CodeDefinitionChanged)
+	}
+}
+
+// TestIndexKeepsNoUnlistedDefinitions: definitions a server no longer
+// lists (a long list that shrank, a walk that failed) are not kept alive
+// by the index's walk buffers once later walks have been read.
+func TestIndexKeepsNoUnlistedDefinitions(t *testing.T) {
+	r := newIdxRig(t, 2)
+	alpha := idxTool("alpha", "a")
+	var gone []weak.Pointer[mcp.Tool]
+	long := func() []*mcp.Tool {
+		l := []*mcp.Tool{alpha}
+		for i := range 300 {
+			tool := idxTool(fmt.Sprintf("t%d", i), "x")
+			gone = append(gone, weak.Make(tool))
+			l = append(l, tool)
+		}
+		return l
+	}
+	r.page = 100
+	r.set(0, long()...)
+	r.set(1, long()...)
+	for i := range 4 {
+		if code := r.call(t, i%2, "alpha"); code != 0 {
+			t.Fatalf("alpha: %d", code)
+		}
+	}
+	r.set(0, alpha)
+	r.set(1, long()...) // never read whole: its second page fails
+	r.edit(func() { r.fail[r.ss[1]] = 1 })
+	if code := r.call(t, 0, "alpha"); code != 0 {
+		t.Fatalf("alpha: %d", code)
+	}
+	if code := r.call(t, 1, "alpha"); code == 0 {
+		t.Fatal("alpha ran on a session whose list could not be read")
+	}
+	r.set(1, alpha)
+	for i := range 4 {
+		if code := r.call(t, i%2, "alpha"); code != 0 {
+			t.Fatalf("alpha: %d", code)
+		}
+	}
+	runtime.GC()
+	kept := 0
+	for _, w := range gone {
+		if w.Value() != nil {
+			kept++
+		}
+	}
+	runtime.KeepAlive(r) // the guard and its index live on
+	if kept > 0 {
+		t.Fatalf("%d of %d definitions no longer listed are still kept", kept, len(gone))
 	}
 }
