@@ -15,8 +15,8 @@ import (
 )
 
 // idxModel is what the guard must decide, computed from the lists alone:
-// pins by normalized name (a set while two listed spellings raced for one
-// pin and no call has told which won), accepted digests, and the listing
+// pins by normalized name (as sets of possible digests, though the guard's
+// pins are one each), accepted digests, and the listing
 // the index last read (the index reads a session's list when a call comes
 // on another session than the last read, or names a tool it lacks).
 type idxModel struct {
@@ -45,7 +45,7 @@ func firstNamed(l []*mcp.Tool, n string) *mcp.Tool {
 }
 
 // pinAll pins each listed tool not pinned yet (the first of a name listed
-// twice); spellings sharing one new pin leave the set of their digests.
+// twice; of spellings sharing one new pin, the first listed).
 func (m *idxModel) pinAll(l []*mcp.Tool) {
 	fresh := map[string]map[string]bool{}
 	seen := map[string]bool{}
@@ -63,9 +63,8 @@ func (m *idxModel) pinAll(l []*mcp.Tool) {
 			d = a
 		}
 		if fresh[k] == nil {
-			fresh[k] = map[string]bool{}
+			fresh[k] = map[string]bool{d: true} // the spelling listed first
 		}
-		fresh[k][d] = true
 	}
 	maps.Copy(m.pins, fresh)
 }

@@ -387,3 +387,30 @@ func TestIndexKeepsNoUnlistedDefinitions(t *testing.T) {
 		t.Fatalf("%d of %d definitions no longer listed are still kept", kept, len(gone))
 	}
 }
+
+// TestIndexCollidingSpellingsPinFirstListed: two spellings of one name
+// listed at once (calls to either refused) share one pin; it is the
+// definition listed first, on every guard (never the luck of a map's
+// order): once the second spelling is gone, the first runs, and the
+// other way round, a survivor listed second is refused as changed.
+func TestIndexCollidingSpellingsPinFirstListed(t *testing.T) {
+	for i := range 24 {
+		r := newIdxRig(t, 2)
+		first, second := idxTool("delta", "d"), idxTool("DELTA", "D")
+		if i%2 == 1 {
+			first, second = idxTool("DELTA", "D"), idxTool("delta", "d")
+		}
+		r.set(0, idxTool("alpha", "a"), first, second)
+		if code := r.call(t, 0, first.Name); code == 0 {
+			t.Fatal("a colliding spelling ran")
+		}
+		r.set(1, first)
+		if code := r.call(t, 1, first.Name); code != 0 {
+			t.Fatalf("round %d: %s, listed first, alone now: %d", i, first.Name, code)
+		}
+		r.set(1, second)
+		if code := r.call(t, 1, second.Name); code != gatehouse.CodeDefinitionChanged {
+			t.Fatalf("round %d: %s, listed second, alone now: %d, want %d", i, second.Name, code, gatehouse.CodeDefinitionChanged)
+		}
+	}
+}

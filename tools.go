@@ -204,7 +204,7 @@ func (x *toolIndex) refreshLocked(ctx context.Context, ss *mcp.ServerSession) er
 	x.spare, x.spareLen, x.last = x.last[:0], len(x.last), walk
 	x.dirty, x.session = false, ss
 	if !x.allPinned {
-		x.allPinned = x.pinAllLocked(x.exact)
+		x.allPinned = x.pinAllLocked(walk)
 	}
 	return nil
 }
