@@ -414,3 +414,34 @@ func TestIndexCollidingSpellingsPinFirstListed(t *testing.T) {
 		}
 	}
 }
+
+// TestIndexListOverBoundRefusesThenRecovers: a session whose list has more
+// tools than the index holds (100,000) refuses every call, fail closed,
+// even one to a tool listed first; once the list is back under the bound,
+// calls run again and the other session's list was never taken for it.
+func TestIndexListOverBoundRefusesThenRecovers(t *testing.T) {
+	r := newIdxRig(t, 2)
+	alpha := idxTool("alpha", "a")
+	huge := make([]*mcp.Tool, 0, 100_001)
+	huge = append(huge, alpha)
+	for i := range 100_000 {
+		huge = append(huge, &mcp.Tool{Name: "t" + strconv.Itoa(i), InputSchema: map[string]any{"type": "object"}})
+	}
+	r.set(0, alpha, idxTool("secret", "s"))
+	r.set(1, huge...)
+	for range 2 {
+		if code := r.call(t, 0, "alpha"); code != 0 {
+			t.Fatalf("alpha on 0: %d", code)
+		}
+		if code := r.call(t, 1, "alpha"); code == 0 {
+			t.Fatal("alpha ran on a session listing more tools than the index holds")
+		}
+	}
+	if code := r.call(t, 1, "secret"); code == 0 {
+		t.Fatal("secret, listed only on session 0, ran on session 1")
+	}
+	r.set(1, huge[:100_000]...)
+	if code := r.call(t, 1, "alpha"); code != 0 {
+		t.Fatalf("alpha on 1 with 100,000 tools: %d", code)
+	}
+}
