@@ -283,26 +283,28 @@ func (x *toolIndex) pinLocked(name, cur string) (string, bool) {
 	return p, true
 }
 
-// pinAll pins every tool of a tools/list walk (by exact name) not pinned
-// yet; only those are digested. A definition that cannot be digested is
-// never pinned. It reports whether every tool is pinned after (pins are
-// never removed, so a walk of the same tools needs no second look), or
-// pinning is off. x.mu is held.
-func (x *toolIndex) pinAllLocked(tools map[string]*mcp.Tool) bool {
+// pinAll pins every tool of a tools/list walk not pinned yet, in the order
+// listed; only those are digested. Of spellings sharing one normalized
+// name (a collision: calls to either are refused) the first listed is
+// pinned, the same on every guard, never by a map's order. A definition
+// that cannot be digested is never pinned. It reports whether every tool
+// is pinned after (pins are never removed, so a walk of the same tools
+// needs no second look), or pinning is off. x.mu is held.
+func (x *toolIndex) pinAllLocked(walk []listedTool) bool {
 	if x.book == nil || x.book.off {
 		return true
 	}
 	all := true
-	for name, t := range tools {
-		if _, ok := x.pinned[normalizeTool(name)]; ok {
+	for _, e := range walk {
+		if _, ok := x.pinned[normalizeTool(e.name)]; ok {
 			continue
 		}
-		d := definitionDigest(t)
+		d := definitionDigest(e.t)
 		if d == "" {
 			all = false
 			continue
 		}
-		if _, ok := x.pinLocked(name, d); !ok {
+		if _, ok := x.pinLocked(e.name, d); !ok {
 			all = false
 		}
 	}

@@ -72,6 +72,10 @@ type toolIndex struct {
 	session *mcp.ServerSession // the session of the last refresh
 	last    []listedTool       // the last refresh's walk
 	spare   []listedTool       // a buffer for the next walk
+	// spareLen: how much of spare's array an older walk filled; what a
+	// shorter walk leaves of it is cleared, so that definitions no longer
+	// listed are not kept alive.
+	spareLen int
 	// allPinned: every tool of last is pinned (pinAllLocked), or pinning
 	// is off; pins are never removed, so the same walk needs no new look.
 	allPinned bool
@@ -186,17 +190,21 @@ func (x *toolIndex) refreshLocked(ctx context.Context, ss *mcp.ServerSession) er
 		return true, nil
 	})
 	if err != nil {
-		x.spare = walk[:0]
+		clear(walk[:max(len(walk), x.spareLen)])
+		x.spare, x.spareLen = walk[:0], 0
 		return err
+	}
+	if len(walk) < x.spareLen {
+		clear(walk[len(walk):x.spareLen]) // the older walk's tail
 	}
 	if x.exact == nil || !slices.Equal(walk, x.last) {
 		x.buildLocked(walk)
 		x.allPinned = false
 	}
-	x.spare, x.last = x.last[:0], walk
+	x.spare, x.spareLen, x.last = x.last[:0], len(x.last), walk
 	x.dirty, x.session = false, ss
 	if !x.allPinned {
-		x.allPinned = x.pinAllLocked(x.exact)
+		x.allPinned = x.pinAllLocked(walk)
 	}
 	return nil
 }
