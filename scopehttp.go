@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -68,7 +69,7 @@ func (g *Guard) ScopeChallenges(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		slot := &challengeSlot{}
+		slot := &challengeSlot{header: r.Header}
 		cw := &challengeWriter{w: w, g: g, slot: slot, id: id}
 		next.ServeHTTP(cw, r.WithContext(context.WithValue(r.Context(), challengeKey{}, slot)))
 		cw.finish()
@@ -127,9 +128,24 @@ type challengeKey struct{}
 // challengeSlot carries the scope stage's denial of the HTTP request's
 // tools/call to ScopeChallenges.
 type challengeSlot struct {
+	header   http.Header // the request's header map: go-sdk's RequestExtra.Header of its call
 	mu       sync.Mutex
 	required []string // nil: no scope denial
 	err      error    // the stage's JSON-RPC error
+}
+
+// owns reports whether req came with the HTTP request the slot was made
+// for: go-sdk hands a call the request's own header map (RequestExtra.
+// Header), so only that call may fill the slot, never one whose handler
+// context merely carries it (a session made by one request that serves
+// the next).
+func (s *challengeSlot) owns(req mcp.Request) bool {
+	if req == nil {
+		return false
+	}
+	ex := req.GetExtra()
+	return ex != nil && ex.Header != nil && s.header != nil &&
+		reflect.ValueOf(ex.Header).UnsafePointer() == reflect.ValueOf(s.header).UnsafePointer()
 }
 
 func (s *challengeSlot) set(required []string, err error) {

@@ -132,7 +132,7 @@ func offerChallenge(c *call, r *refusal) {
 	if r == nil || r.required == nil {
 		return
 	}
-	if s, ok := c.ctx.Value(challengeKey{}).(*challengeSlot); ok {
+	if s, ok := c.ctx.Value(challengeKey{}).(*challengeSlot); ok && s.owns(c.req) {
 		s.set(r.required, r.err)
 	}
 }
