@@ -2,7 +2,6 @@ package gatehouse_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -14,7 +13,6 @@ import (
 	"testing"
 	"weak"
 
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/gatehouse-dev/gatehouse"
@@ -94,18 +92,7 @@ func (r *idxRig) serve(_ context.Context, method string, req mcp.Request) (mcp.R
 // call calls name on session i: 0 when it ran, else the JSON-RPC code.
 func (r *idxRig) call(t *testing.T, i int, name string) int64 {
 	t.Helper()
-	req := &mcp.CallToolRequest{Session: r.ss[i], Params: &mcp.CallToolParamsRaw{Name: name, Arguments: json.RawMessage(`{}`)}}
-	res, err := r.h(context.Background(), "tools/call", req)
-	var je *jsonrpc.Error
-	switch {
-	case errors.As(err, &je):
-		return je.Code
-	case err != nil:
-		t.Fatalf("call %s on session %d: %v", name, i, err)
-	case res.(*mcp.CallToolResult).IsError:
-		t.Fatalf("call %s on session %d: a tool error", name, i)
-	}
-	return 0
+	return callOnSession(t, r.h, r.ss[i], name)
 }
 
 // set gives session i the list tools (the slice is the rig's from then on).

@@ -28,6 +28,25 @@ spec:
   allowed_tools: [delete_file, echo, ghost_op]
 `
 
+// passkeyTrustGuard is a guard with passkey approvals (also for
+// unauthenticated callers), the scopes sp, challengeMaskPolicy and a
+// trust store whose agents are all suspended or all untrusted, and its
+// approval server.
+func passkeyTrustGuard(t *testing.T, sp *scope.Policy, suspended bool) (*gatehouse.Guard, *approvalmcp.Server) {
+	t.Helper()
+	_, srv := newApprovalServer(t, nil)
+	def := trust.Untrusted
+	if suspended {
+		def = trust.Suspended
+	}
+	store, err := trust.NewMemoryStore(&trust.MemoryOptions{Default: def})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return mustGuard(t, mustPolicy(t, challengeMaskPolicy), &gatehouse.Options{Approval: &gatehouse.ApprovalOptions{Server: srv, ForUnauthenticated: true},
+		Scopes: &gatehouse.ScopeOptions{Policy: sp}, Trust: &gatehouse.TrustOptions{Store: store}}), srv
+}
+
 // TestRedTeamScopeMask_PasskeyChallengeMasksToo: approval/challenge/create
 // asks a passkey for a call, and is refused, as that call's tools/call
 // is, when the call cannot run (precheckChallenge, pinChallenge). 611d637
@@ -48,17 +67,7 @@ func TestRedTeamScopeMask_PasskeyChallengeMasksToo(t *testing.T) {
 	}
 	for _, suspended := range []bool{false, true} {
 		t.Run(fmt.Sprintf("suspended=%v", suspended), func(t *testing.T) {
-			_, srv := newApprovalServer(t, nil)
-			def := trust.Untrusted
-			if suspended {
-				def = trust.Suspended
-			}
-			store, err := trust.NewMemoryStore(&trust.MemoryOptions{Default: def})
-			if err != nil {
-				t.Fatal(err)
-			}
-			g := mustGuard(t, mustPolicy(t, challengeMaskPolicy), &gatehouse.Options{Approval: &gatehouse.ApprovalOptions{Server: srv, ForUnauthenticated: true},
-				Scopes: &gatehouse.ScopeOptions{Policy: sp}, Trust: &gatehouse.TrustOptions{Store: store}})
+			g, srv := passkeyTrustGuard(t, sp, suspended)
 			var runs atomic.Int32
 			ct := serve(t, g, func(s *mcp.Server) {
 				for _, name := range []string{"delete_file", "echo"} {
@@ -116,17 +125,7 @@ func TestRedTeamScopeMask_NoPasskeyPromptForASuspendedAgent(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, suspended := range []bool{true, false} {
-		_, srv := newApprovalServer(t, nil)
-		def := trust.Untrusted
-		if suspended {
-			def = trust.Suspended
-		}
-		store, err := trust.NewMemoryStore(&trust.MemoryOptions{Default: def})
-		if err != nil {
-			t.Fatal(err)
-		}
-		g := mustGuard(t, mustPolicy(t, challengeMaskPolicy), &gatehouse.Options{Approval: &gatehouse.ApprovalOptions{Server: srv, ForUnauthenticated: true},
-			Scopes: &gatehouse.ScopeOptions{Policy: sp}, Trust: &gatehouse.TrustOptions{Store: store}})
+		g, srv := passkeyTrustGuard(t, sp, suspended)
 		ct := serve(t, g, func(s *mcp.Server) {
 			tool := &mcp.Tool{Name: "delete_file"}
 			if err := srv.Require(tool, approval.ToolPolicy{}); err != nil {

@@ -63,16 +63,23 @@ func rigTool(name, desc string) *mcp.Tool {
 // when the call ran).
 func (r *sessionRig) call(t *testing.T, i int, name string) int64 {
 	t.Helper()
-	req := &mcp.CallToolRequest{Session: r.ss[i], Params: &mcp.CallToolParamsRaw{Name: name, Arguments: json.RawMessage(`{}`)}}
-	res, err := r.h(context.Background(), "tools/call", req)
+	return callOnSession(t, r.h, r.ss[i], name)
+}
+
+// callOnSession calls name with no arguments through h on ss: 0 when it
+// ran, else the JSON-RPC error code; a tool error fails the test.
+func callOnSession(t *testing.T, h mcp.MethodHandler, ss *mcp.ServerSession, name string) int64 {
+	t.Helper()
+	req := &mcp.CallToolRequest{Session: ss, Params: &mcp.CallToolParamsRaw{Name: name, Arguments: json.RawMessage(`{}`)}}
+	res, err := h(context.Background(), "tools/call", req)
 	var je *jsonrpc.Error
 	switch {
 	case errors.As(err, &je):
 		return je.Code
 	case err != nil:
-		t.Fatalf("call %s on session %d: %v", name, i, err)
+		t.Fatalf("call %s: %v", name, err)
 	case res.(*mcp.CallToolResult).IsError:
-		t.Fatalf("call %s on session %d: a tool error", name, i)
+		t.Fatalf("call %s: a tool error", name)
 	}
 	return 0
 }
