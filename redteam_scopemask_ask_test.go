@@ -167,9 +167,10 @@ spec:
 // 611d637 a token short of the call's scopes got the 403 step-up for it:
 // the user granted deploy:write (which the token then keeps) only to see
 // the call refused. Now it gets the refusal a token with the scopes gets,
-// byte for byte. Near misses, still challenged: the same call with an
-// Asker configured, and from a client that can elicit (the guard does
-// not list the tools again to learn whether AddTool registered it).
+// byte for byte; so does the same ask from a client that can elicit,
+// since the tool is not one AddTool registered. Near miss, still
+// challenged: the same call with an Asker configured (an AddTool tool
+// and an eliciting client: TestRedTeamScopeMask_UnanswerableAskOfAnAddToolTool).
 func TestRedTeamScopeMask_NoStepUpForAnAskNoOneCanAnswer(t *testing.T) {
 	ss := newScopeRig(t, scopeRig{policy: askMaskPolicy})
 	call := func(ss *scopeServer, tok, body string) (*http.Response, string) {
@@ -190,8 +191,13 @@ func TestRedTeamScopeMask_NoStepUpForAnAskNoOneCanAnswer(t *testing.T) {
 	if eliciting == plain {
 		t.Fatal("the call body has no clientCapabilities to replace")
 	}
-	if resp, body := call(ss, ss.as.issue("mcp:tools"), eliciting); resp.StatusCode != http.StatusForbidden {
-		t.Errorf("near miss, a client that can elicit: %d %s", resp.StatusCode, body)
+	// A client that can elicit does not help a tool AddTool did not
+	// register: only AddTool's tools ask by elicitation, so this ask too
+	// is refused whatever the token (the guard reads the listing to know).
+	resp3, shortElicit := call(ss, ss.as.issue("mcp:tools"), eliciting)
+	_, scopedElicit := call(ss, ss.as.issue("mcp:tools", "deploy:write"), eliciting)
+	if leak := scopeLeak(resp3, shortElicit); leak != "" || shortElicit != scopedElicit || !strings.Contains(shortElicit, "no approver is configured") {
+		t.Errorf("an eliciting client's ask of a tool AddTool did not register: without the scope %d %s (%s)\nwith it %s", resp3.StatusCode, shortElicit, leak, scopedElicit)
 	}
 	if n := ss.runs.Load() + asking.runs.Load(); n != 0 {
 		t.Fatalf("tools ran %d times", n)

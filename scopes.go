@@ -194,17 +194,19 @@ func (g *Guard) scopeShortSlot(c *call) *refusal {
 }
 
 // unanswerable is answerStage's refusal of an ask no one can answer: no
-// Asker, no passkey, no grant offered, and a client that cannot elicit
-// (so AddTool's form cannot be shown either); nil for anything else.
+// Asker, no passkey, no grant offered, and no elicitation (the tool is not
+// one AddTool registered, as the index reads it now, or the client cannot
+// show its form); nil for anything else.
 func (g *Guard) unanswerable(c *call, d policy.Decision) *refusal {
-	if d.Outcome != policy.Ask || g.o.Ask != nil || g.requiresApproval(c.rawTool, c.tool) || canElicit(c.req) || len(g.offers(c)) > 0 {
+	if d.Outcome != policy.Ask || g.o.Ask != nil || g.requiresApproval(c.rawTool, c.tool) || len(g.offers(c)) > 0 || c.srv == nil {
 		return nil
 	}
 	reason := noAsker
-	if c.srv != nil {
-		if t, err := g.listed(c); err == nil && t != nil && t.Meta[elicitMarker] == g.token {
-			reason = noElicit // AddTool's tool, as answerStage finds it
+	if _, elicits := c.srv.index.elicits(c.ctx, c.req, c.rawTool); elicits {
+		if canElicit(c.req) {
+			return nil
 		}
+		reason = noElicit
 	}
 	return &refusal{d: deniedAsk(d, reason), stage: "answer"}
 }
