@@ -108,12 +108,11 @@ func tokenScopes(req mcp.Request) []string {
 // has to act on it).
 //
 // A shortfall is answered with the challenge only for a call that could
-// run once the token had the scopes: when the policy refuses the call
-// (blocked, a protected path, a tool missing from the session's listing)
-// or the agent is suspended, that refusal is sent instead, so no client
-// asks its user to grant a scope for a call that cannot run, and a tool
-// hidden from the session is not named with its scopes. The token's
-// shortfall still refuses first: nothing is spent.
+// run once the token had the scopes: when a later stage would refuse the
+// call whatever the token (refusedAnyway), that refusal is sent instead,
+// so no client asks its user to grant a scope for a call that cannot run,
+// and a tool hidden from the session is not named with its scopes. The
+// call is still refused here: nothing is spent but an in-flight slot.
 func (g *Guard) scopeStage(c *call) *refusal {
 	r := g.scopeCheck(c, c.rawArgs)
 	if r == nil || r.required == nil {
@@ -142,10 +141,12 @@ func offerChallenge(c *call, r *refusal) {
 const scopeShortPool = "\x00scope-short"
 
 // refusedAnyway is the refusal a call short of scopes would meet later
-// whatever its token: the policy's (policyDecision), the dispatch stage's
-// (a name collision), the pin stage's (a changed definition), a suspended
-// agent's, or that of an ask no one can answer, in the pipeline's order. It reads the listing and the trust
-// level and spends nothing, under an in-flight slot (scopeShortSlot).
+// whatever its token, in the pipeline's order: the policy's
+// (policyDecision: blocked, a protected path, a tool missing from the
+// session's listing), the dispatch stage's (a name collision), the pin
+// stage's (a changed definition), a suspended agent's, or that of an ask
+// no one can answer. It reads the listing and the trust level and spends
+// nothing, under an in-flight slot (scopeShortSlot).
 func (g *Guard) refusedAnyway(c *call) *refusal {
 	if r := g.scopeShortSlot(c); r != nil {
 		return r
