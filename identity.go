@@ -3,8 +3,10 @@ package gatehouse
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"math"
 	"reflect"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -47,10 +49,12 @@ func identity(req mcp.Request, def string) string {
 // clientInfo is the client's self-declared info for req: per request on
 // protocol 2026-07-28 (params._meta), else from the session's initialize.
 func clientInfo(req mcp.Request) *mcp.Implementation {
-	if ci, ok := metaClientInfo(req); ok {
-		return ci
-	}
 	if r, ok := req.(interface{ ClientInfo() *mcp.Implementation }); ok {
+		// Only where go-sdk would read _meta: a request to a client (the
+		// middleware added to an mcp.Client) names no client.
+		if ci, ok := metaClientInfo(req); ok {
+			return ci
+		}
 		return r.ClientInfo()
 	}
 	if ss, ok := req.GetSession().(*mcp.ServerSession); ok && ss != nil {
@@ -91,10 +95,10 @@ var implStrings = map[string]bool{"name": true, "title": true, "description": tr
 // generic JSON value and decodes it into mcp.Implementation (about 8 µs
 // and 33 KB a request, every request of protocol 2026-07-28). ok is false
 // wherever that decoding could go otherwise than a plain read: a value
-// that is not a JSON object of the string fields (plus members the type
-// does not have, which go-sdk's case-sensitive decoding ignores), icons,
-// an absent entry (go-sdk then falls back to initialize): the caller asks
-// go-sdk then.
+// that is not a JSON object of the string fields in valid UTF-8 (plus
+// scalar members the type does not have, which go-sdk's case-sensitive
+// decoding ignores), icons, an absent entry (go-sdk then falls back to
+// initialize): the caller asks go-sdk then.
 func metaClientInfo(req mcp.Request) (*mcp.Implementation, bool) {
 	p := req.GetParams()
 	if p == nil {
@@ -114,14 +118,14 @@ func metaClientInfo(req mcp.Request) (*mcp.Implementation, bool) {
 	var ci mcp.Implementation
 	for k, x := range v {
 		if !implStrings[k] {
-			if k == "icons" {
+			if k == "icons" || !plainScalar(x) {
 				return nil, false
 			}
 			continue
 		}
 		s, ok := x.(string)
-		if !ok {
-			return nil, false
+		if !ok || !utf8.ValidString(s) {
+			return nil, false // go-sdk's re-encoding turns bad UTF-8 into U+FFFD
 		}
 		switch k {
 		case "name":
@@ -137,4 +141,20 @@ func metaClientInfo(req mcp.Request) (*mcp.Implementation, bool) {
 		}
 	}
 	return &ci, true
+}
+
+// plainScalar reports whether x, a member mcp.Implementation does not
+// have, is a JSON scalar as the wire decodes it: go-sdk's re-encoding
+// keeps it and its decoding ignores it. Anything else (composites, which
+// may nest past go-sdk's depth limit; NaN, infinities, funcs and other
+// values an in-process caller may put in _meta, which fail go-sdk's
+// re-encoding and so send it to initialize's info) is left to go-sdk.
+func plainScalar(x any) bool {
+	switch x := x.(type) {
+	case nil, string, bool:
+		return true
+	case float64:
+		return !math.IsNaN(x) && !math.IsInf(x, 0)
+	}
+	return false
 }
