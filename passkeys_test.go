@@ -108,6 +108,41 @@ func approvalClient(t *testing.T, ct mcp.Transport) (*approvalclient.Client, *mc
 	return ac, cs, auth
 }
 
+// requirePasskeyTools adds names to s as typed tools that need a passkey
+// approval from srv; runs, when not nil, counts their runs.
+func requirePasskeyTools(t *testing.T, s *mcp.Server, srv *approvalmcp.Server, runs *atomic.Int32, names ...string) {
+	t.Helper()
+	for _, name := range names {
+		tool := &mcp.Tool{Name: name}
+		if err := srv.Require(tool, approval.ToolPolicy{}); err != nil {
+			t.Fatal(err)
+		}
+		mcp.AddTool(s, tool, func(context.Context, *mcp.CallToolRequest, map[string]any) (*mcp.CallToolResult, any, error) {
+			if runs != nil {
+				runs.Add(1)
+			}
+			return &mcp.CallToolResult{}, nil, nil
+		})
+	}
+}
+
+// enrolledApprovalClient is approvalClient with its passkey enrolled.
+func enrolledApprovalClient(t *testing.T, ct mcp.Transport) (*mcp.ClientSession, *approvaltest.Authenticator) {
+	t.Helper()
+	ac, cs, auth := approvalClient(t, ct)
+	if _, err := ac.Enroll(context.Background(), cs); err != nil {
+		t.Fatal(err)
+	}
+	return cs, auth
+}
+
+// createChallenge asks approval/challenge/create for tool with args.
+func createChallenge(ctx context.Context, cs *mcp.ClientSession, tool, args string) error {
+	_, err := mcp.CallCustomMethod[*approvalmcp.ChallengeParams, *approvalmcp.ChallengeResult](ctx, cs, approval.MethodChallengeCreate,
+		&approvalmcp.ChallengeParams{ChallengeParams: approval.ChallengeParams{ToolName: tool, Arguments: json.RawMessage(args)}})
+	return err
+}
+
 // TestVerifiedApprovalThroughTheGuard: enrollment and challenges pass method
 // authorization without being listed, the capability is declared, gated
 // tools run only with valid passkey evidence (which also answers an ask
@@ -316,27 +351,10 @@ spec:
 	var log bytes.Buffer
 	w, _ := audit.New(&log, nil)
 	g := mustGuard(t, p, &gatehouse.Options{Approval: &gatehouse.ApprovalOptions{Server: srv, ForUnauthenticated: true}, Audit: w})
-	ct := serve(t, g, func(s *mcp.Server) {
-		for _, name := range []string{"delete_file", "format_disk", "wipe"} {
-			tool := &mcp.Tool{Name: name}
-			if err := srv.Require(tool, approval.ToolPolicy{}); err != nil {
-				t.Fatal(err)
-			}
-			mcp.AddTool(s, tool, func(context.Context, *mcp.CallToolRequest, map[string]any) (*mcp.CallToolResult, any, error) {
-				return &mcp.CallToolResult{}, nil, nil
-			})
-		}
-	})
-	ac, cs, _ := approvalClient(t, ct)
+	ct := serve(t, g, func(s *mcp.Server) { requirePasskeyTools(t, s, srv, nil, "delete_file", "format_disk", "wipe") })
+	cs, _ := enrolledApprovalClient(t, ct)
 	ctx := context.Background()
-	if _, err := ac.Enroll(ctx, cs); err != nil {
-		t.Fatal(err)
-	}
-	challenge := func(tool, args string) error {
-		_, err := mcp.CallCustomMethod[*approvalmcp.ChallengeParams, *approvalmcp.ChallengeResult](ctx, cs, approval.MethodChallengeCreate,
-			&approvalmcp.ChallengeParams{ChallengeParams: approval.ChallengeParams{ToolName: tool, Arguments: json.RawMessage(args)}})
-		return err
-	}
+	challenge := func(tool, args string) error { return createChallenge(ctx, cs, tool, args) }
 	for _, c := range []struct{ tool, args, want string }{
 		{"format_disk", `{}`, "not in allowed_tools"},
 		{"delete_file", `{"path":"/home/agent/.ssh/id_ed25519"}`, "protected path"},

@@ -250,13 +250,7 @@ func TestRedTeamCtx_DeepTrees(t *testing.T) {
 		var wg sync.WaitGroup
 		seed := rng.Uint64()
 		wg.Go(func() { grow(rand.New(rand.NewPCG(seed, 1)), 40) }) // while it ends
-		switch i % 3 {
-		case 0: // the watchdog's timeout
-		case 1:
-			w.stop(h)
-		case 2:
-			cancel(errors.New("client gone"))
-		}
+		endHandler(i, w, h, cancel)
 		wg.Wait()
 		<-h.Done()
 		wantErr, wantCause := h.Err(), context.Cause(h)

@@ -2,7 +2,6 @@ package gatehouse_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
@@ -12,7 +11,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/gatehouse-dev/gatehouse"
-	"github.com/gatehouse-dev/gatehouse/approval"
 	"github.com/gatehouse-dev/gatehouse/approval/approvalmcp"
 	"github.com/gatehouse-dev/gatehouse/scope"
 	"github.com/gatehouse-dev/gatehouse/trust"
@@ -70,26 +68,13 @@ func TestRedTeamScopeMask_PasskeyChallengeMasksToo(t *testing.T) {
 			g, srv := passkeyTrustGuard(t, sp, suspended)
 			var runs atomic.Int32
 			ct := serve(t, g, func(s *mcp.Server) {
-				for _, name := range []string{"delete_file", "echo"} {
-					tool := &mcp.Tool{Name: name}
-					if err := srv.Require(tool, approval.ToolPolicy{}); err != nil {
-						t.Fatal(err)
-					}
-					mcp.AddTool(s, tool, func(context.Context, *mcp.CallToolRequest, map[string]any) (*mcp.CallToolResult, any, error) {
-						runs.Add(1)
-						return &mcp.CallToolResult{}, nil, nil
-					})
-				}
+				requirePasskeyTools(t, s, srv, &runs, "delete_file", "echo")
 				hideFromListing(s, "echo")
 			})
-			ac, cs, prompts := approvalClient(t, ct)
+			cs, prompts := enrolledApprovalClient(t, ct)
 			ctx := context.Background()
-			if _, err := ac.Enroll(ctx, cs); err != nil {
-				t.Fatal(err)
-			}
 			challenge := func(tool string) string {
-				_, err := mcp.CallCustomMethod[*approvalmcp.ChallengeParams, *approvalmcp.ChallengeResult](ctx, cs, approval.MethodChallengeCreate,
-					&approvalmcp.ChallengeParams{ChallengeParams: approval.ChallengeParams{ToolName: tool, Arguments: json.RawMessage(`{}`)}})
+				err := createChallenge(ctx, cs, tool, `{}`)
 				if err == nil {
 					return "issued"
 				}
@@ -126,22 +111,9 @@ func TestRedTeamScopeMask_NoPasskeyPromptForASuspendedAgent(t *testing.T) {
 	}
 	for _, suspended := range []bool{true, false} {
 		g, srv := passkeyTrustGuard(t, sp, suspended)
-		ct := serve(t, g, func(s *mcp.Server) {
-			tool := &mcp.Tool{Name: "delete_file"}
-			if err := srv.Require(tool, approval.ToolPolicy{}); err != nil {
-				t.Fatal(err)
-			}
-			mcp.AddTool(s, tool, func(context.Context, *mcp.CallToolRequest, map[string]any) (*mcp.CallToolResult, any, error) {
-				return &mcp.CallToolResult{}, nil, nil
-			})
-		})
-		ac, cs, _ := approvalClient(t, ct)
-		ctx := context.Background()
-		if _, err := ac.Enroll(ctx, cs); err != nil {
-			t.Fatal(err)
-		}
-		_, err = mcp.CallCustomMethod[*approvalmcp.ChallengeParams, *approvalmcp.ChallengeResult](ctx, cs, approval.MethodChallengeCreate,
-			&approvalmcp.ChallengeParams{ChallengeParams: approval.ChallengeParams{ToolName: "delete_file", Arguments: json.RawMessage(`{}`)}})
+		ct := serve(t, g, func(s *mcp.Server) { requirePasskeyTools(t, s, srv, nil, "delete_file") })
+		cs, _ := enrolledApprovalClient(t, ct)
+		err = createChallenge(context.Background(), cs, "delete_file", `{}`)
 		switch {
 		case suspended && (err == nil || !strings.Contains(withData(err).Error(), "suspended")):
 			t.Errorf("a suspended agent's challenge: %v, want it refused as suspended", withData(err))

@@ -2,7 +2,6 @@ package gatehouse_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -11,8 +10,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/gatehouse-dev/gatehouse"
-	"github.com/gatehouse-dev/gatehouse/approval"
-	"github.com/gatehouse-dev/gatehouse/approval/approvalmcp"
 	"github.com/gatehouse-dev/gatehouse/scope"
 )
 
@@ -27,25 +24,10 @@ func TestNoChallengeForAScopeRefusedCall(t *testing.T) {
 		t.Fatal(err)
 	}
 	g := mustGuard(t, mustPolicy(t, approvalPolicy), &gatehouse.Options{Approval: &gatehouse.ApprovalOptions{Server: srv, ForUnauthenticated: true}, Scopes: &gatehouse.ScopeOptions{Policy: sp}})
-	ct := serve(t, g, func(s *mcp.Server) {
-		tool := &mcp.Tool{Name: "delete_file"}
-		if err := srv.Require(tool, approval.ToolPolicy{}); err != nil {
-			t.Fatal(err)
-		}
-		mcp.AddTool(s, tool, func(context.Context, *mcp.CallToolRequest, map[string]any) (*mcp.CallToolResult, any, error) {
-			return &mcp.CallToolResult{}, nil, nil
-		})
-	})
-	ac, cs, _ := approvalClient(t, ct)
+	ct := serve(t, g, func(s *mcp.Server) { requirePasskeyTools(t, s, srv, nil, "delete_file") })
+	cs, _ := enrolledApprovalClient(t, ct)
 	ctx := context.Background()
-	if _, err := ac.Enroll(ctx, cs); err != nil {
-		t.Fatal(err)
-	}
-	challenge := func(args string) error {
-		_, err := mcp.CallCustomMethod[*approvalmcp.ChallengeParams, *approvalmcp.ChallengeResult](ctx, cs, approval.MethodChallengeCreate,
-			&approvalmcp.ChallengeParams{ChallengeParams: approval.ChallengeParams{ToolName: "delete_file", Arguments: json.RawMessage(args)}})
-		return err
-	}
+	challenge := func(args string) error { return createChallenge(ctx, cs, "delete_file", args) }
 	err = challenge(`{"path":"/ETC/passwd"}`)
 	var we *jsonrpc.Error
 	if !errors.As(err, &we) || !strings.Contains(string(we.Data), "files:system") {

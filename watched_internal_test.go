@@ -24,13 +24,7 @@ func TestWatchedChildrenWhileEnding(t *testing.T) {
 		for g := range 8 {
 			wg.Go(func() { errs <- childEnds(h, g) })
 		}
-		switch i % 3 {
-		case 0: // the watchdog's timeout
-		case 1:
-			w.stop(h)
-		case 2:
-			cancel(errors.New("client gone"))
-		}
+		endHandler(i, w, h, cancel)
 		wg.Wait()
 		close(errs)
 		for err := range errs {
@@ -122,4 +116,16 @@ func TestWatchedTimeoutAfterReturn(t *testing.T) {
 		t.Fatalf("returned, then timed out: err %v cause %v, want Canceled", h.Err(), context.Cause(h))
 	}
 	waitIdle(t, w)
+}
+
+// endHandler ends h in the way i picks, round robin: left to the
+// watchdog's timeout, returned (stop), or its client gone.
+func endHandler(i int, w *watchdog, h *watched, cancel context.CancelCauseFunc) {
+	switch i % 3 {
+	case 0: // the watchdog's timeout
+	case 1:
+		w.stop(h)
+	case 2:
+		cancel(errors.New("client gone"))
+	}
 }
