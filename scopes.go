@@ -182,7 +182,7 @@ func (g *Guard) refusedAnyway(c *call) *refusal {
 // tool's cap for the calls that have them.
 func (g *Guard) scopeShortSlot(c *call) *refusal {
 	release, err := g.flight.Acquire(c.agent, scopeShortPool)
-	if ce := (*ratelimit.CapacityError)(nil); errors.As(err, &ce) && ce.Cap == "InFlightOptions.PerTool" {
+	if ce := (*ratelimit.CapacityError)(nil); errors.As(err, &ce) && ce.Cap == ratelimit.CapInFlightPerTool {
 		pooled := *ce
 		pooled.What = "calls in flight whose tokens lack a scope they need"
 		err = &pooled

@@ -142,6 +142,13 @@ func (e *BudgetError) Is(target error) bool {
 	return ok && t.Code == e.Code
 }
 
+// CapacityError.Cap of the in-flight caps, for callers that tell them apart.
+const (
+	CapInFlightTotal    = "InFlightOptions.Total"
+	CapInFlightPerAgent = "InFlightOptions.PerAgent"
+	CapInFlightPerTool  = "InFlightOptions.PerTool"
+)
+
 // CapacityError is a refusal by a cap: which cap, its value and how to
 // raise it. errors.Is(err, ErrCapacity) matches it; it never matches
 // [ErrUnavailable]. Reasons never name the identity (it may be

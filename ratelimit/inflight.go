@@ -70,11 +70,11 @@ func (f *InFlight) Acquire(agent, tool string) (release func(), err error) {
 	defer f.mu.Unlock()
 	switch {
 	case f.total >= f.o.Total:
-		return nil, &CapacityError{What: "calls in flight", Cap: "InFlightOptions.Total", Limit: f.o.Total, Hint: "the server is at its concurrency limit; retry shortly or raise the cap"}
+		return nil, &CapacityError{What: "calls in flight", Cap: CapInFlightTotal, Limit: f.o.Total, Hint: "the server is at its concurrency limit; retry shortly or raise the cap"}
 	case f.agents[agent] >= f.o.PerAgent:
-		return nil, &CapacityError{What: "calls in flight of this agent", Cap: "InFlightOptions.PerAgent", Limit: f.o.PerAgent, Hint: "wait for earlier calls to finish, or raise the cap"}
+		return nil, &CapacityError{What: "calls in flight of this agent", Cap: CapInFlightPerAgent, Limit: f.o.PerAgent, Hint: "wait for earlier calls to finish, or raise the cap"}
 	case f.tools[tool] >= f.o.PerTool:
-		return nil, &CapacityError{What: "calls in flight to this tool", Cap: "InFlightOptions.PerTool", Limit: f.o.PerTool, Hint: "retry shortly, or raise the cap"}
+		return nil, &CapacityError{What: "calls in flight to this tool", Cap: CapInFlightPerTool, Limit: f.o.PerTool, Hint: "retry shortly, or raise the cap"}
 	}
 	f.total++
 	f.agents[agent]++
