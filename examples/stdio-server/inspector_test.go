@@ -6,89 +6,20 @@ package main
 
 import (
 	"bufio"
-	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
-	"time"
+
+	"github.com/gatehouse-dev/gatehouse/internal/inspectortest"
 )
 
-// Where the test finds the Inspector: .ci/run installs Node 22 and the
-// Inspector (examples/stdio-server/testdata/inspector/package-lock.json)
-// into a cache directory and exports these; without them, node and
-// mcp-inspector on PATH.
-const (
-	envNode      = "GATEHOUSE_NODE"      // the node binary
-	envInspector = "GATEHOUSE_INSPECTOR" // the Inspector's bin script (mcp-inspector)
-	envWireTap   = "GATEHOUSE_WIRE_TAP"  // see wireTap
-)
-
-// minNode is the Inspector 2.12 package's engines.node.
-var minNode = [3]int{22, 19, 0}
-
-// inspectorCLI returns the node binary and the Inspector's script. When
-// either is missing or node is too old it skips the test, or fails it
-// under GATEHOUSE_INTEGRATION=require (which .ci/run sets).
-func inspectorCLI(t *testing.T) (node, script string) {
-	t.Helper()
-	missing := func(msg string) {
-		t.Helper()
-		msg += "; run the MCP Inspector step of .ci/run (npm installs Node 22 and the Inspector into a cache directory and exports " + envNode + " and " + envInspector + ")"
-		if os.Getenv("GATEHOUSE_INTEGRATION") == "require" {
-			t.Fatalf("%s (GATEHOUSE_INTEGRATION=require)", msg)
-		}
-		t.Skip(msg)
-	}
-	node, script = os.Getenv(envNode), os.Getenv(envInspector)
-	if node == "" {
-		node, _ = exec.LookPath("node")
-	}
-	if script == "" {
-		script, _ = exec.LookPath("mcp-inspector")
-	}
-	switch {
-	case node == "":
-		missing("no node: " + envNode + " is unset and node is not on PATH")
-	case script == "":
-		missing("no MCP Inspector: " + envInspector + " is unset and mcp-inspector is not on PATH")
-	}
-	if _, err := os.Stat(script); err != nil {
-		missing(fmt.Sprintf("MCP Inspector %s: %v", script, err))
-	}
-	out, err := exec.Command(node, "--version").Output()
-	if err != nil {
-		missing(fmt.Sprintf("%s --version: %v", node, err))
-	}
-	if v := strings.TrimSpace(string(out)); !nodeAtLeast(v, minNode) {
-		missing(fmt.Sprintf("%s is node %s; the MCP Inspector 2.x needs >= %d.%d.%d", node, v, minNode[0], minNode[1], minNode[2]))
-	}
-	return node, script
-}
-
-// nodeAtLeast reports whether a "v22.23.3" version is at least min.
-func nodeAtLeast(v string, min [3]int) bool {
-	parts := strings.SplitN(strings.TrimPrefix(v, "v"), ".", 3)
-	if len(parts) != 3 {
-		return false
-	}
-	for i, p := range parts {
-		n, err := strconv.Atoi(p)
-		if err != nil {
-			return false
-		}
-		if n != min[i] {
-			return n > min[i]
-		}
-	}
-	return true
-}
+// envWireTap names the example's binary for the wire tap (see wireTap).
+const envWireTap = "GATEHOUSE_WIRE_TAP"
 
 // buildExample builds this example into a temp directory.
 func buildExample(t *testing.T) string {
@@ -103,23 +34,8 @@ func buildExample(t *testing.T) string {
 // inspectorRun is one Inspector CLI run: what the user sees, and what
 // crossed the wire between the Inspector and the server.
 type inspectorRun struct {
-	exit           int
-	stdout, stderr string
+	inspectortest.Run
 	sent, received []map[string]any // JSON-RPC messages to and from the server
-}
-
-// envelope is the error the Inspector prints on stderr, one JSON line
-// {"error":{"code":...,"message":...}}; nil when there is none.
-func (r inspectorRun) envelope() map[string]any {
-	for _, line := range strings.Split(r.stderr, "\n") {
-		var v struct {
-			Error map[string]any `json:"error"`
-		}
-		if strings.HasPrefix(line, `{"error":`) && json.Unmarshal([]byte(line), &v) == nil {
-			return v.Error
-		}
-	}
-	return nil
 }
 
 // answer returns the server's answer to the Inspector's request for method.
@@ -142,29 +58,16 @@ func (r inspectorRun) answer(t *testing.T, method string) map[string]any {
 // runInspector runs `node mcp-inspector --cli SERVER -policy policy.yaml
 // -root root ARGS...`. The server is this test binary as a wire tap in
 // front of the example's binary, so the test also sees the JSON-RPC.
-func runInspector(t *testing.T, node, script, server, root string, args ...string) inspectorRun {
+func runInspector(t *testing.T, in inspectortest.Inspector, server, root string, args ...string) inspectorRun {
 	t.Helper()
 	policy, err := filepath.Abs("policy.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
 	wire := t.TempDir()
-	cli := append([]string{script, "--cli",
-		"-e", envWireTap + "=" + server, "-e", "GATEHOUSE_WIRE_DIR=" + wire,
+	cli := append([]string{"-e", envWireTap + "=" + server, "-e", "GATEHOUSE_WIRE_DIR=" + wire,
 		os.Args[0], "-policy", policy, "-root", root}, args...)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute) // a hang guard, not a timing test
-	defer cancel()
-	cmd := exec.CommandContext(ctx, node, cli...)
-	cmd.Env = append(os.Environ(), "HOME="+t.TempDir(), "NO_COLOR=1")
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err = cmd.Run()
-	r := inspectorRun{stdout: stdout.String(), stderr: stderr.String()}
-	if ee, ok := err.(*exec.ExitError); ok {
-		r.exit = ee.ExitCode()
-	} else if err != nil {
-		t.Fatalf("inspector: %v", err)
-	}
+	r := inspectorRun{Run: in.CLI(t, nil, cli...)}
 	r.sent = readWire(t, filepath.Join(wire, "in"))
 	r.received = readWire(t, filepath.Join(wire, "out"))
 	var methods []string
@@ -173,11 +76,7 @@ func runInspector(t *testing.T, node, script, server, root string, args ...strin
 			methods = append(methods, fmt.Sprint(m["method"]))
 		}
 	}
-	out := r.stdout
-	if len(out) > 300 {
-		out = out[:300] + "..."
-	}
-	t.Logf("inspector %s\nexit %d\nstdout: %s\nerror envelope on stderr: %v\nthe Inspector sent: %v", strings.Join(args, " "), r.exit, out, r.envelope(), methods)
+	t.Logf("the Inspector sent: %v", methods)
 	return r
 }
 
@@ -234,12 +133,12 @@ func wireTap(bin string, args []string) int {
 // Inspector asks for is "Method not allowed" (fault 9: the Inspector 2.12
 // got that for every command while the server advertised logging).
 func TestInspectorCLI(t *testing.T) {
-	node, script := inspectorCLI(t)
+	in := inspectortest.Find(t)
 	server := buildExample(t)
 	root := sandbox(t)
 	run := func(args ...string) inspectorRun {
 		t.Helper()
-		r := runInspector(t, node, script, server, root, args...)
+		r := runInspector(t, in, server, root, args...)
 		for _, m := range r.received {
 			if e, _ := m["error"].(map[string]any); e != nil && fmt.Sprint(e["code"]) == "-32006" {
 				t.Errorf("the Inspector's request got Method not allowed: %v", m)
@@ -251,8 +150,8 @@ func TestInspectorCLI(t *testing.T) {
 	t.Run("tools/list", func(t *testing.T) {
 		r := run("--method", "tools/list")
 		var list struct{ Tools []struct{ Name string } }
-		if r.exit != 0 || json.Unmarshal([]byte(r.stdout), &list) != nil {
-			t.Fatalf("exit %d, stdout %q, stderr %q", r.exit, r.stdout, r.stderr)
+		if r.Exit != 0 || json.Unmarshal([]byte(r.Stdout), &list) != nil {
+			t.Fatalf("exit %d, stdout %q, stderr %q", r.Exit, r.Stdout, r.Stderr)
 		}
 		var names []string
 		for _, tl := range list.Tools {
@@ -269,8 +168,8 @@ func TestInspectorCLI(t *testing.T) {
 		} {
 			r := run("--method", "tools/call", "--tool-name", arg, "--tool-arg", want[0])
 			var res struct{ Content []struct{ Text string } }
-			if r.exit != 0 || json.Unmarshal([]byte(r.stdout), &res) != nil || len(res.Content) != 1 || res.Content[0].Text != want[1] {
-				t.Errorf("%s: exit %d, stdout %q, stderr %q", arg, r.exit, r.stdout, r.stderr)
+			if r.Exit != 0 || json.Unmarshal([]byte(r.Stdout), &res) != nil || len(res.Content) != 1 || res.Content[0].Text != want[1] {
+				t.Errorf("%s: exit %d, stdout %q, stderr %q", arg, r.Exit, r.Stdout, r.Stderr)
 			}
 		}
 	})
@@ -296,9 +195,9 @@ func TestInspectorCLI(t *testing.T) {
 	for _, tc := range refused {
 		t.Run(tc.name, func(t *testing.T) {
 			r := run(append([]string{"--method", "tools/call"}, tc.args...)...)
-			env := r.envelope()
-			if r.exit == 0 || env == nil || env["message"] != tc.message || strings.Contains(r.stdout, "content") {
-				t.Errorf("the user sees exit %d, stdout %q, envelope %v; want a failure with %q", r.exit, r.stdout, env, tc.message)
+			env := r.Envelope()
+			if r.Exit == 0 || env == nil || env["message"] != tc.message || strings.Contains(r.Stdout, "content") {
+				t.Errorf("the user sees exit %d, stdout %q, envelope %v; want a failure with %q", r.Exit, r.Stdout, env, tc.message)
 			}
 			e, _ := r.answer(t, "tools/call")["error"].(map[string]any)
 			data, _ := e["data"].(map[string]any)
