@@ -29,17 +29,18 @@ const DefaultMaxAgents = 100_000
 // refusedAtCap is the write scripts' answer when no agent can be evicted.
 const refusedAtCap = -100
 
-// admitLua runs first in every write script: ARGV[1] default, ARGV[2]
-// ttl_ms, ARGV[3] cap; KEYS[1] the agent, KEYS[2] the index.
+// admitLua runs in every write script after defLua: ARGV[2] ttl_ms,
+// ARGV[3] cap; KEYS[1] the agent, the index last. An agent at the
+// configured default (cdef) or at the one an agent without state gets now
+// (def, lower after a loss) may be evicted: it comes back no higher.
 const admitLua = `
 if tonumber(ARGV[3]) > 0 then
   local t = redis.call('TIME')
   local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-  local ik, cap = KEYS[2], tonumber(ARGV[3])
+  local ik, cap = KEYS[#KEYS], tonumber(ARGV[3])
   if redis.call('EXISTS', KEYS[1]) == 0 and redis.call('ZSCORE', ik, KEYS[1]) == false then
     redis.call('ZREMRANGEBYSCORE', ik, '-inf', now - tonumber(ARGV[2]))
     if redis.call('ZCARD', ik) >= cap then
-      local def = tonumber(ARGV[1])
       local victim, best = nil, nil
       local function judge(ms)
         for _, m in ipairs(ms) do
@@ -48,7 +49,8 @@ if tonumber(ARGV[3]) > 0 then
             victim, best = m, -1
             return
           end
-          if tonumber(st[1]) == def then
+          local lv = tonumber(st[1])
+          if lv == cdef or lv == def then
             local d = tonumber(st[2]) or 0
             if not best or d < best then
               victim, best = m, d

@@ -65,6 +65,10 @@ type Options struct {
 	// AcceptIdentityFlood turns the cap off: needed for Redis Cluster and
 	// Ring, where a script cannot evict keys of other slots.
 	AcceptIdentityFlood bool
+	// AcceptDataLoss turns lost-data detection off (see lost.go): needed
+	// for Redis Cluster and Ring. With it, an agent degraded or suspended
+	// before Redis lost its data comes back at Default at once.
+	AcceptDataLoss bool
 }
 
 // Client is what a [Store] needs of a go-redis client: scripts and INFO.
@@ -86,7 +90,8 @@ type Store struct {
 	c     redis.Scripter
 	o     Options
 	ttlMS int64
-	cap   int // MaxAgents; 0 when off
+	cap   int    // MaxAgents; 0 when off
+	known string // the marker New read, in µs; "" when lost-data detection is off
 }
 
 var _ trust.Store = (*Store)(nil)
@@ -122,7 +127,7 @@ func New(ctx context.Context, c Client, opts *Options) (*Store, error) {
 		}
 		o.Default = opts.Default
 		o.AcceptEviction, o.RequireDurable, o.Warn = opts.AcceptEviction, opts.RequireDurable, opts.Warn
-		o.MaxAgents, o.AcceptIdentityFlood = opts.MaxAgents, opts.AcceptIdentityFlood
+		o.MaxAgents, o.AcceptIdentityFlood, o.AcceptDataLoss = opts.MaxAgents, opts.AcceptIdentityFlood, opts.AcceptDataLoss
 	}
 	capped, err := capOf(c, o)
 	if err != nil {
@@ -132,36 +137,42 @@ func New(ctx context.Context, c Client, opts *Options) (*Store, error) {
 		o.Timeout, "redistrust", o.Warn, trust.ErrInvalidOptions, trust.ErrUnavailable); err != nil {
 		return nil, err
 	}
-	return &Store{c: c, o: o, ttlMS: o.TTL.Milliseconds(), cap: capped}, nil
+	st := &Store{c: c, o: o, ttlMS: o.TTL.Milliseconds(), cap: capped}
+	if err := st.mark(ctx, c); err != nil {
+		return nil, err
+	}
+	return st, nil
 }
 
 // Key returns the Redis key of agent, for operators and tests.
 func (s *Store) Key(agent string) string { return s.o.Prefix + "{" + agent + "}" }
 
-// levelScript: KEYS[1]; ARGV default. Returns the level.
-var levelScript = redis.NewScript(`
+// Every script starts with defLua (lost.go) and the write scripts then
+// with admitLua (caps.go). KEYS[1] is the agent, then the marker and the
+// loss key when lost-data detection is on, then the index when capped;
+// ARGV[1] the default level, ARGV[2] ttl_ms, ARGV[3] the cap (0: off),
+// ARGV[4] the marker New read ("": detection off), then each script's
+// own. A refusal at the cap answers refusedAtCap.
+
+// levelScript returns the level.
+var levelScript = redis.NewScript(defLua + `
 local l = redis.call('HGET', KEYS[1], 'level')
 if l then return tonumber(l) end
-return tonumber(ARGV[1])
+return def
 `)
 
-// The write scripts start with admitLua (caps.go): ARGV[1] default,
-// ARGV[2] ttl_ms, ARGV[3] cap (0: off), then their own; KEYS[1] the
-// agent, KEYS[2] the index when capped. A refusal at the cap answers
-// refusedAtCap.
-
-// setScript: ARGV[4] level.
-var setScript = redis.NewScript(admitLua + `
-redis.call('HSET', KEYS[1], 'level', ARGV[4], 'total', 0, 'denials', 0)
+// setScript: ARGV[5] level.
+var setScript = redis.NewScript(defLua + admitLua + `
+redis.call('HSET', KEYS[1], 'level', ARGV[5], 'total', 0, 'denials', 0)
 redis.call('PEXPIRE', KEYS[1], ARGV[2])
-return tonumber(ARGV[4])
+return tonumber(ARGV[5])
 `)
 
-// degradeScript: ARGV[4] drop (-1 suspends). Suspended (-1) stays
+// degradeScript: ARGV[5] drop (-1 suspends). Suspended (-1) stays
 // suspended; penalties stop at 0 (untrusted).
-var degradeScript = redis.NewScript(admitLua + `
-local l = tonumber(redis.call('HGET', KEYS[1], 'level') or ARGV[1])
-local drop = tonumber(ARGV[4])
+var degradeScript = redis.NewScript(defLua + admitLua + `
+local l = tonumber(redis.call('HGET', KEYS[1], 'level') or def)
+local drop = tonumber(ARGV[5])
 if l < 0 or drop < 0 then
   l = -1
 else
@@ -172,13 +183,13 @@ redis.call('PEXPIRE', KEYS[1], ARGV[2])
 return l
 `)
 
-// recordScript: ARGV[4] denied (0 or 1), ARGV[5] window. Returns the
+// recordScript: ARGV[5] denied (0 or 1), ARGV[6] window. Returns the
 // level after.
-var recordScript = redis.NewScript(admitLua + `
-local l = tonumber(redis.call('HGET', KEYS[1], 'level') or ARGV[1])
+var recordScript = redis.NewScript(defLua + admitLua + `
+local l = tonumber(redis.call('HGET', KEYS[1], 'level') or def)
 local total = redis.call('HINCRBY', KEYS[1], 'total', 1)
-local denials = redis.call('HINCRBY', KEYS[1], 'denials', tonumber(ARGV[4]))
-if total >= tonumber(ARGV[5]) then
+local denials = redis.call('HINCRBY', KEYS[1], 'denials', tonumber(ARGV[5]))
+if total >= tonumber(ARGV[6]) then
   if denials * 10 > total then
     if l >= 0 then l = math.max(l - 1, 0) end
   end
@@ -195,11 +206,15 @@ func (s *Store) run(ctx context.Context, agent string, sc *redis.Script, args ..
 	}
 	ctx, cancel := context.WithTimeout(ctx, s.o.Timeout)
 	defer cancel()
-	keys := []string{s.Key(agent)}
+	keys := make([]string, 1, 4)
+	keys[0] = s.Key(agent)
+	if s.known != "" {
+		keys = append(keys, s.marker(), s.lost())
+	}
 	if sc != levelScript && s.cap > 0 {
 		keys = append(keys, s.index())
 	}
-	n, err := sc.Run(ctx, s.c, keys, args...).Int64()
+	n, err := sc.Run(ctx, s.c, keys, append([]any{int(s.o.Default), s.ttlMS, s.cap, s.known}, args...)...).Int64()
 	if err != nil {
 		return trust.Untrusted, fmt.Errorf("%w: redis trust store: %w", trust.ErrUnavailable, err)
 	}
@@ -215,7 +230,7 @@ func (s *Store) run(ctx context.Context, agent string, sc *redis.Script, args ..
 
 // Level implements [trust.Store].
 func (s *Store) Level(ctx context.Context, agent string) (trust.Level, error) {
-	return s.run(ctx, agent, levelScript, int(s.o.Default))
+	return s.run(ctx, agent, levelScript)
 }
 
 // Set implements [trust.Store].
@@ -223,7 +238,7 @@ func (s *Store) Set(ctx context.Context, agent string, l trust.Level) error {
 	if !l.Valid() {
 		return fmt.Errorf("%w: trust level %v", trust.ErrInvalidRequest, l)
 	}
-	_, err := s.run(ctx, agent, setScript, int(s.o.Default), s.ttlMS, s.cap, int(l))
+	_, err := s.run(ctx, agent, setScript, int(l))
 	return err
 }
 
@@ -236,7 +251,7 @@ func (s *Store) Degrade(ctx context.Context, agent string, v trust.Violation) (t
 	if trust.Trusted.Degrade(v) == trust.Suspended {
 		drop = -1
 	}
-	return s.run(ctx, agent, degradeScript, int(s.o.Default), s.ttlMS, s.cap, drop)
+	return s.run(ctx, agent, degradeScript, drop)
 }
 
 // Record implements [trust.Store].
@@ -245,5 +260,5 @@ func (s *Store) Record(ctx context.Context, agent string, denied bool) (trust.Le
 	if denied {
 		d = 1
 	}
-	return s.run(ctx, agent, recordScript, int(s.o.Default), s.ttlMS, s.cap, d, s.o.Window)
+	return s.run(ctx, agent, recordScript, d, s.o.Window)
 }
