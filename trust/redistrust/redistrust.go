@@ -19,7 +19,11 @@
 //
 // Every Redis error, and an answer that is not a level, is an error
 // wrapping trust.ErrUnavailable; the guard then treats the agent as
-// untrusted (fail closed).
+// untrusted (fail closed). A Redis that lost its data (restarted without
+// persistence, or flushed) is detected by a marker key: for one TTL after
+// it, an agent without state is at most untrusted, so a degraded or
+// suspended agent never comes back at a higher Default (lost.go). The
+// agents with state are capped against floods of made-up names (caps.go).
 //
 // # Concurrency
 //
