@@ -38,6 +38,13 @@ func (s *Store) Reserve(ctx context.Context, scope string, step int64, fp rateli
 		(p.ReservationTTL + expirySlack).Milliseconds(), p.ConversationTTL.Microseconds(),
 		s.perOwner, scope, (p.ConversationTTL + expirySlack).Milliseconds(), s.boxed.convCap, s.boxed.tombCap, convMember(scope), s.boxed.prefix)
 	if err != nil {
+		if maybeRan(err) {
+			// Redis may hold the reservation while the caller denies: drop
+			// it by its token, or the step would stay reserved for
+			// ReservationTTL (issue 17 fault 3). The token is new, so
+			// this drops nothing else.
+			_ = s.Release(context.WithoutCancel(ctx), scope, step, token)
+		}
 		return ratelimit.StepResult{}, err
 	}
 	out, err := s.ints("step reserve", v, 3)
