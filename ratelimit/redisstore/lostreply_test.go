@@ -82,3 +82,62 @@ func TestLostReserveReplyLeavesNoGhost(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestLostCommitReplyIsKnown: a commit Redis ran whose reply came back
+// after the Timeout failed, so the call was denied, yet its step was
+// consumed: the retry of the step was refused as a replay, a denied call
+// that consumed a step (DESIGN §3 item 16). The store now asks whether
+// the commit landed, so the call goes on; a commit that did not land
+// still fails and leaves the step free.
+func TestLostCommitReplyIsKnown(t *testing.T) {
+	srv := redistest.Start(t)
+	var armed atomic.Bool
+	c := redis.NewClient(&redis.Options{
+		Addr: srv.Addr(), ContextTimeoutEnabled: true, MaxRetries: -1,
+		Dialer: func(ctx context.Context, network, addr string) (net.Conn, error) {
+			var d net.Dialer
+			conn, err := d.DialContext(ctx, network, addr)
+			if err != nil {
+				return nil, err
+			}
+			return lateConn{conn, &armed, 400 * time.Millisecond}, nil
+		},
+	})
+	t.Cleanup(func() { c.Close() })
+	s := newStore(t, c, &redisstore.Options{Prefix: "latecommit:", Timeout: 200 * time.Millisecond})
+	g, err := ratelimit.NewGuard(&ratelimit.GuardOptions{Store: s})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	for step := int64(1); step <= 2; step++ {
+		r, err := g.Begin(ctx, stepOf("agent", "c", step))
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Step 1 loads the script into Redis (a late NOSCRIPT reply would
+		// keep the commit from running at all); step 2's reply is late.
+		armed.Store(step == 2)
+		if err := r.Commit(ctx); err != nil {
+			t.Fatalf("a commit that landed but whose reply came late: %v", err)
+		}
+	}
+	var le *ratelimit.Error
+	if _, err := g.Begin(ctx, stepOf("agent", "c", 2)); !errors.As(err, &le) || le.Code != ratelimit.CodeReplay {
+		t.Fatalf("step 2 after its commit: %v, want a replay", err)
+	}
+	// Near miss: a commit that never reached Redis (a cancelled context)
+	// fails and leaves the step free.
+	r, err := g.Begin(ctx, stepOf("agent", "c", 3))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dead, cancel := context.WithCancel(ctx)
+	cancel()
+	if err := r.Commit(dead); err == nil {
+		t.Fatal("a commit with a cancelled context succeeded")
+	}
+	if _, err := g.Begin(ctx, stepOf("agent", "c", 3)); err != nil {
+		t.Fatalf("step 3 after a commit that did not land: %v", err)
+	}
+}
