@@ -179,7 +179,7 @@ func (s *Store) Health() redisx.Health { return s.health }
 //	P r:{key}                   token bucket (GCRA TAT) of a rate key
 //	P b:{scope}:name            budget counter
 //	P bm:{scope}                the scope's counters: key -> limit; "=" -> level (caps)
-//	P c:{owner}len:scope        conversation hash: last, fp, rep, seen
+//	P c:{owner}len:scope        conversation hash: last, fp, rep, seen, ok (last commit's token)
 //	P c:{owner}len:scope:step   reservation of one step: token|expiry
 //	P o:{owner}                 the owner's live conversations, scored by expiry
 //	P marker:2                  when this Redis's data began (no expiry)
