@@ -1,6 +1,7 @@
 package gatehouse
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -180,12 +181,16 @@ func (g *Guard) grantAnswer(c *call) (r *refusal, used bool) {
 
 // refundGrant gives back the use a refused call took (QWED §9.4: a denied
 // call consumes nothing), and records it.
+// Not with the call's context: a call is refused most often because it
+// was cancelled, and a store that honours a cancelled context would keep
+// the use (the store bounds the refund with its own timeout).
 func (g *Guard) refundGrant(c *call, gr grant.Grant) {
-	if err := g.o.Grants.Store.Refund(c.ctx, gr, g.now()); err != nil {
-		g.log.Warn("gatehouse: refunding a grant use failed", "grant", gr.ID, "error", err)
+	ctx := context.WithoutCancel(c.ctx)
+	if err := g.o.Grants.Store.Refund(ctx, gr, g.now()); err != nil {
+		g.log.WarnContext(ctx, "gatehouse: refunding a grant use failed", "grant", gr.ID, "error", err)
 		return
 	}
-	if err := g.auditGrant(c.ctx, grantRefunded, gr, ""); err != nil {
+	if err := g.auditGrant(ctx, grantRefunded, gr, ""); err != nil {
 		g.log.Error("gatehouse: audit write failed", "event", grantRefunded, "error", err)
 	}
 }

@@ -48,11 +48,15 @@ func (g *Guard) classify(tool string) policy.Class {
 // recordTrust feeds one tools/call outcome to the trust store (QWED §8.3):
 // a protected-path attempt is a security violation (-2 levels), a budget
 // denial is budget abuse (-1), every other decision counts toward the
-// repeated-denials rate.
+// repeated-denials rate. Not with the caller's context: an agent that
+// cancels each refused call before it is recorded (a Redis store honours
+// the cancellation) would never be degraded. The store bounds the call
+// with its own timeout.
 func (g *Guard) recordTrust(ctx context.Context, agent string, d policy.Decision, denied bool) {
 	if g.o.Trust == nil {
 		return
 	}
+	ctx = context.WithoutCancel(ctx)
 	var err error
 	switch {
 	case d.Outcome == policy.ProtectedPath:

@@ -171,9 +171,14 @@ func (r *Reservation) Commit(ctx context.Context) error {
 	}
 	st, err := r.g.store.Commit(ctx, r.scope, r.step, r.token, r.fp, r.g.params, r.g.now())
 	if err != nil {
-		// The reservation may still be held: drop it so the step can be retried.
-		// A store that failed once may fail again; the TTL frees it then.
-		_ = r.g.store.Release(ctx, r.scope, r.step, r.token)
+		// The reservation may still be held: drop it so the step can be
+		// retried. Not with ctx: a commit fails most often because ctx was
+		// cancelled or ran out (the client gave up), and a store that
+		// honours ctx would then not release either, leaving the step
+		// reserved for ReservationTTL while Release after this is a no-op.
+		// The store bounds the call with its own timeout. A store that
+		// failed once may fail again; the TTL frees it then.
+		_ = r.g.store.Release(context.WithoutCancel(ctx), r.scope, r.step, r.token)
 		return err
 	}
 	switch st {

@@ -115,8 +115,11 @@ type MemoryOptions struct {
 	// Default is the level of agents never Set nor degraded (default
 	// Untrusted, the zero value).
 	Default Level
-	// MaxAgents caps the agents held (default 100,000); a change for a new
-	// agent beyond it fails with [ErrCapacity].
+	// MaxAgents caps the agents held (default 100,000). At the cap, an
+	// agent at the Default level is evicted to make room (the one with the
+	// fewest denials in its window among a sample); agents at another
+	// level (set or degraded) are never evicted, and when every agent held
+	// is one, a change for a new agent fails with [ErrCapacity].
 	MaxAgents int
 	// Window is how many decisions Record looks at (default 20): once an
 	// agent has Window decisions, more than 10% denials degrade it by one
@@ -193,12 +196,55 @@ func (s *MemoryStore) state(agent string) (*trustState, error) {
 	if st, ok := s.agents[agent]; ok {
 		return st, nil
 	}
-	if len(s.agents) >= s.max {
-		return nil, fmt.Errorf("%w: %d agents held (MemoryOptions.MaxAgents)", ErrCapacity, len(s.agents))
+	if len(s.agents) >= s.max && !s.evict() {
+		return nil, fmt.Errorf("%w: %d agents held (MemoryOptions.MaxAgents), every one at a level other than the default (set or degraded, never evicted); raise MaxAgents", ErrCapacity, len(s.agents))
 	}
 	st := &trustState{level: s.def}
 	s.agents[agent] = st
 	return st, nil
+}
+
+// evictSample is how many entries one eviction compares; evictScan bounds
+// how many it looks through to find one at the default level.
+const (
+	evictSample = 64
+	evictScan   = 1024
+)
+
+// evict makes room for one agent (s.mu held) and reports whether it did.
+// Agent names are self-declared, so a flood of distinct names must not
+// fill the store for good: that would leave every new agent impossible
+// to Set, suspend or degrade. Only an agent at the default level is
+// evicted, which is then what it was before its first decision: the one
+// with the fewest denials among up to evictSample (any with none is
+// taken at once; that loses only a count of allowed decisions). An agent
+// set or degraded to another level is never evicted: that would undo an
+// operator's decision or a penalty.
+func (s *MemoryStore) evict() bool {
+	var victim string
+	best, n := -1, 0
+	for a, st := range s.agents {
+		// Past the sample, go on only until a candidate turns up, and
+		// never through more than evictScan entries (map iteration starts
+		// at a random place, so the next try looks elsewhere).
+		if n++; (n > evictSample && best >= 0) || n > evictScan {
+			break
+		}
+		if st.level != s.def {
+			continue
+		}
+		if best < 0 || st.denials < best {
+			victim, best = a, st.denials
+			if best == 0 {
+				break
+			}
+		}
+	}
+	if best < 0 {
+		return false
+	}
+	delete(s.agents, victim)
+	return true
 }
 
 // Set implements [Store].

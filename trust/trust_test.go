@@ -98,7 +98,11 @@ func TestMemoryTrustStore(t *testing.T) {
 	if l != trust.Untrusted {
 		t.Fatalf("20%% denials: level %v, want untrusted", l)
 	}
-	// Bounded: a third agent cannot be stored, and that fails closed.
+	// Bounded: a third agent cannot be stored while a and b are held at
+	// levels other than the default (see TestMemoryStoreFullOfDecisions).
+	if err := s.Set(ctx, "a", trust.Trusted); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := s.Degrade(ctx, "c", trust.ViolationBudget); !errors.Is(err, trust.ErrCapacity) {
 		t.Fatalf("third agent: %v, want ErrCapacity", err)
 	}

@@ -4,11 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
+	"net"
 	"runtime"
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -176,7 +179,7 @@ func (s *Store) Health() redisx.Health { return s.health }
 //	P r:{key}                   token bucket (GCRA TAT) of a rate key
 //	P b:{scope}:name            budget counter
 //	P bm:{scope}                the scope's counters: key -> limit; "=" -> level (caps)
-//	P c:{owner}len:scope        conversation hash: last, fp, rep, seen
+//	P c:{owner}len:scope        conversation hash: last, fp, rep, seen, ok (last commit's token)
 //	P c:{owner}len:scope:step   reservation of one step: token|expiry
 //	P o:{owner}                 the owner's live conversations, scored by expiry
 //	P marker:2                  when this Redis's data began (no expiry)
@@ -279,9 +282,38 @@ func (s *Store) run(ctx context.Context, op string, sc *redis.Script, keys []str
 	full = append(full, micros(dl), nowArg)
 	v, err := sc.Run(ctx, s.c, keys, append(full, args...)...).Result()
 	if err != nil {
+		if replyLost(err) {
+			return nil, sentError{s.fail(op, err)}
+		}
 		return nil, s.fail(op, err)
 	}
 	return v, nil
+}
+
+// replyLost reports whether err came while reading a reply: the command
+// was written and Redis may have run it. A refused dial, a pool timeout
+// or a cancelled context sent nothing; an error reply is Redis's answer.
+func replyLost(err error) bool {
+	var re redis.Error
+	if errors.As(err, &re) {
+		return false
+	}
+	var op *net.OpError
+	return (errors.As(err, &op) && op.Op == "read") || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET)
+}
+
+// sentError is an error of a script that was sent: Redis may have run it
+// and only its reply was lost (late past the timeout, or the connection
+// dropped), so what it wrote may stand.
+type sentError struct{ error }
+
+func (e sentError) Unwrap() error { return e.error }
+
+// maybeRan reports whether err leaves it unknown if the script ran: it
+// was sent, and no answer came.
+func maybeRan(err error) bool {
+	var se sentError
+	return errors.As(err, &se)
 }
 
 // ints reads a reply of n integers.

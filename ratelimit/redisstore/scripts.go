@@ -339,7 +339,7 @@ local step = tonumber(ARGV[3])
 if step > last then
   last = step
 end
-redis.call('HSET', KEYS[1], 'last', last, 'fp', ARGV[5], 'rep', rep)
+redis.call('HSET', KEYS[1], 'last', last, 'fp', ARGV[5], 'rep', rep, 'ok', ARGV[4])
 redis.call('PEXPIRE', KEYS[1], ARGV[7])
 redis.call('ZADD', KEYS[3], now + tonumber(ARGV[9]), ARGV[8])
 redis.call('PEXPIRE', KEYS[3], ARGV[7])
@@ -347,6 +347,18 @@ if cap > 0 then
   redis.call('ZADD', KEYS[4], now + tonumber(ARGV[9]), ARGV[11])
 end
 return 1
+`)
+
+// committedScript tells whether the commit of token landed, when its
+// reply was lost: the commit script leaves its token in the
+// conversation's 'ok' field (until the next commit of the conversation).
+//
+// KEYS[1] conversation hash; ARGV token. Returns 1 committed, else 0.
+var committedScript = redis.NewScript(`
+if redis.call('HGET', KEYS[1], 'ok') == ARGV[1] then
+  return 1
+end
+return 0
 `)
 
 // releaseScript drops a reservation if token holds it.

@@ -38,6 +38,13 @@ func (s *Store) Reserve(ctx context.Context, scope string, step int64, fp rateli
 		(p.ReservationTTL + expirySlack).Milliseconds(), p.ConversationTTL.Microseconds(),
 		s.perOwner, scope, (p.ConversationTTL + expirySlack).Milliseconds(), s.boxed.convCap, s.boxed.tombCap, convMember(scope), s.boxed.prefix)
 	if err != nil {
+		if maybeRan(err) {
+			// Redis may hold the reservation while the caller denies: drop
+			// it by its token, or the step would stay reserved for
+			// ReservationTTL (issue 17 fault 3). The token is new, so
+			// this drops nothing else.
+			_ = s.Release(context.WithoutCancel(ctx), scope, step, token)
+		}
 		return ratelimit.StepResult{}, err
 	}
 	out, err := s.ints("step reserve", v, 3)
@@ -70,6 +77,12 @@ func (s *Store) Commit(ctx context.Context, scope string, step int64, token stri
 	v, err := s.run(ctx, "step commit", commitScript, keys, now,
 		step, token, fp.String(), p.MaxRepeats, (p.ConversationTTL + expirySlack).Milliseconds(), scope, p.ConversationTTL.Microseconds(), s.boxed.convCap, convMember(scope))
 	if err != nil {
+		if maybeRan(err) && s.committed(context.WithoutCancel(ctx), scope, token) {
+			// The reply was lost, not the commit: the step is consumed, so
+			// the call goes on (denying it would consume a step for a
+			// refused call, and its retry would be a replay).
+			return ratelimit.StepOK, nil
+		}
 		return 0, err
 	}
 	st, ok := v.(int64)
@@ -86,4 +99,13 @@ func (s *Store) Release(ctx context.Context, scope string, step int64, token str
 	}
 	_, err := s.run(ctx, "step release", releaseScript, []string{s.stepKey(scope, step)}, time.Time{}, token)
 	return err
+}
+
+// committed reports whether the commit of token in scope landed, asked
+// after its reply was lost; false when that cannot be learned either.
+func (s *Store) committed(ctx context.Context, scope, token string) bool {
+	ctx, cancel := context.WithTimeout(ctx, s.timeout)
+	defer cancel()
+	n, err := committedScript.Run(ctx, s.c, []string{s.convKey(scope)}, token).Int64()
+	return err == nil && n == 1
 }

@@ -10,14 +10,20 @@
 //
 // One hash per agent, <Prefix>{<agent>}, with fields level, total and
 // denials; it expires Options.TTL after its last change (default 30 days),
-// so agent ids a client makes up cannot fill Redis, and a forgotten agent
-// comes back at Options.Default.
+// and a forgotten agent comes back at Options.Default. The agents with
+// state are indexed in <Prefix>ix, by last change, so that their number
+// stays under Options.MaxAgents: agent ids a client makes up cannot fill
+// Redis, and evict only agents at the default level.
 //
 // # Security
 //
 // Every Redis error, and an answer that is not a level, is an error
 // wrapping trust.ErrUnavailable; the guard then treats the agent as
-// untrusted (fail closed).
+// untrusted (fail closed). A Redis that lost its data (restarted without
+// persistence, or flushed) is detected by a marker key: for one TTL after
+// it, an agent without state is at most untrusted, so a degraded or
+// suspended agent never comes back at a higher Default (lost.go). The
+// agents with state are capped against floods of made-up names (caps.go).
 //
 // # Concurrency
 //
@@ -53,6 +59,20 @@ type Options struct {
 	RequireDurable bool
 	// Warn receives warnings found by New; nil means slog.Default().Warn.
 	Warn func(msg string)
+	// MaxAgents caps the agents with state in Redis (default
+	// DefaultMaxAgents). Client names are self-declared and every call is
+	// recorded, so without a cap one client could fill Redis with names
+	// for a TTL. At the cap, agents at the Default level are evicted (see
+	// caps.go); agents set or degraded never are, and when none can be
+	// evicted a new agent's change fails with trust.ErrCapacity.
+	MaxAgents int
+	// AcceptIdentityFlood turns the cap off: needed for Redis Cluster and
+	// Ring, where a script cannot evict keys of other slots.
+	AcceptIdentityFlood bool
+	// AcceptDataLoss turns lost-data detection off (see lost.go): needed
+	// for Redis Cluster and Ring. With it, an agent degraded or suspended
+	// before Redis lost its data comes back at Default at once.
+	AcceptDataLoss bool
 }
 
 // Client is what a [Store] needs of a go-redis client: scripts and INFO.
@@ -74,6 +94,8 @@ type Store struct {
 	c     redis.Scripter
 	o     Options
 	ttlMS int64
+	cap   int    // MaxAgents; 0 when off
+	known string // the marker New read, in µs; "" when lost-data detection is off
 }
 
 var _ trust.Store = (*Store)(nil)
@@ -92,7 +114,7 @@ func New(ctx context.Context, c Client, opts *Options) (*Store, error) {
 	}
 	o := Options{Prefix: DefaultPrefix, Timeout: DefaultTimeout, TTL: DefaultTTL, Window: trust.Window}
 	if opts != nil {
-		if opts.Timeout < 0 || opts.TTL < 0 || opts.Window < 0 || !opts.Default.Valid() || strings.ContainsAny(opts.Prefix, "{}") {
+		if opts.Timeout < 0 || opts.TTL < 0 || opts.Window < 0 || opts.MaxAgents < 0 || !opts.Default.Valid() || strings.ContainsAny(opts.Prefix, "{}") {
 			return nil, fmt.Errorf("%w: redistrust Options %+v", trust.ErrInvalidOptions, *opts)
 		}
 		if opts.Prefix != "" {
@@ -109,60 +131,76 @@ func New(ctx context.Context, c Client, opts *Options) (*Store, error) {
 		}
 		o.Default = opts.Default
 		o.AcceptEviction, o.RequireDurable, o.Warn = opts.AcceptEviction, opts.RequireDurable, opts.Warn
+		o.MaxAgents, o.AcceptIdentityFlood, o.AcceptDataLoss = opts.MaxAgents, opts.AcceptIdentityFlood, opts.AcceptDataLoss
+	}
+	capped, err := capOf(c, o)
+	if err != nil {
+		return nil, err
 	}
 	if err := redisx.Verify(ctx, c, redisx.HealthOptions{AcceptEviction: o.AcceptEviction, RequireDurable: o.RequireDurable},
 		o.Timeout, "redistrust", o.Warn, trust.ErrInvalidOptions, trust.ErrUnavailable); err != nil {
 		return nil, err
 	}
-	return &Store{c: c, o: o, ttlMS: o.TTL.Milliseconds()}, nil
+	st := &Store{c: c, o: o, ttlMS: o.TTL.Milliseconds(), cap: capped}
+	if err := st.mark(ctx, c); err != nil {
+		return nil, err
+	}
+	return st, nil
 }
 
 // Key returns the Redis key of agent, for operators and tests.
 func (s *Store) Key(agent string) string { return s.o.Prefix + "{" + agent + "}" }
 
-// levelScript: KEYS[1]; ARGV default. Returns the level.
-var levelScript = redis.NewScript(`
+// Every script starts with defLua (lost.go) and the write scripts then
+// with admitLua (caps.go). KEYS[1] is the agent, then the marker and the
+// loss key when lost-data detection is on, then the index when capped;
+// ARGV[1] the default level, ARGV[2] ttl_ms, ARGV[3] the cap (0: off),
+// ARGV[4] the marker New read ("": detection off), then each script's
+// own. A refusal at the cap answers refusedAtCap.
+
+// levelScript returns the level.
+var levelScript = redis.NewScript(defLua + `
 local l = redis.call('HGET', KEYS[1], 'level')
 if l then return tonumber(l) end
-return tonumber(ARGV[1])
+return def
 `)
 
-// setScript: KEYS[1]; ARGV level, ttl_ms.
-var setScript = redis.NewScript(`
-redis.call('HSET', KEYS[1], 'level', ARGV[1], 'total', 0, 'denials', 0)
+// setScript: ARGV[5] level.
+var setScript = redis.NewScript(defLua + admitLua + `
+redis.call('HSET', KEYS[1], 'level', ARGV[5], 'total', 0, 'denials', 0)
 redis.call('PEXPIRE', KEYS[1], ARGV[2])
-return tonumber(ARGV[1])
+return tonumber(ARGV[5])
 `)
 
-// degradeScript: KEYS[1]; ARGV default, drop (-1 suspends), ttl_ms.
-// Suspended (-1) stays suspended; penalties stop at 0 (untrusted).
-var degradeScript = redis.NewScript(`
-local l = tonumber(redis.call('HGET', KEYS[1], 'level') or ARGV[1])
-local drop = tonumber(ARGV[2])
+// degradeScript: ARGV[5] drop (-1 suspends). Suspended (-1) stays
+// suspended; penalties stop at 0 (untrusted).
+var degradeScript = redis.NewScript(defLua + admitLua + `
+local l = tonumber(redis.call('HGET', KEYS[1], 'level') or def)
+local drop = tonumber(ARGV[5])
 if l < 0 or drop < 0 then
   l = -1
 else
   l = math.max(l - drop, 0)
 end
 redis.call('HSET', KEYS[1], 'level', l)
-redis.call('PEXPIRE', KEYS[1], ARGV[3])
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
 return l
 `)
 
-// recordScript: KEYS[1]; ARGV default, denied (0|1), window, ttl_ms. More
-// than 10% denials in a full window drop one level; the window restarts.
-var recordScript = redis.NewScript(`
-local l = tonumber(redis.call('HGET', KEYS[1], 'level') or ARGV[1])
+// recordScript: ARGV[5] denied (0 or 1), ARGV[6] window. Returns the
+// level after.
+var recordScript = redis.NewScript(defLua + admitLua + `
+local l = tonumber(redis.call('HGET', KEYS[1], 'level') or def)
 local total = redis.call('HINCRBY', KEYS[1], 'total', 1)
-local denials = redis.call('HINCRBY', KEYS[1], 'denials', tonumber(ARGV[2]))
-if total >= tonumber(ARGV[3]) then
+local denials = redis.call('HINCRBY', KEYS[1], 'denials', tonumber(ARGV[5]))
+if total >= tonumber(ARGV[6]) then
   if denials * 10 > total then
     if l >= 0 then l = math.max(l - 1, 0) end
   end
   redis.call('HSET', KEYS[1], 'total', 0, 'denials', 0)
 end
 redis.call('HSET', KEYS[1], 'level', l)
-redis.call('PEXPIRE', KEYS[1], ARGV[4])
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
 return l
 `)
 
@@ -172,9 +210,20 @@ func (s *Store) run(ctx context.Context, agent string, sc *redis.Script, args ..
 	}
 	ctx, cancel := context.WithTimeout(ctx, s.o.Timeout)
 	defer cancel()
-	n, err := sc.Run(ctx, s.c, []string{s.Key(agent)}, args...).Int64()
+	keys := make([]string, 1, 4)
+	keys[0] = s.Key(agent)
+	if s.known != "" {
+		keys = append(keys, s.marker(), s.lost())
+	}
+	if sc != levelScript && s.cap > 0 {
+		keys = append(keys, s.index())
+	}
+	n, err := sc.Run(ctx, s.c, keys, append([]any{int(s.o.Default), s.ttlMS, s.cap, s.known}, args...)...).Int64()
 	if err != nil {
 		return trust.Untrusted, fmt.Errorf("%w: redis trust store: %w", trust.ErrUnavailable, err)
+	}
+	if n == refusedAtCap && sc != levelScript {
+		return trust.Untrusted, s.capacity()
 	}
 	l := trust.Level(n)
 	if !l.Valid() {
@@ -185,7 +234,7 @@ func (s *Store) run(ctx context.Context, agent string, sc *redis.Script, args ..
 
 // Level implements [trust.Store].
 func (s *Store) Level(ctx context.Context, agent string) (trust.Level, error) {
-	return s.run(ctx, agent, levelScript, int(s.o.Default))
+	return s.run(ctx, agent, levelScript)
 }
 
 // Set implements [trust.Store].
@@ -193,7 +242,7 @@ func (s *Store) Set(ctx context.Context, agent string, l trust.Level) error {
 	if !l.Valid() {
 		return fmt.Errorf("%w: trust level %v", trust.ErrInvalidRequest, l)
 	}
-	_, err := s.run(ctx, agent, setScript, int(l), s.ttlMS)
+	_, err := s.run(ctx, agent, setScript, int(l))
 	return err
 }
 
@@ -206,7 +255,7 @@ func (s *Store) Degrade(ctx context.Context, agent string, v trust.Violation) (t
 	if trust.Trusted.Degrade(v) == trust.Suspended {
 		drop = -1
 	}
-	return s.run(ctx, agent, degradeScript, int(s.o.Default), drop, s.ttlMS)
+	return s.run(ctx, agent, degradeScript, drop)
 }
 
 // Record implements [trust.Store].
@@ -215,5 +264,5 @@ func (s *Store) Record(ctx context.Context, agent string, denied bool) (trust.Le
 	if denied {
 		d = 1
 	}
-	return s.run(ctx, agent, recordScript, int(s.o.Default), d, s.o.Window, s.ttlMS)
+	return s.run(ctx, agent, recordScript, d, s.o.Window)
 }

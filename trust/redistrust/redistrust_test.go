@@ -14,7 +14,7 @@ import (
 	"github.com/gatehouse-dev/gatehouse/trust/trusttest"
 )
 
-func client(t *testing.T, srv *redistest.Server) *redis.Client {
+func client(t testing.TB, srv *redistest.Server) *redis.Client {
 	c := redis.NewClient(&redis.Options{Addr: srv.Addr(), ContextTimeoutEnabled: true, MaxRetries: -1, PoolSize: 64})
 	t.Cleanup(func() { c.Close() })
 	return c
