@@ -90,7 +90,7 @@ func (g *Guard) askAnswer(c *call) *refusal {
 	if ans.Attestation != "" {
 		c.d.Reason += " (attestation: " + ans.Attestation + ")"
 	}
-	c.scrub = ans.Scrubber
+	g.injected.add(ans.Scrubber) // before the handler can echo them (vaultscrub.go)
 	if ans.Args != nil {
 		raw, err := json.Marshal(ans.Args)
 		if err != nil {

@@ -18,6 +18,13 @@ import (
 func (g *Guard) sendingMiddleware() mcp.Middleware {
 	return func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if sc := g.injected.scrubber(); sc != nil {
+				var err error
+				if req, err = mcpredact.RewriteOutgoing(sc, method, req); err != nil {
+					g.log.WarnContext(ctx, "gatehouse: outgoing message withheld", "method", method, "reason", "could not be checked for injected vault secrets")
+					return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "gatehouse: the " + method + " message could not be checked for injected vault secrets, so it was not sent"}
+				}
+			}
 			if g.dlp == nil {
 				return next(ctx, method, req)
 			}
