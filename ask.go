@@ -10,7 +10,12 @@ import (
 
 // AskRequest is what an [Asker] shows a human.
 type AskRequest struct {
-	Agent  string          // the agent identity (see Call.Agent)
+	Agent string // the agent identity (see Call.Agent)
+	// Server is the server the call reached: Options.ServerName, else the
+	// name the MCP server gives itself. Show it: one Asker may answer for
+	// several servers with tools of the same name, and AskConsent binds the
+	// consent proof and the vault's server bindings (vault.Vault.Bind) to it.
+	Server string
 	Tool   string          // normalized tool name
 	Args   map[string]any  // arguments as received; numbers are json.Number
 	Reason string          // why the policy asks
