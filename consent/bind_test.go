@@ -66,7 +66,10 @@ func TestProofBindsWholeRequest(t *testing.T) {
 }
 
 // TestAttestationIsSigned: a client-attested proof cannot be relabelled as a
-// human's (or its channel changed) without breaking the signature.
+// human's (or its channel changed) without breaking the signature; nor can
+// it name another approver or drop single use (red team of issue 16: ACP
+// §6.2 leaves approver.id and conditions.single_use unsigned, and a proof
+// an intern approved verified as the admin's).
 func TestAttestationIsSigned(t *testing.T) {
 	c := newClock()
 	signer := mustSigner(t, key(8))
@@ -74,7 +77,7 @@ func TestAttestationIsSigned(t *testing.T) {
 	req := newRequest(t, c, params)
 	resp := &consent.ConsentResponse{RequestID: req.ID, Timestamp: c.Now(), Decision: consent.Approved, Nonce: req.Nonce,
 		Approver:   consent.Approver{ID: "mcp-client:Alice", Channel: "mcp-elicitation", Attestation: consent.AttestedClient},
-		Conditions: consent.Conditions{ValidUntil: c.Now().Add(time.Minute)}}
+		Conditions: consent.Conditions{ValidUntil: c.Now().Add(time.Minute), SingleUse: true}}
 	if err := signer.Sign(req, resp); err != nil {
 		t.Fatal(err)
 	}
@@ -82,6 +85,8 @@ func TestAttestationIsSigned(t *testing.T) {
 	for name, relabel := range map[string]func(*consent.ConsentResponse){
 		"attestation": func(r *consent.ConsentResponse) { r.Approver.Attestation = consent.AttestedHuman },
 		"channel":     func(r *consent.ConsentResponse) { r.Approver.Channel = "terminal" },
+		"approver id": func(r *consent.ConsentResponse) { r.Approver.ID = "mcp-client:Admin" },
+		"single use":  func(r *consent.ConsentResponse) { r.Conditions.SingleUse = false },
 	} {
 		forged := *resp
 		relabel(&forged)
