@@ -46,6 +46,7 @@ spec:
 // leakRig is a guarded server whose tools echo what they get in every way
 // a handler can, with a vault secret bound to deploy and note_put.
 type leakRig struct {
+	vlt   *vault.Vault
 	g     *gatehouse.Guard
 	setup func(*mcp.Server)
 	mu    sync.Mutex
@@ -73,7 +74,7 @@ func newLeakRig(t *testing.T) *leakRig {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &leakRig{g: mustGuard(t, mustPolicy(t, leakPolicy), &gatehouse.Options{Ask: &gatehouse.AskOptions{Timeout: 2 * time.Second, Asker: gatehouse.AskConsent(asker, vlt)}})}
+	r := &leakRig{vlt: vlt, g: mustGuard(t, mustPolicy(t, leakPolicy), &gatehouse.Options{Ask: &gatehouse.AskOptions{Timeout: 2 * time.Second, Asker: gatehouse.AskConsent(asker, vlt)}})}
 	schema := json.RawMessage(`{"type":"object"}`)
 	r.setup = func(s *mcp.Server) {
 		s.AddTool(&mcp.Tool{Name: "deploy", InputSchema: schema}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -98,6 +99,14 @@ func newLeakRig(t *testing.T) *leakRig {
 		})
 	}
 	return r
+}
+
+// setSecret gives deploy_token another value.
+func (r *leakRig) setSecret(t *testing.T, value string) {
+	t.Helper()
+	if err := r.vlt.Set("deploy_token", value); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // client connects a client named name to its own server (guarded by the
@@ -178,5 +187,28 @@ func TestRedteamVaultSecretEchoedByLaterCall(t *testing.T) {
 	// Near miss: results without the value go out unchanged.
 	if got := resultText(other.callTool(3, "plain", map[string]any{"x": "s3cr3t-leak-value-43"})); got != `args {"x":"s3cr3t-leak-value-43"}` {
 		t.Fatalf("a result without a vault value was changed: %q", got)
+	}
+}
+
+// TestRedteamVaultSecretInsideJSONText: a tool that returns JSON as text
+// (the request it sent upstream) carries the secret JSON-escaped inside a
+// string, which the wire escapes once more. Scrubbing the wire bytes looked
+// for one level of escaping and missed it; the values are scrubbed now.
+func TestRedteamVaultSecretInsideJSONText(t *testing.T) {
+	r := newLeakRig(t)
+	c := r.client(t, "agent")
+	secret := `pa"ss\word-` + leakSecret // a password with a quote and a backslash
+	r.setSecret(t, secret)
+	res := c.callTool(1, "note_put", map[string]any{"auth": vault.SecretRef("deploy_token")})
+	if resultText(res) != "stored" {
+		t.Fatalf("note_put: %v", res)
+	}
+	res = c.callTool(2, "note_get", nil)
+	var note map[string]any
+	if err := json.Unmarshal([]byte(resultText(res)), &note); err != nil {
+		t.Fatalf("the note is not the JSON the tool stored: %v (%v)", err, res)
+	}
+	if fmt.Sprint(note["auth"]) != "[REDACTED:vault:deploy_token]" {
+		t.Fatalf("the agent decoded the stored JSON and read %q", note["auth"])
 	}
 }

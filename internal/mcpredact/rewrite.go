@@ -1,7 +1,6 @@
 package mcpredact
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,18 +10,21 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// Rewriter rewrites the JSON text of a value, or a message, and returns
-// its input unchanged (the same bytes) when there is nothing to rewrite.
-// The root package rewrites with the values of injected vault secrets
-// (consent/vault.Scrubber), which are known by value, not by pattern.
+// Rewriter rewrites a string, returning it unchanged when there is nothing
+// to rewrite. The root package rewrites with the values of injected vault
+// secrets (consent/vault.Scrubber), which are known by value, not by
+// pattern.
 type Rewriter interface {
-	Bytes([]byte) []byte
 	String(string) string
 }
 
-// RewriteResult returns res with w applied to the JSON it marshals to,
-// decoded back into a new value of res's type; res itself when w changes
-// nothing. An error means the result could not be rewritten: withhold it.
+// RewriteResult returns res with w applied to every string of the JSON it
+// marshals to (object member names included), at any depth, decoded back
+// into a new value of res's type; res itself when w changes nothing. The
+// strings are rewritten decoded, not the JSON text: a text that carries
+// JSON (a tool echoing the request it sent) holds a value JSON-escaped
+// once, which the text of the result escapes once more. An error means the
+// result could not be rewritten: withhold it.
 func RewriteResult(w Rewriter, res mcp.Result) (mcp.Result, error) {
 	if w == nil || isNil(res) {
 		return res, nil
@@ -83,14 +85,16 @@ func RewriteError(w Rewriter, err error) error {
 		return err
 	}
 	msg := w.String(we.Message)
-	data := []byte(we.Data)
+	data, changed := json.RawMessage(we.Data), false
 	if len(data) > 0 {
-		data = w.Bytes(data)
-		if !json.Valid(data) {
-			data = nil
+		tree, derr := decodeTree(data)
+		if derr != nil {
+			data, changed = nil, true // not JSON: never passed on unchecked
+		} else if tree, changed = rewriteTree(w, tree); changed {
+			data, _ = json.Marshal(tree)
 		}
 	}
-	if msg == we.Message && bytes.Equal(data, we.Data) {
+	if msg == we.Message && !changed {
 		return err
 	}
 	return &jsonrpc.Error{Code: we.Code, Message: msg, Data: data}
@@ -102,9 +106,17 @@ func rewriteValue(w Rewriter, v any) (any, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %T does not marshal: %v", ErrUnscannable, v, err)
 	}
-	out := w.Bytes(raw)
-	if bytes.Equal(out, raw) {
+	tree, err := decodeTree(raw)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %T: %v", ErrUnscannable, v, err)
+	}
+	tree, changed := rewriteTree(w, tree)
+	if !changed {
 		return v, nil
+	}
+	out, err := json.Marshal(tree)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %T: %v", ErrUnscannable, v, err)
 	}
 	t := reflect.TypeOf(v)
 	if t.Kind() != reflect.Pointer {
@@ -115,4 +127,50 @@ func rewriteValue(w Rewriter, v any) (any, error) {
 		return nil, fmt.Errorf("%w: the rewritten %T does not decode: %v", ErrUnscannable, v, err)
 	}
 	return nv.Interface(), nil
+}
+
+// rewriteTree applies w to every string and member name of a decoded JSON
+// value (json.Number numbers are left alone), in place, and reports whether
+// anything changed.
+func rewriteTree(w Rewriter, v any) (any, bool) {
+	switch x := v.(type) {
+	case string:
+		out := w.String(x)
+		return out, out != x
+	case []any:
+		changed := false
+		for i, e := range x {
+			var c bool
+			x[i], c = rewriteTree(w, e)
+			changed = changed || c
+		}
+		return x, changed
+	case map[string]any:
+		changed := false
+		var renamed map[string]any
+		for k, e := range x {
+			ne, c := rewriteTree(w, e)
+			x[k], changed = ne, changed || c
+			if nk := w.String(k); nk != k {
+				if renamed == nil {
+					renamed = map[string]any{}
+				}
+				renamed[nk] = ne
+			}
+		}
+		if renamed == nil {
+			return x, changed
+		}
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			if w.String(k) == k {
+				out[k] = e
+			}
+		}
+		for k, e := range renamed {
+			out[k] = e
+		}
+		return out, true
+	}
+	return v, false
 }

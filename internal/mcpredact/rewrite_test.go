@@ -17,12 +17,6 @@ import (
 type masker struct{}
 
 func (masker) String(s string) string { return strings.ReplaceAll(s, "secret", "XXXXXX") }
-func (masker) Bytes(b []byte) []byte {
-	if out := (masker{}).String(string(b)); out != string(b) {
-		return []byte(out)
-	}
-	return b
-}
 
 func TestRewriteError(t *testing.T) {
 	for _, tc := range []struct {
@@ -59,6 +53,11 @@ func TestRewriteResultAndOutgoing(t *testing.T) {
 	out, err := mcpredact.RewriteResult(masker{}, res)
 	if err != nil || wire(t, out) == wire(t, res) || strings.Contains(wire(t, out), "secret") || res.Content[0].(*mcp.TextContent).Text != "a secret" {
 		t.Fatalf("rewritten result %s, %v (original %s)", wire(t, out), err, wire(t, res))
+	}
+	res = &mcp.CallToolResult{Content: []mcp.Content{}, StructuredContent: map[string]any{"secret": []any{"x", "secret"}, "n": 1e300}}
+	out, err = mcpredact.RewriteResult(masker{}, res)
+	if err != nil || wire(t, out) != `{"content":[],"structuredContent":{"XXXXXX":["x","XXXXXX"],"n":1e+300}}` {
+		t.Fatalf("member names and nested strings: %s, %v", wire(t, out), err)
 	}
 	req := &mcp.ServerRequest[*mcp.ProgressNotificationParams]{Params: &mcp.ProgressNotificationParams{ProgressToken: "t", Message: "secret"}}
 	got, err := mcpredact.RewriteOutgoing(masker{}, "notifications/progress", req)
