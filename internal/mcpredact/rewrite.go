@@ -26,7 +26,7 @@ type Rewriter interface {
 // once, which the text of the result escapes once more. An error means the
 // result could not be rewritten: withhold it.
 func RewriteResult(w Rewriter, res mcp.Result) (mcp.Result, error) {
-	if w == nil || isNil(res) {
+	if w == nil || isNil(res) || plainTextUnchanged(w, res) {
 		return res, nil
 	}
 	out, err := rewriteValue(w, res)
@@ -34,6 +34,23 @@ func RewriteResult(w Rewriter, res mcp.Result) (mcp.Result, error) {
 		return nil, err
 	}
 	return out.(mcp.Result), nil
+}
+
+// plainTextUnchanged is the fast path of the common result, as for
+// [Result]: a tool result of text items and nothing else, none of whose
+// texts w changes, goes out as it is, without being encoded and walked.
+func plainTextUnchanged(w Rewriter, res mcp.Result) bool {
+	r, ok := res.(*mcp.CallToolResult)
+	if !ok || r.Meta != nil || r.StructuredContent != nil || r.InputRequests != nil || r.RequestState != "" || len(r.Content) == 0 {
+		return false
+	}
+	for _, c := range r.Content {
+		t, ok := c.(*mcp.TextContent)
+		if !ok || t == nil || t.Meta != nil || t.Annotations != nil || w.String(t.Text) != t.Text {
+			return false
+		}
+	}
+	return true
 }
 
 // RewriteOutgoing is [RewriteResult] for the params of a request or
