@@ -108,12 +108,15 @@ func TestSummaryShowsEveryArgument(t *testing.T) {
 	req := newRequest(t, c, map[string]any{
 		"body": strings.Repeat("Dear team, ", 500), "to": "attacker@evil.test", "subject": "inv\u202eoice\u200b",
 		"token": vault.SecretRef("github"),
+		// Red team of fault 5: the same one level down.
+		"reply": map[string]any{"body": strings.Repeat("Dear team, ", 500), "to": "bcc@evil.test"},
 	})
 	s, err := consent.Prompt(req)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{`to: "attacker@evil.test"`, `subject: "inv\u202eoice\u200b"`, "more bytes not shown)", "secrets: github"} {
+	for _, want := range []string{`to: "attacker@evil.test"`, `subject: "inv\u202eoice\u200b"`, "more bytes not shown)", "secrets: github",
+		"reply: (object, 2 members)", `    to: "bcc@evil.test"`} {
 		if !strings.Contains(s, want) {
 			t.Errorf("summary lacks %s:\n%s", want, s)
 		}
