@@ -17,6 +17,11 @@ import (
 // call that injected nothing (fault: the scrubber covered the injected
 // call's result and error text only).
 //
+// Scrubbing by value is an equality oracle: an agent whose guess comes
+// back redacted from an echoing tool learns the guess was an injected
+// value (consent/vault's package documentation says so); vault secrets must
+// not be guessable.
+//
 // The set grows with the distinct values injected (bounded by the vault's
 // secrets and their rotations). Until a first injection it costs one
 // atomic load per message; after, every result and outgoing message is
