@@ -78,7 +78,7 @@ func canElicit(req *mcp.CallToolRequest) bool {
 // with modified arguments, re-evaluated, and with run arguments for the
 // handler only), or denied.
 func (g *Guard) askAnswer(c *call) *refusal {
-	ctx := elicitation.WithRequest(c.ctx, c.req)
+	ctx := elicitation.WithRequest(withApprovalPrompt(c.ctx), c.req)
 	d, ans, err := g.ask(ctx, c.d, AskRequest{Agent: c.agent, Server: g.serverName(c), Args: c.args, Scopes: g.offers(c)})
 	if err != nil {
 		return refuse(d)
