@@ -181,3 +181,27 @@ func TestWebhookCarriesTheRenderedPrompt(t *testing.T) {
 		t.Fatalf("display_text %q", body.DisplayText)
 	}
 }
+
+// TestSummaryHeaderEscapesBlankRunes (red team of issue 16): the header
+// (agent, tool, reason) escapes what the argument lines escape, including
+// runes Unicode calls printable that render as nothing.
+func TestSummaryHeaderEscapesBlankRunes(t *testing.T) {
+	c := newClock()
+	req := newRequest(t, c, map[string]any{"a": 1})
+	req.Agent = consent.Agent{ID: "client:ci\u3164\u3164", Name: "ci\u115f\ufe0f\u034f"}
+	req.Action.Description = "because\u3164"
+	s := consent.Summary(req)
+	for _, r := range []rune{'\u3164', '\u115f', '\ufe0f', '\u034f'} {
+		if strings.ContainsRune(s, r) {
+			t.Errorf("raw U+%04X in\n%s", r, s)
+		}
+	}
+	if !strings.Contains(s, `ci\u3164\u3164`) || !strings.Contains(s, `because\u3164`) {
+		t.Errorf("escapes missing:\n%s", s)
+	}
+	// Near miss: ordinary text, accents and CJK are shown as they are.
+	req.Agent = consent.Agent{ID: "client:café-東京"}
+	if s := consent.Summary(req); !strings.Contains(s, "client:café-東京") {
+		t.Errorf("plain text escaped:\n%s", s)
+	}
+}
