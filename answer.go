@@ -5,12 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/gatehouse-dev/gatehouse/consent/elicitation"
-	"github.com/gatehouse-dev/gatehouse/grant"
 	"github.com/gatehouse-dev/gatehouse/policy"
 )
 
@@ -78,8 +78,8 @@ func canElicit(req *mcp.CallToolRequest) bool {
 // with modified arguments, re-evaluated, and with run arguments for the
 // handler only), or denied.
 func (g *Guard) askAnswer(c *call) *refusal {
-	ctx := elicitation.WithRequest(c.ctx, c.req)
-	d, ans, err := g.ask(ctx, c.d, c.agent, c.args, g.offers(c))
+	ctx := elicitation.WithRequest(withApprovalPrompt(c.ctx), c.req)
+	d, ans, err := g.ask(ctx, c.d, AskRequest{Agent: c.agent, Server: g.serverName(c), Args: c.args, Scopes: g.offers(c)})
 	if err != nil {
 		return refuse(d)
 	}
@@ -90,7 +90,7 @@ func (g *Guard) askAnswer(c *call) *refusal {
 	if ans.Attestation != "" {
 		c.d.Reason += " (attestation: " + ans.Attestation + ")"
 	}
-	c.scrub = ans.Scrubber
+	g.injected.add(ans.Scrubber) // before the handler can echo them (vaultscrub.go)
 	if ans.Args != nil {
 		raw, err := json.Marshal(ans.Args)
 		if err != nil {
@@ -115,13 +115,15 @@ func (g *Guard) askAnswer(c *call) *refusal {
 
 var errNotApproved = errors.New("gatehouse: not approved")
 
-// ask runs the Asker for an ask decision. It returns the decision to carry
-// out, the answer, and errNotApproved when the call must not run.
-func (g *Guard) ask(ctx context.Context, d policy.Decision, agent string, args map[string]any, offered []grant.Scope) (policy.Decision, Answer, error) {
+// ask runs the Asker for an ask decision on the call r (agent, server,
+// arguments and scopes; the rest comes from d). It returns the decision to
+// carry out, the answer, and errNotApproved when the call must not run.
+func (g *Guard) ask(ctx context.Context, d policy.Decision, r AskRequest) (policy.Decision, Answer, error) {
 	rule, _ := g.p.Rule(d.Tool)
 	actx, cancel := context.WithTimeout(ctx, g.askTimeout(d))
 	defer cancel()
-	ans, err := g.o.Ask.Asker.Ask(actx, AskRequest{Agent: agent, Tool: d.Tool, Args: args, Reason: d.Reason, Rule: rule, ACPRule: d.Rule, Risk: d.Risk, Scopes: offered})
+	r.Tool, r.Reason, r.Rule, r.ACPRule, r.Risk = d.Tool, d.Reason, rule, d.Rule, d.Risk
+	ans, err := g.o.Ask.Asker.Ask(actx, r)
 	timedOut := errors.Is(err, context.DeadlineExceeded) || errors.Is(actx.Err(), context.DeadlineExceeded)
 	switch {
 	case err != nil && timedOut:
@@ -149,6 +151,21 @@ func (g *Guard) ask(ctx context.Context, d policy.Decision, agent string, args m
 		approved.Reason = "User approved with modified arguments"
 	}
 	return approved, ans, nil
+}
+
+// serverName is the name of the server a call reached, for the human and
+// for what an approval binds (AskRequest.Server): Options.ServerName, else
+// the name the MCP server gives itself (its implementation name).
+func (g *Guard) serverName(c *call) string {
+	if g.o.ServerName != "" {
+		return g.o.ServerName
+	}
+	x := &c.srv.index
+	x.mu.Lock()
+	s := x.server
+	x.mu.Unlock()
+	name, _, _ := strings.Cut(s, "\x00")
+	return name
 }
 
 // askTimeout is the wait for a human: an ACP rule's own timeout or

@@ -10,7 +10,12 @@ import (
 
 // AskRequest is what an [Asker] shows a human.
 type AskRequest struct {
-	Agent  string          // the agent identity (see Call.Agent)
+	Agent string // the agent identity (see Call.Agent)
+	// Server is the server the call reached: Options.ServerName, else the
+	// name the MCP server gives itself. Show it: one Asker may answer for
+	// several servers with tools of the same name, and AskConsent binds the
+	// consent proof and the vault's server bindings (vault.Vault.Bind) to it.
+	Server string
 	Tool   string          // normalized tool name
 	Args   map[string]any  // arguments as received; numbers are json.Number
 	Reason string          // why the policy asks
@@ -37,9 +42,11 @@ type Answer struct {
 	// a vault injected after the approval (see AskConsent). They must be
 	// Args (or the original arguments) with secret references filled in.
 	RunArgs map[string]any
-	// Scrubber, when set with RunArgs, removes the injected values from the
-	// result and any error before they leave the server (AskConsent sets it
-	// from the vault), so the agent never reads a secret back.
+	// Scrubber, when set with RunArgs, removes the injected values from
+	// everything the guard sends from then on (AskConsent sets it from the
+	// vault): this call's result and error (JSON-RPC error data included),
+	// the notifications and requests its handler sends, and the results of
+	// later calls on any session, so no agent reads a secret back.
 	Scrubber *vault.Scrubber
 	// Attestation says who vouched for the answer: "human", or "client" for
 	// an answer that is only the client program's word (MCP elicitation). It

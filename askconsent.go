@@ -29,6 +29,7 @@ type consentAsker struct {
 func (c consentAsker) Ask(ctx context.Context, r AskRequest) (Answer, error) {
 	req := consent.Request{
 		Tool:   r.Tool,
+		Server: r.Server,
 		Args:   r.Args,
 		Agent:  consent.Agent{ID: r.Agent, Name: r.Agent},
 		Reason: r.Reason,

@@ -176,9 +176,9 @@ func (g *Guard) askByElicitation(c *call, argsHash string, now time.Time) (*mcp.
 	if err != nil {
 		return nil, rpcError(internal(c.d.Method, c.tool, "The approval request could not be built"), "")
 	}
-	question, ok := g.question(c)
-	if !ok {
-		return nil, g.elicitDenied(c, deniedAsk(c.d, "The arguments are too many or too long to be shown for approval, so the call was denied"))
+	question, why := g.question(c)
+	if why != "" {
+		return nil, g.elicitDenied(c, deniedAsk(c.d, why))
 	}
 	if err := g.auditDecision(c.ctx, c.d, c.agent, c.rawArgs); err != nil {
 		return nil, rpcError(internal(c.d.Method, c.tool, auditDown), "")
@@ -202,27 +202,24 @@ func (g *Guard) askByElicitation(c *call, argsHash string, now time.Time) (*mcp.
 
 // question is the text the user is asked: gatehouse's one prompt
 // rendering (every argument name shown, each value cut on its own with the
-// hidden bytes said, invisible and bidi runes escaped) of the arguments
-// with secrets redacted. ok is false when they cannot be shown whole; the
-// call is then denied rather than asked.
-func (g *Guard) question(c *call) (string, bool) {
+// hidden bytes said, invisible and bidi runes escaped) of the arguments.
+// When they cannot be shown whole, or hold text DLP would redact on the
+// way to the client (prompthide.go), it returns the reason the call is
+// denied rather than asked.
+func (g *Guard) question(c *call) (text, why string) {
 	args := []byte(c.rawArgs)
 	if len(strings.TrimSpace(string(args))) == 0 {
 		args = []byte("{}")
 	}
-	if g.dlp != nil {
-		red, _, err := g.dlp.RedactJSON(args)
-		if err != nil {
-			return "", false
-		}
-		args = red
+	if fs, hidden := g.promptHidden(args); hidden {
+		return "", hiddenBySecretScan(fs)
 	}
-	text, err := prompt.Render(args, nil)
+	lines, err := prompt.Render(args, nil)
 	if err != nil {
-		return "", false
+		return "", "The arguments are too many or too long to be shown for approval, so the call was denied"
 	}
 	return fmt.Sprintf("Allow the agent %s to call the tool %s with these arguments?\n%s",
-		runes.Escape(strconv.Quote(c.agent)), runes.Escape(strconv.Quote(c.rawTool)), text), true
+		runes.Escape(strconv.Quote(c.agent)), runes.Escape(strconv.Quote(c.rawTool)), lines), ""
 }
 
 // useNonce spends an approval's nonce, within the agent's own share when

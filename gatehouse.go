@@ -42,6 +42,8 @@ type Guard struct {
 
 	watch *watchdog // abandons handlers past HandlerTimeout
 
+	injected injectedSecrets // vault values handed to handlers: scrubbed from all the guard sends (vaultscrub.go)
+
 	mu   sync.Mutex
 	lims map[string]*ratelimit.Limiter // by normalized tool or ACP rule; bounded by the policy's rules
 }

@@ -2,13 +2,11 @@ package gatehouse
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"runtime/debug"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/gatehouse-dev/gatehouse/consent/vault"
 	"github.com/gatehouse-dev/gatehouse/internal/mcpredact"
 	"github.com/gatehouse-dev/gatehouse/policy"
 )
@@ -18,9 +16,6 @@ import (
 // DLP. The handler gets the call in its context (DecisionFrom, AddTool).
 func (g *Guard) runHandler(c *call, next mcp.MethodHandler) (mcp.Result, error) {
 	res, err := g.bounded(c.ctx, c, next)
-	if c.scrub != nil {
-		res, err = scrubbed(c.scrub, res, err)
-	}
 	if err != nil {
 		return nil, g.redactError(c.ctx, c.md.Method, c.tool, c.agent, err)
 	}
@@ -35,25 +30,6 @@ func (g *Guard) runHandler(c *call, next mcp.MethodHandler) (mcp.Result, error) 
 		}
 	}
 	return g.filterResult(c.ctx, c.md.Method, c.tool, c.agent, res)
-}
-
-// scrubbed takes injected secrets out of a result and error. A result that
-// cannot be re-read after scrubbing is withheld.
-func scrubbed(sc *vault.Scrubber, res mcp.Result, err error) (mcp.Result, error) {
-	err = sc.Error(err)
-	r, ok := res.(*mcp.CallToolResult)
-	if !ok || r == nil {
-		return res, err
-	}
-	b, merr := json.Marshal(r)
-	if merr != nil {
-		return nil, rpcError(internal(policy.MethodToolsCall, "", "The result could not be checked for injected secrets, so it was withheld"), "")
-	}
-	out := &mcp.CallToolResult{}
-	if uerr := json.Unmarshal(sc.Bytes(b), out); uerr != nil {
-		return nil, rpcError(internal(policy.MethodToolsCall, "", "The result could not be checked for injected secrets, so it was withheld"), "")
-	}
-	return out, err
 }
 
 // handled is a handler's answer, or (timeout) the watchdog's word that the

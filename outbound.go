@@ -18,6 +18,13 @@ import (
 func (g *Guard) sendingMiddleware() mcp.Middleware {
 	return func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if sc := g.injected.scrubber(); sc != nil {
+				var err error
+				if req, err = mcpredact.RewriteOutgoing(sc, method, req); err != nil {
+					g.log.WarnContext(ctx, "gatehouse: outgoing message withheld", "method", method, "reason", "could not be checked for injected vault secrets")
+					return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "gatehouse: the " + method + " message could not be checked for injected vault secrets, so it was not sent"}
+				}
+			}
 			if g.dlp == nil {
 				return next(ctx, method, req)
 			}
@@ -25,6 +32,12 @@ func (g *Guard) sendingMiddleware() mcp.Middleware {
 			if err != nil {
 				g.log.WarnContext(ctx, "gatehouse: outgoing message withheld", "method", method, "reason", "could not be checked for secrets")
 				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "gatehouse: the " + method + " message could not be checked for secrets, so it was not sent"}
+			}
+			if len(findings) > 0 && method == "elicitation/create" && isApprovalPrompt(ctx) {
+				// An approval question with a redacted span would hide
+				// what it asks about (prompthide.go): not sent.
+				g.log.WarnContext(ctx, "gatehouse: elicitation withheld", "reason", "the secret scanner would redact part of the question")
+				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "gatehouse: the elicitation/create question holds text the secret scanner would redact, so it was not sent: the user could not see what they are asked about"}
 			}
 			if len(findings) > 0 {
 				if err := g.auditDLP(ctx, method, "", "", findings); err != nil {

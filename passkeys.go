@@ -89,6 +89,10 @@ func (g *Guard) precheckChallenge(md policy.Decision, req mcp.Request) policy.De
 	if err != nil {
 		return invalidParams(normalize.Name(tool), err.Error())
 	}
+	if fs, hidden := g.promptHidden(raw); hidden { // the displayText would pass DLP on its way out
+		return policy.Decision{Outcome: policy.Block, Violation: true, Code: policy.CodeForbidden, Message: policy.MessageForbidden,
+			Reason: "No approval is asked for a call the user cannot see: " + hiddenBySecretScan(fs), Method: md.Method, Tool: normalize.Name(tool)}
+	}
 	d := g.evaluateCall(policy.MethodToolsCall, tool, args)
 	if d.Outcome == policy.Allow || d.Outcome == policy.Ask || g.annotationDecides(normalize.Name(tool), d) {
 		return md // the listing, the trust level, then the scopes (precheckChallengeAgent)

@@ -7,7 +7,6 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/gatehouse-dev/gatehouse/consent/vault"
 	"github.com/gatehouse-dev/gatehouse/grant"
 	"github.com/gatehouse-dev/gatehouse/policy"
 	"github.com/gatehouse-dev/gatehouse/ratelimit"
@@ -38,7 +37,6 @@ type call struct {
 
 	resv      *ratelimit.Reservation // the conversation step, until committed
 	release   func()                 // the in-flight slot, until the handler returns
-	scrub     *vault.Scrubber        // injected vault secrets to take out of the result
 	elicit    bool                   // the AddTool wrapper asks the user, then commits
 	checked   bool                   // the dispatch stage checked the name against the server's tools (in elicit's padding)
 	known     bool                   // with checked: the server had a tool of exactly this name

@@ -15,6 +15,14 @@ import (
 // before any change: the handler's values are never mutated. A result that
 // cannot be scanned is withheld.
 func (g *Guard) filterResult(ctx context.Context, method, tool, agent string, res mcp.Result) (mcp.Result, error) {
+	if sc := g.injected.scrubber(); sc != nil {
+		var err error
+		if res, err = mcpredact.RewriteResult(sc, res); err != nil {
+			d := internal(method, tool, "The result could not be checked for injected vault secrets, so it was withheld")
+			g.auditDecision(ctx, d, agent, nil)
+			return nil, rpcError(d, "")
+		}
+	}
 	if g.dlp == nil {
 		return res, nil
 	}
@@ -38,6 +46,9 @@ func (g *Guard) filterResult(ctx context.Context, method, tool, agent string, re
 // *url.Error carries the URL, query-string keys included). Findings are
 // audited like a result's.
 func (g *Guard) redactError(ctx context.Context, method, tool, agent string, err error) error {
+	if sc := g.injected.scrubber(); sc != nil {
+		err = mcpredact.RewriteError(sc, err)
+	}
 	if g.dlp == nil {
 		return err
 	}

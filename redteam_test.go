@@ -189,8 +189,10 @@ func TestRedteamSecretAsToolNameAudited(t *testing.T) {
 	}
 }
 
-// The elicitation question shows the arguments with secrets redacted; a
-// secret spelled with JSON escapes must be redacted too.
+// The elicitation question never shows a secret, spelled with JSON escapes
+// or not. Since the red team of issue 16 (redteam_prompthide_test.go) such a
+// call is not asked at all: a question with a redacted span would hide what
+// it asks about.
 func TestRedteamEscapedSecretInElicitationQuestion(t *testing.T) {
 	g := mustGuard(t, mustPolicy(t, askWipePolicy), nil)
 	ct := serve(t, g, func(s *mcp.Server) {
@@ -202,10 +204,10 @@ func TestRedteamEscapedSecretInElicitationQuestion(t *testing.T) {
 	escaped := json.RawMessage(`{"key":"AKIA\u0049OSFODNN7EXAMPLE"}`)
 	res := c.callTool(1, "wipe", escaped)
 	raw, _ := json.Marshal(res)
-	if !strings.Contains(string(raw), "inputRequests") {
-		t.Fatalf("no elicitation: %s", raw)
+	if strings.Contains(string(raw), "inputRequests") || !strings.Contains(string(raw), "aws-access-key-id") {
+		t.Fatalf("want a denial naming the rule, not a question: %s", raw)
 	}
-	q := fmt.Sprint(res["result"])
+	q := string(raw)
 	if strings.Contains(q, `AKIA\\u0049OSFODNN7EXAMPLE`) || strings.Contains(q, `AKIA\u0049OSFODNN7EXAMPLE`) || strings.Contains(q, fakeKey) {
 		t.Fatalf("the question shows the secret: %s", q)
 	}

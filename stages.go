@@ -176,7 +176,12 @@ func limitDecision(method, tool string, err error) policy.Decision {
 
 // decodeArgs decodes tool arguments as encoding/json's Decoder with
 // UseNumber would (internal/argjson, without its cost). Absent or null
-// arguments are an empty object; anything but one JSON object is an error.
+// arguments are an empty object; anything but one JSON object is an error,
+// and so is an object, at any depth, with two members of one name or of
+// names equal under case folding: the policy, the audit log, a prompt and
+// the handler could each read another member (DESIGN §3 item 12; fault:
+// {"env":"prod","env":"staging"} was checked and shown as "staging", and a
+// handler reading the first member ran "prod").
 func decodeArgs(raw json.RawMessage) (map[string]any, error) {
 	t := bytes.TrimSpace(raw)
 	if len(t) == 0 || bytes.Equal(t, []byte("null")) {
@@ -185,8 +190,10 @@ func decodeArgs(raw json.RawMessage) (map[string]any, error) {
 	if t[0] != '{' {
 		return nil, errors.New("Tool arguments must be a JSON object")
 	}
-	m, err := argjson.Decode(t)
+	m, err := argjson.DecodeStrict(t)
 	switch {
+	case errors.Is(err, argjson.ErrDuplicateName):
+		return nil, errors.New("Tool arguments have an object with two members of the same name, or of names that differ only in letter case (such as \"path\" and \"PATH\"); readers disagree on which one is meant, so the call cannot be checked or approved. Send each name once")
 	case errors.Is(err, argjson.ErrTooDeep):
 		return nil, fmt.Errorf("Tool arguments nest deeper than %d levels", argjson.MaxDepth)
 	case errors.Is(err, argjson.ErrTrailing):

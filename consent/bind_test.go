@@ -66,7 +66,10 @@ func TestProofBindsWholeRequest(t *testing.T) {
 }
 
 // TestAttestationIsSigned: a client-attested proof cannot be relabelled as a
-// human's (or its channel changed) without breaking the signature.
+// human's (or its channel changed) without breaking the signature; nor can
+// it name another approver or drop single use (red team of issue 16: ACP
+// §6.2 leaves approver.id and conditions.single_use unsigned, and a proof
+// an intern approved verified as the admin's).
 func TestAttestationIsSigned(t *testing.T) {
 	c := newClock()
 	signer := mustSigner(t, key(8))
@@ -74,7 +77,7 @@ func TestAttestationIsSigned(t *testing.T) {
 	req := newRequest(t, c, params)
 	resp := &consent.ConsentResponse{RequestID: req.ID, Timestamp: c.Now(), Decision: consent.Approved, Nonce: req.Nonce,
 		Approver:   consent.Approver{ID: "mcp-client:Alice", Channel: "mcp-elicitation", Attestation: consent.AttestedClient},
-		Conditions: consent.Conditions{ValidUntil: c.Now().Add(time.Minute)}}
+		Conditions: consent.Conditions{ValidUntil: c.Now().Add(time.Minute), SingleUse: true}}
 	if err := signer.Sign(req, resp); err != nil {
 		t.Fatal(err)
 	}
@@ -82,6 +85,8 @@ func TestAttestationIsSigned(t *testing.T) {
 	for name, relabel := range map[string]func(*consent.ConsentResponse){
 		"attestation": func(r *consent.ConsentResponse) { r.Approver.Attestation = consent.AttestedHuman },
 		"channel":     func(r *consent.ConsentResponse) { r.Approver.Channel = "terminal" },
+		"approver id": func(r *consent.ConsentResponse) { r.Approver.ID = "mcp-client:Admin" },
+		"single use":  func(r *consent.ConsentResponse) { r.Conditions.SingleUse = false },
 	} {
 		forged := *resp
 		relabel(&forged)
@@ -103,12 +108,15 @@ func TestSummaryShowsEveryArgument(t *testing.T) {
 	req := newRequest(t, c, map[string]any{
 		"body": strings.Repeat("Dear team, ", 500), "to": "attacker@evil.test", "subject": "inv\u202eoice\u200b",
 		"token": vault.SecretRef("github"),
+		// Red team of fault 5: the same one level down.
+		"reply": map[string]any{"body": strings.Repeat("Dear team, ", 500), "to": "bcc@evil.test"},
 	})
 	s, err := consent.Prompt(req)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{`to: "attacker@evil.test"`, `subject: "inv\u202eoice\u200b"`, "more bytes not shown)", "secrets: github"} {
+	for _, want := range []string{`to: "attacker@evil.test"`, `subject: "inv\u202eoice\u200b"`, "more bytes not shown)", "secrets: github",
+		"reply: (object, 2 members)", `    to: "bcc@evil.test"`} {
 		if !strings.Contains(s, want) {
 			t.Errorf("summary lacks %s:\n%s", want, s)
 		}
@@ -171,5 +179,29 @@ func TestWebhookCarriesTheRenderedPrompt(t *testing.T) {
 	}
 	if body.ID != req.ID || body.DisplayText != consent.Summary(req) || !strings.Contains(body.DisplayText, `to: "attacker@evil.test\u202e"`) {
 		t.Fatalf("display_text %q", body.DisplayText)
+	}
+}
+
+// TestSummaryHeaderEscapesBlankRunes (red team of issue 16): the header
+// (agent, tool, reason) escapes what the argument lines escape, including
+// runes Unicode calls printable that render as nothing.
+func TestSummaryHeaderEscapesBlankRunes(t *testing.T) {
+	c := newClock()
+	req := newRequest(t, c, map[string]any{"a": 1})
+	req.Agent = consent.Agent{ID: "client:ci\u3164\u3164", Name: "ci\u115f\ufe0f\u034f"}
+	req.Action.Description = "because\u3164"
+	s := consent.Summary(req)
+	for _, r := range []rune{'\u3164', '\u115f', '\ufe0f', '\u034f'} {
+		if strings.ContainsRune(s, r) {
+			t.Errorf("raw U+%04X in\n%s", r, s)
+		}
+	}
+	if !strings.Contains(s, `ci\u3164\u3164`) || !strings.Contains(s, `because\u3164`) {
+		t.Errorf("escapes missing:\n%s", s)
+	}
+	// Near miss: ordinary text, accents and CJK are shown as they are.
+	req.Agent = consent.Agent{ID: "client:café-東京"}
+	if s := consent.Summary(req); !strings.Contains(s, "client:café-東京") {
+		t.Errorf("plain text escaped:\n%s", s)
 	}
 }

@@ -3,10 +3,10 @@ package consent
 import (
 	"fmt"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/gatehouse-dev/gatehouse/internal/prompt"
+	"github.com/gatehouse-dev/gatehouse/internal/runes"
 	"github.com/gatehouse-dev/gatehouse/internal/secretref"
 )
 
@@ -80,14 +80,19 @@ func paramsOrEmpty(m map[string]any) map[string]any {
 	return m
 }
 
-// safe escapes every rune that is not a printable, visible character.
+// safe escapes every rune that is not a printable, visible character:
+// internal/runes' one definition, shared with the argument renderer, which
+// also counts runes that render as nothing though Unicode calls them
+// printable (Hangul fillers, variation selectors, combining grapheme
+// joiner; fault: an agent's self-declared name padded with U+3164 showed
+// as blank space in the header, where the arguments would have escaped it).
 func safe(s string) string {
 	var b strings.Builder
 	for i, r := range s {
 		switch {
 		case r == utf8.RuneError && !validAt(s, i):
 			b.WriteString(`\ufffd`)
-		case r == ' ' || (unicode.IsPrint(r) && !unicode.Is(unicode.Cf, r)):
+		case !runes.Invisible(r):
 			b.WriteRune(r)
 		case r <= 0xFFFF:
 			fmt.Fprintf(&b, `\u%04x`, r)

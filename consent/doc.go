@@ -43,10 +43,13 @@
 // request), the SHA-256 of the JCS of the request's parameters, the
 // SHA-256 of the whole request ([RequestHash]: tool, server, parameters,
 // agent, expiry, policy rule; a proof presented with any other request is
-// [ErrRequestMismatch]), the decision, who vouches for it (approver channel
-// and [Attestation]: "human" when the channel authenticated the human,
-// "client" for an MCP client's word such as an elicitation answer), the
-// SHA-256 of the human's modifications, the decision time and valid_until.
+// [ErrRequestMismatch]), the decision, who decided and who vouches for it
+// (approver id, approver channel and [Attestation]: "human" when the
+// channel authenticated the human, "client" for an MCP client's word such
+// as an elicitation answer), the SHA-256 of the human's modifications, the
+// decision time, valid_until and single_use. Nothing of a response that
+// verifies can be changed: ACP §6.2 leaves approver.id and
+// conditions.single_use unsigned; this package signs them.
 // An approval with modifications runs the modified parameters only;
 // running anything else fails with [ErrActionMismatch]. Hashes use
 // gatehouse's one canonical form (internal/jcs), shared with approval and

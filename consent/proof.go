@@ -47,29 +47,34 @@ func RequestHash(req *ConsentRequest) (string, error) {
 }
 
 // payload is the signed object of ACP §6.2, extended with request_hash,
-// approver_channel and attestation. Its keys are written in sorted order.
+// approver_id, approver_channel, attestation and single_use. Its keys are
+// written in sorted order.
 type payload struct {
 	ActionHash        string   `json:"action_hash"`
 	ApproverChannel   string   `json:"approver_channel"`
+	ApproverID        string   `json:"approver_id"`
 	Attestation       string   `json:"attestation"`
 	Decision          Decision `json:"decision"`
 	ModificationsHash *string  `json:"modifications_hash"`
 	Nonce             string   `json:"nonce"`
 	RequestHash       string   `json:"request_hash"`
 	RequestID         string   `json:"request_id"`
+	SingleUse         bool     `json:"single_use"`
 	Timestamp         string   `json:"timestamp"`
 	ValidUntil        string   `json:"valid_until"`
 }
 
 // SigningPayload returns the exact bytes a proof signs (ACP §6.2): the JCS
-// serialization of {action_hash, approver_channel, attestation, decision,
-// modifications_hash, nonce, request_hash, request_id, timestamp,
-// valid_until}, where action_hash is [ActionHash] of the request's
-// parameters, request_hash is [RequestHash] of the whole request (an
-// extension of ACP §6.2: the spec's payload leaves the request's tool,
-// server, agent and expiry unsigned), approver_channel and attestation are
-// the response's (so a client-attested answer cannot be relabelled as a
-// human's), and modifications_hash is null, or "sha256:<hex>" of the JCS of
+// serialization of {action_hash, approver_channel, approver_id,
+// attestation, decision, modifications_hash, nonce, request_hash,
+// request_id, single_use, timestamp, valid_until}, where action_hash is
+// [ActionHash] of the request's parameters, request_hash is [RequestHash]
+// of the whole request (an extension of ACP §6.2: the spec's payload leaves
+// the request's tool, server, agent and expiry unsigned), approver_id,
+// approver_channel, attestation and single_use are the response's (so a
+// client-attested answer cannot be relabelled as a human's, nor one
+// approver's answer as another's: the spec leaves approver.id and
+// conditions.single_use unsigned), and modifications_hash is null, or "sha256:<hex>" of the JCS of
 // resp.Modifications when the decision is approved_with_modifications.
 // Instants are RFC 3339 UTC with milliseconds.
 //
@@ -86,6 +91,8 @@ func SigningPayload(req *ConsentRequest, resp *ConsentResponse) ([]byte, error) 
 	p := payload{
 		ActionHash:      ah,
 		ApproverChannel: resp.Approver.Channel,
+		ApproverID:      resp.Approver.ID,
+		SingleUse:       resp.Conditions.SingleUse,
 		Attestation:     string(resp.Approver.Attestation),
 		RequestHash:     resp.RequestHash,
 		Decision:        resp.Decision,

@@ -21,9 +21,9 @@ const (
 	vectorModsHash   = "sha256:c471ea07f7c59048ca70e21954e24bfc9e44d75ddb51932976e89eb1ff67ab2a" // {"subject":"hello"}
 	// {"action":{"category":"","description":"","parameters":{"subject":"hi","to":"bob@example.com"},"risk_level":"","server":"","tool":"send_email"},"agent":{"command":"","id":"","name":""},"expires_at":"2026-01-02T03:05:05.000Z","id":"cr_test","nonce":"n_00000000-0000-4000-8000-000000000000","policy":{"required_level":"","rule_id":"","rule_name":""},"timestamp":"0001-01-01T00:00:00.000Z","type":"","version":""}
 	vectorRequestHash = "sha256:f6cf2a0175bac47a9fb3a17d42a5bc8b25e1f3ee1bdc1c53a4958032f92980ef"
-	vectorPayload     = `{"action_hash":"` + vectorActionHash + `","approver_channel":"","attestation":"","decision":"approved","modifications_hash":null,"nonce":"n_00000000-0000-4000-8000-000000000000","request_hash":"` + vectorRequestHash + `","request_id":"cr_test","timestamp":"2026-01-02T03:04:05.000Z","valid_until":"2026-01-02T03:05:05.000Z"}`
-	vectorPayloadHash = "sha256:70ebb270702361f72249a533adaec426ca5f6cd08186f6788c1e821ff46dd14f"
-	vectorSignature   = "90e7b4e9772acc143a068d26ab84bebe34e54d307becae76c9648ac8b81e046ee8395da27e4c6b2f3200b8682e5f1ec5f5d4e694326c27aa90fe6bf862e2b50f"
+	vectorPayload     = `{"action_hash":"` + vectorActionHash + `","approver_channel":"","approver_id":"alice","attestation":"","decision":"approved","modifications_hash":null,"nonce":"n_00000000-0000-4000-8000-000000000000","request_hash":"` + vectorRequestHash + `","request_id":"cr_test","single_use":true,"timestamp":"2026-01-02T03:04:05.000Z","valid_until":"2026-01-02T03:05:05.000Z"}`
+	vectorPayloadHash = "sha256:bd5f0633a589f859663e9fc947e3e842f11ecc81bbe0e2cd08fe0d3be6dfbd09"
+	vectorSignature   = "8827818cb315970669c24f9f29e42a8b9c13426da69d24fab4b3f263bb3400483f60375d5f6486c2035da14088dabb89463d118cb0e5c89aa7e858ce5b073d00"
 	vectorPublicKey   = "8a88e3dd7409f195fd52db2d3cba5d72ca6709bf1d94121bf3748801b40f6f5c"
 )
 
@@ -39,6 +39,7 @@ func vectorPair() (*consent.ConsentRequest, *consent.ConsentResponse) {
 		RequestID:   "cr_test",
 		Timestamp:   t0.In(time.FixedZone("CET", 3600)), // formatted in UTC whatever the zone
 		Decision:    consent.Approved,
+		Approver:    consent.Approver{ID: "alice"},
 		Conditions:  consent.Conditions{ValidUntil: t0.Add(time.Minute), SingleUse: true},
 		Nonce:       "n_00000000-0000-4000-8000-000000000000",
 		RequestHash: vectorRequestHash,
@@ -79,7 +80,7 @@ func TestSigningPayloadModificationsVector(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `{"action_hash":"` + vectorActionHash + `","approver_channel":"","attestation":"","decision":"approved_with_modifications","modifications_hash":"` + vectorModsHash + `","nonce":"n_00000000-0000-4000-8000-000000000000","request_hash":"` + vectorRequestHash + `","request_id":"cr_test","timestamp":"2026-01-02T03:04:05.000Z","valid_until":"2026-01-02T03:05:05.000Z"}`
+	want := `{"action_hash":"` + vectorActionHash + `","approver_channel":"","approver_id":"alice","attestation":"","decision":"approved_with_modifications","modifications_hash":"` + vectorModsHash + `","nonce":"n_00000000-0000-4000-8000-000000000000","request_hash":"` + vectorRequestHash + `","request_id":"cr_test","single_use":true,"timestamp":"2026-01-02T03:04:05.000Z","valid_until":"2026-01-02T03:05:05.000Z"}`
 	if string(got) != want {
 		t.Fatalf("payload\n got %s\nwant %s", got, want)
 	}

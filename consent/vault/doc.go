@@ -20,6 +20,14 @@
 // written atomically with mode 0600 and refused when others may read them.
 // A Grant injects once.
 //
+// Scrubbing by value answers one question for whoever can make a tool echo
+// a string: is this string a secret that was injected? The gatehouse root
+// package scrubs every injected value from everything it sends, so an
+// agent that guesses a value and calls any tool that echoes its input sees
+// the guess redacted exactly when it is right. Store only secrets that
+// cannot be guessed (API keys, random tokens); a PIN or a short password
+// in a vault that injects into an agent's calls can be found by trying.
+//
 // # Concurrency
 //
 // A Vault and a Scrubber are safe for concurrent use.

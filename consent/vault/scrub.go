@@ -30,7 +30,8 @@ import (
 // A Scrubber is safe for concurrent use. Its zero value and nil scrub
 // nothing.
 type Scrubber struct {
-	r *strings.Replacer
+	r      *strings.Replacer
+	values map[string]string // secret value -> name, for Union
 }
 
 // minEncoded is the shortest encoded form scrubbed.
@@ -38,6 +39,39 @@ const minEncoded = 4
 
 // NewScrubber returns a Scrubber for secrets, a map from name to value.
 func NewScrubber(secrets map[string]string) *Scrubber {
+	byValue := make(map[string]string, len(secrets))
+	for name, val := range secrets {
+		if val != "" {
+			byValue[val] = name
+		}
+	}
+	return newScrubber(byValue)
+}
+
+// Union returns a Scrubber that removes the secrets of s and of o alike
+// (either may be nil). A value known under two names keeps s's name.
+func (s *Scrubber) Union(o *Scrubber) *Scrubber {
+	switch {
+	case o == nil || len(o.values) == 0:
+		return s
+	case s == nil || len(s.values) == 0:
+		return o
+	}
+	byValue := make(map[string]string, len(s.values)+len(o.values))
+	for v, n := range o.values {
+		byValue[v] = n
+	}
+	for v, n := range s.values {
+		byValue[v] = n
+	}
+	if len(byValue) == len(s.values) {
+		return s
+	}
+	return newScrubber(byValue)
+}
+
+// newScrubber builds the Scrubber of byValue (secret value -> name).
+func newScrubber(byValue map[string]string) *Scrubber {
 	type pair struct{ needle, repl string }
 	var pairs []pair
 	seen := map[string]bool{}
@@ -48,7 +82,7 @@ func NewScrubber(secrets map[string]string) *Scrubber {
 		seen[needle] = true
 		pairs = append(pairs, pair{needle, "[REDACTED:vault:" + name + "]"})
 	}
-	for name, val := range secrets {
+	for val, name := range byValue {
 		add(val, name, false)
 		for _, e := range encodings(val) {
 			add(e, name, true)
@@ -69,7 +103,7 @@ func NewScrubber(secrets map[string]string) *Scrubber {
 	for _, p := range pairs {
 		args = append(args, p.needle, p.repl)
 	}
-	return &Scrubber{r: strings.NewReplacer(args...)}
+	return &Scrubber{r: strings.NewReplacer(args...), values: byValue}
 }
 
 // encodings returns the encoded forms of v a tool may echo.

@@ -120,3 +120,22 @@ func TestSecretsBoundToTools(t *testing.T) {
 		}
 	}
 }
+
+// TestScrubberUnion: a union scrubs the secrets of both sides, raw and
+// encoded; nil and empty sides change nothing.
+func TestScrubberUnion(t *testing.T) {
+	a := vault.NewScrubber(map[string]string{"one": "first-secret-value"})
+	b := vault.NewScrubber(map[string]string{"two": "second-secret-value"})
+	u := a.Union(b)
+	in := "first-secret-value " + base64.StdEncoding.EncodeToString([]byte("second-secret-value")) + " kept"
+	if got := u.String(in); got != "[REDACTED:vault:one] [REDACTED:vault:two] kept" {
+		t.Fatalf("union scrubbed %q", got)
+	}
+	var none *vault.Scrubber
+	if none.Union(a) != a || a.Union(nil) != a || a.Union(a) != a || a.Union(vault.NewScrubber(nil)) != a {
+		t.Error("a union with nothing new must be the same scrubber")
+	}
+	if got := none.Union(nil).String("first-secret-value"); got != "first-secret-value" {
+		t.Errorf("nil union scrubbed %q", got)
+	}
+}

@@ -27,6 +27,8 @@ import (
 	"errors"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/gatehouse-dev/gatehouse/internal/jcs"
 )
 
 // MaxDepth bounds the nesting of arrays and objects, as encoding/json does.
@@ -42,6 +44,10 @@ var (
 	ErrTrailing = errors.New("argjson: data after the JSON object")
 	// ErrTooDeep is nesting beyond MaxDepth.
 	ErrTooDeep = errors.New("argjson: nested too deeply")
+	// ErrDuplicateName is an object, at any depth, with two members of one
+	// name, or of names equal under case folding ("path" and "PATH"):
+	// [DecodeStrict] only.
+	ErrDuplicateName = errors.New("argjson: two members of an object have the same name, or names that differ only in letter case")
 )
 
 // Decode decodes b, one JSON object with optional surrounding whitespace,
@@ -69,9 +75,39 @@ func Decode(b []byte) (map[string]any, error) {
 	return m, nil
 }
 
+// DecodeStrict is [Decode] that refuses, with [ErrDuplicateName], an
+// object at any depth with two members whose names are equal, or equal
+// under Unicode case folding (internal/jcs's rule): readers of such text
+// disagree on which member is meant (encoding/json and go-sdk take the
+// last exact name, many streaming readers the first, encoding/json's struct
+// decoding matches names case-insensitively), so what a policy checked or a
+// human was shown need not be what a handler reads.
+func DecodeStrict(b []byte) (map[string]any, error) {
+	d := decoder{b: b, strict: true}
+	d.space()
+	if d.i >= len(d.b) {
+		return nil, ErrSyntax
+	}
+	if d.b[d.i] != '{' {
+		if _, err := d.value(0); err != nil {
+			return nil, err
+		}
+		return nil, ErrNotObject
+	}
+	m, err := d.object(0)
+	if err != nil {
+		return nil, err
+	}
+	if d.space(); d.i != len(d.b) {
+		return nil, ErrTrailing
+	}
+	return m, nil
+}
+
 type decoder struct {
-	b []byte
-	i int
+	b      []byte
+	i      int
+	strict bool // DecodeStrict
 }
 
 func (d *decoder) space() {
@@ -127,6 +163,7 @@ func (d *decoder) object(depth int) (map[string]any, error) {
 		d.i++
 		return m, nil
 	}
+	mayFold := false // strict: a name with an upper-case or non-ASCII letter
 	for {
 		if d.space(); d.i >= len(d.b) || d.b[d.i] != '"' {
 			return nil, ErrSyntax
@@ -143,8 +180,17 @@ func (d *decoder) object(depth int) (map[string]any, error) {
 		if err != nil {
 			return nil, err
 		}
+		if d.strict {
+			if _, dup := m[k]; dup {
+				return nil, ErrDuplicateName
+			}
+			mayFold = mayFold || foldable(k)
+		}
 		m[k] = v
 		if done, err := d.next('}'); done || err != nil {
+			if err == nil && mayFold && foldedNames(m) {
+				return nil, ErrDuplicateName
+			}
 			return m, err
 		}
 	}
@@ -335,4 +381,25 @@ func hex4(s []byte) (rune, bool) {
 		r = r<<4 | rune(c)
 	}
 	return r, true
+}
+
+// foldable reports whether k has a byte that case folding could match to
+// another: an upper-case ASCII letter or any non-ASCII byte. Objects whose
+// names have none are never checked further.
+func foldable(k string) bool {
+	for i := 0; i < len(k); i++ {
+		if c := k[i]; c >= utf8.RuneSelf || 'A' <= c && c <= 'Z' {
+			return true
+		}
+	}
+	return false
+}
+
+// foldedNames reports whether two names of m are equal under case folding.
+func foldedNames(m map[string]any) bool {
+	names := make([]string, 0, len(m))
+	for k := range m {
+		names = append(names, k)
+	}
+	return jcs.FoldedPair(names)
 }

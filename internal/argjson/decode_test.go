@@ -103,6 +103,14 @@ func BenchmarkDecode(b *testing.B) {
 			}
 		}
 	})
+	b.Run("argjson-strict", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := argjson.DecodeStrict(in); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 	b.Run("encoding-json", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {

@@ -131,3 +131,14 @@ func foldRune(r rune) rune {
 func (f *folder) dup(ms []Member) (int, int, bool) {
 	return foldDup(f, ms, func(m *Member) []byte { return m.Name })
 }
+
+// FoldedPair reports whether two of names, pairwise distinct strings, are
+// equal under case folding as [ErrFoldedNames] refuses them ("path" and
+// "PATH", "k" and U+212A KELVIN SIGN), for decoders that check the member
+// names of an object they built. Invalid UTF-8 folds rune by rune as
+// U+FFFD.
+func FoldedPair(names []string) bool {
+	var f folder
+	_, _, found := foldDup(&f, names, func(s *string) string { return *s })
+	return found
+}

@@ -15,7 +15,12 @@
 //     argument per line in canonical order;
 //   - every argument name is always shown, whatever the values' lengths:
 //     values are cut one by one, each with the number of hidden bytes
-//     stated, so a long "body" cannot push "to" out of view;
+//     stated, so a long "body" cannot push "to" out of view; an object or
+//     array too long to show whole is shown member by member under its
+//     name, so the names inside it are shown too (fault: a long "body"
+//     hid "to" one level down, {"email":{"body":...,"to":...}});
+//   - a value that refers to a vault secret ("{{vault:NAME}}") is never
+//     cut: the human sees where the secret would go;
 //   - runes that render as nothing or reorder their neighbours (controls,
 //     bidi overrides, zero-width characters, variation selectors, line
 //     separators) are shown as \uXXXX escapes, in names and values alike;
@@ -29,6 +34,7 @@
 package prompt
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
@@ -69,6 +75,15 @@ type Options struct {
 //	name: value
 //	body: "Hello ..." … (1234 more bytes not shown)
 //
+// A value too long to show whole that is an object or an array is shown
+// member by member (element by element) on lines of its own, indented under
+// its name, recursively, so the names inside it are shown too: a long
+// "body" cannot push "to" out of view one level down either.
+//
+//	email: (object, 2 members)
+//	  body: "Hello ..." … (1234 more bytes not shown)
+//	  to: "attacker@evil.test"
+//
 // Errors wrap [ErrInvalid] or [ErrTooLong]; they never quote values.
 func Render(args []byte, o *Options) (string, error) {
 	maxAll, maxVal := DefaultMaxBytes, DefaultMaxValueBytes
@@ -93,26 +108,138 @@ func Render(args []byte, o *Options) (string, error) {
 	if len(ms) == 0 {
 		return "  (no arguments)\n", nil
 	}
-	names := make([]string, len(ms))
-	fixed := 0
+	ls := make([]line, len(ms))
 	for i, m := range ms {
-		names[i] = escape(string(m.Name), -1)
-		fixed += len("  : \n") + len(names[i])
+		ls[i] = line{depth: 1, name: escape(string(m.Name), -1), value: string(out[m.Start+m.Value : m.End])}
 	}
-	per := (maxAll - fixed) / len(ms)
-	if per < minValue {
-		return "", fmt.Errorf("%w: %d arguments with %d bytes of names, at most %d bytes to show", ErrTooLong, len(ms), fixed, maxAll)
+	ls, per, err := layout(ls, maxAll, maxVal)
+	if err != nil {
+		return "", err
 	}
-	per = min(per, maxVal)
 	var b strings.Builder
-	for i, m := range ms {
-		b.WriteString("  ")
-		b.WriteString(names[i])
+	for _, l := range ls {
+		b.WriteString(strings.Repeat("  ", l.depth))
+		b.WriteString(l.name)
 		b.WriteString(": ")
-		b.WriteString(cutValue(string(out[m.Start+m.Value:m.End]), per))
+		switch {
+		case l.header != "":
+			b.WriteString(l.header)
+		case whole(l.value):
+			b.WriteString(escape(l.value, -1))
+		default:
+			b.WriteString(cutValue(l.value, per))
+		}
 		b.WriteByte('\n')
 	}
 	return b.String(), nil
+}
+
+// line is one line of the rendering: a name at an indentation depth with
+// its canonical value, or with the header of a value shown member by member
+// on the lines after it.
+type line struct {
+	depth  int
+	name   string // escaped
+	value  string // canonical JSON; empty for a header
+	header string // "(object, 2 members)"
+}
+
+// layout shares maxAll bytes among the values of ls, at most maxVal each,
+// showing every value too long for its share that is an object or array
+// member by member instead (recursively), and returns the lines and each
+// value's share. When the names alone leave less than minValue per value,
+// it refuses (ErrTooLong).
+func layout(ls []line, maxAll, maxVal int) ([]line, int, error) {
+	for {
+		fixed, leaves := 0, 0
+		for _, l := range ls {
+			fixed += 2*l.depth + len(l.name) + len(": \n") + len(l.header)
+			switch {
+			case l.header != "":
+			case whole(l.value):
+				fixed += len(escape(l.value, maxAll+1))
+			default:
+				leaves++
+			}
+		}
+		if fixed > maxAll {
+			return nil, 0, fmt.Errorf("%w: %d bytes of names and of values holding vault secret references, at most %d bytes to show", ErrTooLong, fixed, maxAll)
+		}
+		if leaves == 0 {
+			return ls, 0, nil
+		}
+		per := (maxAll - fixed) / leaves
+		if per < minValue {
+			return nil, 0, fmt.Errorf("%w: %d values under %d bytes of names, at most %d bytes to show", ErrTooLong, leaves, fixed, maxAll)
+		}
+		per = min(per, maxVal)
+		next, expanded := ls[:0:0], false
+		for _, l := range ls {
+			if l.header == "" && (len(escape(l.value, per+1)) > per || whole(l.value)) {
+				if sub, ok := expand(l); ok {
+					next, expanded = append(next, sub...), true
+					continue
+				}
+			}
+			next = append(next, l)
+		}
+		if !expanded {
+			return ls, per, nil
+		}
+		ls = next
+	}
+}
+
+// whole reports whether v, a canonical JSON value, refers to a vault secret
+// ("{{vault:NAME}}", internal/secretref): such a value is never cut, so the
+// human sees where the secret would go (fault: a long "proxy" value hid the
+// attacker's URL its reference was in behind a byte count, while the
+// prompt's "secrets:" line named the secret alone). An object or array
+// holding one is shown member by member; a string is shown whole, or the
+// ask is refused (ErrTooLong).
+func whole(v string) bool { return strings.Contains(v, secretRefStart) }
+
+// secretRefStart begins every vault secret reference (internal/secretref).
+const secretRefStart = "{{vault:"
+
+// expand returns the lines showing l's value member by member (an object)
+// or element by element (an array, named [0], [1], ...) under a header
+// line; ok is false for any other value or an empty one.
+func expand(l line) ([]line, bool) {
+	v := l.value
+	if len(v) < 3 || (v[0] != '{' && v[0] != '[') {
+		return nil, false
+	}
+	var subs []line
+	if v[0] == '{' {
+		c := jcs.NewCanonicalizer(jcs.Strict)
+		out, err := c.Transform([]byte(v))
+		if err != nil {
+			return nil, false
+		}
+		for _, m := range c.Members() {
+			subs = append(subs, line{depth: l.depth + 1, name: escape(string(m.Name), -1), value: string(out[m.Start+m.Value : m.End])})
+		}
+		l.header = "(object, " + count(len(subs), "member") + ")"
+	} else {
+		var elems []json.RawMessage
+		if json.Unmarshal([]byte(v), &elems) != nil {
+			return nil, false
+		}
+		for i, e := range elems {
+			subs = append(subs, line{depth: l.depth + 1, name: "[" + strconv.Itoa(i) + "]", value: string(e)})
+		}
+		l.header = "(array, " + count(len(subs), "element") + ")"
+	}
+	l.value = ""
+	return append([]line{l}, subs...), true
+}
+
+func count(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return strconv.Itoa(n) + " " + what + "s"
 }
 
 // cutValue escapes v and cuts it to at most budget bytes of shown text

