@@ -48,7 +48,13 @@
 // targets are, where they are); a bind mount of a protected directory
 // elsewhere is reachable through its other path; a relative protected
 // path (".env") is enforced where it exists under the command's working
-// directory when the command starts. Where Landlock is unavailable,
+// directory when the command starts, and a directory there that cannot be
+// searched for one (unreadable, or deeper than PATH_MAX) is not granted at
+// all. Landlock does not govern metadata: a command can still stat,
+// chmod, chown (as the owner), change the times and set extended
+// attributes of a protected path, though never read or write its
+// content; and a command run as root can read raw block devices (/dev
+// is granted). Where Landlock is unavailable,
 // Command returns ErrNoLandlock unless the caller opts into
 // CommandOptions.LexicalOnly, and the result's Confined field says which.
 //
