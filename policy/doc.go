@@ -96,14 +96,23 @@
 //     /proc/.../map_files and /dev/fd/N are refused (their targets are
 //     unknown). "file://host/path" is read by its path, whatever the host.
 //   - No unquoted shell pattern can match one ("/etc/shado?", ".e[n]v",
-//     "~/.*/id_rsa", "cat .*" in a command); quoted wildcards are literal
-//     text ("grep -o 'token=.*'", `-bench=".*"` pass), and a lone ".*"
-//     outside a command argument is a regex, not a glob.
+//     ".[!x]nv", ".[[:lower:]]nv", "~/.*/id_rsa", "cat .*" in a command; a
+//     bracket expression counts as any one character); quoted wildcards
+//     are literal text ("grep -o 'token=.*'", `-bench=".*"` pass), and a
+//     lone ".*" outside a command argument is a regex, not a glob. After
+//     dotglob or globstar may have been set (shopt -s, bash -O,
+//     GLOBIGNORE, BASHOPTS), any unquoted pattern in an argument is
+//     refused.
 //   - Command-like text is parsed as bash (mvdan.cc/sh/v3/syntax) up to
 //     its first syntax error: ~, $HOME, ${HOME}, $PWD and ~+ are resolved,
 //     the working directory is followed through cd/pushd (every directory
-//     the script may be in, as "||" and ";" may or may not run a cd), and
-//     nested scripts (sh -c, bash -lc, eval) are analysed the same way.
+//     the script may be in, as "||" and ";" may or may not run a cd; a
+//     CDPATH prefix assignment taints its own cd), and nested scripts
+//     (sh -c, bash -O extglob -c, bash -c --, eval, su -c, flock -c, a
+//     shell run by another command: setsid, strace, chroot, find -exec)
+//     are analysed the same way, their patterns and quotes as the shell
+//     passes them on. "~N", "~+N" and "~-N" (the directory stack) are
+//     refused.
 //     Any word whose expansion cannot be decided statically and that could
 //     name a path is refused, with a reason that says which expansion:
 //     parameter expansion other than plain $HOME/$PWD (${HOME:-x},
@@ -117,9 +126,16 @@
 //     reading commands from its input ("| sh") and source of /dev or
 //     /proc are refused.
 //   - No recursive or directory-changing walk (grep -r, rg, find, tar,
-//     cp -r, rsync, zip -r, ls -R, chmod/chown -R, rm -r, du, tree, with
-//     sudo/env/timeout/nice prefixes) starts at an ancestor of a protected
-//     path, tar -C's directory included.
+//     cp -r, rsync, zip -r, ls -R, chmod/chown -R, rm -r, du, tree, gzip
+//     -r, chattr/setfacl -R, with sudo/env/timeout/nice prefixes) starts
+//     at an ancestor of a protected path, tar -C's directory included; nor
+//     does an extractor or patch (unzip, cpio, 7z, bsdtar, unrar, ar,
+//     patch, in the working directory or their -d/-C/-D/-o directory), or
+//     a git command that walks the work tree (add of a directory, stash,
+//     clean, grep) or writes tracked files (checkout, reset, pull, ...;
+//     at ancestors of absolute protected paths only).
+//   - A copy into a directory (cp, mv, ln, install, rsync, scp; -t DIR)
+//     is checked under the name it gets there: "cp /tmp/shadow /etc".
 //   - A tool that declares its paths ([PathArgs] on the [Request]) has
 //     them joined and resolved as it does; without a declaration, pairs of
 //     string arguments that form a path (a directory and a relative path)
@@ -127,8 +143,9 @@
 //     refused when it continues with a protected path's last components.
 //
 // Refused on purpose (false positives, failing closed): with a relative
-// protected path such as ".env" any recursive walk is refused, since any
-// directory may hold one; "cat $SOME_VAR" is refused although the
+// protected path such as ".env" any recursive walk, extraction and git
+// add of a directory, stash, clean or grep is refused, since any
+// directory may hold one; any pattern after shopt -s dotglob; "cat $SOME_VAR" is refused although the
 // variable may be harmless; words that merely mention a protected path
 // ("echo ~/.ssh") are refused; every directory a cd may lead to counts.
 //
