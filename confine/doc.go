@@ -24,7 +24,10 @@
 // resolved (/proc/self/fd) against the protected paths, compared
 // case-insensitively as the policy compares them, and the file's identity
 // against the protected files that existed when the view was made (a hard
-// link to ~/.ssh/id_rsa is refused). Reads happen only after the check.
+// link to ~/.ssh/id_rsa is refused; relative protected paths such as .env
+// are looked for under the served directory then, and where it holds
+// more than 40,960 entries or a directory that cannot be searched, every
+// file with several hard links is refused). Reads happen only after the check.
 // Writes resolve and check the directory first, open the file relative to
 // it without following a symlink (ErrSymlink), check it, and only then
 // truncate. Remove checks the directory and the name the same way.

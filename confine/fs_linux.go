@@ -95,7 +95,7 @@ func (v *FS) checkFD(op, name string, fd int) error {
 	if err := unix.Fstat(fd, &st); err != nil {
 		return &fs.PathError{Op: op, Path: name, Err: err}
 	}
-	if st.Mode&unix.S_IFMT == unix.S_IFREG && st.Nlink > 1 && v.prot.inodes[fileID{uint64(st.Dev), st.Ino}] {
+	if st.Mode&unix.S_IFMT == unix.S_IFREG && v.prot.linked(fileID{uint64(st.Dev), st.Ino}, uint64(st.Nlink)) {
 		return &fs.PathError{Op: op, Path: name, Err: ErrProtected}
 	}
 	return nil

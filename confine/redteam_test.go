@@ -1,11 +1,14 @@
 package confine_test
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/gatehouse-dev/gatehouse/confine"
 )
 
 // deepName is one component of a directory chain longer than PATH_MAX.
@@ -84,5 +87,34 @@ func TestRedteamCommandUnsearchableDirConfined(t *testing.T) {
 	// Near miss: the rest of the working directory stays reachable.
 	if out, err := run(t, h, work, "cat", "readme.md"); err != nil || out != "readme" {
 		t.Fatalf("readme.md: %q %v", out, err)
+	}
+}
+
+// TestRedteamViewHardLinkToRelativeProtected: the view recorded the
+// identities of absolute protected files only, so a hard link to a
+// relative one (work/app/.env, under the name notes-copy) was read and
+// truncated through the view. Now the view records the relative matches
+// under its directory when it is made.
+func TestRedteamViewHardLinkToRelativeProtected(t *testing.T) {
+	h := newHome(t)
+	if err := os.Link(filepath.Join(h.dir, "work/app/.env"), filepath.Join(h.dir, "notes-copy")); err != nil {
+		t.Fatal(err)
+	}
+	// Near miss: a hard link between two files that are not protected.
+	if err := os.Link(filepath.Join(h.dir, "notes.txt"), filepath.Join(h.dir, "work/notes-link")); err != nil {
+		t.Fatal(err)
+	}
+	v := h.view(t, h.dir)
+	data, err := v.ReadFile("notes-copy")
+	wantErr(t, "read notes-copy", err, confine.ErrProtected)
+	if strings.Contains(string(data), marker) {
+		t.Fatalf("the .env was read through its hard link: %q", data)
+	}
+	wantErr(t, "write notes-copy", v.WriteFile("notes-copy", []byte("x"), 0o600), confine.ErrProtected)
+	if got, _ := os.ReadFile(filepath.Join(h.dir, "work/app/.env")); string(got) != marker {
+		t.Fatalf("the .env was written through its hard link: %q", got)
+	}
+	if data, err := v.ReadFile("work/notes-link"); err != nil || string(data) != "notes" {
+		t.Fatalf("an ordinary hard link: %q %v", data, err)
 	}
 }
