@@ -103,9 +103,12 @@
 //     dotglob or globstar may have been set (shopt -s, bash -O,
 //     GLOBIGNORE, BASHOPTS), any unquoted pattern in an argument is
 //     refused.
-//   - Command-like text is parsed as bash (mvdan.cc/sh/v3/syntax) up to
-//     its first syntax error: ~, $HOME, ${HOME}, $PWD and ~+ are resolved,
-//     the working directory is followed through cd/pushd (every directory
+//   - Command-like text is parsed as bash (mvdan.cc/sh/v3/syntax); after
+//     a syntax error that is not the end of the text, parsing resumes at
+//     the next byte, since mvdan.cc/sh rejects some text that bash runs
+//     ("! ! true", "${x~}"), and past 16 errors the rest is parsed piece
+//     by piece between separators. ~, $HOME, ${HOME}, $PWD and ~+ are
+//     resolved, the working directory is followed through cd/pushd (every directory
 //     the script may be in, as "||" and ";" may or may not run a cd; a
 //     CDPATH prefix assignment taints its own cd), and nested scripts
 //     (sh -c, bash -O extglob -c, bash -c --, eval, su -c, flock -c, a
@@ -154,8 +157,10 @@
 // runs, paths computed from file contents or the network, hard links and
 // symbolic links made earlier, bind mounts, other users' "~name", a
 // protected file directly in the working directory named by a bare
-// pattern without a slash or dot ("cat secret?"), and text that bash
-// would run but mvdan.cc/sh cannot parse. Symbolic links in arguments are
+// pattern without a slash or dot ("cat secret?"), and a command that
+// bash runs but mvdan.cc/sh reads otherwise (within a piece it rejects,
+// its working directory and expansions are not followed; its literal
+// paths are still scanned). Symbolic links in arguments are
 // not resolved (no system call per request). These are why confine is the
 // boundary.
 //

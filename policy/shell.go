@@ -15,7 +15,7 @@ import (
 const (
 	maxShellDepth = 3  // nested sh -c / eval scripts
 	maxShellCwds  = 16 // working directories followed through cd
-	maxReparse    = 4  // prefixes re-parsed after a syntax error
+	maxReparse    = 16 // pieces parsed around syntax errors
 )
 
 // shellCheck is the shell analysis of one command-like string (issue 14
@@ -55,33 +55,80 @@ func (p *Policy) shellReason(env normalize.PathEnv, s string, depth int) (reason
 			reason = "the command could not be analysed" // fail closed, never panic
 		}
 	}()
-	f := parseShell(s)
-	if f == nil {
+	files := parseShell(s)
+	if len(files) == 0 {
 		return ""
 	}
 	c := &shellCheck{p: p, home: env.Home(), cwds: []string{env.Cwd()}, depth: depth}
-	syntax.Walk(f, c.visit)
+	for _, f := range files {
+		syntax.Walk(f, c.visit)
+	}
 	return c.reason
 }
 
-func parseShell(s string) *syntax.File {
-	for range maxReparse {
+// parseShell parses s as bash, in pieces around syntax errors. Before an
+// error's line, the complete commands are what bash runs. After it: an
+// error at the end of the text (an unclosed quote, a missing "fi") is
+// where bash stops too; any other error may be mvdan.cc/sh being stricter
+// than bash ("! ! true", "${x~}", "[[ $x =~ ) ]]" all run in bash), so
+// the text after the offending byte is parsed and analysed as well, on
+// the same working directories. After maxReparse errors the rest is
+// analysed piece by piece (parseSplit).
+func parseShell(s string) []*syntax.File {
+	budget := maxReparse
+	return parsePieces(s, &budget)
+}
+
+// parsePieces is parseShell with a budget of errors shared by the pieces:
+// each byte is parsed a bounded number of times, as the parser stops at
+// the first error.
+func parsePieces(s string, budget *int) []*syntax.File {
+	var files []*syntax.File
+	for *budget > 0 {
+		*budget--
 		f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(s), "")
 		if err == nil {
-			return f
+			return append(files, f)
 		}
 		var pe syntax.ParseError
-		if !errors.As(err, &pe) || pe.Pos.Line() <= 1 {
-			return nil
+		if !errors.As(err, &pe) {
+			return files
 		}
-		// bash runs the complete commands before the line it cannot parse.
-		cut := 0
-		for range pe.Pos.Line() - 1 {
-			cut += strings.IndexByte(s[cut:], '\n') + 1
+		off := min(int(pe.Pos.Offset()), len(s))
+		if line := strings.LastIndexByte(s[:off], '\n') + 1; line > 0 {
+			files = append(files, parsePieces(s[:line], budget)...)
 		}
-		s = s[:cut]
+		if pe.Incomplete || off >= len(s) {
+			return files
+		}
+		s = s[off+1:]
 	}
-	return nil
+	return append(files, parseSplit(s)...)
+}
+
+// parseSplit is the last resort once the budget of errors is spent: the
+// rest is cut at every command separator, quotes or not, and each piece
+// that parses is analysed (linear time; a command hidden behind many
+// errors is still seen).
+func parseSplit(s string) []*syntax.File {
+	var files []*syntax.File
+	parser := syntax.NewParser(syntax.Variant(syntax.LangBash))
+	for s != "" {
+		i := strings.IndexAny(s, ";&|\n")
+		piece := s
+		if i >= 0 {
+			piece, s = s[:i], s[i+1:]
+		} else {
+			s = ""
+		}
+		if strings.TrimSpace(piece) == "" {
+			continue
+		}
+		if f, err := parser.Parse(strings.NewReader(piece), ""); err == nil {
+			files = append(files, f)
+		}
+	}
+	return files
 }
 
 func (c *shellCheck) visit(n syntax.Node) bool {
