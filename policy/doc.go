@@ -105,9 +105,9 @@
 //     refused.
 //   - Command-like text is parsed as bash (mvdan.cc/sh/v3/syntax); after
 //     a syntax error that is not the end of the text, parsing resumes at
-//     the next byte, since mvdan.cc/sh rejects some text that bash runs
-//     ("! ! true", "${x~}"), and past 16 errors the rest is parsed piece
-//     by piece between separators. ~, $HOME, ${HOME}, $PWD and ~+ are
+//     the next word, since mvdan.cc/sh rejects some text that bash runs
+//     ("! ! true", "${x~}"), and past 16 errors the rest, up to 4 KiB, is
+//     parsed piece by piece between separators. ~, $HOME, ${HOME}, $PWD and ~+ are
 //     resolved, the working directory is followed through cd/pushd (every directory
 //     the script may be in, as "||" and ";" may or may not run a cd; a
 //     CDPATH prefix assignment taints its own cd), and nested scripts

@@ -13,9 +13,10 @@ import (
 
 // Limits of the shell analysis.
 const (
-	maxShellDepth = 3  // nested sh -c / eval scripts
-	maxShellCwds  = 16 // working directories followed through cd
-	maxReparse    = 16 // pieces parsed around syntax errors
+	maxShellDepth = 3       // nested sh -c / eval scripts
+	maxShellCwds  = 16      // working directories followed through cd
+	maxReparse    = 16      // pieces parsed around syntax errors
+	maxSplit      = 4 << 10 // bytes parsed piece by piece after maxReparse errors
 )
 
 // shellCheck is the shell analysis of one command-like string (issue 14
@@ -37,6 +38,9 @@ type shellCheck struct {
 	// GLOBIGNORE, BASHOPTS), so a pattern can match dot files and cross
 	// directories; any unquoted pattern in an argument is then refused.
 	globAll bool
+	// deferred are bodies walked again once the script has been read
+	// (see shellCheck.later).
+	deferred []syntax.Node
 }
 
 func (c *shellCheck) taint(name string) {
@@ -47,8 +51,8 @@ func (c *shellCheck) taint(name string) {
 }
 
 // shellReason returns why the command-like text s names or may name a
-// protected path, or "". Text that is not valid shell is analysed up to
-// the line of its first syntax error, which is where bash stops too.
+// protected path, or "". Text that is not valid shell is analysed around
+// its syntax errors (see parseShell).
 func (p *Policy) shellReason(env normalize.PathEnv, s string, depth int) (reason string) {
 	defer func() {
 		if recover() != nil {
@@ -63,6 +67,7 @@ func (p *Policy) shellReason(env normalize.PathEnv, s string, depth int) (reason
 	for _, f := range files {
 		syntax.Walk(f, c.visit)
 	}
+	c.finish()
 	return c.reason
 }
 
@@ -71,22 +76,22 @@ func (p *Policy) shellReason(env normalize.PathEnv, s string, depth int) (reason
 // error at the end of the text (an unclosed quote, a missing "fi") is
 // where bash stops too; any other error may be mvdan.cc/sh being stricter
 // than bash ("! ! true", "${x~}", "[[ $x =~ ) ]]" all run in bash), so
-// the text after the offending byte is parsed and analysed as well, on
-// the same working directories. After maxReparse errors the rest is
+// the text from the next word after the offending byte is parsed and
+// analysed as well, on the same working directories. After maxReparse errors the rest is
 // analysed piece by piece (parseSplit).
 func parseShell(s string) []*syntax.File {
 	budget := maxReparse
-	return parsePieces(s, &budget)
+	return parsePieces(syntax.NewParser(syntax.Variant(syntax.LangBash)), s, &budget)
 }
 
 // parsePieces is parseShell with a budget of errors shared by the pieces:
 // each byte is parsed a bounded number of times, as the parser stops at
 // the first error.
-func parsePieces(s string, budget *int) []*syntax.File {
+func parsePieces(parser *syntax.Parser, s string, budget *int) []*syntax.File {
 	var files []*syntax.File
 	for *budget > 0 {
 		*budget--
-		f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(s), "")
+		f, err := parser.Parse(strings.NewReader(s), "")
 		if err == nil {
 			return append(files, f)
 		}
@@ -96,23 +101,28 @@ func parsePieces(s string, budget *int) []*syntax.File {
 		}
 		off := min(int(pe.Pos.Offset()), len(s))
 		if line := strings.LastIndexByte(s[:off], '\n') + 1; line > 0 {
-			files = append(files, parsePieces(s[:line], budget)...)
+			files = append(files, parsePieces(parser, s[:line], budget)...)
 		}
-		if pe.Incomplete || off >= len(s) {
+		// Resume at the next word: the rest of the word that failed is
+		// not a word bash reads ("A[%*/0" is one pattern, not "*/0").
+		next := strings.IndexAny(s[off:], " \t\n;&|")
+		if pe.Incomplete || next < 0 {
 			return files
 		}
-		s = s[off+1:]
+		s = s[off+next+1:]
 	}
-	return append(files, parseSplit(s)...)
+	if len(s) > maxSplit {
+		return files // long text with many errors is not a command line; its literal paths are still scanned
+	}
+	return append(files, parseSplit(parser, s)...)
 }
 
 // parseSplit is the last resort once the budget of errors is spent: the
 // rest is cut at every command separator, quotes or not, and each piece
 // that parses is analysed (linear time; a command hidden behind many
 // errors is still seen).
-func parseSplit(s string) []*syntax.File {
+func parseSplit(parser *syntax.Parser, s string) []*syntax.File {
 	var files []*syntax.File
-	parser := syntax.NewParser(syntax.Variant(syntax.LangBash))
 	for s != "" {
 		i := strings.IndexAny(s, ";&|\n")
 		piece := s
@@ -140,7 +150,10 @@ func (c *shellCheck) visit(n syntax.Node) bool {
 		c.call(x)
 	case *syntax.Redirect:
 		c.redirect(x)
+	case *syntax.FuncDecl:
+		c.later(x.Body) // called after a later cd: walked again at the end
 	case *syntax.Assign:
+		c.evalVar(x)
 		if x.Value != nil {
 			if c.values == nil {
 				c.values = map[*syntax.Word]bool{}

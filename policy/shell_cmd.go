@@ -71,6 +71,10 @@ func (c *shellCheck) command(words []word) {
 	if prefixCommands[name] {
 		// env, sudo -u root, timeout 5, nice -n 5, ...: any later word
 		// may be the command they run; each is analysed as one.
+		if name == "env" {
+			c.currentShell(name, words[1:]) // env -S 'sh -c ...'
+		}
+		c.loginShell(name, words[1:])
 		for i := 1; i < len(words); i++ {
 			if v, _, ok := strings.Cut(words[i].text, "="); ok && globVars[v] {
 				c.globAll = true // env BASHOPTS=dotglob bash -c ...
@@ -121,8 +125,8 @@ func (c *shellCheck) byName(name string, args []word) {
 		c.cd(args)
 	case name == "xargs" || name == "parallel":
 		c.refuse(name + " builds the arguments of a command from its input at run time")
-	case name == "eval":
-		c.script(joinText(args))
+	case name == "eval" || name == "trap" || name == "alias" || name == "env" || name == "git":
+		c.currentShell(name, args)
 	case shells[name]:
 		c.shell(name, args)
 	case name == "source" || name == ".":
@@ -353,5 +357,37 @@ func (c *shellCheck) runners(name string, args []word) {
 		case ok && len(flags) > 0 && len(t) > 2 && strings.HasPrefix(t, flags[0]):
 			c.script(t[2:]) // -c'script' attached
 		}
+	}
+	if name == "su" || name == "runuser" {
+		c.loginShell(name, args)
+	}
+}
+
+// loginShell refuses a command that starts a shell reading commands from
+// its input: sudo -s, sudo -i, doas -s, su or runuser without -c.
+func (c *shellCheck) loginShell(name string, args []word) {
+	var flags []string
+	switch name {
+	case "sudo", "doas":
+		flags = []string{"-s", "-i", "--shell", "--login"}
+	case "su", "runuser":
+		flags = nil
+	default:
+		return
+	}
+	shell := flags == nil
+	for _, a := range args {
+		switch {
+		case flags == nil && (a.raw == "-c" || a.raw == "--command" || strings.HasPrefix(a.raw, "--command=") ||
+			strings.HasPrefix(a.raw, "-c") && len(a.raw) > 2) || a.raw == "--session-command":
+			return // su -c: the script is analysed by runners
+		case flags != nil && containsString(flags, a.raw):
+			shell = true
+		case flags != nil && shell && !strings.HasPrefix(a.raw, "-"):
+			return // sudo -s cmd: the command is analysed as one
+		}
+	}
+	if shell {
+		c.refuse(name + " starts a shell that reads commands from its input at run time")
 	}
 }
