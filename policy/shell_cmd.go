@@ -328,15 +328,31 @@ var scriptFlags = map[string][]string{
 	"script": {"-c", "--command"}, "xterm": {"-e"}, "watch": nil, "tmux": nil, "screen": nil,
 }
 
-// runners finds the commands a command runs: a shell named anywhere in
-// its arguments (setsid sh -c, strace -o f sh -c, chroot / sh -c, find
-// -exec sh -c, unshare -r bash -c) is analysed as a command from there,
+// wrappers run the command their arguments name (setsid sh, chroot / sh):
+// a shell there that reads its input is refused as one.
+var wrappers = map[string]bool{"setsid": true, "strace": true, "ltrace": true, "chroot": true, "unshare": true,
+	"nsenter": true, "firejail": true, "bwrap": true, "fakeroot": true, "proot": true, "taskset": true,
+	"numactl": true, "chrt": true, "unbuffer": true, "xvfb-run": true, "dbus-run-session": true,
+	"systemd-run": true, "valgrind": true, "flock": true, "lockf": true, "sg": true}
+
+// hasScriptFlag reports whether args hold a shell's -c (alone or in a
+// cluster: -lc, -ec).
+func hasScriptFlag(args []word) bool {
+	return slices.ContainsFunc(args, func(a word) bool {
+		return strings.HasPrefix(a.raw, "-") && !strings.HasPrefix(a.raw, "--") && strings.ContainsRune(a.raw, 'c')
+	})
+}
+
+// runners finds the commands a command runs: a shell named in the
+// arguments of a wrapper (setsid sh, strace -o f sh -c, chroot / sh -c,
+// unshare -r bash -c), or of any command when a -c follows it (find
+// -exec sh -c, docker exec c sh -c), is analysed as a command from there,
 // and the script option of su, runuser, flock, script, ... as a script.
 // watch, tmux and screen run their operands through a shell: each operand
 // is analysed as a script.
 func (c *shellCheck) runners(name string, args []word) {
-	if shells[name] || prefixCommands[name] {
-		return // analysed by shell and command
+	if shells[name] || prefixCommands[name] || inertCommands[name] {
+		return // analysed by shell and command; echo sh runs nothing
 	}
 	for i, a := range args {
 		if c.reason != "" {
@@ -345,7 +361,7 @@ func (c *shellCheck) runners(name string, args []word) {
 		t := a.raw
 		flags, ok := scriptFlags[name]
 		switch {
-		case shells[path.Base(strings.ToLower(t))]:
+		case shells[path.Base(strings.ToLower(t))] && (wrappers[name] || hasScriptFlag(args[i+1:])):
 			c.command(args[i:])
 			return
 		case ok && flags == nil && !strings.HasPrefix(t, "-"):
