@@ -146,8 +146,8 @@
 //     refused when it continues with a protected path's last components.
 //
 // Refused on purpose (false positives, failing closed): with a relative
-// protected path such as ".env" any recursive walk, extraction and git
-// add of a directory, stash, clean or grep is refused, since any
+// protected path such as ".env" any recursive walk, extraction, patch
+// and git add of a directory, stash, clean or grep is refused, since any
 // directory may hold one; any pattern after shopt -s dotglob; "cat $SOME_VAR" is refused although the
 // variable may be harmless; words that merely mention a protected path
 // ("echo ~/.ssh") are refused; every directory a cd may lead to counts.

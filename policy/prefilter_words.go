@@ -184,18 +184,27 @@ func unhexByte(c byte) byte {
 	return c - 'A' + 10
 }
 
-// commandSet and commandFirst index shellCommands: a word is looked up
-// only when its first byte starts a command name.
+// commandSet and commandStart index shellCommands: a word is looked up
+// only when its first two bytes (its byte and 0 for a one-byte word)
+// start a command name.
 var (
 	commandSet   = map[string]bool{}
-	commandFirst [256]bool
+	commandStart [256][256]bool
 )
 
 func init() {
 	for _, c := range shellCommands {
 		commandSet[c] = true
-		commandFirst[c[0]] = true
+		commandStart[c[0]][second(c)] = true
 	}
+}
+
+// second is the second byte of a word, 0 for a one-byte word.
+func second[T string | []byte](w T) byte {
+	if len(w) < 2 {
+		return 0
+	}
+	return w[1]
 }
 
 // globVarFirst are the first bytes of the names isGlobVar knows.
@@ -214,7 +223,7 @@ func isGlobVar(b []byte) bool {
 
 // isShellCommand reports whether b is one of shellCommands.
 func isShellCommand(b []byte) bool {
-	return commandFirst[b[0]] && commandSet[string(b)]
+	return commandStart[b[0]][second(b)] && commandSet[string(b)]
 }
 
 // pattern decides a word with wildcards (and no brace) without the
