@@ -30,7 +30,9 @@
 // file with several hard links is refused). Reads happen only after the check.
 // Writes resolve and check the directory first, open the file relative to
 // it without following a symlink (ErrSymlink), check it, and only then
-// truncate. Remove checks the directory and the name the same way.
+// truncate. Files are opened without blocking (a FIFO in the directory
+// no longer holds a handler forever). Remove checks the directory and the
+// name the same way.
 // ReadDir and WalkDir leave protected entries out. Elsewhere, os.Root
 // keeps names beneath the directory and the resolved path is checked with
 // EvalSymlinks before the operation (a symlink swapped in between is not

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -116,5 +117,33 @@ func TestRedteamViewHardLinkToRelativeProtected(t *testing.T) {
 	}
 	if data, err := v.ReadFile("work/notes-link"); err != nil || string(data) != "notes" {
 		t.Fatalf("an ordinary hard link: %q %v", data, err)
+	}
+}
+
+// TestRedteamViewFIFODoesNotBlock: reading or writing a FIFO in the
+// served directory (made by a confined command: Landlock grants FIFO
+// creation) blocked in open until a writer or reader came, holding the
+// handler and its in-flight slot for good. Now the view opens without
+// blocking.
+func TestRedteamViewFIFODoesNotBlock(t *testing.T) {
+	h := newHome(t)
+	if err := unix.Mkfifo(filepath.Join(h.dir, "work/pipe"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	v := h.view(t, h.dir)
+	// One at a time: a reader and a writer opening together would
+	// unblock each other.
+	for _, op := range []func() error{
+		func() error { _, err := v.ReadFile("work/pipe"); return err },
+		func() error { return v.WriteFile("work/pipe", []byte("x"), 0o600) },
+	} {
+		done := make(chan error, 1)
+		go func() { done <- op() }()
+		select {
+		case err := <-done:
+			t.Log(err)
+		case <-time.After(5 * time.Second):
+			t.Fatal("an operation on a FIFO blocked")
+		}
 	}
 }
