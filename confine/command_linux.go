@@ -175,7 +175,9 @@ func deepestExisting(p string) string {
 	return d
 }
 
-// relativeMatches finds relative protected paths (".env") under dir.
+// relativeMatches finds relative protected paths (".env") under dir, and
+// the directories under dir it cannot search (treated as protected: fail
+// closed).
 func relativeMatches(set protectedSet, dir string) ([]string, error) {
 	if len(set.rel) == 0 {
 		return nil, nil
@@ -192,7 +194,14 @@ func relativeMatches(set protectedSet, dir string) ([]string, error) {
 		if n++; n > 10*maxRules {
 			return ErrTooMany
 		}
-		if err == nil && set.hit(path) {
+		if err != nil {
+			// Not searched (unreadable, or a path past PATH_MAX that the
+			// command can still reach by relative cd or a chmod): it may
+			// hold a protected path, so none of it is granted.
+			out = append(out, path)
+			return filepath.SkipDir
+		}
+		if set.hit(path) {
 			out = append(out, path)
 			if d.IsDir() {
 				return filepath.SkipDir

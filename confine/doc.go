@@ -24,10 +24,15 @@
 // resolved (/proc/self/fd) against the protected paths, compared
 // case-insensitively as the policy compares them, and the file's identity
 // against the protected files that existed when the view was made (a hard
-// link to ~/.ssh/id_rsa is refused). Reads happen only after the check.
+// link to ~/.ssh/id_rsa is refused; relative protected paths such as .env
+// are looked for under the served directory then, and where it holds
+// more than 40,960 entries or a directory that cannot be searched, every
+// file with several hard links is refused). Reads happen only after the check.
 // Writes resolve and check the directory first, open the file relative to
 // it without following a symlink (ErrSymlink), check it, and only then
-// truncate. Remove checks the directory and the name the same way.
+// truncate. Files are opened without blocking (a FIFO in the directory
+// no longer holds a handler forever). Remove checks the directory and the
+// name the same way.
 // ReadDir and WalkDir leave protected entries out. Elsewhere, os.Root
 // keeps names beneath the directory and the resolved path is checked with
 // EvalSymlinks before the operation (a symlink swapped in between is not
@@ -48,7 +53,13 @@
 // targets are, where they are); a bind mount of a protected directory
 // elsewhere is reachable through its other path; a relative protected
 // path (".env") is enforced where it exists under the command's working
-// directory when the command starts. Where Landlock is unavailable,
+// directory when the command starts, and a directory there that cannot be
+// searched for one (unreadable, or deeper than PATH_MAX) is not granted at
+// all. Landlock does not govern metadata: a command can still stat,
+// chmod, chown (as the owner), change the times and set extended
+// attributes of a protected path, though never read or write its
+// content; and a command run as root can read raw block devices (/dev
+// is granted). Where Landlock is unavailable,
 // Command returns ErrNoLandlock unless the caller opts into
 // CommandOptions.LexicalOnly, and the result's Confined field says which.
 //

@@ -61,6 +61,7 @@ func New(dir string, p *policy.Policy, opts *Options) (*FS, error) {
 	if v.prot.hit(real) {
 		return nil, &fs.PathError{Op: "open", Path: dir, Err: ErrProtected}
 	}
+	v.prot.recordRelative(real)
 	if v.root, err = os.OpenRoot(real); err != nil {
 		return nil, err
 	}

@@ -95,14 +95,16 @@ func (v *FS) checkFD(op, name string, fd int) error {
 	if err := unix.Fstat(fd, &st); err != nil {
 		return &fs.PathError{Op: op, Path: name, Err: err}
 	}
-	if st.Mode&unix.S_IFMT == unix.S_IFREG && st.Nlink > 1 && v.prot.inodes[fileID{uint64(st.Dev), st.Ino}] {
+	if st.Mode&unix.S_IFMT == unix.S_IFREG && v.prot.linked(fileID{uint64(st.Dev), st.Ino}, uint64(st.Nlink)) {
 		return &fs.PathError{Op: op, Path: name, Err: ErrProtected}
 	}
 	return nil
 }
 
 func (s sysRoot) open(v *FS, rel, name string) (*os.File, error) {
-	fd, err := openat2(s.fd, rel, unix.O_RDONLY, 0, resolveFlags)
+	// O_NONBLOCK: opening a FIFO no one writes to would block the
+	// handler (and its in-flight slot) for good; regular files ignore it.
+	fd, err := openat2(s.fd, rel, unix.O_RDONLY|unix.O_NONBLOCK, 0, resolveFlags)
 	if err != nil {
 		return nil, pathErr("open", name, err)
 	}
@@ -160,7 +162,7 @@ func (s sysRoot) create(v *FS, rel, name string, perm os.FileMode) (*os.File, er
 	}
 	defer unix.Close(pfd)
 	// The file itself: never through a symlink, never a magic link.
-	fd, err := openat2(pfd, base, unix.O_WRONLY|unix.O_CREAT|unix.O_NOFOLLOW, uint64(perm.Perm()),
+	fd, err := openat2(pfd, base, unix.O_WRONLY|unix.O_CREAT|unix.O_NOFOLLOW|unix.O_NONBLOCK, uint64(perm.Perm()),
 		resolveFlags|unix.RESOLVE_NO_SYMLINKS)
 	if errors.Is(err, unix.ELOOP) {
 		return nil, &fs.PathError{Op: "write", Path: name, Err: ErrSymlink}

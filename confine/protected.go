@@ -25,6 +25,10 @@ type protectedSet struct {
 	abs    []string
 	rel    []string
 	inodes map[fileID]bool
+	// partial: not every protected file's identity could be recorded
+	// (too many, or a directory of the view that could not be searched
+	// for relative ones); a file with several hard links is then refused.
+	partial bool
 }
 
 // newProtectedSet builds the set from the policy's protected paths
@@ -68,7 +72,11 @@ func (s *protectedSet) addAbs(p string) {
 // recordInodes stores the identities of the regular files at and under p.
 func (s *protectedSet) recordInodes(p string) {
 	_ = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
-		if err != nil || len(s.inodes) >= maxInodes {
+		if len(s.inodes) >= maxInodes {
+			s.partial = true
+			return filepath.SkipAll
+		}
+		if err != nil {
 			return filepath.SkipDir
 		}
 		if d.Type().IsRegular() {
@@ -80,6 +88,43 @@ func (s *protectedSet) recordInodes(p string) {
 		}
 		return nil
 	})
+}
+
+// maxIndexed bounds the entries of a view's directory searched for
+// relative protected paths when the view is made.
+const maxIndexed = 10 * maxRules
+
+// recordRelative stores the identities of the files under dir that are
+// relative protected paths (".env" anywhere), so that a hard link to one
+// under another name is refused too. A tree too large to search, or a
+// directory that cannot be searched, makes the set partial.
+func (s *protectedSet) recordRelative(dir string) {
+	if len(s.rel) == 0 {
+		return
+	}
+	n := 0
+	_ = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		switch n++; {
+		case n > maxIndexed:
+			s.partial = true
+			return filepath.SkipAll
+		case err != nil:
+			s.partial = true
+			return filepath.SkipDir
+		case s.hit(path):
+			s.recordInodes(path)
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+		}
+		return nil
+	})
+}
+
+// linked reports whether a regular file with nlink names is one of the
+// protected files under another name (a hard link), or may be one.
+func (s *protectedSet) linked(id fileID, nlink uint64) bool {
+	return nlink > 1 && (s.inodes[id] || s.partial)
 }
 
 // canon is the form paths are compared in: the policy's own (percent

@@ -95,6 +95,9 @@ func (p *Policy) checkProtected(method, tool string, args map[string]any, decl *
 	if arg, r := p.pairReason(env, args); r != "" {
 		return deny(arg, why(r))
 	}
+	if arg, r := p.cwdReason(env, args); r != "" {
+		return deny(arg, r)
+	}
 	return Decision{}, false
 }
 

@@ -96,14 +96,26 @@
 //     /proc/.../map_files and /dev/fd/N are refused (their targets are
 //     unknown). "file://host/path" is read by its path, whatever the host.
 //   - No unquoted shell pattern can match one ("/etc/shado?", ".e[n]v",
-//     "~/.*/id_rsa", "cat .*" in a command); quoted wildcards are literal
-//     text ("grep -o 'token=.*'", `-bench=".*"` pass), and a lone ".*"
-//     outside a command argument is a regex, not a glob.
-//   - Command-like text is parsed as bash (mvdan.cc/sh/v3/syntax) up to
-//     its first syntax error: ~, $HOME, ${HOME}, $PWD and ~+ are resolved,
-//     the working directory is followed through cd/pushd (every directory
-//     the script may be in, as "||" and ";" may or may not run a cd), and
-//     nested scripts (sh -c, bash -lc, eval) are analysed the same way.
+//     ".[!x]nv", ".[[:lower:]]nv", "~/.*/id_rsa", "cat .*" in a command; a
+//     bracket expression counts as any one character); quoted wildcards
+//     are literal text ("grep -o 'token=.*'", `-bench=".*"` pass), and a
+//     lone ".*" outside a command argument is a regex, not a glob. After
+//     dotglob or globstar may have been set (shopt -s, bash -O,
+//     GLOBIGNORE, BASHOPTS), any unquoted pattern in an argument is
+//     refused.
+//   - Command-like text is parsed as bash (mvdan.cc/sh/v3/syntax); after
+//     a syntax error that is not the end of the text, parsing resumes at
+//     the next word, since mvdan.cc/sh rejects some text that bash runs
+//     ("! ! true", "${x~}"), and past 16 errors the rest, up to 4 KiB, is
+//     parsed piece by piece between separators. ~, $HOME, ${HOME}, $PWD and ~+ are
+//     resolved, the working directory is followed through cd/pushd (every directory
+//     the script may be in, as "||" and ";" may or may not run a cd; a
+//     CDPATH prefix assignment taints its own cd), and nested scripts
+//     (sh -c, bash -O extglob -c, bash -c --, eval, su -c, flock -c, a
+//     shell run by another command: setsid, strace, chroot, find -exec)
+//     are analysed the same way, their patterns and quotes as the shell
+//     passes them on. "~N", "~+N" and "~-N" (the directory stack) are
+//     refused.
 //     Any word whose expansion cannot be decided statically and that could
 //     name a path is refused, with a reason that says which expansion:
 //     parameter expansion other than plain $HOME/$PWD (${HOME:-x},
@@ -117,18 +129,33 @@
 //     reading commands from its input ("| sh") and source of /dev or
 //     /proc are refused.
 //   - No recursive or directory-changing walk (grep -r, rg, find, tar,
-//     cp -r, rsync, zip -r, ls -R, chmod/chown -R, rm -r, du, tree, with
-//     sudo/env/timeout/nice prefixes) starts at an ancestor of a protected
-//     path, tar -C's directory included.
+//     cp -r, rsync, zip -r, ls -R, chmod/chown -R, rm -r, du, tree, gzip
+//     -r, chattr/setfacl -R, with sudo/env/timeout/nice prefixes) starts
+//     at an ancestor of a protected path, tar -C's directory included; nor
+//     does an extractor or patch (unzip, cpio, 7z, bsdtar, unrar, ar,
+//     patch, in the working directory or their -d/-C/-D/-o directory), or
+//     a git command that walks the work tree (add of a directory, stash,
+//     clean, grep) or writes tracked files (checkout, reset, pull, ...;
+//     at ancestors of absolute protected paths only).
+//   - A copy into a directory (cp, mv, ln, install, rsync, scp; -t DIR)
+//     is checked under the name it gets there: "cp /tmp/shadow /etc".
 //   - A tool that declares its paths ([PathArgs] on the [Request]) has
 //     them joined and resolved as it does; without a declaration, pairs of
 //     string arguments that form a path (a directory and a relative path)
 //     are checked joined, and a relative path that climbs ("../.ssh/x") is
 //     refused when it continues with a protected path's last components.
+//     An undeclared tool's command-like arguments (a string with white
+//     space, an array of strings read as an argv) are also checked from
+//     each absolute or "~" argument as a working directory ({"cwd":
+//     "/etc", "cmd": "cat shadow"}), an array of strings that starts
+//     with a directory as the path it joins to, and an object that sets
+//     HOME, CDPATH, BASH_ENV, GLOBIGNORE, ... (an environment) is
+//     refused.
 //
 // Refused on purpose (false positives, failing closed): with a relative
-// protected path such as ".env" any recursive walk is refused, since any
-// directory may hold one; "cat $SOME_VAR" is refused although the
+// protected path such as ".env" any recursive walk, extraction, patch
+// and git add of a directory, stash, clean or grep is refused, since any
+// directory may hold one; any pattern after shopt -s dotglob; "cat $SOME_VAR" is refused although the
 // variable may be harmless; words that merely mention a protected path
 // ("echo ~/.ssh") are refused; every directory a cd may lead to counts.
 //
@@ -137,8 +164,10 @@
 // runs, paths computed from file contents or the network, hard links and
 // symbolic links made earlier, bind mounts, other users' "~name", a
 // protected file directly in the working directory named by a bare
-// pattern without a slash or dot ("cat secret?"), and text that bash
-// would run but mvdan.cc/sh cannot parse. Symbolic links in arguments are
+// pattern without a slash or dot ("cat secret?"), and a command that
+// bash runs but mvdan.cc/sh reads otherwise (within a piece it rejects,
+// its working directory and expansions are not followed; its literal
+// paths are still scanned). Symbolic links in arguments are
 // not resolved (no system call per request). These are why confine is the
 // boundary.
 //

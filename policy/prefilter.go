@@ -50,6 +50,9 @@ var shellCommands = [...]string{
 	"cd", "pushd", "popd", "grep", "egrep", "fgrep", "rg", "ag", "ack", "find", "tar", "cp", "rsync", "scp",
 	"zip", "ls", "chmod", "chown", "chgrp", "rm", "du", "tree", "xargs", "parallel", "eval", "source",
 	"sh", "bash", "zsh", "dash", "ksh", "mksh", "busybox", ".",
+	"shopt", "mv", "ln", "link", "install", "unzip", "cpio", "patch", "7z", "7za", "7zr", "bsdtar", "unrar",
+	"ar", "git", "gzip", "gunzip", "chattr", "setfacl", "su", "runuser", "sg", "flock", "script", "xterm",
+	"watch", "tmux", "screen", "trap", "alias", "env", "sudo", "doas",
 }
 
 func newPrefilter(protected []protectedPath) prefilter {
@@ -265,7 +268,13 @@ func (st *scanState) wordByte(s string, i int, k uint8) (skip int, stop bool) {
 			return 0, true
 		case pctControl:
 			return 2, false // decodes to a control byte, which PathText deletes
+		default:
+			if percentSplit(s[i:]) {
+				return 0, true
+			}
 		}
+	case c == '\\' && i+1 < len(s) && (s[i+1] == '\n' || s[i+1] == '\r'):
+		return 0, true // a line continuation joins words the scan would split
 	case c == '\\':
 		st.sw.slash = true // the scanner also reads a backslash as a separator
 	case c == '`':

@@ -69,6 +69,10 @@ func (w *shellWord) end(buf []byte) need {
 	if w.started && base[0] >= 0 && base[1] > base[0] && base[1]-base[0] <= 8 && isShellCommand(buf[base[0]:base[1]]) {
 		nd = needShell
 	}
+	if w.started && base[0] >= 0 && base[1]-base[0] >= len("bashopts") && globVarFirst[buf[base[0]]] &&
+		isGlobVar(buf[base[0]:base[1]]) {
+		nd = needShell // GLOBIGNORE=x, read BASHOPTS: patterns then match dot files
+	}
 	if w.brace && (w.dot || w.slash) {
 		nd |= needWords | needShell
 	}
@@ -142,6 +146,30 @@ func percentClass(s string) int {
 	return pctText
 }
 
+// percentSplit reports whether s, which starts at a '%' that is not an
+// escape as written, becomes one once quotes, backslashes and control
+// bytes are deleted ("%0", an empty quoted string, "0"), as the full
+// check deletes them before it decodes. Past 16 deleted bytes it says
+// yes.
+func percentSplit(s string) bool {
+	var h [2]byte
+	n, dropped := 0, 0
+	for j := 1; j < len(s) && n < 2; j++ {
+		if class[s[j]]&cDrop != 0 {
+			if dropped++; dropped > 16 {
+				return true
+			}
+			continue
+		}
+		h[n] = s[j]
+		n++
+	}
+	if dropped == 0 || n == 0 {
+		return false
+	}
+	return h[0] == 'u' || h[0] == 'U' || n == 2 && ishexByte(h[0]) && ishexByte(h[1])
+}
+
 func ishexByte(c byte) bool {
 	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
 }
@@ -156,23 +184,46 @@ func unhexByte(c byte) byte {
 	return c - 'A' + 10
 }
 
-// commandSet and commandFirst index shellCommands: a word is looked up
-// only when its first byte starts a command name.
+// commandSet and commandStart index shellCommands: a word is looked up
+// only when its first two bytes (its byte and 0 for a one-byte word)
+// start a command name.
 var (
 	commandSet   = map[string]bool{}
-	commandFirst [256]bool
+	commandStart [256][256]bool
 )
 
 func init() {
 	for _, c := range shellCommands {
 		commandSet[c] = true
-		commandFirst[c[0]] = true
+		commandStart[c[0]][second(c)] = true
 	}
+}
+
+// second is the second byte of a word, 0 for a one-byte word.
+func second[T string | []byte](w T) byte {
+	if len(w) < 2 {
+		return 0
+	}
+	return w[1]
+}
+
+// globVarFirst are the first bytes of the names isGlobVar knows.
+var globVarFirst = [256]bool{'g': true, 'b': true}
+
+// isGlobVar reports whether b (lower case) names GLOBIGNORE or BASHOPTS,
+// alone or assigned ("globignore=x").
+func isGlobVar(b []byte) bool {
+	for _, v := range [...]string{"globignore", "bashopts"} {
+		if len(b) >= len(v) && string(b[:len(v)]) == v && (len(b) == len(v) || b[len(v)] == '=') {
+			return true
+		}
+	}
+	return false
 }
 
 // isShellCommand reports whether b is one of shellCommands.
 func isShellCommand(b []byte) bool {
-	return commandFirst[b[0]] && commandSet[string(b)]
+	return commandStart[b[0]][second(b)] && commandSet[string(b)]
 }
 
 // pattern decides a word with wildcards (and no brace) without the

@@ -154,12 +154,13 @@ func (pp *protectedPath) matchGlob(t normalize.Token) bool {
 
 // componentsMatch matches name components against pattern components as
 // a shell does: a name starting with '.' needs a pattern starting with '.'.
+// A bracket expression matches any one character (see bracketsAsAny).
 func componentsMatch(patterns, names []string) bool {
 	for i, p := range patterns {
 		if strings.HasPrefix(names[i], ".") && !strings.HasPrefix(p, ".") {
 			return false
 		}
-		ok, err := path.Match(p, names[i])
+		ok, err := path.Match(bracketsAsAny(p), names[i])
 		if err != nil {
 			ok = p == names[i]
 		}
@@ -203,4 +204,58 @@ func (pp *protectedPath) climbs(rel string) bool {
 // after an optional leading dot (".*", "*", ".??*").
 func pureWildcard(c string) bool {
 	return strings.Trim(strings.TrimPrefix(c, "."), "*?") == ""
+}
+
+// bracketsAsAny replaces each bash bracket expression of a pattern
+// component ("[!x]", "[^x]", "[[:lower:]]", "[[=e=]]", "[]a]") with "?":
+// path.Match knows neither "!" negation nor character classes, and a
+// bracket matches one character at most, so "?" can only match more. A
+// "[" without its closing "]" stays a literal, as in bash.
+func bracketsAsAny(p string) string {
+	if !strings.Contains(p, "[") {
+		return p
+	}
+	var b strings.Builder
+	for i := 0; i < len(p); i++ {
+		switch {
+		case p[i] == '\\' && i+1 < len(p):
+			b.WriteString(p[i : i+2])
+			i++
+		case p[i] == '[':
+			if end := bracketEnd(p, i); end > 0 {
+				b.WriteByte('?')
+				i = end
+			} else {
+				b.WriteString(`\[`)
+			}
+		default:
+			b.WriteByte(p[i])
+		}
+	}
+	return b.String()
+}
+
+// bracketEnd returns the index of the "]" that closes the bracket
+// expression opened at p[start], or -1: a "]" first (after "!" or "^") is
+// a member, and "[:", "[=" and "[." open classes that end at ":]", "=]"
+// and ".]".
+func bracketEnd(p string, start int) int {
+	i := start + 1
+	if i < len(p) && (p[i] == '!' || p[i] == '^') {
+		i++
+	}
+	if i < len(p) && p[i] == ']' {
+		i++
+	}
+	for ; i < len(p); i++ {
+		switch {
+		case p[i] == ']':
+			return i
+		case p[i] == '[' && i+1 < len(p) && strings.IndexByte(":=.", p[i+1]) >= 0:
+			if j := strings.Index(p[i+2:], string(p[i+1])+"]"); j >= 0 {
+				i += 2 + j + 1
+			}
+		}
+	}
+	return -1
 }

@@ -1,7 +1,6 @@
 package policy
 
 import (
-	"errors"
 	"path"
 	"slices"
 	"strings"
@@ -13,9 +12,10 @@ import (
 
 // Limits of the shell analysis.
 const (
-	maxShellDepth = 3  // nested sh -c / eval scripts
-	maxShellCwds  = 16 // working directories followed through cd
-	maxReparse    = 4  // prefixes re-parsed after a syntax error
+	maxShellDepth = 3       // nested sh -c / eval scripts
+	maxShellCwds  = 16      // working directories followed through cd
+	maxReparse    = 16      // pieces parsed around syntax errors
+	maxSplit      = 4 << 10 // bytes parsed piece by piece after maxReparse errors
 )
 
 // shellCheck is the shell analysis of one command-like string (issue 14
@@ -33,6 +33,13 @@ type shellCheck struct {
 	// a value not known here: a later cd or ~ that reads one is refused.
 	tainted map[string]bool
 	values  map[*syntax.Word]bool // assignment values, not paths themselves
+	// globAll: dotglob or globstar may be on (shopt -s, bash -O,
+	// GLOBIGNORE, BASHOPTS), so a pattern can match dot files and cross
+	// directories; any unquoted pattern in an argument is then refused.
+	globAll bool
+	// deferred are bodies walked again once the script has been read
+	// (see shellCheck.later).
+	deferred []syntax.Node
 }
 
 func (c *shellCheck) taint(name string) {
@@ -43,41 +50,24 @@ func (c *shellCheck) taint(name string) {
 }
 
 // shellReason returns why the command-like text s names or may name a
-// protected path, or "". Text that is not valid shell is analysed up to
-// the line of its first syntax error, which is where bash stops too.
+// protected path, or "". Text that is not valid shell is analysed around
+// its syntax errors (see parseShell).
 func (p *Policy) shellReason(env normalize.PathEnv, s string, depth int) (reason string) {
 	defer func() {
 		if recover() != nil {
 			reason = "the command could not be analysed" // fail closed, never panic
 		}
 	}()
-	f := parseShell(s)
-	if f == nil {
+	files := parseShell(s)
+	if len(files) == 0 {
 		return ""
 	}
 	c := &shellCheck{p: p, home: env.Home(), cwds: []string{env.Cwd()}, depth: depth}
-	syntax.Walk(f, c.visit)
-	return c.reason
-}
-
-func parseShell(s string) *syntax.File {
-	for range maxReparse {
-		f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(s), "")
-		if err == nil {
-			return f
-		}
-		var pe syntax.ParseError
-		if !errors.As(err, &pe) || pe.Pos.Line() <= 1 {
-			return nil
-		}
-		// bash runs the complete commands before the line it cannot parse.
-		cut := 0
-		for range pe.Pos.Line() - 1 {
-			cut += strings.IndexByte(s[cut:], '\n') + 1
-		}
-		s = s[:cut]
+	for _, f := range files {
+		syntax.Walk(f, c.visit)
 	}
-	return nil
+	c.finish()
+	return c.reason
 }
 
 func (c *shellCheck) visit(n syntax.Node) bool {
@@ -89,7 +79,10 @@ func (c *shellCheck) visit(n syntax.Node) bool {
 		c.call(x)
 	case *syntax.Redirect:
 		c.redirect(x)
+	case *syntax.FuncDecl:
+		c.later(x.Body) // called after a later cd: walked again at the end
 	case *syntax.Assign:
+		c.evalVar(x)
 		if x.Value != nil {
 			if c.values == nil {
 				c.values = map[*syntax.Word]bool{}
@@ -121,6 +114,7 @@ func (c *shellCheck) refuse(why string) {
 // word is a resolved shell word.
 type word struct {
 	text  string // for the scanner: quoted wildcards re-quoted, escapes removed
+	raw   string // the value bash passes on (quote removal only): a nested script's text
 	glob  bool   // has an unquoted wildcard
 	dyn   string // why the word cannot be resolved statically, "" if it can
 	pathy bool   // has a slash, starts with "~" or ".": could be a path
@@ -129,16 +123,16 @@ type word struct {
 // resolve reads w as bash would, as far as it can be decided statically.
 func (c *shellCheck) resolve(w *syntax.Word) word {
 	var out word
-	var b strings.Builder
+	var b, r strings.Builder
 	cp := *w // SplitBraces rewrites the word; the tree being walked must not change
 	brace := syntax.SplitBraces(&cp) && slices.ContainsFunc(cp.Parts, func(p syntax.WordPart) bool {
 		_, ok := p.(*syntax.BraceExp)
 		return ok
 	})
 	for i, part := range cp.Parts {
-		c.part(part, i == 0, false, &b, &out)
+		c.part(part, i == 0, false, &b, &r, &out)
 	}
-	out.text = b.String()
+	out.text, out.raw = b.String(), r.String()
 	t := strings.TrimLeft(out.text, "'\"")
 	out.pathy = out.pathy || strings.ContainsRune(t, '/') || strings.HasPrefix(t, "~") || strings.HasPrefix(t, ".")
 	if brace && (out.pathy || strings.Contains(t, ".")) {
@@ -150,7 +144,7 @@ func (c *shellCheck) resolve(w *syntax.Word) word {
 	return out
 }
 
-func (c *shellCheck) part(part syntax.WordPart, first, quoted bool, b *strings.Builder, out *word) {
+func (c *shellCheck) part(part syntax.WordPart, first, quoted bool, b, r *strings.Builder, out *word) {
 	switch x := part.(type) {
 	case *syntax.Lit:
 		v := x.Value
@@ -159,6 +153,9 @@ func (c *shellCheck) part(part syntax.WordPart, first, quoted bool, b *strings.B
 		}
 		if quoted {
 			v = unescapeDouble(v)
+			r.WriteString(v)
+		} else {
+			writeRaw(r, v)
 		}
 		writeLit(b, v, quoted, out)
 	case *syntax.SglQuoted:
@@ -166,12 +163,13 @@ func (c *shellCheck) part(part syntax.WordPart, first, quoted bool, b *strings.B
 			setDyn(out, "ANSI-C quoting ($'...')")
 		}
 		writeLit(b, x.Value, true, out)
+		r.WriteString(x.Value)
 	case *syntax.DblQuoted:
 		if x.Dollar {
 			setDyn(out, "locale quoting ($\"...\")")
 		}
 		for j, p := range x.Parts {
-			c.part(p, first && j == 0, true, b, out)
+			c.part(p, first && j == 0, true, b, r, out)
 		}
 	case *syntax.ParamExp:
 		c.param(x, b, out)
@@ -184,11 +182,12 @@ func (c *shellCheck) part(part syntax.WordPart, first, quoted bool, b *strings.B
 	case *syntax.ExtGlob:
 		// @(a|b), !(x), ...: matched as "*", which matches whatever they can.
 		b.WriteByte('*')
+		r.WriteString(x.Op.String() + x.Pattern.Value + ")")
 		out.glob = true
 	case *syntax.BraceExp:
 		for _, e := range x.Elems {
 			for j, p := range e.Parts {
-				c.part(p, first && j == 0, quoted, b, out)
+				c.part(p, first && j == 0, quoted, b, r, out)
 			}
 		}
 	default:
@@ -239,6 +238,8 @@ func (c *shellCheck) tilde(v string, out *word) string {
 		setDyn(out, "~ after $HOME was changed")
 	case name == "" && c.home != "":
 		return c.home + rest
+	case isDirStack(name):
+		setDyn(out, "~"+name+" (the directory stack)")
 	case name == "+" && len(c.cwds) == 1:
 		return c.cwds[0] + rest
 	case name == "+" || name == "-":
@@ -247,6 +248,12 @@ func (c *shellCheck) tilde(v string, out *word) string {
 		return c.home + rest
 	}
 	return v
+}
+
+// isDirStack reports whether a tilde prefix names a directory stack
+// entry: ~N, ~+N, ~-N.
+func isDirStack(name string) bool {
+	return isDigitsOnly(strings.TrimLeft(name, "+-")) && len(name)-len(strings.TrimLeft(name, "+-")) <= 1
 }
 
 // writeLit writes literal text: backslash escapes removed, wildcards that
@@ -281,6 +288,20 @@ func writeLit(b *strings.Builder, v string, quoted bool, out *word) {
 	}
 }
 
+// writeRaw writes unquoted literal text as bash passes it on: a
+// backslash escapes the next byte, a backslash-newline is removed.
+func writeRaw(r *strings.Builder, v string) {
+	for i := 0; i < len(v); i++ {
+		if v[i] == '\\' && i+1 < len(v) {
+			i++
+			if v[i] == '\n' {
+				continue
+			}
+		}
+		r.WriteByte(v[i])
+	}
+}
+
 // unescapeDouble removes the backslashes bash removes inside double
 // quotes: before $, `, ", \ and newline.
 func unescapeDouble(v string) string {
@@ -300,12 +321,19 @@ func unescapeDouble(v string) string {
 	return b.String()
 }
 
+// globVars change what a pattern matches: GLOBIGNORE turns dotglob on,
+// BASHOPTS sets shell options for a bash started with it.
+var globVars = map[string]bool{"GLOBIGNORE": true, "BASHOPTS": true}
+
 // pathVars are the variables the shell reads to resolve paths (cd, ~).
 var pathVars = map[string]bool{"HOME": true, "CDPATH": true, "PWD": true, "OLDPWD": true}
 
 // assign follows HOME set to a literal (cd and ~ then use it); any other
 // assignment to a path variable taints it (see shellCheck.tainted).
 func (c *shellCheck) assign(x *syntax.Assign) {
+	if x.Name != nil && globVars[x.Name.Value] {
+		c.globAll = true
+	}
 	if x.Name == nil || !pathVars[x.Name.Value] {
 		return
 	}

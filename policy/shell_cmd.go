@@ -2,6 +2,7 @@ package policy
 
 import (
 	"path"
+	"slices"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -29,8 +30,9 @@ var prefixCommands = map[string]bool{
 var (
 	recursiveFlags = map[string]string{
 		"grep": "rR", "egrep": "rR", "fgrep": "rR", "cp": "rRa", "rm": "rR", "chmod": "R", "chown": "R",
-		"chgrp": "R", "ls": "R", "zip": "r", "scp": "r",
-		"rg": "", "ag": "", "ack": "", "find": "", "du": "", "tree": "", "tar": "", "rsync": "",
+		"chgrp": "R", "ls": "R", "zip": "r", "scp": "r", "gzip": "r", "gunzip": "r", "chattr": "R",
+		"setfacl": "R",
+		"rg":      "", "ag": "", "ack": "", "find": "", "du": "", "tree": "", "tar": "", "rsync": "",
 	}
 	defaultsToCwd = map[string]bool{"grep": true, "egrep": true, "fgrep": true, "rg": true, "ag": true,
 		"ack": true, "find": true, "du": true, "tree": true, "ls": true}
@@ -40,6 +42,14 @@ var (
 func (c *shellCheck) call(x *syntax.CallExpr) {
 	if len(x.Args) == 0 {
 		return // assignments only; a later use of the variable is refused
+	}
+	// A prefix assignment (CDPATH=/ cd etc) is in effect for the command
+	// it prefixes: followed before the command, not after.
+	for _, as := range x.Assigns {
+		c.assign(as)
+		if as.Name != nil && pathVars[as.Name.Value] {
+			c.taint(as.Name.Value)
+		}
 	}
 	words := make([]word, len(x.Args))
 	for i, a := range x.Args {
@@ -54,10 +64,21 @@ func (c *shellCheck) command(words []word) {
 		return
 	}
 	name := path.Base(strings.ToLower(words[0].text))
+	if name == "busybox" && len(words) > 1 {
+		c.command(words[1:]) // busybox tar, busybox sh: the applet is the command
+		return
+	}
 	if prefixCommands[name] {
 		// env, sudo -u root, timeout 5, nice -n 5, ...: any later word
 		// may be the command they run; each is analysed as one.
+		if name == "env" {
+			c.currentShell(name, words[1:]) // env -S 'sh -c ...'
+		}
+		c.loginShell(name, words[1:])
 		for i := 1; i < len(words); i++ {
+			if v, _, ok := strings.Cut(words[i].text, "="); ok && globVars[v] {
+				c.globAll = true // env BASHOPTS=dotglob bash -c ...
+			}
 			if !strings.HasPrefix(words[i].text, "-") && !strings.Contains(words[i].text, "=") {
 				c.command(words[i:])
 			}
@@ -65,6 +86,7 @@ func (c *shellCheck) command(words []word) {
 		return
 	}
 	args := words[1:]
+	c.runners(name, args)
 	for _, a := range args {
 		if a.dyn != "" && !inertCommands[name] {
 			c.refuse(a.dyn + " in an argument of " + name + " cannot be resolved statically")
@@ -75,6 +97,8 @@ func (c *shellCheck) command(words []word) {
 		c.match(a, i) // the command name too: running a protected file reads it
 	}
 	c.byName(name, args)
+	c.copyInto(name, args)
+	c.treeWrite(name, args)
 	if flags, ok := recursiveFlags[name]; ok {
 		c.recursive(name, flags, args)
 	}
@@ -93,14 +117,17 @@ func (c *shellCheck) byName(name string, args []word) {
 			if pathVars[v] {
 				c.taint(v)
 			}
+			c.globAll = c.globAll || globVars[v]
 		}
+	case name == "shopt":
+		c.globAll = c.globAll || slices.ContainsFunc(args, func(a word) bool { return globShopt[a.text] })
 	case name == "cd" || name == "pushd":
 		c.cd(args)
 	case name == "xargs" || name == "parallel":
 		c.refuse(name + " builds the arguments of a command from its input at run time")
-	case name == "eval":
-		c.script(joinText(args))
-	case shells[name] || name == "busybox":
+	case name == "eval" || name == "trap" || name == "alias" || name == "env" || name == "git":
+		c.currentShell(name, args)
+	case shells[name]:
 		c.shell(name, args)
 	case name == "source" || name == ".":
 		if len(args) > 0 && (strings.HasPrefix(args[0].text, "/dev/") || strings.HasPrefix(args[0].text, "/proc/")) {
@@ -115,6 +142,10 @@ func (c *shellCheck) byName(name string, args []word) {
 // in the command name (pos 0), where ".*" is as often a lone regex.
 func (c *shellCheck) match(a word, pos int) {
 	if a.dyn != "" || a.text == "" {
+		return
+	}
+	if a.glob && pos > 0 && c.globAll {
+		c.refuse("a shell pattern after dotglob or globstar was set (shopt, bash -O, GLOBIGNORE, BASHOPTS) can match any file")
 		return
 	}
 	for _, cwd := range c.cwds {
@@ -210,19 +241,28 @@ func containsString(list []string, s string) bool {
 	return false
 }
 
+// joinText joins the values of args as eval does.
 func joinText(args []word) string {
 	parts := make([]string, len(args))
 	for i, a := range args {
-		parts[i] = a.text
+		parts[i] = a.raw
 	}
 	return strings.Join(parts, " ")
 }
+
+// globShopt are the shopt options (and their -O spelling's values) that
+// make a pattern match dot files or cross directories; a name that is not
+// an option is an error in bash, so any mention counts.
+var globShopt = map[string]bool{"dotglob": true, "globstar": true}
 
 // script analyses a script given as an argument (eval, sh -c).
 func (c *shellCheck) script(s string) {
 	if c.depth >= maxShellDepth {
 		c.refuse("shell scripts nested too deeply to analyse")
 		return
+	}
+	if c.globAll {
+		s = "shopt -s dotglob\n" + s // the nested script inherits the options
 	}
 	for _, cwd := range c.cwds {
 		env, err := normalize.NewPathEnv(c.home, cwd)
@@ -235,31 +275,4 @@ func (c *shellCheck) script(s string) {
 			return
 		}
 	}
-}
-
-// shell handles sh/bash/...: -c runs its script argument (analysed), no
-// operand reads commands from standard input (refused), a script file is
-// not visible here.
-func (c *shellCheck) shell(name string, args []word) {
-	if name == "busybox" {
-		if len(args) == 0 || !shells[path.Base(args[0].text)] {
-			return
-		}
-		args = args[1:]
-	}
-	for i, a := range args {
-		if strings.HasPrefix(a.text, "-") && !strings.HasPrefix(a.text, "--") && strings.ContainsRune(a.text, 'c') {
-			if i+1 < len(args) {
-				c.script(args[i+1].text)
-			}
-			return
-		}
-		if a.text == "-s" || !strings.HasPrefix(a.text, "-") {
-			if a.text == "-s" || strings.HasPrefix(a.text, "/dev/") || strings.HasPrefix(a.text, "/proc/") {
-				break
-			}
-			return
-		}
-	}
-	c.refuse(name + " runs commands read from its input at run time")
 }

@@ -88,6 +88,13 @@ func (c *shellCheck) ancestor(d string) bool {
 			return true
 		}
 	}
+	return c.absAncestor(d)
+}
+
+// absAncestor reports whether directory d, from any working directory the
+// script may have, is an absolute protected path's ancestor (or the path
+// itself); relative protected paths are not considered.
+func (c *shellCheck) absAncestor(d string) bool {
 	for _, cwd := range c.cwds {
 		env, err := normalize.NewPathEnv(c.home, cwd)
 		if err != nil {
@@ -98,7 +105,7 @@ func (c *shellCheck) ancestor(d string) bool {
 			return true
 		}
 		for _, pp := range c.p.protected {
-			if pathWithin(pp.path, abs) {
+			if pp.abs && pathWithin(pp.path, abs) {
 				return true
 			}
 		}

@@ -1,0 +1,138 @@
+package policy
+
+import (
+	"path"
+	"slices"
+	"strings"
+)
+
+// shell handles sh/bash/...: -c runs its first operand as a script
+// (analysed), no operand reads commands from standard input (refused), a
+// script file is not visible here. Options are read as bash reads them:
+// -o/+o/-O/+O and --rcfile/--init-file take the next word, "--" ends the
+// options, so "bash -O extglob -c 'script'" analyses the script.
+func (c *shellCheck) shell(name string, args []word) {
+	cFlag, stdin := false, false
+	operand := -1
+	for i := 0; i < len(args) && operand < 0; i++ {
+		t := args[i].text
+		switch {
+		case t == "--" || t == "-":
+			if i+1 < len(args) {
+				operand = i + 1
+			}
+			i = len(args)
+		case shellOptArg[t]:
+			i++ // the option's value
+			c.globAll = c.globAll || i < len(args) && globShopt[args[i].text]
+		case strings.HasPrefix(t, "--"):
+		case strings.HasPrefix(t, "-") || strings.HasPrefix(t, "+"):
+			cFlag = cFlag || t[0] == '-' && strings.ContainsRune(t, 'c')
+			stdin = stdin || t[0] == '-' && strings.ContainsRune(t, 's')
+			if strings.ContainsAny(t[1:], "oO") {
+				i++ // -eo pipefail, -xO extglob: the cluster's last option takes the next word
+				c.globAll = c.globAll || i < len(args) && globShopt[args[i].text]
+			}
+		default:
+			operand = i
+		}
+	}
+	switch {
+	case cFlag && operand >= 0:
+		c.script(args[operand].raw)
+	case cFlag:
+	case stdin || operand < 0 || strings.HasPrefix(args[operand].text, "/dev/") || strings.HasPrefix(args[operand].text, "/proc/"):
+		c.refuse(name + " runs commands read from its input at run time")
+	}
+}
+
+// shellOptArg are the shell options whose value is the next word.
+var shellOptArg = map[string]bool{"-o": true, "+o": true, "-O": true, "+O": true,
+	"--rcfile": true, "--init-file": true}
+
+// scriptFlags are, per command, the options whose value is a script run
+// by a shell (su -c, flock -c, script -c, ...).
+var scriptFlags = map[string][]string{
+	"su": {"-c", "--command"}, "runuser": {"-c", "--command"}, "sg": {"-c"}, "flock": {"-c", "--command"},
+	"script": {"-c", "--command"}, "xterm": {"-e"}, "watch": nil, "tmux": nil, "screen": nil,
+}
+
+// wrappers run the command their arguments name (setsid sh, chroot / sh):
+// a shell there that reads its input is refused as one.
+var wrappers = map[string]bool{"setsid": true, "strace": true, "ltrace": true, "chroot": true, "unshare": true,
+	"nsenter": true, "firejail": true, "bwrap": true, "fakeroot": true, "proot": true, "taskset": true,
+	"numactl": true, "chrt": true, "unbuffer": true, "xvfb-run": true, "dbus-run-session": true,
+	"systemd-run": true, "valgrind": true, "flock": true, "lockf": true, "sg": true}
+
+// hasScriptFlag reports whether args hold a shell's -c (alone or in a
+// cluster: -lc, -ec).
+func hasScriptFlag(args []word) bool {
+	return slices.ContainsFunc(args, func(a word) bool {
+		return strings.HasPrefix(a.raw, "-") && !strings.HasPrefix(a.raw, "--") && strings.ContainsRune(a.raw, 'c')
+	})
+}
+
+// runners finds the commands a command runs: a shell named in the
+// arguments of a wrapper (setsid sh, strace -o f sh -c, chroot / sh -c,
+// unshare -r bash -c), or of any command when a -c follows it (find
+// -exec sh -c, docker exec c sh -c), is analysed as a command from there,
+// and the script option of su, runuser, flock, script, ... as a script.
+// watch, tmux and screen run their operands through a shell: each operand
+// is analysed as a script.
+func (c *shellCheck) runners(name string, args []word) {
+	if shells[name] || prefixCommands[name] || inertCommands[name] {
+		return // analysed by shell and command; echo sh runs nothing
+	}
+	for i, a := range args {
+		if c.reason != "" {
+			return
+		}
+		t := a.raw
+		flags, ok := scriptFlags[name]
+		switch {
+		case shells[path.Base(strings.ToLower(t))] && (wrappers[name] || hasScriptFlag(args[i+1:])):
+			c.command(args[i:])
+			return
+		case ok && flags == nil && !strings.HasPrefix(t, "-"):
+			c.script(t)
+		case ok && containsString(flags, t) && i+1 < len(args):
+			c.script(args[i+1].raw)
+		case ok && strings.HasPrefix(t, "--command="):
+			c.script(strings.TrimPrefix(t, "--command="))
+		case ok && len(flags) > 0 && len(t) > 2 && strings.HasPrefix(t, flags[0]):
+			c.script(t[2:]) // -c'script' attached
+		}
+	}
+	if name == "su" || name == "runuser" {
+		c.loginShell(name, args)
+	}
+}
+
+// loginShell refuses a command that starts a shell reading commands from
+// its input: sudo -s, sudo -i, doas -s, su or runuser without -c.
+func (c *shellCheck) loginShell(name string, args []word) {
+	var flags []string
+	switch name {
+	case "sudo", "doas":
+		flags = []string{"-s", "-i", "--shell", "--login"}
+	case "su", "runuser":
+		flags = nil
+	default:
+		return
+	}
+	shell := flags == nil
+	for _, a := range args {
+		switch {
+		case flags == nil && (a.raw == "-c" || a.raw == "--command" || strings.HasPrefix(a.raw, "--command=") ||
+			strings.HasPrefix(a.raw, "-c") && len(a.raw) > 2) || a.raw == "--session-command":
+			return // su -c: the script is analysed by runners
+		case flags != nil && containsString(flags, a.raw):
+			shell = true
+		case flags != nil && shell && !strings.HasPrefix(a.raw, "-"):
+			return // sudo -s cmd: the command is analysed as one
+		}
+	}
+	if shell {
+		c.refuse(name + " starts a shell that reads commands from its input at run time")
+	}
+}
