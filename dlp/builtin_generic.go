@@ -8,12 +8,15 @@ func genericRules() []Rule {
 	jwtPart := func(n int) string { return fill("FAKEjwt0example_part-1", n) }
 	rules := []Rule{
 		mk("private-key",
-			`-----BEGIN[A-Z0-9 ]{0,32} PRIVATE KEY(?: BLOCK)?-----(?:[A-Za-z0-9+/=\s\\:,.-]*?-----END[A-Z0-9 ]{0,32} PRIVATE KEY(?: BLOCK)?-----|[A-Za-z0-9+/=\s\\:,.-]*)`,
-			"PEM private key block (RSA, EC, DSA, OpenSSH, PKCS#8, encrypted, PGP), whole; a block without its END line is redacted to the end of its body.",
+			`-----BEGIN[A-Z0-9 ]{0,32} PRIVATE KEY(?: BLOCK)?-----(?:(?s:.*?)-----END[A-Z0-9 ]{0,32} PRIVATE KEY(?: BLOCK)?-----|(?:[^\n]*(?:\n|$)){0,200})`,
+			"PEM private key block (RSA, EC, DSA, OpenSSH, PKCS#8, encrypted, PGP), whole, from the BEGIN line to the END line whatever separates its lines (line numbers, <br>, quotes); a block without its END line is redacted for the next 200 lines.",
 			[]string{
 				"-----BEGIN RSA " + "PRIVATE KEY-----" + pemBody + "-----END RSA " + "PRIVATE KEY-----",
 				"key: -----BEGIN " + "PRIVATE KEY-----" + pemBody,
 				`"-----BEGIN OPENSSH ` + `PRIVATE KEY-----\n` + fill(fakeB64, 70) + `\n-----END OPENSSH ` + `PRIVATE KEY-----\n"`,
+				"  1| -----BEGIN RSA " + "PRIVATE KEY-----\n  2| " + fill(fakeB64, 64) + "\n  3| -----END RSA " + "PRIVATE KEY-----",
+				"-----BEGIN EC " + "PRIVATE KEY-----<br>" + fill(fakeB64, 64) + "<br>-----END EC " + "PRIVATE KEY-----",
+				`["-----BEGIN ` + `PRIVATE KEY-----", "` + fill(fakeB64, 64) + `", "-----END ` + `PRIVATE KEY-----"]`,
 			},
 			[]string{"-----BEGIN PUBLIC KEY-----" + pemBody + "-----END PUBLIC KEY-----", "-----BEGIN CERTIFICATE-----" + pemBody, "the private key is stored elsewhere"}),
 		mk("jwt",

@@ -86,10 +86,15 @@
 // The MCP layer (internal/mcpredact, used by the root package) walks every
 // string of a result or server-to-client message at any depth, _meta
 // included, decodes base64 image, audio and blob payloads and scans the
-// decoded bytes, and joins the texts of one content array.
+// decoded bytes, and joins the texts of one content array, the string
+// elements of any array, and the values under one key across the objects of
+// an array.
 //
-// What is not found: a secret split by a line break, across a [Writer.Flush],
-// or across two JSON strings outside one content array; text reversed,
+// What is not found: a secret split by a line break (a PEM private key is
+// the exception: it is redacted from its BEGIN line to its END line whatever
+// separates its lines), across a [Writer.Flush], across two messages
+// (two log notifications), or across two JSON strings that are not elements
+// of one array; text reversed,
 // lower-cased, compressed (gzip, a PNG zTXt chunk) or encrypted; encodings other than the ones above
 // (HTML entities, quoted-printable, base32) and deeper than EncodingDepth;
 // look-alike letters from other scripts (Cyrillic "А" for Latin "A": NFKC
