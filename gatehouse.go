@@ -196,6 +196,7 @@ func (g *Guard) Install(s *mcp.Server) {
 	if err := srv.index.load(s); err != nil {
 		panic(err.Error())
 	}
+	g.noteServerInfo(&srv.info, srv.index.impl)
 	s.AddSendingMiddleware(g.sendingMiddleware())
 }
 
@@ -216,7 +217,8 @@ func (g *Guard) middleware(srv *served) mcp.Middleware {
 	return func(next mcp.MethodHandler) mcp.MethodHandler {
 		srv.index.setNext(next)
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-			return g.serve(ctx, method, req, srv, next)
+			res, err := g.serve(ctx, method, req, srv, next)
+			return srv.info.stamp(res), err
 		}
 	}
 }
