@@ -22,12 +22,15 @@
 // # Normalized scanning
 //
 // A secret with a zero-width space, soft hyphen, word joiner, BOM, bidi
-// control, variation selector or tag character inside it, or written in
+// control, variation selector, tag character, ASCII control other than
+// whitespace (NUL, DEL, ...) or terminal escape sequence (the colour codes
+// grep --color puts around what it matched) inside it, or written in
 // fullwidth or other compatibility forms (NFKC), is found: text that holds
 // such runes is scanned a second time as a normalized view (invisible runes
 // removed, the rest in NFKC), around each such rune, and every match is
 // mapped back to the original bytes, which are redacted, invisible runes
-// included. Clean ASCII text pays one word-at-a-time pass for this.
+// included. Clean ASCII text (whitespace controls allowed) pays one
+// word-at-a-time pass for this.
 //
 // # How it is fast
 //
