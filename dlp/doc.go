@@ -95,9 +95,10 @@
 //
 // What is not found: a secret split by a line break (a PEM private key is
 // the exception: it is redacted from its BEGIN line to its END line whatever
-// separates its lines), across a [Writer.Flush], across two messages
-// (two log notifications), or across two JSON strings that are not elements
-// of one array; text reversed,
+// separates its lines), across a [Writer.Flush], across two messages (the
+// root package keeps the end of each stream of log or progress messages and
+// redacts the second message's share, but the first part has left), or
+// across two JSON strings that are not elements of one array; text reversed,
 // lower-cased, compressed (gzip, a PNG zTXt chunk) or encrypted; encodings other than the ones above
 // (HTML entities, quoted-printable, base32) and deeper than EncodingDepth;
 // look-alike letters from other scripts (Cyrillic "А" for Latin "A": NFKC
