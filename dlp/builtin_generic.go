@@ -8,8 +8,8 @@ func genericRules() []Rule {
 	jwtPart := func(n int) string { return fill("FAKEjwt0example_part-1", n) }
 	rules := []Rule{
 		mk("private-key",
-			`-----BEGIN[A-Z0-9 ]{0,32} PRIVATE KEY(?: BLOCK)?-----(?:(?s:.*?)-----END[A-Z0-9 ]{0,32} PRIVATE KEY(?: BLOCK)?-----|(?:[^\n]*(?:\n|$)){0,200})`,
-			"PEM private key block (RSA, EC, DSA, OpenSSH, PKCS#8, encrypted, PGP), whole, from the BEGIN line to the END line whatever separates its lines (line numbers, <br>, quotes); a block without its END line is redacted for the next 200 lines.",
+			`-----BEGIN[A-Z0-9 ]{0,32} PRIVATE KEY(?: BLOCK)?-----(?:(?s:.*?)-----END[A-Z0-9 ]{0,32} PRIVATE KEY(?: BLOCK)?-----|(?:[^\n]*[A-Za-z0-9+/=]{16}[^\n]*(?:\n|$)|[A-Za-z0-9+/=\s\\:,.-]+)*)`,
+			"PEM private key block (RSA, EC, DSA, OpenSSH, PKCS#8, encrypted, PGP), whole, from the BEGIN line to the END line whatever separates its lines (line numbers, <br>, quotes); a block without its END line is redacted to the end of its body: base64 characters and every following line that holds a run of 16 of them.",
 			[]string{
 				"-----BEGIN RSA " + "PRIVATE KEY-----" + pemBody + "-----END RSA " + "PRIVATE KEY-----",
 				"key: -----BEGIN " + "PRIVATE KEY-----" + pemBody,
@@ -17,6 +17,7 @@ func genericRules() []Rule {
 				"  1| -----BEGIN RSA " + "PRIVATE KEY-----\n  2| " + fill(fakeB64, 64) + "\n  3| -----END RSA " + "PRIVATE KEY-----",
 				"-----BEGIN EC " + "PRIVATE KEY-----<br>" + fill(fakeB64, 64) + "<br>-----END EC " + "PRIVATE KEY-----",
 				`["-----BEGIN ` + `PRIVATE KEY-----", "` + fill(fakeB64, 64) + `", "-----END ` + `PRIVATE KEY-----"]`,
+				"  1| -----BEGIN OPENSSH " + "PRIVATE KEY-----\n  2| " + fill(fakeB64, 64) + "\n  3| " + fill(fakeB64, 64) + "\n(output truncated)",
 			},
 			[]string{"-----BEGIN PUBLIC KEY-----" + pemBody + "-----END PUBLIC KEY-----", "-----BEGIN CERTIFICATE-----" + pemBody, "the private key is stored elsewhere"}),
 		mk("jwt",
