@@ -4,6 +4,9 @@ package dlp
 // config.json, PuTTY .ppk, Kubernetes Secret manifests and kubeconfig,
 // connection strings, session cookies, unquoted YAML passwords, htpasswd.
 
+// k8sEntries matches the entries of a Kubernetes Secret's YAML data block.
+const k8sEntries = `(?:[ \t]{1,16}[A-Za-z0-9._-]{1,253}:[ \t]{0,4}[^\n]*(?:\r?\n|$))+`
+
 // notSecret is the Exclude of the generic rules: what a value that holds no
 // secret looks like. Templates and references (${VAR}, $(cmd), {{ var }},
 // $VAR, %VAR%, #{var}, <placeholder>), URLs, paths, "/"-separated resource
@@ -45,11 +48,24 @@ func configRules() []Rule {
 			[]string{"PuTTY-User-Key-File-3: ssh-ed25519\nEncryption: none\nComment: fake\nPublic-Lines: 2\n" + b64(64) + "\n" + b64(20) + "\nPrivate-Lines: 1\n" + b64(44) + "\nPrivate-MAC: " + fill(fakeHex, 64) + "\n"},
 			[]string{"PuTTY-User-Key-File-3: ssh-ed25519\nPublic-Lines: 2\n" + b64(64) + "\n", "Private-Lines: none"}),
 		mk("kubernetes-secret-data",
-			`kind:[ \t]{0,4}Secret[ \t]{0,4}\r?\n(?:[^\n]{0,120}\n){0,8}?[ \t]{0,8}(?:data|stringData):[ \t]{0,4}\r?\n(?P<secret>(?:[ \t]{1,8}[A-Za-z0-9._-]{1,63}:[ \t]{0,4}[^\n]{1,100}(?:\r?\n|$)){1,10})`,
-			"data and stringData values of a Kubernetes Secret manifest (kind: Secret, then the data block within 8 lines; up to 10 entries).",
+			// E: the entries of a data block, one "key: value" line each, any
+			// number, values of any length (a TLS key is kilobytes of base64).
+			// kubectl prints the fields in alphabetical order, so data comes
+			// before kind in its YAML and JSON; a hand-written manifest has
+			// kind first.
+			`kind:[ \t]{0,4}["']?Secret["']?[ \t]{0,4}\r?\n(?:[^\n]*\n){0,16}?[ \t-]{0,16}(?:data|stringData):[ \t]{0,4}\r?\n(?P<secret>`+k8sEntries+`)`+
+				`|(?:^|\n)[ \t-]{0,16}(?:data|stringData):[ \t]{0,4}\r?\n(?P<secret2>`+k8sEntries+`)(?:[^\n]*\n){0,8}?[ \t-]{0,16}kind:[ \t]{0,4}["']?Secret\b`+
+				`|"(?:data|stringData)"[ \t\r\n]{0,16}:[ \t\r\n]{0,16}\{(?P<secret3>[^{}]*)\}[^{}]{0,200}?"kind"[ \t\r\n]{0,16}:[ \t\r\n]{0,16}"Secret"`+
+				`|"kind"[ \t\r\n]{0,16}:[ \t\r\n]{0,16}"Secret"(?s:.*?)"(?:data|stringData)"[ \t\r\n]{0,16}:[ \t\r\n]{0,16}\{(?P<secret4>[^{}]*)\}`,
+			"data and stringData values of a Kubernetes Secret, in YAML or JSON, kind before or after the data block as kubectl prints it (every entry, any length).",
 			[]string{"apiVersion: v1\nkind: Secret\nmetadata:\n  name: db\ntype: Opaque\ndata:\n  password: " + "RmFrZS1QYTU1d29yZA==" + "\n  user: YXBw\n",
-				"kind: Secret\nstringData:\n  token: " + b64(40) + "\n"},
-			[]string{"apiVersion: v1\nkind: ConfigMap\ndata:\n  level: info\n", "kind: Secret\nmetadata:\n  name: x\n"}),
+				"kind: Secret\nstringData:\n  token: " + b64(40) + "\n",
+				"apiVersion: v1\ndata:\n  creds: " + b64(28) + "\nkind: Secret\nmetadata:\n  name: db\n",
+				`{"apiVersion":"v1","data":{"creds":"` + b64(28) + `"},"kind":"Secret","metadata":{"name":"db"}}`,
+				`{"kind": "Secret", "metadata": {"name": "db", "labels": {"a": "b"}}, "data": {"creds": "` + b64(28) + `"}}`},
+			[]string{"apiVersion: v1\nkind: ConfigMap\ndata:\n  level: info\n", "kind: Secret\nmetadata:\n  name: x\n",
+				"apiVersion: v1\ndata:\n  level: info\nkind: ConfigMap\n", `{"apiVersion":"v1","data":{"level":"info"},"kind":"ConfigMap"}`,
+				"metadata:\n  name: x\nkind: Secret\n"}),
 		mk("kubeconfig-client-key",
 			`(?:client-key-data|client-key):[ \t]{0,4}(?P<secret>[A-Za-z0-9+/]{60,1000}={0,2})`,
 			"Client private key (base64 PEM) in a kubeconfig.",

@@ -53,6 +53,7 @@ func (w *walker) object(m map[string]any) map[string]any {
 	if b, ok := m["blob"].(string); ok && m["uri"] != nil {
 		m["blob"] = w.payload("resource blob", b)
 	}
+	w.kubernetesSecret(m)
 	if t := str(m["type"]); t == "image" || t == "audio" {
 		if d, ok := m["data"].(string); ok {
 			m["data"] = w.payload(t+" data", d)
@@ -77,6 +78,41 @@ func (w *walker) object(m map[string]any) map[string]any {
 		m[nk] = v
 	}
 	return m
+}
+
+// kubernetesSecret redacts the values of a Kubernetes Secret object's data
+// and stringData (a tool that returns the API's objects as structured
+// content). They are base64 of anything, so a rule finds them only with
+// the object's kind in view, which the scan of one string lacks: each
+// value is scanned inside a minimal Secret manifest built around it, and
+// the scanner's own rules decide.
+func (w *walker) kubernetesSecret(m map[string]any) {
+	if str(m["kind"]) != "Secret" {
+		return
+	}
+	for _, field := range []string{"data", "stringData"} {
+		d, ok := m[field].(map[string]any)
+		if !ok {
+			continue
+		}
+		for k, v := range d {
+			val, ok := v.(string)
+			if !ok || val == "" {
+				continue
+			}
+			q, err := json.Marshal(val)
+			if err != nil {
+				continue
+			}
+			_, f := w.s.Redact(`{"kind":"Secret","` + field + `":{"k":` + string(q) + `}}`)
+			if len(f) == 0 {
+				continue
+			}
+			w.add(f)
+			w.changed = true
+			d[k] = scanned("[REDACTED:" + f[0].Rule + "]")
+		}
+	}
 }
 
 // str returns v as a string, whether or not a joined scan has marked it.
