@@ -14,7 +14,7 @@ import (
 // as they come) sends it in chunks whose boundaries fall anywhere, so a
 // secret can start at the end of one log message or progress message and
 // end in the next; scanned one by one, neither holds it whole. The sending
-// middleware therefore keeps the end of the last text sent on each stream
+// middleware therefore keeps the end of the last text of each stream
 // (one session's log messages of one logger, or its progress
 // notifications of one token) and scans it joined with the next one: the
 // next message loses its share of any secret that crosses the boundary.
@@ -34,8 +34,8 @@ type streamKey struct {
 	stream string
 }
 
-// streams remembers the end of the last text sent on each stream. It is
-// safe for concurrent use.
+// streams remembers the end of the last text of each stream. It is safe
+// for concurrent use.
 type streams struct {
 	mu    sync.Mutex
 	tails map[streamKey]string
@@ -73,8 +73,11 @@ func streamText(req mcp.Request) (key streamKey, text string, with func(string) 
 // join scans the text of a streamed notification joined with the end of
 // the last one of its stream, and returns req with the text redacted,
 // including its share of any secret that crosses the boundary (req itself
-// when there is nothing to redact), with the findings. It records the text
-// as sent as the stream's new tail.
+// when there is nothing to redact), with the findings in the text. The
+// tail kept is the text as the tool wrote it, not as it was sent: a
+// secret's first part may have been redacted under a generic rule
+// ("token: ghp_..."), and the rule of the whole secret must still find the
+// rest.
 func (st *streams) join(s *dlp.Scanner, req mcp.Request) (mcp.Request, []dlp.Finding) {
 	key, text, with, ok := streamText(req)
 	if !ok {
@@ -83,21 +86,38 @@ func (st *streams) join(s *dlp.Scanner, req mcp.Request) (mcp.Request, []dlp.Fin
 	st.mu.Lock()
 	tail := st.tails[key]
 	st.mu.Unlock()
-	// The text is redacted here whole (tail is as sent: redacted already),
-	// so that the tail kept is what the client gets.
-	var red string
-	var findings []dlp.Finding
-	if tail == "" {
-		red, findings = s.Redact(text)
-	} else {
-		out, f := s.RedactParts([]string{tail, text})
-		red, findings = out[1], f
-	}
-	if red != text {
-		text, req = red, with(red)
-	}
 	st.remember(key, tail, text)
-	return req, findings
+	if tail == "" {
+		red, findings := s.Redact(text)
+		if red != text {
+			req = with(red)
+		}
+		return req, findings
+	}
+	out, joined := s.RedactParts([]string{tail, text})
+	if out[1] != text {
+		req = with(out[1])
+	}
+	_, before := s.Redact(tail)
+	return req, subtract(joined, before)
+}
+
+// subtract returns the findings of a that b does not account for, per rule:
+// the secrets of the joined text less those the tail held alone.
+func subtract(a, b []dlp.Finding) []dlp.Finding {
+	var out []dlp.Finding
+	for _, f := range a {
+		n := f.Count
+		for _, g := range b {
+			if g.Rule == f.Rule {
+				n -= g.Count
+			}
+		}
+		if n > 0 {
+			out = append(out, dlp.Finding{Rule: f.Rule, Count: n})
+		}
+	}
+	return out
 }
 
 // remember keeps the last streamTail bytes of tail+text for key.

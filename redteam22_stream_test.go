@@ -83,8 +83,8 @@ func TestRedTeam22_SecretSplitAcrossStreamedMessages(t *testing.T) {
 		if strings.Contains(joined, wireKey) || strings.Contains(joined, wireGH) || strings.Contains(joined, wireKey[11:]) || strings.Contains(joined, wireGH[20:]) {
 			t.Errorf("%s: the client received a secret's second part: %q", what, joined)
 		}
-		if strings.Count(joined, "[REDACTED:") != 2 {
-			t.Errorf("%s: want 2 markers: %q", what, joined)
+		if strings.Count(joined, "[REDACTED:") < 2 {
+			t.Errorf("%s: want a marker for each secret: %q", what, joined)
 		}
 	}
 }
