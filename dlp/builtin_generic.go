@@ -20,8 +20,8 @@ func genericRules() []Rule {
 	jwtPart := func(n int) string { return fill("FAKEjwt0example_part-1", n) }
 	rules := []Rule{
 		mk("private-key",
-			`-----BEGIN[A-Z0-9 ]{0,32} PRIVATE KEY(?: BLOCK)?-----(?:(?s:.*?)-----END[A-Z0-9 ]{0,32} PRIVATE KEY(?: BLOCK)?-----|(?:[^\n]*[A-Za-z0-9+/=]{16}[^\n]*(?:\n|$)|[A-Za-z0-9+/=\s\\:,.-]+)*)`,
-			"PEM private key block (RSA, EC, DSA, OpenSSH, PKCS#8, encrypted, PGP), whole, from the BEGIN line to the END line whatever separates its lines (line numbers, <br>, quotes); a block without its END line is redacted to the end of its body: base64 characters and every following line that holds a run of 16 of them.",
+			`-----BEGIN[A-Z0-9 ]{0,32} PRIVATE KEY(?: BLOCK)?-----(?:(?:[^\n]*\n){0,150}?[^\n]*?-----END[A-Z0-9 ]{0,32} PRIVATE KEY(?: BLOCK)?-----|(?:[^\n]*[A-Za-z0-9+/=]{16}[^\n]*(?:\n|$)|[A-Za-z0-9+/=\s\\:,.-]+)*)`,
+			"PEM private key block (RSA, EC, DSA, OpenSSH, PKCS#8, encrypted, PGP), whole, from the BEGIN line to the END line within 150 lines whatever separates its lines (line numbers, <br>, quotes); a block without its END line is redacted to the end of its body: base64 characters and every following line that holds a run of 16 of them.",
 			[]string{
 				"-----BEGIN RSA " + "PRIVATE KEY-----" + pemBody + "-----END RSA " + "PRIVATE KEY-----",
 				"key: -----BEGIN " + "PRIVATE KEY-----" + pemBody,
