@@ -198,16 +198,20 @@ func (g *Guard) Install(s *mcp.Server) {
 	if err := srv.index.load(s); err != nil {
 		panic(err.Error())
 	}
+	g.noteServerInfo(&srv.info, srv.index.impl)
 	s.AddSendingMiddleware(g.sendingMiddleware())
 }
 
-// Middleware returns the receiving middleware that Install adds, for
-// servers that compose their middleware themselves: add it last (it must
-// be the outermost), to one server only, and add SendingMiddleware's
-// result to the same server.
+// Middleware returns the receiving and sending middleware that Install
+// adds, for servers that compose their middleware themselves: add both to
+// one server only, each last (the outermost). The sending middleware
+// redacts every request and notification the server sends (log messages,
+// progress, sampling, elicitation) and tells the receiving one when the
+// tool list changes.
 func (g *Guard) Middleware() (receiving, sending mcp.Middleware) {
 	srv := g.newServed()
-	return g.middleware(srv), srv.watch
+	out := g.sendingMiddleware()
+	return g.middleware(srv), func(next mcp.MethodHandler) mcp.MethodHandler { return out(srv.watch(next)) }
 }
 
 func (g *Guard) newServed() *served {
@@ -218,7 +222,8 @@ func (g *Guard) middleware(srv *served) mcp.Middleware {
 	return func(next mcp.MethodHandler) mcp.MethodHandler {
 		srv.index.setNext(next)
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-			return g.serve(ctx, method, req, srv, next)
+			res, err := g.serve(ctx, method, req, srv, next)
+			return srv.info.stamp(res), err
 		}
 	}
 }

@@ -67,7 +67,10 @@ func (g *Guard) otherMethod(ctx context.Context, method string, md policy.Decisi
 		return nil, nil
 	}
 	switch r := res.(type) {
-	case *mcp.InitializeResult, *mcp.DiscoverResult:
+	case *mcp.InitializeResult:
+		g.advertise(r)
+		g.noteServerInfo(&srv.info, r.ServerInfo)
+	case *mcp.DiscoverResult:
 		g.advertise(r)
 	case *mcp.ListToolsResult:
 		res = g.filteredToolsPage(ctx, method, req, srv, next, r, agent)

@@ -14,8 +14,11 @@ import (
 // updates and any method go-sdk adds) with the guard's DLP scanner, and
 // audits each rule that fired as a downstream DLP event (DESIGN §3 item 13).
 // A message that cannot be scanned, or whose redaction cannot be audited,
-// is not sent: the sender gets an error and the client gets nothing.
+// is not sent: the sender gets an error and the client gets nothing. A
+// secret split across two streamed messages (outstream.go) loses the share
+// in the second.
 func (g *Guard) sendingMiddleware() mcp.Middleware {
+	st := new(streams)
 	return func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 			if sc := g.injected.scrubber(); sc != nil {
@@ -28,7 +31,9 @@ func (g *Guard) sendingMiddleware() mcp.Middleware {
 			if g.dlp == nil {
 				return next(ctx, method, req)
 			}
+			req, joined := st.join(g.dlp, req)
 			out, findings, err := mcpredact.Outgoing(g.dlp, method, req)
+			findings = append(joined, findings...)
 			if err != nil {
 				g.log.WarnContext(ctx, "gatehouse: outgoing message withheld", "method", method, "reason", "could not be checked for secrets")
 				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "gatehouse: the " + method + " message could not be checked for secrets, so it was not sent"}

@@ -31,6 +31,7 @@ const (
 // alive by the Guard).
 type served struct {
 	index toolIndex
+	info  serverInfo
 }
 
 // watch is the sending middleware that tells the index when the server
@@ -60,8 +61,9 @@ func (s *served) watch(next mcp.MethodHandler) mcp.MethodHandler {
 // comes from a session it has not read the list for; and before every ask
 // through elicitation.
 type toolIndex struct {
-	token  string // the Guard's elicitation marker
-	server string // the server's name and version, read at Install
+	token  string              // the Guard's elicitation marker
+	server string              // the server's name and version, read at Install
+	impl   *mcp.Implementation // the server's own, read at Install
 
 	mu      sync.Mutex
 	next    mcp.MethodHandler
@@ -117,6 +119,7 @@ func (x *toolIndex) load(s *mcp.Server) error {
 		ProtocolVersion: "2025-06-18", ClientInfo: &mcp.Implementation{Name: "gatehouse-index"}, Capabilities: &mcp.ClientCapabilities{}}})
 	if ir, ok := res.(*mcp.InitializeResult); err == nil && ok && ir.ServerInfo != nil {
 		x.server = ir.ServerInfo.Name + "\x00" + ir.ServerInfo.Version
+		x.impl = ir.ServerInfo
 	}
 	if err := x.refreshLocked(ctx, ss); err != nil {
 		return err

@@ -4,6 +4,9 @@ package dlp
 // config.json, PuTTY .ppk, Kubernetes Secret manifests and kubeconfig,
 // connection strings, session cookies, unquoted YAML passwords, htpasswd.
 
+// k8sEntries matches the entries of a Kubernetes Secret's YAML data block.
+const k8sEntries = `(?:[ \t]{1,16}[A-Za-z0-9._-]{1,253}:[ \t]{0,4}[^\n]*(?:\r?\n|$))+`
+
 // notSecret is the Exclude of the generic rules: what a value that holds no
 // secret looks like. Templates and references (${VAR}, $(cmd), {{ var }},
 // $VAR, %VAR%, #{var}, <placeholder>), URLs, paths, "/"-separated resource
@@ -45,11 +48,44 @@ func configRules() []Rule {
 			[]string{"PuTTY-User-Key-File-3: ssh-ed25519\nEncryption: none\nComment: fake\nPublic-Lines: 2\n" + b64(64) + "\n" + b64(20) + "\nPrivate-Lines: 1\n" + b64(44) + "\nPrivate-MAC: " + fill(fakeHex, 64) + "\n"},
 			[]string{"PuTTY-User-Key-File-3: ssh-ed25519\nPublic-Lines: 2\n" + b64(64) + "\n", "Private-Lines: none"}),
 		mk("kubernetes-secret-data",
-			`kind:[ \t]{0,4}Secret[ \t]{0,4}\r?\n(?:[^\n]{0,120}\n){0,8}?[ \t]{0,8}(?:data|stringData):[ \t]{0,4}\r?\n(?P<secret>(?:[ \t]{1,8}[A-Za-z0-9._-]{1,63}:[ \t]{0,4}[^\n]{1,100}(?:\r?\n|$)){1,10})`,
-			"data and stringData values of a Kubernetes Secret manifest (kind: Secret, then the data block within 8 lines; up to 10 entries).",
+			// E (k8sEntries): the entries of a data block, one "key: value"
+			// line each, any number, values of any length (a TLS key is
+			// kilobytes of base64).
+			`kind:[ \t]{0,4}["']?Secret["']?[ \t]{0,4}\r?\n(?:[^\n]*\n){0,16}?[ \t-]{0,16}(?:data|stringData):[ \t]{0,4}\r?\n(?P<secret>`+k8sEntries+`)`,
+			"data and stringData values of a Kubernetes Secret manifest written kind first, in YAML (every entry, any length).",
 			[]string{"apiVersion: v1\nkind: Secret\nmetadata:\n  name: db\ntype: Opaque\ndata:\n  password: " + "RmFrZS1QYTU1d29yZA==" + "\n  user: YXBw\n",
 				"kind: Secret\nstringData:\n  token: " + b64(40) + "\n"},
 			[]string{"apiVersion: v1\nkind: ConfigMap\ndata:\n  level: info\n", "kind: Secret\nmetadata:\n  name: x\n"}),
+		mk("kubernetes-secret-json",
+			// Each Kubernetes rule starts with one literal ("kind:", "\"kind\"",
+			// "data:", "\"data\""), which Go's regexp skips to: their
+			// matches have no bounded length, so they run over the text from
+			// the first hit on. Here the gap between kind and data stays
+			// inside the Secret's object (nested two deep: metadata.labels).
+			`"kind"[ \t\r\n]{0,16}:[ \t\r\n]{0,16}"Secret"(?:[^{}]|\{(?:[^{}]|\{[^{}]*\})*\})*?"(?:data|stringData)"[ \t\r\n]{0,16}:[ \t\r\n]{0,16}\{(?P<secret>[^{}]*)\}`,
+			"data and stringData values of a Kubernetes Secret in JSON written kind first (client-go's encoding).",
+			[]string{`{"kind": "Secret", "metadata": {"name": "db", "labels": {"a": "b"}}, "data": {"creds": "` + b64(28) + `"}}`,
+				`{"kind":"Secret","apiVersion":"v1","metadata":{"name":"db"},"data":{"creds":"` + b64(28) + `"}}`},
+			[]string{`{"kind":"ConfigMap","data":{"level":"info"}}`, `{"kind":"Secret","metadata":{"name":"x"}}`}),
+		mk("kubernetes-secret-data-listed",
+			// kubectl prints fields in alphabetical order, so data comes
+			// before kind in its YAML. The regex starts with the literal
+			// "data:", which Go's regexp skips to, so that the scan over the
+			// whole text (the match starts before the kind that makes it a
+			// Secret, at any distance) stays fast; "metadata:" is told apart
+			// by its entries (Exclude).
+			`data:[ \t]{0,4}\r?\n(?P<secret>`+k8sEntries+`)(?:[^\n]*\n){0,8}?[ \t-]{0,16}kind:[ \t]{0,4}["']?Secret\b`,
+			"data values of a Kubernetes Secret as kubectl -o yaml prints it, data before kind (lists too), every entry, any length.",
+			[]string{"apiVersion: v1\ndata:\n  creds: " + b64(28) + "\nkind: Secret\nmetadata:\n  name: db\n",
+				"items:\n- apiVersion: v1\n  data:\n    creds: " + b64(28) + "\n  kind: Secret\n"},
+			[]string{"apiVersion: v1\ndata:\n  level: info\nkind: ConfigMap\n", "metadata:\n  name: x\nkind: Secret\n",
+				"metadata:\n  labels:\n    app: x\nkind: Secret\n"}),
+		mk("kubernetes-secret-json-listed",
+			`"data"[ \t\r\n]{0,16}:[ \t\r\n]{0,16}\{(?P<secret>[^{}]*)\}[^{}]{0,200}?"kind"[ \t\r\n]{0,16}:[ \t\r\n]{0,16}"Secret"`,
+			"data values of a Kubernetes Secret as kubectl -o json prints it, data before kind.",
+			[]string{`{"apiVersion":"v1","data":{"creds":"` + b64(28) + `"},"kind":"Secret","metadata":{"name":"db"}}`,
+				"{\n    \"apiVersion\": \"v1\",\n    \"data\": {\n        \"creds\": \"" + b64(28) + "\"\n    },\n    \"kind\": \"Secret\"\n}"},
+			[]string{`{"apiVersion":"v1","data":{"level":"info"},"kind":"ConfigMap"}`, `{"metadata":{"name":"x"},"kind":"Secret"}`}),
 		mk("kubeconfig-client-key",
 			`(?:client-key-data|client-key):[ \t]{0,4}(?P<secret>[A-Za-z0-9+/]{60,1000}={0,2})`,
 			"Client private key (base64 PEM) in a kubeconfig.",
@@ -82,6 +118,14 @@ func configRules() []Rule {
 		case "netrc-password", "pgpass-entry", "connection-string-password", "config-password-unquoted":
 			rules[i].Exclude = notSecret
 			rules[i].MinEntropy = 2.5
+		case "kubernetes-secret-data-listed", "kubernetes-secret-json-listed":
+			// Their matches start at the data key, before the kind that
+			// makes it a Secret, at any distance: run them (over the whole
+			// text) only where a Secret's kind is written.
+			rules[i].Keywords = []string{"kind: Secret", "kind:Secret", `kind: "Secret"`, "kind: 'Secret'", `"kind": "Secret"`, `"kind":"Secret"`}
+			if rules[i].Name == "kubernetes-secret-data-listed" {
+				rules[i].Exclude = `^[ \t]+(?:name|namespace|labels|annotations|uid|resourceVersion|creationTimestamp|generation|managedFields|ownerReferences|finalizers|generateName|selfLink|deletionTimestamp):`
+			}
 		case "docker-config-auth", "session-cookie":
 			rules[i].MinEntropy = 3
 		}

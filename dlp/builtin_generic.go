@@ -2,18 +2,34 @@ package dlp
 
 // Formats not tied to one vendor: private keys, JWTs, credentials in URLs
 // and headers, and generic secret assignments.
+
+// secretNames are the names the unquoted generic rules look for, and
+// unquotedValue the value they redact: at least 16 characters of a token
+// alphabet, not ending in a dot, with base64 padding. A bare "token" counts
+// only right before its colon or equals sign and a flag only in lower case,
+// without case folding: the literals the scanner looks for are then
+// "token:" and "--token", not "token", which is in every parser's source.
+const (
+	secretNames   = `api[_-]?key|apikey|secret[_-]?key|client[_-]?secret|access[_-]?token|auth[_-]?token|api[_-]?token|private[_-]?token|refresh[_-]?token|session[_-]?token|secret`
+	unquotedValue = `[A-Za-z0-9_~+-][A-Za-z0-9_.~+/-]{14,510}[A-Za-z0-9_~+/-]={0,2}`
+)
+
 func genericRules() []Rule {
 	b62 := func(n int) string { return fill(fakeAlnum, n) }
 	pemBody := "\n" + fill(fakeB64, 64) + "\n" + fill(fakeB64, 40) + "=\n"
 	jwtPart := func(n int) string { return fill("FAKEjwt0example_part-1", n) }
 	rules := []Rule{
 		mk("private-key",
-			`-----BEGIN[A-Z0-9 ]{0,32} PRIVATE KEY(?: BLOCK)?-----(?:[A-Za-z0-9+/=\s\\:,.-]*?-----END[A-Z0-9 ]{0,32} PRIVATE KEY(?: BLOCK)?-----|[A-Za-z0-9+/=\s\\:,.-]*)`,
-			"PEM private key block (RSA, EC, DSA, OpenSSH, PKCS#8, encrypted, PGP), whole; a block without its END line is redacted to the end of its body.",
+			`-----BEGIN[A-Z0-9 ]{0,32} PRIVATE KEY(?: BLOCK)?-----(?:(?:[^\n]*\n){0,150}?[^\n]*?-----END[A-Z0-9 ]{0,32} PRIVATE KEY(?: BLOCK)?-----|(?:[^\n]*[A-Za-z0-9+/=]{16}[^\n]*(?:\n|$)|[A-Za-z0-9+/=\s\\:,.-]+)*)`,
+			"PEM private key block (RSA, EC, DSA, OpenSSH, PKCS#8, encrypted, PGP), whole, from the BEGIN line to the END line within 150 lines whatever separates its lines (line numbers, <br>, quotes); a block without its END line is redacted to the end of its body: base64 characters and every following line that holds a run of 16 of them.",
 			[]string{
 				"-----BEGIN RSA " + "PRIVATE KEY-----" + pemBody + "-----END RSA " + "PRIVATE KEY-----",
 				"key: -----BEGIN " + "PRIVATE KEY-----" + pemBody,
 				`"-----BEGIN OPENSSH ` + `PRIVATE KEY-----\n` + fill(fakeB64, 70) + `\n-----END OPENSSH ` + `PRIVATE KEY-----\n"`,
+				"  1| -----BEGIN RSA " + "PRIVATE KEY-----\n  2| " + fill(fakeB64, 64) + "\n  3| -----END RSA " + "PRIVATE KEY-----",
+				"-----BEGIN EC " + "PRIVATE KEY-----<br>" + fill(fakeB64, 64) + "<br>-----END EC " + "PRIVATE KEY-----",
+				`["-----BEGIN ` + `PRIVATE KEY-----", "` + fill(fakeB64, 64) + `", "-----END ` + `PRIVATE KEY-----"]`,
+				"  1| -----BEGIN OPENSSH " + "PRIVATE KEY-----\n  2| " + fill(fakeB64, 64) + "\n  3| " + fill(fakeB64, 64) + "\n(output truncated)",
 			},
 			[]string{"-----BEGIN PUBLIC KEY-----" + pemBody + "-----END PUBLIC KEY-----", "-----BEGIN CERTIFICATE-----" + pemBody, "the private key is stored elsewhere"}),
 		mk("jwt",
@@ -34,9 +50,9 @@ func genericRules() []Rule {
 			[]string{"git clone https://user:" + "Fake-Pa55word" + "@git.example.com/repo.git", "ftp://admin:" + b62(12) + "@files.example.org/"},
 			[]string{"https://git.example.com/user@example.com", "https://example.com:8443/path", "mailto:user@example.com", "https://ci:${CI_JOB_TOKEN}@git.example.com/x.git"}),
 		mk("authorization-bearer",
-			`(?i)\b(?:authorization|proxy-authorization)["']?[ \t]{0,4}[:=][ \t]{0,4}["']?bearer[ \t]{1,4}(?P<secret>[A-Za-z0-9._~+/-]{16,1000}={0,2})`,
-			"Bearer token in an Authorization header or assignment.",
-			[]string{"Authorization: Bearer " + b62(40), `"authorization": "Bearer ` + b62(64) + `"`},
+			`(?i)\b(?:authorization|proxy-authorization)["']?[ \t]{0,4}[:=][ \t]{0,4}["']?(?:bearer|token)[ \t]{1,4}(?P<secret>[A-Za-z0-9._~+/-]{16,1000}={0,2})`,
+			"Bearer (or Token scheme) token in an Authorization header or assignment.",
+			[]string{"Authorization: Bearer " + b62(40), `"authorization": "Bearer ` + b62(64) + `"`, "Authorization: Token " + b62(40)},
 			[]string{"Authorization: Bearer <token>", "authorization: bearer " + b62(8)}),
 		mk("authorization-basic",
 			`(?i)\b(?:authorization|proxy-authorization)["']?[ \t]{0,4}[:=][ \t]{0,4}["']?basic[ \t]{1,4}(?P<secret>[A-Za-z0-9+/]{8,1000}={0,2})`,
@@ -58,9 +74,25 @@ func genericRules() []Rule {
 			[]string{`api_key: "` + fill("ab", 32) + `"`, `secret = "short"`, "the secret is out", `access_token: "xxxxxxxxxxxxxxxxxxxxxxxx"`,
 				`apiKeyHeader: "encodeQueryComponentWithHeader"`, "SECRET_FILE=/run/secrets/signing_key", `client_secret: "${OAUTH_CLIENT_SECRET}"`,
 				"secret_name=projects/p/secrets/api-key/versions/latest", `api_token_url = "https://auth.example.com/oauth2/token"`, `secret: "{{ .Values.secret }}"`}),
+		mk("generic-secret-unquoted",
+			`(?:(?i:`+secretNames+`)[A-Za-z0-9_.-]{0,16}(?:[ \t]{0,4}:[ \t]{1,4}|=)|(?:token|Token|TOKEN)[:=][ \t]{0,4})(?P<secret>`+unquotedValue+`)`,
+			"An unquoted value of at least 16 characters after an api_key, secret or token-like name and a colon or an equals sign: YAML and properties files, HTTP headers (X-Api-Key: ..., as curl -v prints them), query strings, command-line flags (--token=...); entropy at least 3.5 bits per byte, not a template, path, URL, resource name or identifier.",
+			[]string{"client_secret: " + b62(32), "> X-Api-Key: " + b62(24), "x-auth-token: " + b62(40), "  refreshToken: " + b62(48),
+				"cli --token=" + b62(32), "GET /hook?token=" + b62(32) + "&x=1", "api_key: " + b62(40) + "=="},
+			[]string{"token: ${{ secrets.GITHUB_TOKEN }}", "api_key: YOUR_API_KEY_HERE", "tokenizer: bert-base-uncased", "access_token: null", "secret: false",
+				"secret_name: projects/p/secrets/api-key/versions/latest", "token_url: https://auth.example.com/oauth2/token", "api_key: " + fill("ab", 32),
+				"the token is stored in the keychain", "secretKeyRef: db-credentials-password", "tokens: 4096", "token=${{ github.token }}", "maxTokenSize: MaxScanTokenSize,"}),
+		mk("generic-secret-flag",
+			`--(?:`+secretNames+`|token)[A-Za-z0-9_.-]{0,16}[ \t]{1,4}(?P<secret>`+unquotedValue+`)`,
+			"A command-line flag named like an api_key, secret or token, and its value after a space (ps output, shell history): at least 16 characters, entropy at least 3.5 bits per byte, not a template, path, URL, resource name or identifier.",
+			[]string{"deploy --api-key " + b62(32), "./sync --client-secret " + b62(40) + " --region eu-west-1"},
+			[]string{"--token $GITHUB_TOKEN", "--api-key " + fill("ab", 32), "--secret-file /run/secrets/signing_key", "--token-ttl 3600"}),
 	}
 	for i := range rules {
 		switch rules[i].Name {
+		case "generic-secret-unquoted", "generic-secret-flag":
+			rules[i].MinEntropy = 3.5
+			rules[i].Exclude = notSecret + `|^[a-z]+(?:-[a-z]+)+$|^[A-Za-z]+$`
 		case "generic-password":
 			rules[i].MinEntropy = 2.5
 			rules[i].Exclude = notSecret

@@ -22,12 +22,15 @@
 // # Normalized scanning
 //
 // A secret with a zero-width space, soft hyphen, word joiner, BOM, bidi
-// control, variation selector or tag character inside it, or written in
+// control, variation selector, tag character, ASCII control other than
+// whitespace (NUL, DEL, ...) or terminal escape sequence (the colour codes
+// grep --color puts around what it matched) inside it, or written in
 // fullwidth or other compatibility forms (NFKC), is found: text that holds
 // such runes is scanned a second time as a normalized view (invisible runes
 // removed, the rest in NFKC), around each such rune, and every match is
 // mapped back to the original bytes, which are redacted, invisible runes
-// included. Clean ASCII text pays one word-at-a-time pass for this.
+// included. Clean ASCII text (whitespace controls allowed) pays one
+// word-at-a-time pass for this.
 //
 // # How it is fast
 //
@@ -86,10 +89,16 @@
 // The MCP layer (internal/mcpredact, used by the root package) walks every
 // string of a result or server-to-client message at any depth, _meta
 // included, decodes base64 image, audio and blob payloads and scans the
-// decoded bytes, and joins the texts of one content array.
+// decoded bytes, and joins the texts of one content array, the string
+// elements of any array, and the values under one key across the objects of
+// an array.
 //
-// What is not found: a secret split by a line break, across a [Writer.Flush],
-// or across two JSON strings outside one content array; text reversed,
+// What is not found: a secret split by a line break (a PEM private key is
+// the exception: it is redacted from its BEGIN line to its END line whatever
+// separates its lines), across a [Writer.Flush], across two messages (the
+// root package keeps the end of each stream of log or progress messages and
+// redacts the second message's share, but the first part has left), or
+// across two JSON strings that are not elements of one array; text reversed,
 // lower-cased, compressed (gzip, a PNG zTXt chunk) or encrypted; encodings other than the ones above
 // (HTML entities, quoted-printable, base32) and deeper than EncodingDepth;
 // look-alike letters from other scripts (Cyrillic "А" for Latin "A": NFKC

@@ -31,7 +31,7 @@ const normWindow = 2048
 // around them.
 func (s *Scanner) spans(text string, depth int) []span {
 	sp := s.rawSpans(text, depth)
-	first := firstNonASCII(text)
+	first := firstHidden(text)
 	if first < 0 {
 		return sp
 	}
@@ -78,8 +78,8 @@ func (s *Scanner) fullViewSpans(text string, first int, sp []span, depth int) []
 func changedWindows(text string, first int) []window {
 	var ws []window
 	for i := first; i < len(text); {
-		if text[i] < utf8.RuneSelf {
-			k := firstNonASCII(text[i:])
+		if text[i] < utf8.RuneSelf && !hiddenControl(text[i]) {
+			k := firstHidden(text[i:])
 			if k < 0 {
 				break
 			}
@@ -143,21 +143,89 @@ func runeEnd(text string, p int) int {
 	return p
 }
 
-// firstNonASCII returns the index of the first byte above 0x7f, or -1.
-func firstNonASCII(s string) int {
-	const high = 0x8080808080808080
+// escapeLen returns the length of the terminal escape sequence that t
+// starts with (t[0] is ESC), which a terminal renders as nothing: a CSI
+// sequence (ESC [ parameters final, such as the colour codes grep
+// --color puts around a match), an OSC sequence (ESC ] ... BEL or ESC \),
+// or ESC, intermediates and one final byte. A sequence that does not end
+// within maxEscape bytes is taken as the ESC alone.
+func escapeLen(t string) int {
+	const maxEscape = 256
+	n := min(len(t), maxEscape)
+	if n < 2 {
+		return 1
+	}
+	switch t[1] {
+	case '[':
+		for i := 2; i < n; i++ {
+			if c := t[i]; c >= 0x40 && c <= 0x7e {
+				return i + 1
+			} else if c < 0x20 || c > 0x7e {
+				return 1
+			}
+		}
+	case ']':
+		for i := 2; i < n; i++ {
+			if t[i] == 0x07 {
+				return i + 1
+			}
+			if t[i] == 0x1b && i+1 < n && t[i+1] == '\\' {
+				return i + 2
+			}
+		}
+	default:
+		for i := 1; i < n; i++ {
+			c := t[i]
+			if c >= 0x20 && c <= 0x2f {
+				continue
+			}
+			if c >= 0x30 && c <= 0x7e {
+				return i + 1
+			}
+			return 1
+		}
+	}
+	return 1
+}
+
+// hiddenControl reports whether b is an ASCII control character that
+// renders as nothing (NUL, backspace, escape, DEL, ...): every control but
+// the whitespace \t \n \v \f \r, which separates tokens as a space does.
+func hiddenControl(b byte) bool {
+	return b < 0x09 || (b >= 0x0e && b < 0x20) || b == 0x7f
+}
+
+// firstHidden returns the index of the first byte above 0x7f or the first
+// hidden control character, or -1: where a normalized view can differ from
+// the text. Sixteen bytes at a time, each test exact per byte: b|0x80
+// minus n keeps its top bit exactly when b >= n (no borrow crosses a byte).
+func firstHidden(s string) int {
 	i := 0
 	for ; len(s)-i >= 16; i += 16 {
-		if (load64(s[i:i+8])|load64(s[i+8:i+16]))&high != 0 {
+		if (hiddenMask(load64(s[i:i+8]))|hiddenMask(load64(s[i+8:i+16])))&high != 0 {
 			break
 		}
 	}
 	for ; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
+		if s[i] >= utf8.RuneSelf || hiddenControl(s[i]) {
 			return i
 		}
 	}
 	return -1
+}
+
+const (
+	ones = 0x0101010101010101
+	high = 0x8080808080808080
+)
+
+// hiddenMask has the top bit of each byte of x set where that byte is above
+// 0x7f or a hidden control (and possibly other bits elsewhere).
+func hiddenMask(x uint64) uint64 {
+	u := x | high
+	below09, from0e, from20 := ^(u - 0x09*ones), u-0x0e*ones, u-0x20*ones
+	del := (x &^ high) + ones // top bit set where the low seven bits are all ones
+	return x | del | below09 | from0e&^from20
 }
 
 // load64 returns the first 8 bytes of t, little-endian; the compiler
@@ -170,12 +238,12 @@ func load64(t string) uint64 {
 
 // invisible reports whether r is removed from the normalized view: format
 // characters (soft hyphen, zero-width space/joiners, word joiner, BOM, bidi
-// controls, tags), C0/C1 controls above ASCII, variation selectors, the
+// controls, tags), C0 controls but whitespace, DEL, C1 controls, variation selectors, the
 // combining grapheme joiner and the Hangul fillers.
 func invisible(r rune) bool {
 	switch {
 	case r < 0x80:
-		return false
+		return hiddenControl(byte(r))
 	case r <= 0x9f, r == 0x34f, r == 0x115f, r == 0x1160, r == 0x3164, r == 0xffa0:
 		return true
 	case r >= 0xfe00 && r <= 0xfe0f, r >= 0xe0100 && r <= 0xe01ef:
@@ -218,13 +286,16 @@ func normalizedView(text string, first int) (view, bool) {
 	)
 	for i := first; i < len(text); {
 		c := text[i]
-		if c < utf8.RuneSelf {
+		if c < utf8.RuneSelf && !hiddenControl(c) {
 			i++
 			continue
 		}
 		r, w := utf8.DecodeRuneInString(text[i:])
+		if c == 0x1b {
+			w = escapeLen(text[i:])
+		}
 		enc := text[i : i+w]
-		if !changed(r, enc) {
+		if c >= utf8.RuneSelf && !changed(r, enc) {
 			i += w
 			continue
 		}

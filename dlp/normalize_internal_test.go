@@ -1,27 +1,38 @@
 package dlp
 
 import (
-	"strings"
 	"testing"
 )
 
-// firstNonASCII finds the first byte above 0x7f wherever it is relative to
-// its 16-byte blocks, and only that one.
-func TestFirstNonASCII(t *testing.T) {
-	for n := 0; n <= 70; n++ {
-		base := strings.Repeat("a\x7f", n)[:n]
-		if got := firstNonASCII(base); got != -1 {
-			t.Fatalf("len %d, all ASCII: got %d", n, got)
+// firstHidden finds the first byte above 0x7f or hidden control character
+// wherever it is relative to its 8-byte words, and only that one: every
+// byte value is tried at every position against the byte-by-byte
+// definition, over a background of every byte that must not stop it.
+func TestFirstHidden(t *testing.T) {
+	visible := []byte("a\t\n\v\f\r ~!0Z\x7e")
+	for n := 0; n <= 40; n++ {
+		base := make([]byte, n)
+		for i := range base {
+			base[i] = visible[i%len(visible)]
+		}
+		if got := firstHidden(string(base)); got != -1 {
+			t.Fatalf("len %d, all visible: got %d", n, got)
 		}
 		for p := 0; p < n; p++ {
-			for _, c := range []byte{0x80, 0xc3, 0xff} {
-				b := []byte(base)
-				b[p] = c
+			for c := 0; c < 256; c++ {
+				b := append([]byte(nil), base...)
+				b[p] = byte(c)
 				if p+3 < n {
-					b[p+3] = 0xff // a later one is not the first
+					b[p+3] = 0x00 // a later one is not the first
 				}
-				if got := firstNonASCII(string(b)); got != p {
-					t.Fatalf("len %d, byte %#x at %d: got %d", n, c, p, got)
+				want := -1
+				if c >= 0x80 || hiddenControl(byte(c)) {
+					want = p
+				} else if p+3 < n {
+					want = p + 3
+				}
+				if got := firstHidden(string(b)); got != want {
+					t.Fatalf("len %d, byte %#x at %d: got %d, want %d", n, c, p, got, want)
 				}
 			}
 		}

@@ -91,13 +91,14 @@ func (r *refScanner) spans(text string, depth int) []refSpan {
 	c := r.plainSpans(text, depth)
 	var view []byte
 	var from, to []int // original start and end of each view byte
-	for i, ru := range text {
-		w := utf8.RuneLen(ru)
-		if ru == utf8.RuneError {
-			_, w = utf8.DecodeRuneInString(text[i:])
+	for i := 0; i < len(text); {
+		ru, w := utf8.DecodeRuneInString(text[i:])
+		if ru == 0x1b {
+			w = refEscapeLen(text[i:])
 		}
 		enc := text[i : i+w]
 		if refInvisible(ru) {
+			i += w
 			continue
 		}
 		if ru != utf8.RuneError {
@@ -107,6 +108,7 @@ func (r *refScanner) spans(text string, depth int) []refSpan {
 			view = append(view, enc[j])
 			from, to = append(from, i), append(to, i+w)
 		}
+		i += w
 	}
 	if string(view) != text {
 		for _, s := range r.plainSpans(string(view), depth) {
@@ -116,7 +118,31 @@ func (r *refScanner) spans(text string, depth int) []refSpan {
 	return refResolve(c)
 }
 
+// Terminal escape sequences, by the byte after ESC, at most 256 bytes.
+var (
+	refCSI   = regexp.MustCompile(`^\x1b\[[\x20-\x3f]*[\x40-\x7e]`)
+	refOSC   = regexp.MustCompile(`^\x1b\][^\x07]*?(?:\x07|\x1b\\)`)
+	refOther = regexp.MustCompile(`^\x1b[\x20-\x2f]*[\x30-\x7e]`)
+)
+
+func refEscapeLen(t string) int {
+	re := refOther
+	switch {
+	case strings.HasPrefix(t, "\x1b["):
+		re = refCSI
+	case strings.HasPrefix(t, "\x1b]"):
+		re = refOSC
+	}
+	if m := re.FindString(t); m != "" && len(m) <= 256 {
+		return len(m)
+	}
+	return 1
+}
+
 func refInvisible(r rune) bool {
+	if r < 0x09 || r >= 0x0e && r < 0x20 || r == 0x7f {
+		return true
+	}
 	if r >= 0x80 && r <= 0x9f || r == 0x34f || r == 0x115f || r == 0x1160 || r == 0x3164 || r == 0xffa0 {
 		return true
 	}

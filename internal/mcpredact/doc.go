@@ -17,7 +17,12 @@
 // re-encoded. The texts of the items of one content array (text content,
 // embedded resource text, prompt and sampling message text) are also scanned
 // joined, with [dlp.Scanner.RedactParts], so a secret split across two items
-// is found and each item loses its share.
+// is found and each item loses its share. So are the string elements of any
+// array (the lines of a file as ["-----BEGIN ...", "MIIE...", ...]) and the
+// string values under one key across the objects of an array ([{"line":
+// ...}, {"line": ...}]). The data values of a Kubernetes Secret object
+// (kind "Secret": base64 of anything) are each scanned inside a minimal
+// Secret manifest, so the scanner's rule for Secrets sees their context.
 //
 // When nothing is found the original value is returned as it is. When
 // something is, the redacted tree is decoded into a new value of the same

@@ -196,6 +196,9 @@ func TestAttackSpellings(t *testing.T) {
 		"key in a number-like structured value": &mcp.CallToolResult{StructuredContent: map[string]any{"ids": []any{"a", map[string]any{"deep": []any{key}}}}},
 		"key split across prompt messages": &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{
 			{Role: "user", Content: &mcp.TextContent{Text: "use " + key[:7]}}, {Role: "user", Content: &mcp.TextContent{Text: key[7:]}}}},
+		"key in the second of two images (type joined as a column)": &mcp.CallToolResult{Content: []mcp.Content{
+			&mcp.ImageContent{MIMEType: "image/png", Data: b64("nothing")}, &mcp.ImageContent{MIMEType: "image/png", Data: b64("k=" + key)}}},
+		"key split across an array of lines":  &mcp.CallToolResult{StructuredContent: map[string]any{"lines": []any{"x " + key[:6], key[6:] + " y"}}},
 		"key in resource blob next to binary": &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: "file:///b", Blob: append([]byte{0, 1, 2, 0xff}, []byte(" "+key+" ")...)}}},
 	}
 	for name, r := range cases {

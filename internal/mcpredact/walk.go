@@ -37,6 +37,7 @@ func (w *walker) walk(v any) any {
 		return x
 	case []any:
 		w.joinTexts(x)
+		w.joinColumns(x)
 		for i := range x {
 			x[i] = w.walk(x[i])
 		}
@@ -52,7 +53,8 @@ func (w *walker) object(m map[string]any) map[string]any {
 	if b, ok := m["blob"].(string); ok && m["uri"] != nil {
 		m["blob"] = w.payload("resource blob", b)
 	}
-	if t, _ := m["type"].(string); t == "image" || t == "audio" {
+	w.kubernetesSecret(m)
+	if t := str(m["type"]); t == "image" || t == "audio" {
 		if d, ok := m["data"].(string); ok {
 			m["data"] = w.payload(t+" data", d)
 		}
@@ -76,6 +78,52 @@ func (w *walker) object(m map[string]any) map[string]any {
 		m[nk] = v
 	}
 	return m
+}
+
+// kubernetesSecret redacts the values of a Kubernetes Secret object's data
+// and stringData (a tool that returns the API's objects as structured
+// content). They are base64 of anything, so a rule finds them only with
+// the object's kind in view, which the scan of one string lacks: each
+// value is scanned inside a minimal Secret manifest built around it, and
+// the scanner's own rules decide.
+func (w *walker) kubernetesSecret(m map[string]any) {
+	if str(m["kind"]) != "Secret" {
+		return
+	}
+	for _, field := range []string{"data", "stringData"} {
+		d, ok := m[field].(map[string]any)
+		if !ok {
+			continue
+		}
+		for k, v := range d {
+			val, ok := v.(string)
+			if !ok || val == "" {
+				continue
+			}
+			q, err := json.Marshal(val)
+			if err != nil {
+				continue
+			}
+			_, f := w.s.Redact(`{"kind":"Secret","` + field + `":{"k":` + string(q) + `}}`)
+			if len(f) == 0 {
+				continue
+			}
+			w.add(f)
+			w.changed = true
+			d[k] = scanned("[REDACTED:" + f[0].Rule + "]")
+		}
+	}
+}
+
+// str returns v as a string, whether or not a joined scan has marked it.
+func str(v any) string {
+	switch x := v.(type) {
+	case string:
+		return x
+	case scanned:
+		return string(x)
+	}
+	return ""
 }
 
 // joinTexts scans the texts of the items of an array together (content
@@ -113,6 +161,75 @@ func (w *walker) joinTexts(items []any) {
 		}
 		h["text"] = scanned(out[i])
 	}
+}
+
+// joinColumns scans the strings of an array together: its string elements
+// (the lines of a file returned as ["-----BEGIN ... PRIVATE KEY-----",
+// "MIIE...", ...]), and the string values under one key in its object
+// elements ([{"line": "..."}, {"line": "..."}]), so that a secret split
+// across elements is found. Content texts (joinTexts) and base64 payloads
+// (data, blob: scanned decoded by object) are left to their own scans.
+func (w *walker) joinColumns(items []any) {
+	if len(items) < 2 {
+		return
+	}
+	var direct []int
+	cols := map[string][]map[string]any{}
+	var keys []string
+	for i, it := range items {
+		switch v := it.(type) {
+		case string:
+			direct = append(direct, i)
+		case map[string]any:
+			for k, val := range v {
+				if _, ok := val.(string); !ok || k == "text" || k == "data" || k == "blob" {
+					continue
+				}
+				if cols[k] == nil {
+					keys = append(keys, k)
+				}
+				cols[k] = append(cols[k], v)
+			}
+		}
+	}
+	if len(direct) > 1 {
+		parts := make([]string, len(direct))
+		for j, i := range direct {
+			parts[j] = items[i].(string)
+		}
+		for j, out := range w.parts(parts) {
+			items[direct[j]] = out
+		}
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		ms := cols[k]
+		if len(ms) < 2 {
+			continue
+		}
+		parts := make([]string, len(ms))
+		for j, m := range ms {
+			parts[j] = m[k].(string)
+		}
+		for j, out := range w.parts(parts) {
+			ms[j][k] = out
+		}
+	}
+}
+
+// parts scans texts joined and returns each one's redacted share, marked
+// as scanned.
+func (w *walker) parts(texts []string) []scanned {
+	out, f := w.s.RedactParts(texts)
+	w.add(f)
+	res := make([]scanned, len(out))
+	for i := range out {
+		if out[i] != texts[i] {
+			w.changed = true
+		}
+		res[i] = scanned(out[i])
+	}
+	return res
 }
 
 // payload decodes a base64 payload and scans the decoded bytes; a payload

@@ -1,0 +1,32 @@
+package mcpredact_test
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/gatehouse-dev/gatehouse/dlp"
+	"github.com/gatehouse-dev/gatehouse/internal/mcpredact"
+)
+
+// BenchmarkResultStructured: a clean tool result with structured content
+// (about 1 KiB of JSON) and _meta, the path that walks the whole result.
+func BenchmarkResultStructured(b *testing.B) {
+	s, err := dlp.New(dlp.Builtin(), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	rows := make([]any, 12)
+	for i := range rows {
+		rows[i] = map[string]any{"id": i, "name": fmt.Sprintf("service-%d", i), "status": "running", "region": "eu-west-1"}
+	}
+	res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "12 services"}},
+		StructuredContent: map[string]any{"services": rows}, Meta: mcp.Meta{"page": 1}}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, f, err := mcpredact.Result(s, res, nil); err != nil || len(f) != 0 {
+			b.Fatal(err, f)
+		}
+	}
+}
