@@ -2,6 +2,7 @@ package gatehouse
 
 import (
 	"context"
+	"errors"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -27,6 +28,11 @@ func (g *Guard) filterResult(ctx context.Context, method, tool, agent string, re
 		return res, nil
 	}
 	out, findings, err := mcpredact.Result(g.dlp, res, nil)
+	if errors.Is(err, mcpredact.ErrInexactNumber) {
+		d := internal(method, tool, "Secrets were found in the result, and its redacted copy would change a number nested in it, so it was withheld")
+		g.auditDecision(ctx, d, agent, nil)
+		return nil, rpcError(d, "")
+	}
 	if err != nil {
 		d := internal(method, tool, "The result could not be checked for secrets, so it was withheld")
 		g.auditDecision(ctx, d, agent, nil)

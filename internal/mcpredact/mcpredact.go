@@ -38,6 +38,10 @@ var (
 	// ErrUnscannable: a value could not be turned into JSON to be scanned,
 	// or its redacted form could not be turned back into its type.
 	ErrUnscannable = errors.New("mcpredact: value cannot be scanned")
+	// ErrInexactNumber (with ErrUnscannable): the redacted copy would hold
+	// a number of the value other than as written (one go-sdk's types keep
+	// as float64, nested below a field the copy can keep as raw JSON).
+	ErrInexactNumber = errors.New("mcpredact: the redacted copy would change a number")
 )
 
 // Result returns a redacted copy of res (never mutating the handler's
@@ -141,19 +145,11 @@ func redactValue(s *dlp.Scanner, v any, o Options) (any, []dlp.Finding, error) {
 	if !w.changed {
 		return v, nil, nil
 	}
-	t := reflect.TypeOf(v)
-	if t.Kind() != reflect.Pointer {
-		return nil, nil, fmt.Errorf("%w: %T is not a pointer, no copy can be made", ErrUnscannable, v)
-	}
-	red, err := json.Marshal(tree)
+	out, err := rebuild(v, tree)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%w: %T: %v", ErrUnscannable, v, err)
+		return nil, nil, err
 	}
-	nv := reflect.New(t.Elem())
-	if err := json.Unmarshal(red, nv.Interface()); err != nil {
-		return nil, nil, fmt.Errorf("%w: the redacted %T does not decode: %v", ErrUnscannable, v, err)
-	}
-	return nv.Interface(), w.list(), nil
+	return out, w.list(), nil
 }
 
 func decodeTree(raw []byte) (any, error) {

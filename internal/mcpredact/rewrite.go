@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"reflect"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -131,19 +130,7 @@ func rewriteValue(w Rewriter, v any) (any, error) {
 	if !changed {
 		return v, nil
 	}
-	out, err := json.Marshal(tree)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %T: %v", ErrUnscannable, v, err)
-	}
-	t := reflect.TypeOf(v)
-	if t.Kind() != reflect.Pointer {
-		return nil, fmt.Errorf("%w: %T is not a pointer, no copy can be made", ErrUnscannable, v)
-	}
-	nv := reflect.New(t.Elem())
-	if err := json.Unmarshal(out, nv.Interface()); err != nil {
-		return nil, fmt.Errorf("%w: the rewritten %T does not decode: %v", ErrUnscannable, v, err)
-	}
-	return nv.Interface(), nil
+	return rebuild(v, tree)
 }
 
 // rewriteTree applies w to every string and member name of a decoded JSON
