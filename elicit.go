@@ -62,7 +62,7 @@ func AddTool[In, Out any](s *mcp.Server, g *Guard, t *mcp.Tool, h mcp.ToolHandle
 	marked.Meta[elicitMarker] = g.token
 	mcp.AddTool(s, &marked, func(ctx context.Context, req *mcp.CallToolRequest, in In) (*mcp.CallToolResult, Out, error) {
 		var zero Out
-		c, ok := callFrom(ctx)
+		c, ok := callOf(ctx, g)
 		if !ok || c.rawTool != req.Params.Name {
 			return nil, zero, rpcError(internal(policy.MethodToolsCall, t.Name, "This tool is registered with gatehouse.AddTool but the guard is not installed on the server; the call was denied"), "")
 		}

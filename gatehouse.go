@@ -209,7 +209,7 @@ func (g *Guard) Middleware() (receiving, sending mcp.Middleware) {
 }
 
 func (g *Guard) newServed() *served {
-	return &served{index: toolIndex{token: g.token, dirty: true, book: g.pins}}
+	return &served{index: toolIndex{token: g.token, dirty: true, book: g.pins}, guard: g}
 }
 
 func (g *Guard) middleware(srv *served) mcp.Middleware {

@@ -241,6 +241,19 @@ func callFrom(ctx context.Context) (*call, bool) {
 	return c, ok
 }
 
+// callOf returns g's own call for the request being handled: where
+// several Guards are installed on one server, the innermost one's call
+// shadows the others' in the handler's context, and each call's context
+// leads to the call of the Guard outside it. ok is false when the request
+// did not pass through g.
+func callOf(ctx context.Context, g *Guard) (*call, bool) {
+	c, ok := callFrom(ctx)
+	for ok && c.srv.guard != g {
+		c, ok = callFrom(c.ctx)
+	}
+	return c, ok
+}
+
 // DecisionFrom returns the guard's decision for the tools/call being
 // handled, for tool handlers that want to log or show it. ok is false when
 // the request did not pass through a Guard.

@@ -31,6 +31,7 @@ const (
 // alive by the Guard).
 type served struct {
 	index toolIndex
+	guard *Guard // the Guard whose middleware holds this state
 }
 
 // watch is the sending middleware that tells the index when the server
