@@ -65,4 +65,3 @@ func TestRedTeamRTE_AddToolUnderAnotherGuard(t *testing.T) {
 		t.Fatalf("a tool registered with a guard that is not installed ran: %v", res)
 	}
 }
-
