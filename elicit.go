@@ -156,6 +156,9 @@ func (g *Guard) checkElicited(c *call, p *mcp.CallToolParamsRaw, argsHash string
 
 // elicitDenied audits and returns a denial from inside the AddTool wrapper.
 func (g *Guard) elicitDenied(c *call, d policy.Decision) error {
+	if w := c.withdrawn.Load(); w != nil {
+		return rpcError(*w, c.rawTool) // runHandler audits the withdrawal, once
+	}
 	g.observeRefusal(c, "answer", refuse(d))
 	if err := g.auditDecision(c.ctx, d, c.agent, c.rawArgs); err != nil {
 		g.log.ErrorContext(c.ctx, "gatehouse: audit write failed", "method", d.Method, "error", err)

@@ -18,6 +18,9 @@ import (
 // DLP. The handler gets the call in its context (DecisionFrom, AddTool).
 func (g *Guard) runHandler(c *call, next mcp.MethodHandler) (mcp.Result, error) {
 	res, err := g.bounded(c.ctx, c, next)
+	if werr := g.withdrawnError(c); werr != nil {
+		return nil, werr
+	}
 	if c.scrub != nil {
 		res, err = scrubbed(c.scrub, res, err)
 	}

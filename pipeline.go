@@ -36,17 +36,18 @@ type call struct {
 	args    map[string]any
 	d       policy.Decision
 
-	resv      *ratelimit.Reservation // the conversation step, until committed
-	release   func()                 // the in-flight slot, until the handler returns
-	scrub     *vault.Scrubber        // injected vault secrets to take out of the result
-	elicit    bool                   // the AddTool wrapper asks the user, then commits
-	checked   bool                   // the dispatch stage checked the name against the server's tools (in elicit's padding)
-	known     bool                   // with checked: the server had a tool of exactly this name
-	def       string                 // with elicit: the digest of the tool's definition
-	committed atomic.Bool            // the step is committed: undo leaves it
-	grant     *grant.Grant           // the grant whose use answered the ask: refunded if refused
-	digest    string                 // the definition digest the pin stage checked (ToolDigest)
-	listing   listing                // the tool's definition as listed, read once (pinstage.go)
+	resv      *ratelimit.Reservation          // the conversation step, until committed
+	release   func()                          // the in-flight slot, until the handler returns
+	scrub     *vault.Scrubber                 // injected vault secrets to take out of the result
+	elicit    bool                            // the AddTool wrapper asks the user, then commits
+	checked   bool                            // the dispatch stage checked the name against the server's tools (in elicit's padding)
+	known     bool                            // with checked: the server had a tool of exactly this name
+	def       string                          // with elicit: the digest of the tool's definition
+	committed atomic.Bool                     // the step is committed: undo leaves it
+	grant     *grant.Grant                    // the grant whose use answered the ask: refunded if refused
+	digest    string                          // the definition digest the pin stage checked (ToolDigest)
+	listing   listing                         // the tool's definition as listed, read once (pinstage.go)
+	withdrawn atomic.Pointer[policy.Decision] // set when the definition changed during the call (midcall.go)
 }
 
 // methodDecision is what the pipeline keeps of the method's decision: a

@@ -41,7 +41,13 @@ func (s *served) watch(next mcp.MethodHandler) mcp.MethodHandler {
 		if method == "notifications/tools/list_changed" {
 			s.index.invalidate()
 		}
-		return next(ctx, method, req)
+		res, err := next(ctx, method, req)
+		if err == nil {
+			if werr := s.midCall(ctx, method); werr != nil {
+				return nil, werr
+			}
+		}
+		return res, err
 	}
 }
 
