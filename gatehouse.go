@@ -199,13 +199,17 @@ func (g *Guard) Install(s *mcp.Server) {
 	s.AddSendingMiddleware(g.sendingMiddleware())
 }
 
-// Middleware returns the receiving middleware that Install adds, for
-// servers that compose their middleware themselves: add it last (it must
-// be the outermost), to one server only, and add SendingMiddleware's
-// result to the same server.
+// Middleware returns the receiving and sending middleware that Install
+// adds, for servers that compose their middleware themselves: add the
+// receiving one last (it must be the outermost), to one server only, and
+// the sending one (DLP on every message the server sends, and the tool
+// index's watch) to the same server, last too. Unlike Install it registers
+// no approval methods and does not check the server's tools for colliding
+// names up front (calls to colliding tools are still denied).
 func (g *Guard) Middleware() (receiving, sending mcp.Middleware) {
 	srv := g.newServed()
-	return g.middleware(srv), srv.watch
+	dlp := g.sendingMiddleware()
+	return g.middleware(srv), func(next mcp.MethodHandler) mcp.MethodHandler { return dlp(srv.watch(next)) }
 }
 
 func (g *Guard) newServed() *served {
