@@ -15,6 +15,7 @@ import (
 
 	"github.com/gatehouse-dev/gatehouse"
 	"github.com/gatehouse-dev/gatehouse/audit"
+	"github.com/gatehouse-dev/gatehouse/ratelimit"
 )
 
 const allowWipePolicy = `apiVersion: aip.io/v1alpha1
@@ -192,5 +193,31 @@ func TestRedTeamRTE_MiddlewarePairRedactsOutgoing(t *testing.T) {
 	}
 	if msg := <-got; strings.Contains(msg, fakeKey) {
 		t.Fatalf("a secret left the server in a progress notification: %q", msg)
+	}
+}
+
+// panickyObserver panics when told of an allowed tools/call.
+type panickyObserver struct{ *recorder }
+
+func (p panickyObserver) Decision(ctx context.Context, d gatehouse.DecisionEvent) {
+	if d.Method == "tools/call" && d.Outcome == "ALLOW" {
+		panic("observer bug")
+	}
+	p.recorder.Decision(ctx, d)
+}
+
+// An Observer is told of an allowed call after the call committed: a panic
+// there must not turn the committed call (audited ALLOW, charged, its step
+// consumed) into a refusal that consumed them (QWED §9.4-9.5); the
+// Observer's panic is recovered and the call's answer stands.
+func TestRedTeamRTE_ObserverPanicAfterCommit(t *testing.T) {
+	b, err := ratelimit.NewBudget(ratelimit.Limits{RequestsPerHour: 1}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := newFixture(t, basePolicy, &gatehouse.Options{Observer: panickyObserver{&recorder{}}, Limits: &gatehouse.LimitOptions{Budget: b}})
+	res := dialRaw(t, f.ct, "2025-06-18").callTool(1, "echo", map[string]any{"x": 1})
+	if e := rpcErr(res); e != nil || f.runs.Load() != 1 {
+		t.Fatalf("a call charged to the budget was refused for the Observer's panic: %v (runs %d)", res, f.runs.Load())
 	}
 }
