@@ -113,6 +113,11 @@ func (g *Guard) elicitAnswer(c *call, req *mcp.CallToolRequest) (*mcp.CallToolRe
 	if r := g.recheckPin(c); r != nil {
 		return nil, g.elicitDenied(c, r.d)
 	}
+	if !c.fate.CompareAndSwap(callRunning, callCommittedLate) {
+		// HandlerTimeout answered the call while the user looked at the
+		// form: an approval that comes after the answer commits nothing.
+		return nil, rpcError(internal(c.d.Method, c.tool, "The call timed out before it was approved"), c.rawTool)
+	}
 	c.d = policy.Decision{Outcome: policy.Allow, Method: c.d.Method, Tool: c.d.Tool, Reason: "User approved through elicitation", Violation: c.d.Violation}
 	if r := g.commit(c); r != nil {
 		return nil, g.elicitDenied(c, r.d)
@@ -158,6 +163,9 @@ func (g *Guard) checkElicited(c *call, p *mcp.CallToolParamsRaw, argsHash string
 func (g *Guard) elicitDenied(c *call, d policy.Decision) error {
 	if w := c.withdrawn.Load(); w != nil {
 		return rpcError(*w, c.rawTool) // runHandler audits the withdrawal, once
+	}
+	if c.abandoned() {
+		return rpcError(d, c.rawTool) // answered and audited as timed out: no one hears this
 	}
 	g.observeRefusal(c, "answer", refuse(d))
 	if err := g.auditDecision(c.ctx, d, c.agent, c.rawArgs); err != nil {

@@ -96,6 +96,7 @@ func (g *Guard) bounded(ctx context.Context, c *call, next mcp.MethodHandler) (m
 		}
 		return nil, ctx.Err() // the client cancelled: nothing to answer
 	}
+	c.fate.CompareAndSwap(callRunning, callAbandoned) // a call the wrapper committed is answered so too
 	d := internal(c.md.Method, c.tool, fmt.Sprintf("The tool did not finish within %v (gatehouse.Options.HandlerTimeout), so the call was abandoned", g.o.HandlerTimeout))
 	g.log.ErrorContext(ctx, "gatehouse: a tool handler timed out", "tool", c.tool, "timeout", g.o.HandlerTimeout)
 	g.auditFailure(ctx, d, c.agent)
@@ -148,7 +149,9 @@ func (g *Guard) panicked(r *watched, p any) {
 	c := r.call
 	g.log.ErrorContext(r, "gatehouse: recovered a panic in a tool handler; the call was denied", "tool", c.tool, "panic_type", fmt.Sprintf("%T", p), "stack", string(debug.Stack()))
 	d := internal(c.md.Method, c.tool, "The server failed while handling this request; it was denied")
-	g.auditFailure(r, d, c.agent)
+	if !c.abandoned() {
+		g.auditFailure(r, d, c.agent)
+	}
 	r.result <- handled{err: rpcError(d, c.rawTool)}
 }
 
@@ -159,7 +162,9 @@ func (g *Guard) panicked(r *watched, p any) {
 func (g *Guard) vanished(r *watched) {
 	c := r.call
 	d := internal(c.md.Method, c.tool, "The tool's handler ended without returning, so the call was denied")
-	g.auditFailure(r, d, c.agent)
+	if !c.abandoned() {
+		g.auditFailure(r, d, c.agent)
+	}
 	r.result <- handled{err: rpcError(d, c.rawTool)}
 }
 

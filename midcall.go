@@ -75,7 +75,7 @@ func (c *call) withdraw(d policy.Decision) {
 // withdrawnError is the audited answer to a withdrawn call, or nil.
 func (g *Guard) withdrawnError(c *call) error {
 	d := c.withdrawn.Load()
-	if d == nil {
+	if d == nil || c.abandoned() {
 		return nil
 	}
 	g.auditFailure(c.ctx, *d, c.agent)

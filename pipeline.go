@@ -48,7 +48,22 @@ type call struct {
 	digest    string                          // the definition digest the pin stage checked (ToolDigest)
 	listing   listing                         // the tool's definition as listed, read once (pinstage.go)
 	withdrawn atomic.Pointer[policy.Decision] // set when the definition changed during the call (midcall.go)
+	fate      atomic.Int32                    // callRunning, then callAbandoned or callCommittedLate
 }
+
+// A call's fate once its handler runs: the timeout may answer it while
+// the handler goes on (abandoned), and the AddTool wrapper commits only a
+// call not answered yet. Whichever comes first holds.
+const (
+	callRunning       int32 = iota
+	callAbandoned           // HandlerTimeout answered and audited the call
+	callCommittedLate       // the AddTool wrapper committed it in the handler
+)
+
+// abandoned reports whether HandlerTimeout answered c: whatever its
+// handler's goroutine does after that is no longer the call's answer, and
+// is not audited again (a refusal is audited once).
+func (c *call) abandoned() bool { return c.fate.Load() == callAbandoned }
 
 // methodDecision is what the pipeline keeps of the method's decision: a
 // monitored method denial (Violation, Reason) carries into the call's.

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -219,5 +220,48 @@ func TestRedTeamRTE_ObserverPanicAfterCommit(t *testing.T) {
 	res := dialRaw(t, f.ct, "2025-06-18").callTool(1, "echo", map[string]any{"x": 1})
 	if e := rpcErr(res); e != nil || f.runs.Load() != 1 {
 		t.Fatalf("a call charged to the budget was refused for the Observer's panic: %v (runs %d)", res, f.runs.Load())
+	}
+}
+
+// On a client before 2026-07-28 AddTool's wrapper asks the user inside the
+// handler, under HandlerTimeout. A user slower than the timeout: the call
+// is answered as timed out and audited once; the tool never runs, however
+// the late answer goes.
+func TestRedTeamRTE_ElicitationPastHandlerTimeout(t *testing.T) {
+	var log bytes.Buffer
+	w, err := audit.New(&log, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := mustGuard(t, mustPolicy(t, askWipePolicy), &gatehouse.Options{Audit: w, HandlerTimeout: 100 * time.Millisecond})
+	s := mcp.NewServer(&mcp.Implementation{Name: "s", Version: "1"}, nil)
+	var runs atomic.Int64
+	gatehouse.AddTool(s, g, &mcp.Tool{Name: "wipe"}, func(ctx context.Context, req *mcp.CallToolRequest, a map[string]any) (*mcp.CallToolResult, any, error) {
+		runs.Add(1)
+		return &mcp.CallToolResult{}, nil, nil
+	})
+	g.Install(s)
+	answered := make(chan struct{})
+	_, cs := connectAt(t, s, "agent", &mcp.ClientOptions{
+		ElicitationHandler: func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			defer close(answered)
+			time.Sleep(400 * time.Millisecond)
+			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"approve": true}}, nil
+		},
+	}, "2025-06-18")
+	_, err = cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "wipe", Arguments: map[string]any{}})
+	<-answered
+	time.Sleep(200 * time.Millisecond) // the wrapper's late work, if any
+	if runs.Load() != 0 || err == nil {
+		t.Fatalf("the tool ran after its call timed out: runs=%d err=%v", runs.Load(), err)
+	}
+	var refusals []string
+	for _, l := range strings.Split(strings.TrimSpace(log.String()), "\n") {
+		if strings.Contains(l, `"tools/call"`) && !strings.Contains(l, `"decision":"ASK"`) {
+			refusals = append(refusals, l)
+		}
+	}
+	if len(refusals) != 1 {
+		t.Errorf("%d tools/call refusals audited, want 1:\n%s", len(refusals), strings.Join(refusals, "\n"))
 	}
 }
