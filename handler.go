@@ -31,13 +31,26 @@ func (g *Guard) runHandler(c *call, next mcp.MethodHandler) (mcp.Result, error) 
 		return nil, nil
 	}
 	if _, ok := res.(*mcp.CallToolResult); ok {
-		if n := mcpredact.Size(res); n > g.o.MaxResultBytes {
-			d := internal(c.md.Method, c.tool, fmt.Sprintf("The tool's result of about %d bytes exceeds the server's limit of %d bytes (gatehouse.Options.MaxResultBytes), so it was withheld", n, g.o.MaxResultBytes))
+		if d, over := g.oversized(c.md.Method, c.tool, res); over {
 			g.auditFailure(c.ctx, d, c.agent)
 			return nil, rpcError(d, c.rawTool)
 		}
 	}
 	return g.filterResult(c.ctx, c.md.Method, c.tool, c.agent, res)
+}
+
+// oversized reports the denial of a result over MaxResultBytes, measured
+// before anything copies it (DLP would, in memory).
+func (g *Guard) oversized(method, tool string, res mcp.Result) (policy.Decision, bool) {
+	n := mcpredact.Size(res)
+	if n <= g.o.MaxResultBytes {
+		return policy.Decision{}, false
+	}
+	what := "The tool's result"
+	if method != policy.MethodToolsCall {
+		what = "The " + clipName(method) + " result"
+	}
+	return internal(method, tool, fmt.Sprintf("%s of about %d bytes exceeds the server's limit of %d bytes (gatehouse.Options.MaxResultBytes), so it was withheld", what, n, g.o.MaxResultBytes)), true
 }
 
 // scrubbed takes injected secrets out of a result and error. A result that
