@@ -161,8 +161,8 @@ func (g *Guard) checkElicited(c *call, p *mcp.CallToolParamsRaw, argsHash string
 
 // elicitDenied audits and returns a denial from inside the AddTool wrapper.
 func (g *Guard) elicitDenied(c *call, d policy.Decision) error {
-	if w := c.withdrawn.Load(); w != nil {
-		return rpcError(*w, c.rawTool) // runHandler audits the withdrawal, once
+	if l := c.late.Load(); l != nil {
+		return rpcError(l.d, c.rawTool) // already refused: runHandler answers (and audits) that refusal, once
 	}
 	if c.abandoned() {
 		return rpcError(d, c.rawTool) // answered and audited as timed out: no one hears this
@@ -172,6 +172,7 @@ func (g *Guard) elicitDenied(c *call, d policy.Decision) error {
 		g.log.ErrorContext(c.ctx, "gatehouse: audit write failed", "method", d.Method, "error", err)
 	}
 	g.recordTrust(c.ctx, c.agent, d, true)
+	c.deny(d, true) // runHandler answers it in the configured form (DenyAsToolResult)
 	return rpcError(d, c.rawTool)
 }
 

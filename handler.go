@@ -18,8 +18,11 @@ import (
 // DLP. The handler gets the call in its context (DecisionFrom, AddTool).
 func (g *Guard) runHandler(c *call, next mcp.MethodHandler) (mcp.Result, error) {
 	res, err := g.bounded(c.ctx, c, next)
-	if werr := g.withdrawnError(c); werr != nil {
-		return nil, werr
+	if c.abandoned() {
+		return res, err // the timeout's answer, audited
+	}
+	if lres, lerr, ok := g.lateAnswer(c); ok {
+		return lres, lerr
 	}
 	if c.scrub != nil {
 		res, err = scrubbed(c.scrub, res, err)
@@ -33,7 +36,7 @@ func (g *Guard) runHandler(c *call, next mcp.MethodHandler) (mcp.Result, error) 
 	if _, ok := res.(*mcp.CallToolResult); ok {
 		if d, over := g.oversized(c.md.Method, c.tool, res); over {
 			g.auditFailure(c.ctx, d, c.agent)
-			return nil, rpcError(d, c.rawTool)
+			return g.answerDenial(d, c.rawTool)
 		}
 	}
 	return g.filterResult(c.ctx, c.md.Method, c.tool, c.agent, res)
@@ -113,7 +116,7 @@ func (g *Guard) bounded(ctx context.Context, c *call, next mcp.MethodHandler) (m
 	d := internal(c.md.Method, c.tool, fmt.Sprintf("The tool did not finish within %v (gatehouse.Options.HandlerTimeout), so the call was abandoned", g.o.HandlerTimeout))
 	g.log.ErrorContext(ctx, "gatehouse: a tool handler timed out", "tool", c.tool, "timeout", g.o.HandlerTimeout)
 	g.auditFailure(ctx, d, c.agent)
-	return nil, rpcError(d, c.rawTool)
+	return g.answerDenial(d, c.rawTool)
 }
 
 // handle runs the handler on its own goroutine for bounded, then gives
@@ -164,6 +167,7 @@ func (g *Guard) panicked(r *watched, p any) {
 	d := internal(c.md.Method, c.tool, "The server failed while handling this request; it was denied")
 	if !c.abandoned() {
 		g.auditFailure(r, d, c.agent)
+		c.deny(d, true)
 	}
 	r.result <- handled{err: rpcError(d, c.rawTool)}
 }
@@ -177,6 +181,7 @@ func (g *Guard) vanished(r *watched) {
 	d := internal(c.md.Method, c.tool, "The tool's handler ended without returning, so the call was denied")
 	if !c.abandoned() {
 		g.auditFailure(r, d, c.agent)
+		c.deny(d, true)
 	}
 	r.result <- handled{err: rpcError(d, c.rawTool)}
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/gatehouse-dev/gatehouse/policy"
 )
@@ -37,7 +38,7 @@ func (s *served) midCall(ctx context.Context, method string) error {
 	if !changed {
 		return nil
 	}
-	c.withdraw(d)
+	c.deny(d, false)
 	return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "gatehouse: the tool's definition changed during the call, so the " + method + " answer was not used"}
 }
 
@@ -66,18 +67,17 @@ func (g *Guard) redecided(c *call) (policy.Decision, bool) {
 	return d, true
 }
 
-// withdraw records the first denial of a call withdrawn after its
-// decision; runHandler answers with it.
-func (c *call) withdraw(d policy.Decision) {
-	c.withdrawn.CompareAndSwap(nil, &d)
-}
-
-// withdrawnError is the audited answer to a withdrawn call, or nil.
-func (g *Guard) withdrawnError(c *call) error {
-	d := c.withdrawn.Load()
-	if d == nil || c.abandoned() {
-		return nil
+// lateAnswer is the answer to a call the Guard refused after its stages
+// (audited once), or ok false. A call HandlerTimeout answered has that
+// answer, audited by bounded.
+func (g *Guard) lateAnswer(c *call) (res mcp.Result, err error, ok bool) {
+	l := c.late.Load()
+	if l == nil || c.abandoned() {
+		return nil, nil, false
 	}
-	g.auditFailure(c.ctx, *d, c.agent)
-	return rpcError(*d, c.rawTool)
+	if !l.audited {
+		g.auditFailure(c.ctx, l.d, c.agent)
+	}
+	res, err = g.answerDenial(l.d, c.rawTool)
+	return res, err, true
 }

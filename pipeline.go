@@ -36,19 +36,32 @@ type call struct {
 	args    map[string]any
 	d       policy.Decision
 
-	resv      *ratelimit.Reservation          // the conversation step, until committed
-	release   func()                          // the in-flight slot, until the handler returns
-	scrub     *vault.Scrubber                 // injected vault secrets to take out of the result
-	elicit    bool                            // the AddTool wrapper asks the user, then commits
-	checked   bool                            // the dispatch stage checked the name against the server's tools (in elicit's padding)
-	known     bool                            // with checked: the server had a tool of exactly this name
-	def       string                          // with elicit: the digest of the tool's definition
-	committed atomic.Bool                     // the step is committed: undo leaves it
-	grant     *grant.Grant                    // the grant whose use answered the ask: refunded if refused
-	digest    string                          // the definition digest the pin stage checked (ToolDigest)
-	listing   listing                         // the tool's definition as listed, read once (pinstage.go)
-	withdrawn atomic.Pointer[policy.Decision] // set when the definition changed during the call (midcall.go)
-	fate      atomic.Int32                    // callRunning, then callAbandoned or callCommittedLate
+	resv      *ratelimit.Reservation     // the conversation step, until committed
+	release   func()                     // the in-flight slot, until the handler returns
+	scrub     *vault.Scrubber            // injected vault secrets to take out of the result
+	elicit    bool                       // the AddTool wrapper asks the user, then commits
+	checked   bool                       // the dispatch stage checked the name against the server's tools (in elicit's padding)
+	known     bool                       // with checked: the server had a tool of exactly this name
+	def       string                     // with elicit: the digest of the tool's definition
+	committed atomic.Bool                // the step is committed: undo leaves it
+	grant     *grant.Grant               // the grant whose use answered the ask: refunded if refused
+	digest    string                     // the definition digest the pin stage checked (ToolDigest)
+	listing   listing                    // the tool's definition as listed, read once (pinstage.go)
+	late      atomic.Pointer[lateDenial] // the Guard's first refusal after the stages (runHandler answers it)
+	fate      atomic.Int32               // callRunning, then callAbandoned or callCommittedLate
+}
+
+// lateDenial is a refusal of a call after its stages: by the AddTool
+// wrapper, for a handler's panic or Goexit, or for a definition that
+// changed during the call (which runHandler audits: audited is false).
+type lateDenial struct {
+	d       policy.Decision
+	audited bool
+}
+
+// deny records a late refusal of c; the first one is the call's answer.
+func (c *call) deny(d policy.Decision, audited bool) {
+	c.late.CompareAndSwap(nil, &lateDenial{d: d, audited: audited})
 }
 
 // A call's fate once its handler runs: the timeout may answer it while
@@ -180,10 +193,16 @@ func (g *Guard) refused(c *call, r *refusal) (mcp.Result, error) {
 	if r.err != nil {
 		return nil, r.err
 	}
+	return g.answerDenial(r.d, c.rawTool)
+}
+
+// answerDenial is a tools/call refusal in the configured form: a tool
+// result with the reason (DenyAsToolResult) or the JSON-RPC error.
+func (g *Guard) answerDenial(d policy.Decision, rawTool string) (mcp.Result, error) {
 	if g.o.DenyAsToolResult {
-		return toolError(r.d), nil
+		return toolError(d), nil
 	}
-	return nil, rpcError(r.d, c.rawTool)
+	return nil, rpcError(d, rawTool)
 }
 
 // commit makes an approved call final, in one place for every way a call

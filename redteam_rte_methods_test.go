@@ -2,9 +2,11 @@ package gatehouse_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -49,6 +51,36 @@ func TestRedTeamRTE_MaxResultBytesEveryMethod(t *testing.T) {
 		res := c.request(i+1, tc.method, tc.params)
 		if got := fmt.Sprint(rpcErr(res)["code"]); got != tc.code {
 			t.Errorf("%s %v: code %s, want %s: %.200v", tc.method, tc.params, got, tc.code, res)
+		}
+	}
+}
+
+// DenyAsToolResult holds for every refusal of a tools/call, also those
+// made in the handler's goroutine: AddTool's declined approval (a JSON-RPC
+// -32004 there reaches a go-sdk client as "connection closed", and the
+// model never learns why) and a handler past HandlerTimeout.
+func TestRedTeamRTE_DenyAsToolResultInHandler(t *testing.T) {
+	for _, proto := range []string{"2025-06-18", newProtocol} {
+		g := mustGuard(t, mustPolicy(t, askWipePolicy), &gatehouse.Options{DenyAsToolResult: true, HandlerTimeout: 100 * time.Millisecond})
+		s := mcp.NewServer(&mcp.Implementation{Name: "s", Version: "1"}, nil)
+		gatehouse.AddTool(s, g, &mcp.Tool{Name: "wipe"}, func(ctx context.Context, req *mcp.CallToolRequest, a map[string]any) (*mcp.CallToolResult, any, error) {
+			return &mcp.CallToolResult{}, nil, nil
+		})
+		s.AddTool(&mcp.Tool{Name: "echo", InputSchema: json.RawMessage(`{"type":"object"}`)}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			time.Sleep(300 * time.Millisecond)
+			return &mcp.CallToolResult{}, nil
+		})
+		g.Install(s)
+		_, cs := connectAt(t, s, "agent", &mcp.ClientOptions{
+			ElicitationHandler: func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+				return &mcp.ElicitResult{Action: "decline"}, nil
+			},
+		}, proto)
+		for tool, want := range map[string]string{"wipe": "User denied", "echo": "HandlerTimeout"} {
+			res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: tool, Arguments: map[string]any{}})
+			if err != nil || res == nil || !res.IsError || len(res.Content) == 0 || !strings.Contains(res.Content[0].(*mcp.TextContent).Text, want) {
+				t.Errorf("%s %s: want a tool result saying %q, got res=%+v err=%v", proto, tool, want, res, err)
+			}
 		}
 	}
 }
