@@ -64,7 +64,9 @@ func AddTool[In, Out any](s *mcp.Server, g *Guard, t *mcp.Tool, h mcp.ToolHandle
 		var zero Out
 		c, ok := callOf(ctx, g)
 		if !ok || c.rawTool != req.Params.Name {
-			return nil, zero, rpcError(internal(policy.MethodToolsCall, t.Name, "This tool is registered with gatehouse.AddTool but the guard is not installed on the server; the call was denied"), "")
+			d := internal(policy.MethodToolsCall, normalizeTool(t.Name), "This tool is registered with gatehouse.AddTool but the guard is not installed on the server; the call was denied")
+			g.auditFailure(ctx, d, identity(req, g.o.DefaultAgent)) // the only record g has of the call
+			return nil, zero, rpcError(d, "")
 		}
 		if !c.elicit {
 			return h(ctx, req, in) // decided and committed by the pipeline

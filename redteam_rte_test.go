@@ -59,8 +59,13 @@ func TestRedTeamRTE_StackedGuardsAddTool(t *testing.T) {
 // AddTool's doc: a call that did not pass through g is refused. Another
 // Guard's call is not g's.
 func TestRedTeamRTE_AddToolUnderAnotherGuard(t *testing.T) {
+	var log bytes.Buffer
+	w, err := audit.New(&log, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
 	installed := mustGuard(t, mustPolicy(t, allowWipePolicy), nil)
-	other := mustGuard(t, mustPolicy(t, askWipePolicy), nil)
+	other := mustGuard(t, mustPolicy(t, askWipePolicy), &gatehouse.Options{Audit: w})
 	var runs atomic.Int64
 	ct := serve(t, installed, func(s *mcp.Server) {
 		gatehouse.AddTool(s, other, &mcp.Tool{Name: "wipe"}, func(ctx context.Context, req *mcp.CallToolRequest, a map[string]any) (*mcp.CallToolResult, any, error) {
@@ -71,6 +76,9 @@ func TestRedTeamRTE_AddToolUnderAnotherGuard(t *testing.T) {
 	res := dialRaw(t, ct, "2025-06-18").callTool(1, "wipe", map[string]any{})
 	if runs.Load() != 0 || fmt.Sprint(rpcErr(res)["code"]) != "-32603" {
 		t.Fatalf("a tool registered with a guard that is not installed ran: %v", res)
+	}
+	if !strings.Contains(log.String(), `"decision":"BLOCK"`) || !strings.Contains(log.String(), "not installed") {
+		t.Errorf("the tool's guard did not record the refusal:\n%s", log.String())
 	}
 }
 
