@@ -59,7 +59,13 @@ func (g *Guard) otherMethod(ctx context.Context, method string, md policy.Decisi
 		return nil, rpcError(internal(md.Method, "", auditDown), "")
 	}
 	g.observeMethod(ctx, md, agent, "method")
-	res, err := next(ctx, method, req)
+	var res mcp.Result
+	var err error
+	if contentMethods[md.Method] {
+		res, err = g.boundedMethod(ctx, method, md, req, next, agent)
+	} else {
+		res, err = next(ctx, method, req)
+	}
 	if err != nil {
 		return nil, g.redactError(ctx, md.Method, "", agent, err)
 	}

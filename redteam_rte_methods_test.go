@@ -1,6 +1,7 @@
 package gatehouse_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/gatehouse-dev/gatehouse"
+	"github.com/gatehouse-dev/gatehouse/audit"
 )
 
 const resourcesPolicy = `apiVersion: aip.io/v1alpha1
@@ -82,5 +84,56 @@ func TestRedTeamRTE_DenyAsToolResultInHandler(t *testing.T) {
 				t.Errorf("%s %s: want a tool result saying %q, got res=%+v err=%v", proto, tool, want, res, err)
 			}
 		}
+	}
+}
+
+// HandlerTimeout bounds the handlers of resources/read, prompts/get and
+// completion/complete as it bounds a tool's: one that ignores its context
+// is answered with -32603 after the timeout, audited; a panic in one
+// denies and the server keeps serving.
+func TestRedTeamRTE_HandlerTimeoutEveryContentMethod(t *testing.T) {
+	var log bytes.Buffer
+	w, err := audit.New(&log, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := mustGuard(t, mustPolicy(t, resourcesPolicy), &gatehouse.Options{Audit: w, HandlerTimeout: 100 * time.Millisecond})
+	block := make(chan struct{})
+	ct := serve(t, g, func(s *mcp.Server) {
+		s.AddResource(&mcp.Resource{URI: "mem://slow", Name: "slow"}, func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+			<-block // ignores its context
+			return &mcp.ReadResourceResult{}, nil
+		})
+		s.AddResource(&mcp.Resource{URI: "mem://boom", Name: "boom"}, func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+			panic("resource bug")
+		})
+		s.AddPrompt(&mcp.Prompt{Name: "slow"}, func(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+			<-block
+			return &mcp.GetPromptResult{}, nil
+		})
+		s.AddResource(&mcp.Resource{URI: "mem://ok", Name: "ok"}, func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: "mem://ok", Text: "fine"}}}, nil
+		})
+	})
+	t.Cleanup(func() { close(block) }) // before the session closes (cleanups run last first)
+	c := dialRaw(t, ct, "2025-06-18")
+	for i, tc := range []struct {
+		method string
+		params map[string]any
+		code   string
+	}{
+		{"resources/read", map[string]any{"uri": "mem://slow"}, "-32603"},
+		{"prompts/get", map[string]any{"name": "slow"}, "-32603"},
+		{"resources/read", map[string]any{"uri": "mem://boom"}, "-32603"},
+		{"resources/read", map[string]any{"uri": "mem://ok"}, "<nil>"}, // near miss, and the server is still up
+	} {
+		start := time.Now()
+		res := c.request(i+1, tc.method, tc.params)
+		if got := fmt.Sprint(rpcErr(res)["code"]); got != tc.code || time.Since(start) > 5*time.Second {
+			t.Errorf("%s %v: code %s after %v, want %s: %.300v", tc.method, tc.params, got, time.Since(start), tc.code, res)
+		}
+	}
+	if n := strings.Count(log.String(), `"error_code":-32603`); n != 3 {
+		t.Errorf("%d failures audited, want 3:\n%s", n, log.String())
 	}
 }
