@@ -34,6 +34,7 @@ func (s *served) midCall(ctx context.Context, method string) error {
 	if !ok || c.srv != s || c.digest == "" {
 		return nil // not a pinned call of this server (pinning off: nothing promised about definitions)
 	}
+	c.waited.Store(true)
 	d, changed := s.guard.redecided(c)
 	if !changed {
 		return nil
@@ -69,10 +70,21 @@ func (g *Guard) redecided(c *call) (policy.Decision, bool) {
 
 // lateAnswer is the answer to a call the Guard refused after its stages
 // (audited once), or ok false. A call HandlerTimeout answered has that
-// answer, audited by bounded.
+// answer, audited by bounded. A pinned call during which the server waited
+// for the client is checked once more when its handler returns: a change
+// made between the last answer's check and go-sdk's dispatch by name ran
+// the changed tool, whose result is withheld (and the drift noted).
 func (g *Guard) lateAnswer(c *call) (res mcp.Result, err error, ok bool) {
+	if c.abandoned() {
+		return nil, nil, false
+	}
+	if c.late.Load() == nil && c.waited.Load() {
+		if d, changed := g.redecided(c); changed {
+			c.deny(d, false)
+		}
+	}
 	l := c.late.Load()
-	if l == nil || c.abandoned() {
+	if l == nil {
 		return nil, nil, false
 	}
 	if !l.audited {

@@ -49,6 +49,7 @@ type call struct {
 	listing   listing                    // the tool's definition as listed, read once (pinstage.go)
 	late      atomic.Pointer[lateDenial] // the Guard's first refusal after the stages (runHandler answers it)
 	fate      atomic.Int32               // callRunning, then callAbandoned or callCommittedLate
+	waited    atomic.Bool                // the server waited for the client during the call (midcall.go)
 }
 
 // lateDenial is a refusal of a call after its stages: by the AddTool
