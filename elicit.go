@@ -116,9 +116,12 @@ func (g *Guard) elicitAnswer(c *call, req *mcp.CallToolRequest) (*mcp.CallToolRe
 		return nil, g.elicitDenied(c, r.d)
 	}
 	if !c.fate.CompareAndSwap(callRunning, callCommittedLate) {
-		// HandlerTimeout answered the call while the user looked at the
-		// form: an approval that comes after the answer commits nothing.
-		return nil, rpcError(internal(c.d.Method, c.tool, "The call timed out before it was approved"), c.rawTool)
+		if c.abandoned() {
+			// HandlerTimeout answered the call while the user looked at the
+			// form: an approval that comes after the answer commits nothing.
+			return nil, rpcError(internal(c.d.Method, c.tool, "The call timed out before it was approved"), c.rawTool)
+		}
+		return nil, g.elicitDenied(c, internal(c.d.Method, c.tool, "The call was already approved once; a second approval commits nothing"))
 	}
 	c.d = policy.Decision{Outcome: policy.Allow, Method: c.d.Method, Tool: c.d.Tool, Reason: "User approved through elicitation", Violation: c.d.Violation}
 	if r := g.commit(c); r != nil {
