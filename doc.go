@@ -34,7 +34,10 @@
 //
 // Then the handler runs, bounded by Options.HandlerTimeout; its result is
 // bounded by Options.MaxResultBytes before it is redacted; each redaction is
-// audited. One deferred undo releases the step of a call that did not
+// audited. A pinned call whose tool's definition changes while the server
+// waits for the client (go-sdk's server-side elicitation dispatches the call
+// again by name) is withdrawn with -32013. The handlers of resources/read,
+// prompts/get and completion/complete get the same two bounds. One deferred undo releases the step of a call that did not
 // commit, so a denied call consumes nothing (QWED §9.4-9.5). A tool
 // registered with [AddTool] runs the same commit once its user has answered
 // through elicitation.

@@ -62,9 +62,11 @@ func AddTool[In, Out any](s *mcp.Server, g *Guard, t *mcp.Tool, h mcp.ToolHandle
 	marked.Meta[elicitMarker] = g.token
 	mcp.AddTool(s, &marked, func(ctx context.Context, req *mcp.CallToolRequest, in In) (*mcp.CallToolResult, Out, error) {
 		var zero Out
-		c, ok := callFrom(ctx)
+		c, ok := callOf(ctx, g)
 		if !ok || c.rawTool != req.Params.Name {
-			return nil, zero, rpcError(internal(policy.MethodToolsCall, t.Name, "This tool is registered with gatehouse.AddTool but the guard is not installed on the server; the call was denied"), "")
+			d := internal(policy.MethodToolsCall, normalizeTool(t.Name), "This tool is registered with gatehouse.AddTool but the guard is not installed on the server; the call was denied")
+			g.auditFailure(ctx, d, identity(req, g.o.DefaultAgent)) // the only record g has of the call
+			return nil, zero, rpcError(d, "")
 		}
 		if !c.elicit {
 			return h(ctx, req, in) // decided and committed by the pipeline
@@ -113,6 +115,14 @@ func (g *Guard) elicitAnswer(c *call, req *mcp.CallToolRequest) (*mcp.CallToolRe
 	if r := g.recheckPin(c); r != nil {
 		return nil, g.elicitDenied(c, r.d)
 	}
+	if !c.fate.CompareAndSwap(callRunning, callCommittedLate) {
+		if c.abandoned() {
+			// HandlerTimeout answered the call while the user looked at the
+			// form: an approval that comes after the answer commits nothing.
+			return nil, rpcError(internal(c.d.Method, c.tool, "The call timed out before it was approved"), c.rawTool)
+		}
+		return nil, g.elicitDenied(c, internal(c.d.Method, c.tool, "The call was already approved once; a second approval commits nothing"))
+	}
 	c.d = policy.Decision{Outcome: policy.Allow, Method: c.d.Method, Tool: c.d.Tool, Reason: "User approved through elicitation", Violation: c.d.Violation}
 	if r := g.commit(c); r != nil {
 		return nil, g.elicitDenied(c, r.d)
@@ -156,11 +166,18 @@ func (g *Guard) checkElicited(c *call, p *mcp.CallToolParamsRaw, argsHash string
 
 // elicitDenied audits and returns a denial from inside the AddTool wrapper.
 func (g *Guard) elicitDenied(c *call, d policy.Decision) error {
+	if l := c.late.Load(); l != nil {
+		return rpcError(l.d, c.rawTool) // already refused: runHandler answers (and audits) that refusal, once
+	}
+	if c.abandoned() {
+		return rpcError(d, c.rawTool) // answered and audited as timed out: no one hears this
+	}
 	g.observeRefusal(c, "answer", refuse(d))
 	if err := g.auditDecision(c.ctx, d, c.agent, c.rawArgs); err != nil {
 		g.log.ErrorContext(c.ctx, "gatehouse: audit write failed", "method", d.Method, "error", err)
 	}
 	g.recordTrust(c.ctx, c.agent, d, true)
+	c.deny(d, true) // runHandler answers it in the configured form (DenyAsToolResult)
 	return rpcError(d, c.rawTool)
 }
 

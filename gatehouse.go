@@ -203,19 +203,20 @@ func (g *Guard) Install(s *mcp.Server) {
 }
 
 // Middleware returns the receiving and sending middleware that Install
-// adds, for servers that compose their middleware themselves: add both to
-// one server only, each last (the outermost). The sending middleware
-// redacts every request and notification the server sends (log messages,
-// progress, sampling, elicitation) and tells the receiving one when the
-// tool list changes.
+// adds, for servers that compose their middleware themselves: add the
+// receiving one last (it must be the outermost), to one server only, and
+// the sending one (DLP on every message the server sends, and the tool
+// index's watch) to the same server, last too. Unlike Install it registers
+// no approval methods and does not check the server's tools for colliding
+// names up front (calls to colliding tools are still denied).
 func (g *Guard) Middleware() (receiving, sending mcp.Middleware) {
 	srv := g.newServed()
-	out := g.sendingMiddleware()
-	return g.middleware(srv), func(next mcp.MethodHandler) mcp.MethodHandler { return out(srv.watch(next)) }
+	dlp := g.sendingMiddleware()
+	return g.middleware(srv), func(next mcp.MethodHandler) mcp.MethodHandler { return dlp(srv.watch(next)) }
 }
 
 func (g *Guard) newServed() *served {
-	return &served{index: toolIndex{token: g.token, dirty: true, book: g.pins}}
+	return &served{index: toolIndex{token: g.token, dirty: true, book: g.pins}, guard: g}
 }
 
 func (g *Guard) middleware(srv *served) mcp.Middleware {

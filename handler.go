@@ -16,6 +16,12 @@ import (
 // DLP. The handler gets the call in its context (DecisionFrom, AddTool).
 func (g *Guard) runHandler(c *call, next mcp.MethodHandler) (mcp.Result, error) {
 	res, err := g.bounded(c.ctx, c, next)
+	if c.abandoned() {
+		return res, err // the timeout's answer, audited
+	}
+	if lres, lerr, ok := g.lateAnswer(c); ok {
+		return lres, lerr
+	}
 	if err != nil {
 		return nil, g.redactError(c.ctx, c.md.Method, c.tool, c.agent, err)
 	}
@@ -23,13 +29,26 @@ func (g *Guard) runHandler(c *call, next mcp.MethodHandler) (mcp.Result, error) 
 		return nil, nil
 	}
 	if _, ok := res.(*mcp.CallToolResult); ok {
-		if n := mcpredact.Size(res); n > g.o.MaxResultBytes {
-			d := internal(c.md.Method, c.tool, fmt.Sprintf("The tool's result of about %d bytes exceeds the server's limit of %d bytes (gatehouse.Options.MaxResultBytes), so it was withheld", n, g.o.MaxResultBytes))
+		if d, over := g.oversized(c.md.Method, c.tool, res); over {
 			g.auditFailure(c.ctx, d, c.agent)
-			return nil, rpcError(d, c.rawTool)
+			return g.answerDenial(d, c.rawTool)
 		}
 	}
 	return g.filterResult(c.ctx, c.md.Method, c.tool, c.agent, res)
+}
+
+// oversized reports the denial of a result over MaxResultBytes, measured
+// before anything copies it (DLP would, in memory).
+func (g *Guard) oversized(method, tool string, res mcp.Result) (policy.Decision, bool) {
+	n := mcpredact.Size(res)
+	if n <= g.o.MaxResultBytes {
+		return policy.Decision{}, false
+	}
+	what := "The tool's result"
+	if method != policy.MethodToolsCall {
+		what = "The " + clipName(method) + " result"
+	}
+	return internal(method, tool, fmt.Sprintf("%s of about %d bytes exceeds the server's limit of %d bytes (gatehouse.Options.MaxResultBytes), so it was withheld", what, n, g.o.MaxResultBytes)), true
 }
 
 // handled is a handler's answer, or (timeout) the watchdog's word that the
@@ -69,10 +88,11 @@ func (g *Guard) bounded(ctx context.Context, c *call, next mcp.MethodHandler) (m
 		}
 		return nil, ctx.Err() // the client cancelled: nothing to answer
 	}
+	c.fate.CompareAndSwap(callRunning, callAbandoned) // a call the wrapper committed is answered so too
 	d := internal(c.md.Method, c.tool, fmt.Sprintf("The tool did not finish within %v (gatehouse.Options.HandlerTimeout), so the call was abandoned", g.o.HandlerTimeout))
 	g.log.ErrorContext(ctx, "gatehouse: a tool handler timed out", "tool", c.tool, "timeout", g.o.HandlerTimeout)
 	g.auditFailure(ctx, d, c.agent)
-	return nil, rpcError(d, c.rawTool)
+	return g.answerDenial(d, c.rawTool)
 }
 
 // handle runs the handler on its own goroutine for bounded, then gives
@@ -121,7 +141,10 @@ func (g *Guard) panicked(r *watched, p any) {
 	c := r.call
 	g.log.ErrorContext(r, "gatehouse: recovered a panic in a tool handler; the call was denied", "tool", c.tool, "panic_type", fmt.Sprintf("%T", p), "stack", string(debug.Stack()))
 	d := internal(c.md.Method, c.tool, "The server failed while handling this request; it was denied")
-	g.auditFailure(r, d, c.agent)
+	if !c.abandoned() {
+		g.auditFailure(r, d, c.agent)
+		c.deny(d, true)
+	}
 	r.result <- handled{err: rpcError(d, c.rawTool)}
 }
 
@@ -132,7 +155,10 @@ func (g *Guard) panicked(r *watched, p any) {
 func (g *Guard) vanished(r *watched) {
 	c := r.call
 	d := internal(c.md.Method, c.tool, "The tool's handler ended without returning, so the call was denied")
-	g.auditFailure(r, d, c.agent)
+	if !c.abandoned() {
+		g.auditFailure(r, d, c.agent)
+		c.deny(d, true)
+	}
 	r.result <- handled{err: rpcError(d, c.rawTool)}
 }
 

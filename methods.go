@@ -59,12 +59,24 @@ func (g *Guard) otherMethod(ctx context.Context, method string, md policy.Decisi
 		return nil, rpcError(internal(md.Method, "", auditDown), "")
 	}
 	g.observeMethod(ctx, md, agent, "method")
-	res, err := next(ctx, method, req)
+	var res mcp.Result
+	var err error
+	if contentMethods[md.Method] {
+		res, err = g.boundedMethod(ctx, method, md, req, next, agent)
+	} else {
+		res, err = next(ctx, method, req)
+	}
 	if err != nil {
 		return nil, g.redactError(ctx, md.Method, "", agent, err)
 	}
 	if res == nil {
 		return nil, nil
+	}
+	if !listings[md.Method] {
+		if d, over := g.oversized(md.Method, "", res); over {
+			g.auditFailure(ctx, d, agent)
+			return nil, rpcError(d, "")
+		}
 	}
 	switch r := res.(type) {
 	case *mcp.InitializeResult:
@@ -76,6 +88,14 @@ func (g *Guard) otherMethod(ctx context.Context, method string, md policy.Decisi
 		res = g.filteredToolsPage(ctx, method, req, srv, next, r, agent)
 	}
 	return g.filterResult(ctx, md.Method, "", agent, res)
+}
+
+// listings are the methods whose results the server builds from its own
+// registrations (and the handshake), not from a handler's content: the
+// only results MaxResultBytes leaves unbounded.
+var listings = map[string]bool{
+	"initialize": true, "server/discover": true, "ping": true, "tools/list": true,
+	"prompts/list": true, "resources/list": true, "resources/templates/list": true,
 }
 
 // denyMethod audits the denial of a request before the tools/call pipeline

@@ -275,14 +275,15 @@ func (p panicky) End(context.Context, gatehouse.RequestEnd) {
 }
 
 // TestObserverPanics: a panicking Observer never takes the server down; a
-// panic while deciding denies (fail closed), one in End leaves the answer.
+// panic while deciding denies (fail closed), one told of a call that has
+// committed (audited, charged: final) or in End leaves the answer.
 func TestObserverPanics(t *testing.T) {
-	for _, tc := range []struct{ in, code string }{{"Start", "-32603"}, {"Decision", "-32603"}, {"End", ""}} {
-		t.Run(tc.in, func(t *testing.T) {
+	for _, tc := range []struct{ in, tool, code string }{{"Start", "echo", "-32603"}, {"Decision", "never", "-32603"}, {"Decision", "echo", ""}, {"End", "echo", ""}} {
+		t.Run(tc.in+"/"+tc.tool, func(t *testing.T) {
 			f := newFixture(t, basePolicy, &gatehouse.Options{Observer: panicky{in: tc.in}})
 			c := dialRaw(t, f.ct, newProtocol) // no handshake: initialize would be denied too
 			for i := range 2 {                 // the server is still up for a second call
-				res := c.callTool(i+1, "echo", nil)
+				res := c.callTool(i+1, tc.tool, nil)
 				if got := fmt.Sprint(rpcErr(res)["code"]); (tc.code == "" && rpcErr(res) != nil) || (tc.code != "" && got != tc.code) {
 					t.Fatalf("call %d: %v, want code %q", i, res, tc.code)
 				}

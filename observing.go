@@ -178,12 +178,17 @@ func (g *Guard) observeRefusal(c *call, stage string, r *refusal) {
 	}
 }
 
-// observeAllowed reports a committed call.
+// observeAllowed reports a committed call. A panic of the Observer here
+// is recovered and the call goes on: the call is final once committed
+// (audited ALLOW, charged, its step consumed), and refusing it now would
+// leave a denied call that consumed them (QWED §9.4-9.5). Before the
+// commit, an Observer's panic denies (the guard's recovery).
 func (g *Guard) observeAllowed(c *call) {
 	o := observing(c.ctx)
 	if o == nil {
 		return
 	}
+	defer g.observerPanic(c.ctx, "Decision")
 	stage := "policy"
 	if o.asked.Load() {
 		stage = "answer"

@@ -69,8 +69,9 @@ type Options struct {
 	// nil costs nothing.
 	Observer Observer
 
-	// HandlerTimeout bounds one tool handler: after it the call is answered
-	// with -32603, audited, and the handler's context ends as under
+	// HandlerTimeout bounds one tool handler, and one handler of
+	// resources/read, prompts/get or completion/complete: after it the call
+	// is answered with -32603, audited, and the handler's context ends as under
 	// context.WithTimeout (Err context.DeadlineExceeded, for the contexts
 	// it derived too). 0 means DefaultHandlerTimeout.
 	HandlerTimeout time.Duration

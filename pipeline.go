@@ -35,17 +35,47 @@ type call struct {
 	args    map[string]any
 	d       policy.Decision
 
-	resv      *ratelimit.Reservation // the conversation step, until committed
-	release   func()                 // the in-flight slot, until the handler returns
-	elicit    bool                   // the AddTool wrapper asks the user, then commits
-	checked   bool                   // the dispatch stage checked the name against the server's tools (in elicit's padding)
-	known     bool                   // with checked: the server had a tool of exactly this name
-	def       string                 // with elicit: the digest of the tool's definition
-	committed atomic.Bool            // the step is committed: undo leaves it
-	grant     *grant.Grant           // the grant whose use answered the ask: refunded if refused
-	digest    string                 // the definition digest the pin stage checked (ToolDigest)
-	listing   listing                // the tool's definition as listed, read once (pinstage.go)
+	resv      *ratelimit.Reservation     // the conversation step, until committed
+	release   func()                     // the in-flight slot, until the handler returns
+	elicit    bool                       // the AddTool wrapper asks the user, then commits
+	checked   bool                       // the dispatch stage checked the name against the server's tools (in elicit's padding)
+	known     bool                       // with checked: the server had a tool of exactly this name
+	def       string                     // with elicit: the digest of the tool's definition
+	committed atomic.Bool                // the step is committed: undo leaves it
+	grant     *grant.Grant               // the grant whose use answered the ask: refunded if refused
+	digest    string                     // the definition digest the pin stage checked (ToolDigest)
+	listing   listing                    // the tool's definition as listed, read once (pinstage.go)
+	late      atomic.Pointer[lateDenial] // the Guard's first refusal after the stages (runHandler answers it)
+	fate      atomic.Int32               // callRunning, then callAbandoned or callCommittedLate
+	waited    atomic.Bool                // the server waited for the client during the call (midcall.go)
 }
+
+// lateDenial is a refusal of a call after its stages: by the AddTool
+// wrapper, for a handler's panic or Goexit, or for a definition that
+// changed during the call (which runHandler audits: audited is false).
+type lateDenial struct {
+	d       policy.Decision
+	audited bool
+}
+
+// deny records a late refusal of c; the first one is the call's answer.
+func (c *call) deny(d policy.Decision, audited bool) {
+	c.late.CompareAndSwap(nil, &lateDenial{d: d, audited: audited})
+}
+
+// A call's fate once its handler runs: the timeout may answer it while
+// the handler goes on (abandoned), and the AddTool wrapper commits only a
+// call not answered yet. Whichever comes first holds.
+const (
+	callRunning       int32 = iota
+	callAbandoned           // HandlerTimeout answered and audited the call
+	callCommittedLate       // the AddTool wrapper committed it in the handler
+)
+
+// abandoned reports whether HandlerTimeout answered c: whatever its
+// handler's goroutine does after that is no longer the call's answer, and
+// is not audited again (a refusal is audited once).
+func (c *call) abandoned() bool { return c.fate.Load() == callAbandoned }
 
 // methodDecision is what the pipeline keeps of the method's decision: a
 // monitored method denial (Violation, Reason) carries into the call's.
@@ -162,10 +192,16 @@ func (g *Guard) refused(c *call, r *refusal) (mcp.Result, error) {
 	if r.err != nil {
 		return nil, r.err
 	}
+	return g.answerDenial(r.d, c.rawTool)
+}
+
+// answerDenial is a tools/call refusal in the configured form: a tool
+// result with the reason (DenyAsToolResult) or the JSON-RPC error.
+func (g *Guard) answerDenial(d policy.Decision, rawTool string) (mcp.Result, error) {
 	if g.o.DenyAsToolResult {
-		return toolError(r.d), nil
+		return toolError(d), nil
 	}
-	return nil, rpcError(r.d, c.rawTool)
+	return nil, rpcError(d, rawTool)
 }
 
 // commit makes an approved call final, in one place for every way a call
@@ -236,6 +272,19 @@ type callKey struct{}
 // callFrom returns the pipeline's call for the request being handled.
 func callFrom(ctx context.Context) (*call, bool) {
 	c, ok := ctx.Value(callKey{}).(*call)
+	return c, ok
+}
+
+// callOf returns g's own call for the request being handled: where
+// several Guards are installed on one server, the innermost one's call
+// shadows the others' in the handler's context, and each call's context
+// leads to the call of the Guard outside it. ok is false when the request
+// did not pass through g.
+func callOf(ctx context.Context, g *Guard) (*call, bool) {
+	c, ok := callFrom(ctx)
+	for ok && c.srv.guard != g {
+		c, ok = callFrom(c.ctx)
+	}
 	return c, ok
 }
 

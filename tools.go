@@ -32,6 +32,7 @@ const (
 type served struct {
 	index toolIndex
 	info  serverInfo
+	guard *Guard // the Guard whose middleware holds this state
 }
 
 // watch is the sending middleware that tells the index when the server
@@ -41,7 +42,13 @@ func (s *served) watch(next mcp.MethodHandler) mcp.MethodHandler {
 		if method == "notifications/tools/list_changed" {
 			s.index.invalidate()
 		}
-		return next(ctx, method, req)
+		res, err := next(ctx, method, req)
+		if err == nil {
+			if werr := s.midCall(ctx, method); werr != nil {
+				return nil, werr
+			}
+		}
+		return res, err
 	}
 }
 
