@@ -2,6 +2,7 @@ package gatehouse
 
 import (
 	"fmt"
+	"strings"
 	"sync"
 	"weak"
 
@@ -86,20 +87,36 @@ func (st *streams) join(s *dlp.Scanner, req mcp.Request) (mcp.Request, []dlp.Fin
 	st.mu.Lock()
 	tail := st.tails[key]
 	st.mu.Unlock()
-	st.remember(key, tail, text)
 	if tail == "" {
 		red, findings := s.Redact(text)
+		st.remember(key, "", text, openAt(findings, len(text)))
 		if red != text {
 			req = with(red)
 		}
 		return req, findings
 	}
 	out, joined := s.RedactParts([]string{tail, text})
+	st.remember(key, tail, text, openAt(joined, len(tail)+len(text)))
 	if out[1] != text {
 		req = with(out[1])
 	}
 	_, before := s.Redact(tail)
 	return req, subtract(joined, before)
+}
+
+// openAt returns where the secret that runs to the end of a text of n
+// bytes starts (the leftmost, when several rules matched up to the end),
+// or -1: such a secret may go on in the next message.
+func openAt(findings []dlp.Finding, n int) int {
+	open := -1
+	for _, f := range findings {
+		for _, r := range f.Ranges {
+			if r.End == n && (open < 0 || r.Start < open) {
+				open = r.Start
+			}
+		}
+	}
+	return open
 }
 
 // subtract returns the findings of a that b does not account for, per rule:
@@ -120,11 +137,31 @@ func subtract(a, b []dlp.Finding) []dlp.Finding {
 	return out
 }
 
-// remember keeps the last streamTail bytes of tail+text for key.
-func (st *streams) remember(key streamKey, tail, text string) {
-	if len(text) < streamTail {
+// remember keeps the last streamTail bytes of tail+text for key. When a
+// secret that started more than streamTail bytes back runs to the end of
+// tail+text (open is its start), the tail kept is its first half
+// (streamTail/2 bytes, cut back to a line's end) followed by the last whole
+// lines: a rule that needs the start of the secret to recognize the rest (a
+// PEM private key's BEGIN line) still finds it in the next message however
+// long the secret grows. Left to the last 4 KiB, the lines of a long key
+// (RSA 4096 with a timestamp on each line is over 6 KiB) went out in the
+// clear once its BEGIN line dropped off.
+func (st *streams) remember(key streamKey, tail, text string, open int) {
+	switch n := len(tail) + len(text); {
+	case open >= 0 && n-open > streamTail:
+		joined := tail + text
+		head := joined[open : open+streamTail/2]
+		if i := strings.LastIndexByte(head, '\n'); i > 0 {
+			head = head[:i+1]
+		}
+		rest := joined[n-(streamTail-len(head)):]
+		if i := strings.IndexByte(rest, '\n'); i >= 0 && i+1 < len(rest) {
+			rest = rest[i+1:]
+		}
+		tail = head + rest
+	case len(text) < streamTail:
 		tail = tail[max(0, len(tail)-(streamTail-len(text))):] + text
-	} else {
+	default:
 		tail = text[len(text)-streamTail:]
 	}
 	st.mu.Lock()
