@@ -42,35 +42,6 @@ type streams struct {
 	tails map[streamKey]string
 }
 
-// streamText returns the text of a streamed notification, the stream it
-// belongs to, and a copy of req with another text; ok is false for any
-// other request.
-func streamText(req mcp.Request) (key streamKey, text string, with func(string) mcp.Request, ok bool) {
-	r, isReq := req.(*mcp.ServerRequest[mcp.Params])
-	if !isReq || r.Session == nil {
-		return streamKey{}, "", nil, false
-	}
-	key.ss = weak.Make(r.Session)
-	rebuild := func(p mcp.Params) mcp.Request {
-		c := *r
-		c.Params = p
-		return &c
-	}
-	switch p := r.Params.(type) {
-	case *mcp.LoggingMessageParams:
-		if s, isStr := p.Data.(string); isStr && p != nil {
-			key.stream = "log\x00" + p.Logger
-			return key, s, func(t string) mcp.Request { c := *p; c.Data = t; return rebuild(&c) }, true
-		}
-	case *mcp.ProgressNotificationParams:
-		if p != nil && p.Message != "" {
-			key.stream = fmt.Sprintf("progress\x00%T\x00%v", p.ProgressToken, p.ProgressToken)
-			return key, p.Message, func(t string) mcp.Request { c := *p; c.Message = t; return rebuild(&c) }, true
-		}
-	}
-	return streamKey{}, "", nil, false
-}
-
 // join scans the text of a streamed notification joined with the end of
 // the last one of its stream, and returns req with the text redacted,
 // including its share of any secret that crosses the boundary (req itself
@@ -78,30 +49,74 @@ func streamText(req mcp.Request) (key streamKey, text string, with func(string) 
 // tail kept is the text as the tool wrote it, not as it was sent: a
 // secret's first part may have been redacted under a generic rule
 // ("token: ghp_..."), and the rule of the whole secret must still find the
-// rest.
-func (st *streams) join(s *dlp.Scanner, req mcp.Request) (mcp.Request, []dlp.Finding) {
-	key, text, with, ok := streamText(req)
-	if !ok {
-		return req, nil
+// rest. A log message's structured data (outstream_data.go) is a stream per
+// string member. An error means the data could not be scanned: the message
+// must not be sent.
+func (st *streams) join(s *dlp.Scanner, req mcp.Request) (mcp.Request, []dlp.Finding, error) {
+	r, isReq := req.(*mcp.ServerRequest[mcp.Params])
+	if !isReq || r.Session == nil {
+		return req, nil, nil
 	}
+	key := streamKey{ss: weak.Make(r.Session)}
+	rebuild := func(p mcp.Params) mcp.Request {
+		c := *r
+		c.Params = p
+		return &c
+	}
+	switch p := r.Params.(type) {
+	case *mcp.LoggingMessageParams:
+		if p == nil || p.Data == nil {
+			return req, nil, nil
+		}
+		key.stream = "log\x00" + p.Logger
+		if text, isStr := p.Data.(string); isStr {
+			red, findings := st.joinText(s, key, text)
+			if red != text {
+				c := *p
+				c.Data = red
+				req = rebuild(&c)
+			}
+			return req, findings, nil
+		}
+		data, findings, err := st.joinData(s, key, p.Data)
+		if err != nil || data == nil {
+			return req, findings, err
+		}
+		c := *p
+		c.Data = data
+		return rebuild(&c), findings, nil
+	case *mcp.ProgressNotificationParams:
+		if p == nil || p.Message == "" {
+			return req, nil, nil
+		}
+		key.stream = fmt.Sprintf("progress\x00%T\x00%v", p.ProgressToken, p.ProgressToken)
+		red, findings := st.joinText(s, key, p.Message)
+		if red != p.Message {
+			c := *p
+			c.Message = red
+			req = rebuild(&c)
+		}
+		return req, findings, nil
+	}
+	return req, nil, nil
+}
+
+// joinText scans text joined with the end of the last text of key's
+// stream, remembers the new end, and returns text with its share of every
+// secret redacted and the findings text adds.
+func (st *streams) joinText(s *dlp.Scanner, key streamKey, text string) (string, []dlp.Finding) {
 	st.mu.Lock()
 	tail := st.tails[key]
 	st.mu.Unlock()
 	if tail == "" {
 		red, findings := s.Redact(text)
 		st.remember(key, "", text, openAt(findings, len(text)))
-		if red != text {
-			req = with(red)
-		}
-		return req, findings
+		return red, findings
 	}
 	out, joined := s.RedactParts([]string{tail, text})
 	st.remember(key, tail, text, openAt(joined, len(tail)+len(text)))
-	if out[1] != text {
-		req = with(out[1])
-	}
 	_, before := s.Redact(tail)
-	return req, subtract(joined, before)
+	return out[1], subtract(joined, before)
 }
 
 // openAt returns where the secret that runs to the end of a text of n
