@@ -5,6 +5,19 @@ package dlp
 // connection strings, session cookies, unquoted YAML passwords, htpasswd.
 
 // k8sEntries matches the entries of a Kubernetes Secret's YAML data block.
+// k8sSameDoc is a line between a Secret's kind and its data in the same
+// YAML document: not a document separator (---) or the start of the next
+// item of a top-level list ("- apiVersion: v1"), so a Secret without data
+// does not reach into the next document's ConfigMap.
+const k8sSameDoc = `(?:(?:[^-\n][^\n]*|-[^-\s][^\n]*)?\n)`
+
+// k8sSameItem is a line between a data block and the kind after it in the
+// same object as kubectl prints it (immutable: true): not a list item or a
+// document separator at any indentation, so in kubectl get
+// configmap,secret -o yaml a ConfigMap's data is not taken for the next
+// item's Secret, and the match does not swallow that Secret's own data.
+const k8sSameItem = `(?:[ \t]*(?:[^-\s][^\n]*)?\n)`
+
 const k8sEntries = `(?:[ \t]{1,16}[A-Za-z0-9._-]{1,253}:[ \t]{0,4}[^\n]*(?:\r?\n|$))+`
 
 // notSecret is the Exclude of the generic rules: what a value that holds no
@@ -51,7 +64,7 @@ func configRules() []Rule {
 			// E (k8sEntries): the entries of a data block, one "key: value"
 			// line each, any number, values of any length (a TLS key is
 			// kilobytes of base64).
-			`kind:[ \t]{0,4}["']?Secret["']?[ \t]{0,4}\r?\n(?:[^\n]*\n){0,16}?[ \t-]{0,16}(?:data|stringData):[ \t]{0,4}\r?\n(?P<secret>`+k8sEntries+`)`,
+			`kind:[ \t]{0,4}["']?Secret["']?[ \t]{0,4}\r?\n`+k8sSameDoc+`{0,16}?[ \t-]{0,16}(?:data|stringData):[ \t]{0,4}\r?\n(?P<secret>`+k8sEntries+`)`,
 			"data and stringData values of a Kubernetes Secret manifest written kind first, in YAML (every entry, any length).",
 			[]string{"apiVersion: v1\nkind: Secret\nmetadata:\n  name: db\ntype: Opaque\ndata:\n  password: " + "RmFrZS1QYTU1d29yZA==" + "\n  user: YXBw\n",
 				"kind: Secret\nstringData:\n  token: " + b64(40) + "\n"},
@@ -74,7 +87,7 @@ func configRules() []Rule {
 			// whole text (the match starts before the kind that makes it a
 			// Secret, at any distance) stays fast; "metadata:" is told apart
 			// by its entries (Exclude).
-			`data:[ \t]{0,4}\r?\n(?P<secret>`+k8sEntries+`)(?:[^\n]*\n){0,8}?[ \t-]{0,16}kind:[ \t]{0,4}["']?Secret\b`,
+			`data:[ \t]{0,4}\r?\n(?P<secret>`+k8sEntries+`)`+k8sSameItem+`{0,8}?[ \t-]{0,16}kind:[ \t]{0,4}["']?Secret\b`,
 			"data values of a Kubernetes Secret as kubectl -o yaml prints it, data before kind (lists too), every entry, any length.",
 			[]string{"apiVersion: v1\ndata:\n  creds: " + b64(28) + "\nkind: Secret\nmetadata:\n  name: db\n",
 				"items:\n- apiVersion: v1\n  data:\n    creds: " + b64(28) + "\n  kind: Secret\n"},
