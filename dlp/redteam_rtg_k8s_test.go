@@ -3,6 +3,8 @@ package dlp_test
 import (
 	"strings"
 	"testing"
+
+	"github.com/gatehouse-dev/gatehouse/dlp"
 )
 
 // Red team of the Kubernetes rules (rtg): the data-before-kind rule let the
@@ -42,6 +44,28 @@ func TestRedTeamRTG_KubernetesConfigMapAfterSecret(t *testing.T) {
 	} {
 		if red, f := s.Redact(doc); len(f) > 0 {
 			t.Errorf("redacted:\n%s", red)
+		}
+	}
+}
+
+// kubectl apply keeps the whole object in the
+// kubectl.kubernetes.io/last-applied-configuration annotation, as a JSON
+// string: kubectl get secret -o json printed the Secret's data redacted and
+// again, escaped, in the annotation, in the clear.
+func TestRedTeamRTG_KubernetesLastAppliedConfiguration(t *testing.T) {
+	s := builtinScanner(t, &dlp.Options{DetectEncoding: true})
+	pw := "UzNjcjN0LVA0c3N3MHJkLTIwMjQh"
+	applied := `{"apiVersion":"v1","data":{"password":"` + pw + `"},"kind":"Secret","metadata":{"annotations":{},"name":"db"},"type":"Opaque"}`
+	kindFirst := `{"kind":"Secret","apiVersion":"v1","metadata":{"name":"db"},"stringData":{"password":"` + pw + `"}}`
+	esc := func(s string) string { return strings.ReplaceAll(s, `"`, `\"`) }
+	for name, doc := range map[string]string{
+		"kubectl get -o json": "{\n    \"apiVersion\": \"v1\",\n    \"data\": {\n        \"password\": \"" + pw + "\"\n    },\n    \"kind\": \"Secret\",\n" +
+			"    \"metadata\": {\n        \"annotations\": {\n            \"kubectl.kubernetes.io/last-applied-configuration\": \"" + esc(applied) + "\\n\"\n        },\n        \"name\": \"db\"\n    }\n}",
+		"escaped twice":      `"{\"note\": \"` + strings.ReplaceAll(esc(applied), `\"`, `\\\"`) + `\"}"`,
+		"escaped kind first": `"` + esc(kindFirst) + `"`,
+	} {
+		if red, _ := s.Redact(doc); strings.Contains(red, pw) {
+			t.Errorf("%s: the password reached the reader:\n%s", name, red)
 		}
 	}
 }
