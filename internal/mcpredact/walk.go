@@ -37,6 +37,7 @@ func (w *walker) walk(v any) any {
 		return x
 	case []any:
 		w.joinTexts(x)
+		w.joinRows(x)
 		w.joinColumns(x)
 		for i := range x {
 			x[i] = w.walk(x[i])
@@ -214,6 +215,45 @@ func (w *walker) joinColumns(items []any) {
 		for j, out := range w.parts(parts) {
 			ms[j][k] = out
 		}
+	}
+}
+
+// joinRows scans the strings of an array of arrays together, in the order
+// a reader reads them: a table's rows ([[1, "-----BEGIN ..."], [2,
+// "MIIE..."]], a file as line number and text, a parsed CSV or grid), at
+// any depth of arrays, so that a secret split across rows or cells is
+// found. The strings of one row follow each other in the joined text, so
+// what a row's own join would find is found too.
+func (w *walker) joinRows(items []any) {
+	if !slices.ContainsFunc(items, func(v any) bool { _, ok := v.([]any); return ok }) {
+		return
+	}
+	type cell struct {
+		row []any
+		i   int
+	}
+	var cells []cell
+	var collect func(row []any)
+	collect = func(row []any) {
+		for i, v := range row {
+			switch x := v.(type) {
+			case string:
+				cells = append(cells, cell{row, i})
+			case []any:
+				collect(x)
+			}
+		}
+	}
+	collect(items)
+	if len(cells) < 2 {
+		return
+	}
+	parts := make([]string, len(cells))
+	for j, c := range cells {
+		parts[j] = c.row[c.i].(string)
+	}
+	for j, out := range w.parts(parts) {
+		cells[j].row[cells[j].i] = out
 	}
 }
 
