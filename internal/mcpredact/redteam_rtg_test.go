@@ -1,6 +1,8 @@
 package mcpredact_test
 
 import (
+	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 
@@ -58,5 +60,42 @@ func TestRedTeamRTG_TableUnchanged(t *testing.T) {
 	out, f, err := mcpredact.Result(s, res, nil)
 	if err != nil || len(f) > 0 || wire(t, out) != before {
 		t.Errorf("changed: %v %v %s", err, f, wire(t, out))
+	}
+}
+
+// Red team of the kept numbers (rtg): the redacted copy was refused when a
+// nested number came back written another way, though its value was the
+// same: a listed tool's schema written by hand ("maximum": 1.0, "minimum":
+// 0.0, 1e3) made every tools/list with one redacted description withheld,
+// so the client saw no tools at all.
+func TestRedTeamRTG_SameNumberOtherSpelling(t *testing.T) {
+	s := scanner(t)
+	for _, n := range []string{"1.0", "0.0", "-0.0", "1e3", "1E3", "0.10", "2.50e-1", "12.5E+1"} {
+		schema := json.RawMessage(`{"type":"object","properties":{"r":{"type":"number","maximum":` + n + `}}}`)
+		for _, r := range []mcp.Result{
+			&mcp.ListToolsResult{Tools: []*mcp.Tool{{Name: "t", Description: "uses " + key, InputSchema: schema}}},
+			&mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "note " + key, Meta: mcp.Meta{"schema": schema}}}},
+		} {
+			out, _, err := mcpredact.Result(s, r, nil)
+			if err != nil {
+				t.Errorf("%s in %T: %v", n, r, err)
+				continue
+			}
+			if w := wire(t, out); strings.Contains(w, key) {
+				t.Errorf("%s in %T: the key went out: %s", n, r, w)
+			}
+		}
+	}
+}
+
+// Near miss: a nested number whose value float64 cannot hold is still
+// refused, however it is written.
+func TestRedTeamRTG_OtherNumberStillRefused(t *testing.T) {
+	s := scanner(t)
+	for _, n := range []string{"9007199254740993", "123456789012345678901234567890", "1.00000000000000000001", "0.1000000000000000055511151231257827", "1e400"} {
+		r := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "note " + key, Meta: mcp.Meta{"n": json.Number(n)}}}}
+		if _, _, err := mcpredact.Result(s, r, nil); !errors.Is(err, mcpredact.ErrInexactNumber) {
+			t.Errorf("%s: %v, want ErrInexactNumber", n, err)
+		}
 	}
 }
