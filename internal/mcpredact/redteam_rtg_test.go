@@ -99,3 +99,28 @@ func TestRedTeamRTG_OtherNumberStillRefused(t *testing.T) {
 		}
 	}
 }
+
+// Red team (rtg): the scan decoded a result into maps, which keep the last
+// of two members of one name, and sent the handler's own value when the
+// scan found nothing: structured content given as raw JSON with a key in
+// the first of two "k" members went out whole (a first-wins reader shows
+// it). Such a result is now withheld; names that differ in letter case
+// are two members, both scanned.
+func TestRedTeamRTG_DuplicateMembers(t *testing.T) {
+	s := scanner(t)
+	for _, raw := range []string{`{"k":"` + key + `","k":"x"}`, `{"a":{"k":"` + key + `","k":"x"}}`, `[{"k":"` + key + `","K":"x","k":"y"}]`} {
+		r := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "see structured"}}, StructuredContent: json.RawMessage(raw)}
+		out, _, err := mcpredact.Result(s, r, nil)
+		switch {
+		case err == nil && strings.Contains(wire(t, out), key):
+			t.Errorf("%s: the key went out: %s", raw, wire(t, out))
+		case !errors.Is(err, mcpredact.ErrUnscannable):
+			t.Errorf("%s: %v, want ErrUnscannable", raw, err)
+		}
+	}
+	r := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "env"}}, StructuredContent: json.RawMessage(`{"PATH":"/bin","path":"/usr/bin","k":"` + key + `"}`)}
+	out, f, err := mcpredact.Result(s, r, nil)
+	if err != nil || len(f) != 1 || strings.Contains(wire(t, out), key) || !strings.Contains(wire(t, out), `"path":"/usr/bin"`) {
+		t.Errorf("names differing in case: %v %v %s", err, f, wire(t, out))
+	}
+}
