@@ -3,6 +3,7 @@ package mcpredact_test
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -28,6 +29,13 @@ func TestRedTeamRTG_KeyAcrossTableRows(t *testing.T) {
 		rows = append(rows, []any{i + 1, l})
 		nested = append(nested, []any{[]any{"id_rsa", i + 1}, []any{l}})
 	}
+	numbered := map[string]any{}
+	for i := range 8 {
+		numbered[fmt.Sprint(i+1)] = "# config line"
+	}
+	for i, l := range lines {
+		numbered[fmt.Sprint(i+9)] = l // "10" sorts before "9" as a name
+	}
 	for i := 0; i < len(key); i += 5 {
 		split = append(split, []any{i, key[i:min(i+5, len(key))]})
 	}
@@ -35,6 +43,7 @@ func TestRedTeamRTG_KeyAcrossTableRows(t *testing.T) {
 		"rows":        map[string]any{"file": "id_rsa", "rows": rows},
 		"nested rows": map[string]any{"rows": nested},
 		"cells":       map[string]any{"grid": split},
+		"numbered":    map[string]any{"lines": numbered},
 	} {
 		res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "see structured"}}, StructuredContent: v}
 		out, _, err := mcpredact.Result(s, res, nil)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strconv"
 
 	"github.com/gatehouse-dev/gatehouse/dlp"
 )
@@ -55,6 +56,7 @@ func (w *walker) object(m map[string]any) map[string]any {
 		m["blob"] = w.payload("resource blob", b)
 	}
 	w.kubernetesSecret(m)
+	w.joinNumbered(m)
 	if t := str(m["type"]); t == "image" || t == "audio" {
 		if d, ok := m["data"].(string); ok {
 			m["data"] = w.payload(t+" data", d)
@@ -254,6 +256,41 @@ func (w *walker) joinRows(items []any) {
 	}
 	for j, out := range w.parts(parts) {
 		cells[j].row[cells[j].i] = out
+	}
+}
+
+// joinNumbered scans the string values of an object whose member names are
+// all numbers ({"1": "-----BEGIN ...", "2": "MIIE..."}: a file's lines by
+// their numbers) joined in the numbers' order, as the lines of an array
+// are (joinColumns).
+func (w *walker) joinNumbered(m map[string]any) {
+	if len(m) < 2 {
+		return
+	}
+	type line struct {
+		n    int
+		name string
+	}
+	lines := make([]line, 0, len(m))
+	for k, v := range m {
+		n, err := strconv.Atoi(k)
+		if err != nil || n < 0 || len(k) > 9 {
+			return
+		}
+		if _, ok := v.(string); ok {
+			lines = append(lines, line{n, k})
+		}
+	}
+	if len(lines) < 2 {
+		return
+	}
+	slices.SortFunc(lines, func(a, b line) int { return a.n - b.n })
+	parts := make([]string, len(lines))
+	for i, l := range lines {
+		parts[i] = m[l.name].(string)
+	}
+	for i, out := range w.parts(parts) {
+		m[lines[i].name] = out
 	}
 }
 
