@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/gatehouse-dev/gatehouse/dlp"
 )
@@ -271,13 +272,15 @@ func (w *walker) joinNumbered(m map[string]any) {
 		n    int
 		name string
 	}
-	lines := make([]line, 0, len(m))
-	for k, v := range m {
-		n, err := strconv.Atoi(k)
-		if err != nil || n < 0 || len(k) > 9 {
+	for k := range m {
+		if k == "" || len(k) > 9 || strings.Trim(k, "0123456789") != "" {
 			return
 		}
+	}
+	lines := make([]line, 0, len(m))
+	for k, v := range m {
 		if _, ok := v.(string); ok {
+			n, _ := strconv.Atoi(k)
 			lines = append(lines, line{n, k})
 		}
 	}
