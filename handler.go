@@ -34,7 +34,11 @@ func (g *Guard) runHandler(c *call, next mcp.MethodHandler) (mcp.Result, error) 
 			return g.answerDenial(d, c.rawTool)
 		}
 	}
-	return g.filterResult(c.ctx, c.md.Method, c.tool, c.agent, res)
+	out, d := g.filteredResult(c.ctx, c.md.Method, c.tool, c.agent, res)
+	if d != nil {
+		return g.answerDenial(*d, c.rawTool)
+	}
+	return out, nil
 }
 
 // oversized reports the denial of a result over MaxResultBytes, measured
