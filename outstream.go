@@ -39,7 +39,14 @@ type streamKey struct {
 // for concurrent use.
 type streams struct {
 	mu    sync.Mutex
-	tails map[streamKey]string
+	tails map[streamKey]kept
+	clock uint64 // counts writes: the least recently written stream is forgotten first
+}
+
+// kept is the kept end of one stream and when it was last written.
+type kept struct {
+	tail string
+	used uint64
 }
 
 // join scans the text of a streamed notification joined with the end of
@@ -106,7 +113,7 @@ func (st *streams) join(s *dlp.Scanner, req mcp.Request) (mcp.Request, []dlp.Fin
 // secret redacted and the findings text adds.
 func (st *streams) joinText(s *dlp.Scanner, key streamKey, text string) (string, []dlp.Finding) {
 	st.mu.Lock()
-	tail := st.tails[key]
+	tail := st.tails[key].tail
 	st.mu.Unlock()
 	if tail == "" {
 		red, findings := s.Redact(text)
@@ -182,15 +189,18 @@ func (st *streams) remember(key streamKey, tail, text string, open int) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	if st.tails == nil {
-		st.tails = map[streamKey]string{}
+		st.tails = map[streamKey]kept{}
 	}
 	if _, known := st.tails[key]; !known && len(st.tails) >= maxStreams {
 		st.evict()
 	}
-	st.tails[key] = tail
+	st.clock++
+	st.tails[key] = kept{tail: tail, used: st.clock}
 }
 
-// evict forgets the streams of collected sessions, or else one stream.
+// evict forgets the streams of collected sessions, or else the least
+// recently written stream (under churn, a stream being written is not
+// forgotten before those written once long ago).
 func (st *streams) evict() {
 	n := len(st.tails)
 	for k := range st.tails {
@@ -201,8 +211,12 @@ func (st *streams) evict() {
 	if len(st.tails) < n {
 		return
 	}
-	for k := range st.tails {
-		delete(st.tails, k)
-		return
+	var oldest streamKey
+	least := ^uint64(0)
+	for k, t := range st.tails {
+		if t.used < least {
+			oldest, least = k, t.used
+		}
 	}
+	delete(st.tails, oldest)
 }
