@@ -23,7 +23,7 @@ const k8sSameDoc = `(?:(?:[^-\n][^\n]*|-[^-\s][^\n]*)?\n)`
 // document separator at any indentation, so in kubectl get
 // configmap,secret -o yaml a ConfigMap's data is not taken for the next
 // item's Secret, and the match does not swallow that Secret's own data.
-const k8sSameItem = `(?:[ \t]*(?:[^-\s][^\n]*)?\n)`
+const k8sSameItem = `(?:[ \t\r]*(?:[^-\s][^\n]*)?\n)`
 
 const k8sEntries = `(?:[ \t]{1,16}[A-Za-z0-9._-]{1,253}:[ \t]{0,4}[^\n]*(?:\r?\n|$))+`
 

@@ -22,6 +22,7 @@ func TestRedTeamRTG_KubernetesSecretAfterConfigMap(t *testing.T) {
 	for name, doc := range map[string]string{
 		"list":          "apiVersion: v1\nitems:\n" + cm + sec + "kind: List\n",
 		"indented list": "  " + strings.ReplaceAll("apiVersion: v1\nitems:\n"+cm+sec, "\n", "\n  "),
+		"CRLF":          strings.ReplaceAll("apiVersion: v1\nitems:\n"+cm+strings.Replace(sec, "\n  kind:", "\n\n  kind:", 1), "\n", "\r\n"),
 	} {
 		red, _ := s.Redact(doc)
 		if strings.Contains(red, key[:40]) {
