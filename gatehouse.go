@@ -213,7 +213,10 @@ func (g *Guard) Install(s *mcp.Server) {
 // the sending one (DLP on every message the server sends, and the tool
 // index's watch) to the same server, last too. Unlike Install it registers
 // no approval methods and does not check the server's tools for colliding
-// names up front (calls to colliding tools are still denied).
+// names up front (calls to colliding tools are still denied), and it
+// learns the server's Implementation only from an initialize: until one
+// has passed, the results of 2026-07-28 requests name the server
+// "[REDACTED]" (go-sdk would add the Implementation unscanned).
 func (g *Guard) Middleware() (receiving, sending mcp.Middleware) {
 	srv := g.newServed()
 	dlp := g.sendingMiddleware()
@@ -229,7 +232,7 @@ func (g *Guard) middleware(srv *served) mcp.Middleware {
 		srv.index.setNext(next)
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 			res, err := g.serve(ctx, method, req, srv, next)
-			return srv.info.stamp(res), err
+			return g.stamp(&srv.info, req, res), err
 		}
 	}
 }

@@ -34,7 +34,11 @@ func (g *Guard) runHandler(c *call, next mcp.MethodHandler) (mcp.Result, error) 
 			return g.answerDenial(d, c.rawTool)
 		}
 	}
-	return g.filterResult(c.ctx, c.md.Method, c.tool, c.agent, res)
+	out, d := g.filteredResult(c.ctx, c.md.Method, c.tool, c.agent, res)
+	if d != nil {
+		return g.answerDenial(*d, c.rawTool)
+	}
+	return out, nil
 }
 
 // oversized reports the denial of a result over MaxResultBytes, measured
@@ -88,7 +92,9 @@ func (g *Guard) bounded(ctx context.Context, c *call, next mcp.MethodHandler) (m
 		}
 		return nil, ctx.Err() // the client cancelled: nothing to answer
 	}
-	c.fate.CompareAndSwap(callRunning, callAbandoned) // a call the wrapper committed is answered so too
+	// A call the wrapper committed is answered so too, and marked so: its
+	// handler's later panic, Goexit or withdrawal is not audited again.
+	c.fate.Store(callAbandoned)
 	d := internal(c.md.Method, c.tool, fmt.Sprintf("The tool did not finish within %v (gatehouse.Options.HandlerTimeout), so the call was abandoned", g.o.HandlerTimeout))
 	g.log.ErrorContext(ctx, "gatehouse: a tool handler timed out", "tool", c.tool, "timeout", g.o.HandlerTimeout)
 	g.auditFailure(ctx, d, c.agent)

@@ -58,7 +58,7 @@ func (g *Guard) otherMethod(ctx context.Context, method string, md policy.Decisi
 		g.observeMethod(ctx, internal(md.Method, "", auditDown), agent, "audit")
 		return nil, rpcError(internal(md.Method, "", auditDown), "")
 	}
-	g.observeMethod(ctx, md, agent, "method")
+	g.observeAuditedMethod(ctx, md, agent)
 	var res mcp.Result
 	var err error
 	if contentMethods[md.Method] {

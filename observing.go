@@ -215,6 +215,18 @@ func (g *Guard) observeMethod(ctx context.Context, d policy.Decision, agent, sta
 	g.decided(ctx, observing(ctx), d, stage, agent, false)
 }
 
+// observeAuditedMethod reports an allowed request other than tools/call
+// once it is audited ALLOW. A panic of the Observer here is recovered and
+// the request goes on, as for a committed call (observeAllowed): refused
+// now, the request was on record twice, ALLOW and then BLOCK.
+func (g *Guard) observeAuditedMethod(ctx context.Context, md policy.Decision, agent string) {
+	if g.o.Observer == nil {
+		return
+	}
+	defer g.observerPanic(ctx, "Decision")
+	g.observeMethod(ctx, md, agent, "method")
+}
+
 // timedAsk runs an answer (passkey, Asker) and reports it as an ask.
 func (g *Guard) timedAsk(c *call, channel string, answer func(*Guard, *call) *refusal) *refusal {
 	if g.o.Observer == nil {

@@ -6,6 +6,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/gatehouse-dev/gatehouse/dlp"
 	"github.com/gatehouse-dev/gatehouse/internal/mcpredact"
 )
 
@@ -31,9 +32,13 @@ func (g *Guard) sendingMiddleware() mcp.Middleware {
 			if g.dlp == nil {
 				return next(ctx, method, req)
 			}
-			req, joined := st.join(g.dlp, req)
-			out, findings, err := mcpredact.Outgoing(g.dlp, method, req)
-			findings = append(joined, findings...)
+			req, joined, err := st.join(g.dlp, req)
+			var out mcp.Request
+			var findings []dlp.Finding
+			if err == nil {
+				out, findings, err = mcpredact.Outgoing(g.dlp, method, req)
+				findings = append(joined, findings...)
+			}
 			if err != nil {
 				g.log.WarnContext(ctx, "gatehouse: outgoing message withheld", "method", method, "reason", "could not be checked for secrets")
 				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "gatehouse: the " + method + " message could not be checked for secrets, so it was not sent"}

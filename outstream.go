@@ -2,6 +2,7 @@ package gatehouse
 
 import (
 	"fmt"
+	"strings"
 	"sync"
 	"weak"
 
@@ -38,36 +39,14 @@ type streamKey struct {
 // for concurrent use.
 type streams struct {
 	mu    sync.Mutex
-	tails map[streamKey]string
+	tails map[streamKey]kept
+	clock uint64 // counts writes: the least recently written stream is forgotten first
 }
 
-// streamText returns the text of a streamed notification, the stream it
-// belongs to, and a copy of req with another text; ok is false for any
-// other request.
-func streamText(req mcp.Request) (key streamKey, text string, with func(string) mcp.Request, ok bool) {
-	r, isReq := req.(*mcp.ServerRequest[mcp.Params])
-	if !isReq || r.Session == nil {
-		return streamKey{}, "", nil, false
-	}
-	key.ss = weak.Make(r.Session)
-	rebuild := func(p mcp.Params) mcp.Request {
-		c := *r
-		c.Params = p
-		return &c
-	}
-	switch p := r.Params.(type) {
-	case *mcp.LoggingMessageParams:
-		if s, isStr := p.Data.(string); isStr && p != nil {
-			key.stream = "log\x00" + p.Logger
-			return key, s, func(t string) mcp.Request { c := *p; c.Data = t; return rebuild(&c) }, true
-		}
-	case *mcp.ProgressNotificationParams:
-		if p != nil && p.Message != "" {
-			key.stream = fmt.Sprintf("progress\x00%T\x00%v", p.ProgressToken, p.ProgressToken)
-			return key, p.Message, func(t string) mcp.Request { c := *p; c.Message = t; return rebuild(&c) }, true
-		}
-	}
-	return streamKey{}, "", nil, false
+// kept is the kept end of one stream and when it was last written.
+type kept struct {
+	tail string
+	used uint64
 }
 
 // join scans the text of a streamed notification joined with the end of
@@ -77,29 +56,89 @@ func streamText(req mcp.Request) (key streamKey, text string, with func(string) 
 // tail kept is the text as the tool wrote it, not as it was sent: a
 // secret's first part may have been redacted under a generic rule
 // ("token: ghp_..."), and the rule of the whole secret must still find the
-// rest.
-func (st *streams) join(s *dlp.Scanner, req mcp.Request) (mcp.Request, []dlp.Finding) {
-	key, text, with, ok := streamText(req)
-	if !ok {
-		return req, nil
+// rest. A log message's structured data (outstream_data.go) is a stream per
+// string member. An error means the data could not be scanned: the message
+// must not be sent.
+func (st *streams) join(s *dlp.Scanner, req mcp.Request) (mcp.Request, []dlp.Finding, error) {
+	r, isReq := req.(*mcp.ServerRequest[mcp.Params])
+	if !isReq || r.Session == nil {
+		return req, nil, nil
 	}
+	key := streamKey{ss: weak.Make(r.Session)}
+	rebuild := func(p mcp.Params) mcp.Request {
+		c := *r
+		c.Params = p
+		return &c
+	}
+	switch p := r.Params.(type) {
+	case *mcp.LoggingMessageParams:
+		if p == nil || p.Data == nil {
+			return req, nil, nil
+		}
+		key.stream = "log\x00" + p.Logger
+		if text, isStr := p.Data.(string); isStr {
+			red, findings := st.joinText(s, key, text)
+			if red != text {
+				c := *p
+				c.Data = red
+				req = rebuild(&c)
+			}
+			return req, findings, nil
+		}
+		data, findings, err := st.joinData(s, key, p.Data)
+		if err != nil || data == nil {
+			return req, findings, err
+		}
+		c := *p
+		c.Data = data
+		return rebuild(&c), findings, nil
+	case *mcp.ProgressNotificationParams:
+		if p == nil || p.Message == "" {
+			return req, nil, nil
+		}
+		key.stream = fmt.Sprintf("progress\x00%T\x00%v", p.ProgressToken, p.ProgressToken)
+		red, findings := st.joinText(s, key, p.Message)
+		if red != p.Message {
+			c := *p
+			c.Message = red
+			req = rebuild(&c)
+		}
+		return req, findings, nil
+	}
+	return req, nil, nil
+}
+
+// joinText scans text joined with the end of the last text of key's
+// stream, remembers the new end, and returns text with its share of every
+// secret redacted and the findings text adds.
+func (st *streams) joinText(s *dlp.Scanner, key streamKey, text string) (string, []dlp.Finding) {
 	st.mu.Lock()
-	tail := st.tails[key]
+	tail := st.tails[key].tail
 	st.mu.Unlock()
-	st.remember(key, tail, text)
 	if tail == "" {
 		red, findings := s.Redact(text)
-		if red != text {
-			req = with(red)
-		}
-		return req, findings
+		st.remember(key, "", text, openAt(findings, len(text)))
+		return red, findings
 	}
 	out, joined := s.RedactParts([]string{tail, text})
-	if out[1] != text {
-		req = with(out[1])
-	}
+	st.remember(key, tail, text, openAt(joined, len(tail)+len(text)))
 	_, before := s.Redact(tail)
-	return req, subtract(joined, before)
+	return out[1], subtract(joined, before)
+}
+
+// openAt returns where the secret that runs to the end of a text of n
+// bytes starts (the leftmost, when several rules matched up to the end),
+// or -1: such a secret may go on in the next message.
+func openAt(findings []dlp.Finding, n int) int {
+	open := -1
+	for _, f := range findings {
+		for _, r := range f.Ranges {
+			if r.End == n && (open < 0 || r.Start < open) {
+				open = r.Start
+			}
+		}
+	}
+	return open
 }
 
 // subtract returns the findings of a that b does not account for, per rule:
@@ -120,25 +159,48 @@ func subtract(a, b []dlp.Finding) []dlp.Finding {
 	return out
 }
 
-// remember keeps the last streamTail bytes of tail+text for key.
-func (st *streams) remember(key streamKey, tail, text string) {
-	if len(text) < streamTail {
+// remember keeps the last streamTail bytes of tail+text for key. When a
+// secret that started more than streamTail bytes back runs to the end of
+// tail+text (open is its start), the tail kept is its first half
+// (streamTail/2 bytes, cut back to a line's end) followed by the last whole
+// lines: a rule that needs the start of the secret to recognize the rest (a
+// PEM private key's BEGIN line) still finds it in the next message however
+// long the secret grows. Left to the last 4 KiB, the lines of a long key
+// (RSA 4096 with a timestamp on each line is over 6 KiB) went out in the
+// clear once its BEGIN line dropped off.
+func (st *streams) remember(key streamKey, tail, text string, open int) {
+	switch n := len(tail) + len(text); {
+	case open >= 0 && n-open > streamTail:
+		joined := tail + text
+		head := joined[open : open+streamTail/2]
+		if i := strings.LastIndexByte(head, '\n'); i > 0 {
+			head = head[:i+1]
+		}
+		rest := joined[n-(streamTail-len(head)):]
+		if i := strings.IndexByte(rest, '\n'); i >= 0 && i+1 < len(rest) {
+			rest = rest[i+1:]
+		}
+		tail = head + rest
+	case len(text) < streamTail:
 		tail = tail[max(0, len(tail)-(streamTail-len(text))):] + text
-	} else {
+	default:
 		tail = text[len(text)-streamTail:]
 	}
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	if st.tails == nil {
-		st.tails = map[streamKey]string{}
+		st.tails = map[streamKey]kept{}
 	}
 	if _, known := st.tails[key]; !known && len(st.tails) >= maxStreams {
 		st.evict()
 	}
-	st.tails[key] = tail
+	st.clock++
+	st.tails[key] = kept{tail: tail, used: st.clock}
 }
 
-// evict forgets the streams of collected sessions, or else one stream.
+// evict forgets the streams of collected sessions, or else the least
+// recently written stream (under churn, a stream being written is not
+// forgotten before those written once long ago).
 func (st *streams) evict() {
 	n := len(st.tails)
 	for k := range st.tails {
@@ -149,8 +211,12 @@ func (st *streams) evict() {
 	if len(st.tails) < n {
 		return
 	}
-	for k := range st.tails {
-		delete(st.tails, k)
-		return
+	var oldest streamKey
+	least := ^uint64(0)
+	for k, t := range st.tails {
+		if t.used < least {
+			oldest, least = k, t.used
+		}
 	}
+	delete(st.tails, oldest)
 }

@@ -68,7 +68,7 @@ func (c *call) deny(d policy.Decision, audited bool) {
 // call not answered yet. Whichever comes first holds.
 const (
 	callRunning       int32 = iota
-	callAbandoned           // HandlerTimeout answered and audited the call
+	callAbandoned           // HandlerTimeout answered and audited the call (committed or not)
 	callCommittedLate       // the AddTool wrapper committed it in the handler
 )
 

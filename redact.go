@@ -7,6 +7,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/gatehouse-dev/gatehouse/internal/mcpredact"
+	"github.com/gatehouse-dev/gatehouse/policy"
 )
 
 // filterResult applies DLP to results: it redacts secrets in every byte a
@@ -16,12 +17,28 @@ import (
 // before any change: the handler's values are never mutated. A result that
 // cannot be scanned is withheld.
 func (g *Guard) filterResult(ctx context.Context, method, tool, agent string, res mcp.Result) (mcp.Result, error) {
+	out, d := g.filteredResult(ctx, method, tool, agent, res)
+	if d != nil {
+		return nil, rpcError(*d, "")
+	}
+	return out, nil
+}
+
+// filteredResult is filterResult's work: the result to send, or the
+// refusal that withholds it (audited), which a tools/call answers as its
+// other refusals are (DenyAsToolResult).
+func (g *Guard) filteredResult(ctx context.Context, method, tool, agent string, res mcp.Result) (mcp.Result, *policy.Decision) {
+	withhold := func(reason string, audit bool) (mcp.Result, *policy.Decision) {
+		d := internal(method, tool, reason)
+		if audit {
+			g.auditDecision(ctx, d, agent, nil)
+		}
+		return nil, &d
+	}
 	if sc := g.injected.scrubber(); sc != nil {
 		var err error
 		if res, err = mcpredact.RewriteResult(sc, res); err != nil {
-			d := internal(method, tool, "The result could not be checked for injected vault secrets, so it was withheld")
-			g.auditDecision(ctx, d, agent, nil)
-			return nil, rpcError(d, "")
+			return withhold("The result could not be checked for injected vault secrets, so it was withheld", true)
 		}
 	}
 	if g.dlp == nil {
@@ -29,19 +46,14 @@ func (g *Guard) filterResult(ctx context.Context, method, tool, agent string, re
 	}
 	out, findings, err := mcpredact.Result(g.dlp, res, nil)
 	if errors.Is(err, mcpredact.ErrInexactNumber) {
-		d := internal(method, tool, "Secrets were found in the result, and its redacted copy would change a number nested in it, so it was withheld")
-		g.auditDecision(ctx, d, agent, nil)
-		return nil, rpcError(d, "")
+		return withhold("Secrets were found in the result, and its redacted copy would change a number nested in it, so it was withheld", true)
 	}
 	if err != nil {
-		d := internal(method, tool, "The result could not be checked for secrets, so it was withheld")
-		g.auditDecision(ctx, d, agent, nil)
-		return nil, rpcError(d, "")
+		return withhold("The result could not be checked for secrets, so it was withheld", true)
 	}
 	if len(findings) > 0 {
 		if err := g.auditDLP(ctx, method, tool, agent, findings); err != nil {
-			d := internal(method, tool, "The audit log could not record a redaction, so the result was withheld")
-			return nil, rpcError(d, "")
+			return withhold("The audit log could not record a redaction, so the result was withheld", false)
 		}
 	}
 	return out, nil

@@ -5,6 +5,26 @@ package dlp
 // connection strings, session cookies, unquoted YAML passwords, htpasswd.
 
 // k8sEntries matches the entries of a Kubernetes Secret's YAML data block.
+// k8sQ is a quote in a Kubernetes object's JSON, escaped or not: the
+// kubectl.kubernetes.io/last-applied-configuration annotation of every
+// object made by kubectl apply holds the object again as a JSON string
+// ({\"data\":{\"password\":...}), in kubectl get -o json and in the YAML
+// of a JSON tool result alike.
+const k8sQ = `\\{0,7}"`
+
+// k8sSameDoc is a line between a Secret's kind and its data in the same
+// YAML document: not a document separator (---) or the start of the next
+// item of a top-level list ("- apiVersion: v1"), so a Secret without data
+// does not reach into the next document's ConfigMap.
+const k8sSameDoc = `(?:(?:[^-\n][^\n]*|-[^-\s][^\n]*)?\n)`
+
+// k8sSameItem is a line between a data block and the kind after it in the
+// same object as kubectl prints it (immutable: true): not a list item or a
+// document separator at any indentation, so in kubectl get
+// configmap,secret -o yaml a ConfigMap's data is not taken for the next
+// item's Secret, and the match does not swallow that Secret's own data.
+const k8sSameItem = `(?:[ \t\r]*(?:[^-\s][^\n]*)?\n)`
+
 const k8sEntries = `(?:[ \t]{1,16}[A-Za-z0-9._-]{1,253}:[ \t]{0,4}[^\n]*(?:\r?\n|$))+`
 
 // notSecret is the Exclude of the generic rules: what a value that holds no
@@ -51,7 +71,7 @@ func configRules() []Rule {
 			// E (k8sEntries): the entries of a data block, one "key: value"
 			// line each, any number, values of any length (a TLS key is
 			// kilobytes of base64).
-			`kind:[ \t]{0,4}["']?Secret["']?[ \t]{0,4}\r?\n(?:[^\n]*\n){0,16}?[ \t-]{0,16}(?:data|stringData):[ \t]{0,4}\r?\n(?P<secret>`+k8sEntries+`)`,
+			`kind:[ \t]{0,4}["']?Secret["']?[ \t]{0,4}\r?\n`+k8sSameDoc+`{0,16}?[ \t-]{0,16}(?:data|stringData):[ \t]{0,4}\r?\n(?P<secret>`+k8sEntries+`)`,
 			"data and stringData values of a Kubernetes Secret manifest written kind first, in YAML (every entry, any length).",
 			[]string{"apiVersion: v1\nkind: Secret\nmetadata:\n  name: db\ntype: Opaque\ndata:\n  password: " + "RmFrZS1QYTU1d29yZA==" + "\n  user: YXBw\n",
 				"kind: Secret\nstringData:\n  token: " + b64(40) + "\n"},
@@ -62,7 +82,7 @@ func configRules() []Rule {
 			// matches have no bounded length, so they run over the text from
 			// the first hit on. Here the gap between kind and data stays
 			// inside the Secret's object (nested two deep: metadata.labels).
-			`"kind"[ \t\r\n]{0,16}:[ \t\r\n]{0,16}"Secret"(?:[^{}]|\{(?:[^{}]|\{[^{}]*\})*\})*?"(?:data|stringData)"[ \t\r\n]{0,16}:[ \t\r\n]{0,16}\{(?P<secret>[^{}]*)\}`,
+			`"kind`+k8sQ+`[ \t\r\n]{0,16}:[ \t\r\n]{0,16}`+k8sQ+`Secret`+k8sQ+`(?:[^{}]|\{(?:[^{}]|\{[^{}]*\})*\})*?`+k8sQ+`(?:data|stringData)`+k8sQ+`[ \t\r\n]{0,16}:[ \t\r\n]{0,16}\{(?P<secret>[^{}]*)\}`,
 			"data and stringData values of a Kubernetes Secret in JSON written kind first (client-go's encoding).",
 			[]string{`{"kind": "Secret", "metadata": {"name": "db", "labels": {"a": "b"}}, "data": {"creds": "` + b64(28) + `"}}`,
 				`{"kind":"Secret","apiVersion":"v1","metadata":{"name":"db"},"data":{"creds":"` + b64(28) + `"}}`},
@@ -74,18 +94,19 @@ func configRules() []Rule {
 			// whole text (the match starts before the kind that makes it a
 			// Secret, at any distance) stays fast; "metadata:" is told apart
 			// by its entries (Exclude).
-			`data:[ \t]{0,4}\r?\n(?P<secret>`+k8sEntries+`)(?:[^\n]*\n){0,8}?[ \t-]{0,16}kind:[ \t]{0,4}["']?Secret\b`,
+			`data:[ \t]{0,4}\r?\n(?P<secret>`+k8sEntries+`)`+k8sSameItem+`{0,8}?[ \t-]{0,16}kind:[ \t]{0,4}["']?Secret\b`,
 			"data values of a Kubernetes Secret as kubectl -o yaml prints it, data before kind (lists too), every entry, any length.",
 			[]string{"apiVersion: v1\ndata:\n  creds: " + b64(28) + "\nkind: Secret\nmetadata:\n  name: db\n",
 				"items:\n- apiVersion: v1\n  data:\n    creds: " + b64(28) + "\n  kind: Secret\n"},
 			[]string{"apiVersion: v1\ndata:\n  level: info\nkind: ConfigMap\n", "metadata:\n  name: x\nkind: Secret\n",
 				"metadata:\n  labels:\n    app: x\nkind: Secret\n"}),
 		mk("kubernetes-secret-json-listed",
-			`"data"[ \t\r\n]{0,16}:[ \t\r\n]{0,16}\{(?P<secret>[^{}]*)\}[^{}]{0,200}?"kind"[ \t\r\n]{0,16}:[ \t\r\n]{0,16}"Secret"`,
+			`"data`+k8sQ+`[ \t\r\n]{0,16}:[ \t\r\n]{0,16}\{(?P<secret>[^{}]*)\}[^{}]{0,200}?`+k8sQ+`kind`+k8sQ+`[ \t\r\n]{0,16}:[ \t\r\n]{0,16}`+k8sQ+`Secret`+k8sQ,
 			"data values of a Kubernetes Secret as kubectl -o json prints it, data before kind.",
 			[]string{`{"apiVersion":"v1","data":{"creds":"` + b64(28) + `"},"kind":"Secret","metadata":{"name":"db"}}`,
 				"{\n    \"apiVersion\": \"v1\",\n    \"data\": {\n        \"creds\": \"" + b64(28) + "\"\n    },\n    \"kind\": \"Secret\"\n}"},
-			[]string{`{"apiVersion":"v1","data":{"level":"info"},"kind":"ConfigMap"}`, `{"metadata":{"name":"x"},"kind":"Secret"}`}),
+			[]string{`{"apiVersion":"v1","data":{"level":"info"},"kind":"ConfigMap"}`, `{"metadata":{"name":"x"},"kind":"Secret"}`,
+				`"{\"apiVersion\":\"v1\",\"data\":{\"level\":\"info\"},\"kind\":\"ConfigMap\"}"`}),
 		mk("kubeconfig-client-key",
 			`(?:client-key-data|client-key):[ \t]{0,4}(?P<secret>[A-Za-z0-9+/]{60,1000}={0,2})`,
 			"Client private key (base64 PEM) in a kubeconfig.",
@@ -122,7 +143,8 @@ func configRules() []Rule {
 			// Their matches start at the data key, before the kind that
 			// makes it a Secret, at any distance: run them (over the whole
 			// text) only where a Secret's kind is written.
-			rules[i].Keywords = []string{"kind: Secret", "kind:Secret", `kind: "Secret"`, "kind: 'Secret'", `"kind": "Secret"`, `"kind":"Secret"`}
+			rules[i].Keywords = []string{"kind: Secret", "kind:Secret", `kind: "Secret"`, "kind: 'Secret'", `"kind": "Secret"`, `"kind":"Secret"`,
+				`kind\": \"Secret`, `kind\":\"Secret`, `kind\\\":\\\"Secret`}
 			if rules[i].Name == "kubernetes-secret-data-listed" {
 				rules[i].Exclude = `^[ \t]+(?:name|namespace|labels|annotations|uid|resourceVersion|creationTimestamp|generation|managedFields|ownerReferences|finalizers|generateName|selfLink|deletionTimestamp):`
 			}

@@ -11,6 +11,7 @@ package dlp
 // "token:" and "--token", not "token", which is in every parser's source.
 const (
 	secretNames   = `api[_-]?key|apikey|secret[_-]?key|client[_-]?secret|access[_-]?token|auth[_-]?token|api[_-]?token|private[_-]?token|refresh[_-]?token|session[_-]?token|secret`
+	nameWord      = `(?:[A-Za-z][a-z]*(?:[A-Z][a-z]+)*[0-9]{0,4}|[0-9]{1,8}[a-z]{0,2})`
 	unquotedValue = `[A-Za-z0-9_~+-][A-Za-z0-9_.~+/-]{14,510}[A-Za-z0-9_~+/-]={0,2}`
 )
 
@@ -81,18 +82,26 @@ func genericRules() []Rule {
 				"cli --token=" + b62(32), "GET /hook?token=" + b62(32) + "&x=1", "api_key: " + b62(40) + "=="},
 			[]string{"token: ${{ secrets.GITHUB_TOKEN }}", "api_key: YOUR_API_KEY_HERE", "tokenizer: bert-base-uncased", "access_token: null", "secret: false",
 				"secret_name: projects/p/secrets/api-key/versions/latest", "token_url: https://auth.example.com/oauth2/token", "api_key: " + fill("ab", 32),
-				"the token is stored in the keychain", "secretKeyRef: db-credentials-password", "tokens: 4096", "token=${{ github.token }}", "maxTokenSize: MaxScanTokenSize,"}),
+				"the token is stored in the keychain", "secretKeyRef: db-credentials-password", "tokens: 4096", "token=${{ github.token }}", "maxTokenSize: MaxScanTokenSize,",
+				"    secretName: wildcard-example-com-tls-2", "secretName: db-credentials-v2", "apiKeyHeader: X-Api-Key-Version-2",
+				"client_secret_name: projects_prod_oauth_client_v2", "SecretsManagerSecretId: Prod/Database/Credentials", "session_token_ttl=86400s-sliding-window"}),
 		mk("generic-secret-flag",
-			`--(?:`+secretNames+`|token)[A-Za-z0-9_.-]{0,16}[ \t]{1,4}(?P<secret>`+unquotedValue+`)`,
+			`--(?:`+secretNames+`|token)(?:[_.-][A-Za-z0-9_.-]{0,15})?[ \t]{1,4}(?P<secret>`+unquotedValue+`)`,
 			"A command-line flag named like an api_key, secret or token, and its value after a space (ps output, shell history): at least 16 characters, entropy at least 3.5 bits per byte, not a template, path, URL, resource name or identifier.",
 			[]string{"deploy --api-key " + b62(32), "./sync --client-secret " + b62(40) + " --region eu-west-1"},
-			[]string{"--token $GITHUB_TOKEN", "--api-key " + fill("ab", 32), "--secret-file /run/secrets/signing_key", "--token-ttl 3600"}),
+			[]string{"--token $GITHUB_TOKEN", "--api-key " + fill("ab", 32), "--secret-file /run/secrets/signing_key", "--token-ttl 3600",
+				"vllm serve --tokenizer mistralai/Mistral-7B-Instruct-v0.2", "--tokens-per-batch " + b62(20), "--secret-scanning Disabled-For-Tests", "--secret-name my-app/prod/DbPassword"}),
 	}
 	for i := range rules {
 		switch rules[i].Name {
 		case "generic-secret-unquoted", "generic-secret-flag":
 			rules[i].MinEntropy = 3.5
-			rules[i].Exclude = notSecret + `|^[a-z]+(?:-[a-z]+)+$|^[A-Za-z]+$`
+			// Words (lower, Capitalized or CamelCase, with a short number)
+			// and numbers joined by -, _ or / are names: Kubernetes object
+			// names (secretName: db-credentials-v2), header names, settings
+			// (Enabled-After-30-Days, 86400s-sliding-window), secret
+			// manager paths (Prod/Database/Credentials).
+			rules[i].Exclude = notSecret + `|^` + nameWord + `(?:[-_/]` + nameWord + `)+$|^[A-Za-z]+$`
 		case "generic-password":
 			rules[i].MinEntropy = 2.5
 			rules[i].Exclude = notSecret

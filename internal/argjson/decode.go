@@ -86,10 +86,29 @@ func (d *decoder) top() (map[string]any, error) {
 	return m, nil
 }
 
+// DecodeValue decodes b, one JSON value of any kind with optional
+// surrounding whitespace, as [Decode] decodes an object, and refuses with
+// [ErrDuplicateName] an object at any depth with two members of exactly one
+// name: the decoded map holds only the last, so a scan of it would not see
+// what a reader that takes the first member reads. Names that differ only
+// in letter case are two members of the map, and kept.
+func DecodeValue(b []byte) (any, error) {
+	d := decoder{b: b, unique: true}
+	v, err := d.value(0)
+	if err != nil {
+		return nil, err
+	}
+	if d.space(); d.i != len(d.b) {
+		return nil, ErrTrailing
+	}
+	return v, nil
+}
+
 type decoder struct {
 	b      []byte
 	i      int
 	strict bool // DecodeStrict
+	unique bool // DecodeValue
 }
 
 func (d *decoder) space() {
@@ -162,11 +181,11 @@ func (d *decoder) object(depth int) (map[string]any, error) {
 		if err != nil {
 			return nil, err
 		}
-		if d.strict {
+		if d.strict || d.unique {
 			if _, dup := m[k]; dup {
 				return nil, ErrDuplicateName
 			}
-			mayFold = mayFold || foldable(k)
+			mayFold = mayFold || d.strict && foldable(k)
 		}
 		m[k] = v
 		if done, err := d.next('}'); done || err != nil {

@@ -1,7 +1,6 @@
 package mcpredact
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,6 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/gatehouse-dev/gatehouse/dlp"
+	"github.com/gatehouse-dev/gatehouse/internal/argjson"
 )
 
 // Undecodable says what happens to a base64 payload ("data" of image or
@@ -152,14 +152,16 @@ func redactValue(s *dlp.Scanner, v any, o Options) (any, []dlp.Finding, error) {
 	return out, w.list(), nil
 }
 
+// decodeTree decodes JSON as encoding/json's Decoder with UseNumber does,
+// and refuses an object with two members of one name (the tree would hold
+// only the last: a secret in the first would be sent unscanned, and the
+// readers of the result disagree on which one is meant).
 func decodeTree(raw []byte) (any, error) {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var tree any
-	if err := dec.Decode(&tree); err != nil {
-		return nil, err
+	tree, err := argjson.DecodeValue(raw)
+	if errors.Is(err, argjson.ErrDuplicateName) {
+		return nil, errors.New("an object has two members of one name, which readers read differently, so it cannot be checked")
 	}
-	return tree, nil
+	return tree, err
 }
 
 // isNil reports whether v is nil or a nil pointer inside an interface.

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/gatehouse-dev/gatehouse/dlp"
 )
@@ -37,6 +39,7 @@ func (w *walker) walk(v any) any {
 		return x
 	case []any:
 		w.joinTexts(x)
+		w.joinRows(x)
 		w.joinColumns(x)
 		for i := range x {
 			x[i] = w.walk(x[i])
@@ -54,6 +57,7 @@ func (w *walker) object(m map[string]any) map[string]any {
 		m["blob"] = w.payload("resource blob", b)
 	}
 	w.kubernetesSecret(m)
+	w.joinNumbered(m)
 	if t := str(m["type"]); t == "image" || t == "audio" {
 		if d, ok := m["data"].(string); ok {
 			m["data"] = w.payload(t+" data", d)
@@ -214,6 +218,82 @@ func (w *walker) joinColumns(items []any) {
 		for j, out := range w.parts(parts) {
 			ms[j][k] = out
 		}
+	}
+}
+
+// joinRows scans the strings of an array of arrays together, in the order
+// a reader reads them: a table's rows ([[1, "-----BEGIN ..."], [2,
+// "MIIE..."]], a file as line number and text, a parsed CSV or grid), at
+// any depth of arrays, so that a secret split across rows or cells is
+// found. The strings of one row follow each other in the joined text, so
+// what a row's own join would find is found too.
+func (w *walker) joinRows(items []any) {
+	if !slices.ContainsFunc(items, func(v any) bool { _, ok := v.([]any); return ok }) {
+		return
+	}
+	type cell struct {
+		row []any
+		i   int
+	}
+	var cells []cell
+	var collect func(row []any)
+	collect = func(row []any) {
+		for i, v := range row {
+			switch x := v.(type) {
+			case string:
+				cells = append(cells, cell{row, i})
+			case []any:
+				collect(x)
+			}
+		}
+	}
+	collect(items)
+	if len(cells) < 2 {
+		return
+	}
+	parts := make([]string, len(cells))
+	for j, c := range cells {
+		parts[j] = c.row[c.i].(string)
+	}
+	for j, out := range w.parts(parts) {
+		cells[j].row[cells[j].i] = out
+	}
+}
+
+// joinNumbered scans the string values of an object whose member names are
+// all numbers ({"1": "-----BEGIN ...", "2": "MIIE..."}: a file's lines by
+// their numbers) joined in the numbers' order, as the lines of an array
+// are (joinColumns).
+func (w *walker) joinNumbered(m map[string]any) {
+	if len(m) < 2 {
+		return
+	}
+	type line struct {
+		n    int
+		name string
+	}
+	for k := range m {
+		if k == "" || len(k) > 9 || strings.Trim(k, "0123456789") != "" {
+			return
+		}
+	}
+	lines := make([]line, 0, len(m))
+	for k, v := range m {
+		if _, ok := v.(string); ok {
+			n, _ := strconv.Atoi(k)
+			lines = append(lines, line{n, k})
+		}
+	}
+	if len(lines) < 2 {
+		return
+	}
+	slices.SortFunc(lines, func(a, b line) int { return a.n - b.n })
+	parts := make([]string, len(lines))
+	for i, l := range lines {
+		parts[i] = m[l.name].(string)
+	}
+	for i, out := range w.parts(parts) {
+		m[lines[i].name] = out
 	}
 }
 

@@ -1,0 +1,131 @@
+package gatehouse
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/gatehouse-dev/gatehouse/dlp"
+)
+
+// maxDataStreams bounds the string members of one log message's data that
+// are joined with their stream; the others are scanned alone (by
+// mcpredact.Outgoing), so data with many members cannot push the other
+// streams out of the table.
+const maxDataStreams = 64
+
+// joinData scans the strings of a log message's structured data
+// ({"stream": "stdout", "line": ...}, a struct, an array) each joined with
+// the end of the same member in the last message of the logger: the
+// member's path, array indices left out ("/lines/*"), is its stream, and
+// the strings under one path in one message follow each other in it. It
+// returns the data to send, as JSON with its numbers as written, or nil
+// when nothing was redacted. An error means the data is not JSON.
+func (st *streams) joinData(s *dlp.Scanner, key streamKey, data any) (json.RawMessage, []dlp.Finding, error) {
+	raw, err := json.Marshal(data)
+	if err != nil {
+		return nil, nil, fmt.Errorf("log data: %w", err)
+	}
+	if bytes.IndexByte(raw, '"') < 0 {
+		return nil, nil, nil // no string
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, nil, fmt.Errorf("log data: %w", err)
+	}
+	w := dataWalk{st: st, s: s, key: key}
+	v = w.walk(v, "", "")
+	if !w.changed {
+		return nil, w.findings, nil
+	}
+	out, err := json.Marshal(v)
+	if err != nil {
+		return nil, nil, fmt.Errorf("log data: %w", err)
+	}
+	return out, w.findings, nil
+}
+
+type dataWalk struct {
+	st       *streams
+	s        *dlp.Scanner
+	key      streamKey
+	n        int
+	changed  bool
+	findings []dlp.Finding
+}
+
+// walk returns v with the strings in it joined with their streams and
+// redacted (maps and slices are changed in place: v is a fresh decoding).
+// A string in an array is joined both with the strings under the same
+// index (a record written as ["stdout", line]) and with all of its array's
+// (lines: [...] of any length); when both redact it differently, it is
+// redacted whole.
+func (w *dataWalk) walk(v any, path, alt string) any {
+	switch x := v.(type) {
+	case string:
+		if w.n >= maxDataStreams {
+			return x
+		}
+		w.n++
+		red, f := w.join(path, x)
+		if alt != "" {
+			red2, f2 := w.join(alt, x)
+			switch {
+			case red == x:
+				red, f = red2, f2
+			case red2 != x && red2 != red:
+				f = maxFindings(f, f2)
+				rule := "secret"
+				if len(f) > 0 {
+					rule = f[0].Rule
+				}
+				red = "[REDACTED:" + rule + "]"
+			default:
+				f = maxFindings(f, f2)
+			}
+		}
+		w.findings = append(w.findings, f...)
+		if red != x {
+			w.changed = true
+		}
+		return red
+	case map[string]any:
+		names := slices.Sorted(maps.Keys(x))
+		for _, name := range names {
+			x[name] = w.walk(x[name], path+"/"+strings.NewReplacer("~", "~0", "/", "~1").Replace(name), "")
+		}
+	case []any:
+		for i, m := range x {
+			x[i] = w.walk(m, path+"/"+strconv.Itoa(i), path+"/*")
+		}
+	}
+	return v
+}
+
+func (w *dataWalk) join(path, text string) (string, []dlp.Finding) {
+	k := w.key
+	k.stream += "\x00" + path
+	return w.st.joinText(w.s, k, text)
+}
+
+// maxFindings merges two lists of findings of one text, keeping the larger
+// count of each rule: the same secret found through two streams is one.
+func maxFindings(a, b []dlp.Finding) []dlp.Finding {
+	out := slices.Clone(a)
+	for _, g := range b {
+		i := slices.IndexFunc(out, func(f dlp.Finding) bool { return f.Rule == g.Rule })
+		switch {
+		case i < 0:
+			out = append(out, g)
+		case g.Count > out[i].Count:
+			out[i] = g
+		}
+	}
+	return out
+}
