@@ -7,6 +7,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/gatehouse-dev/gatehouse/internal/mcpredact"
+	"github.com/gatehouse-dev/gatehouse/policy"
 )
 
 // filterResult applies DLP to results: it redacts secrets in every byte a
@@ -35,6 +36,15 @@ func (g *Guard) filterResult(ctx context.Context, method, tool, agent string, re
 	}
 	if err != nil {
 		d := internal(method, tool, "The result could not be checked for secrets, so it was withheld")
+		g.auditDecision(ctx, d, agent, nil)
+		return nil, rpcError(d, "")
+	}
+	if len(findings) > 0 && method == methodChallengeCreate {
+		// The displayText a passkey signs for, redacted, would hide what
+		// the user approves (prompthide.go): a Describe function may join
+		// argument values into text the arguments alone never were.
+		d := policy.Decision{Outcome: policy.Block, Violation: true, Code: policy.CodeForbidden, Message: policy.MessageForbidden,
+			Reason: "No approval is asked for a call the user cannot see: " + hiddenBySecretScan(findings), Method: method}
 		g.auditDecision(ctx, d, agent, nil)
 		return nil, rpcError(d, "")
 	}
