@@ -7,6 +7,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/gatehouse-dev/gatehouse/consent/vault"
 	"github.com/gatehouse-dev/gatehouse/dlp"
 )
 
@@ -78,7 +79,12 @@ func streamText(req mcp.Request) (key streamKey, text string, with func(string) 
 // secret's first part may have been redacted under a generic rule
 // ("token: ghp_..."), and the rule of the whole secret must still find the
 // rest.
-func (st *streams) join(s *dlp.Scanner, req mcp.Request) (mcp.Request, []dlp.Finding) {
+//
+// sc, when set, is the guard's injected vault values (vaultscrub.go): the
+// text loses its share of a value that crosses the boundary, and an end
+// that starts a value (consent/vault Scrubber.Stream). s may be nil (no
+// DLP): then only sc applies.
+func (st *streams) join(s *dlp.Scanner, sc *vault.Scrubber, req mcp.Request) (mcp.Request, []dlp.Finding) {
 	key, text, with, ok := streamText(req)
 	if !ok {
 		return req, nil
@@ -87,6 +93,14 @@ func (st *streams) join(s *dlp.Scanner, req mcp.Request) (mcp.Request, []dlp.Fin
 	tail := st.tails[key]
 	st.mu.Unlock()
 	st.remember(key, tail, text)
+	if sc != nil {
+		if t := sc.Stream(tail, text); t != text {
+			text, req = t, with(t)
+		}
+	}
+	if s == nil {
+		return req, nil
+	}
 	if tail == "" {
 		red, findings := s.Redact(text)
 		if red != text {

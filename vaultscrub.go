@@ -17,6 +17,14 @@ import (
 // call that injected nothing (fault: the scrubber covered the injected
 // call's result and error text only).
 //
+// A value cut in pieces that one reader joins is scrubbed too: across the
+// content items of a result, the elements of an array, and the chunks of a
+// stream of log or progress messages (outstream.go), where a chunk that
+// ends with the start of a value loses that start, so a value streamed in
+// chunks of any size reaches the client as at most its first 3 bytes
+// (fault: each string was scrubbed alone, and a handler streaming a
+// command's output cut the value in two that both went out).
+//
 // Scrubbing by value is an equality oracle: an agent whose guess comes
 // back redacted from an echoing tool learns the guess was an injected
 // value (consent/vault's package documentation says so); vault secrets must
