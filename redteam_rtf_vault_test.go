@@ -2,12 +2,17 @@ package gatehouse_test
 
 import (
 	"context"
+	"crypto/ed25519"
+	"crypto/rand"
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/gatehouse-dev/gatehouse"
+	"github.com/gatehouse-dev/gatehouse/consent"
 	"github.com/gatehouse-dev/gatehouse/consent/vault"
 )
 
@@ -130,5 +135,51 @@ func TestRedTeamRTF_VaultSecretSplitAcrossMessages(t *testing.T) {
 			"_meta": map[string]any{"progressToken": id}})); got != nm.text+map[bool]string{true: "", false: "sent"}[nm.mode == "items"] {
 			t.Fatalf("near miss %s: %q, want %q", nm.mode, got, nm.text)
 		}
+	}
+}
+
+// AskConsent injected with Vault.Inject and then asked Vault.Scrubber for
+// the scrubber, which reads the vault again: a secret rotated in between
+// (a rotation job calling Set while an approved call was being injected;
+// here the audit hook rotates it, to make the moment certain) went to the
+// handler with its old value and was scrubbed by its new one, and the
+// handler's echo of the old value reached the agent whole.
+func TestRedTeamRTF_VaultRotatedDuringInjection(t *testing.T) {
+	_, priv, _ := ed25519.GenerateKey(rand.Reader)
+	signer, _ := consent.NewSigner(priv)
+	master := make([]byte, 32)
+	rand.Read(master)
+	var vlt *vault.Vault
+	const rotated = "r0tated-" + "value-0099"
+	vlt, err := vault.New(master, &vault.Options{OnEvent: func(context.Context, consent.Event) error {
+		return vlt.Set("deploy_token", rotated)
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := vlt.Set("deploy_token", leakSecret); err != nil {
+		t.Fatal(err)
+	}
+	if err := vlt.Bind("deploy_token", []string{"deploy"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	nonces, _ := consent.NewMemoryNonceStore(nil)
+	asker, err := consent.NewAsker(&scriptedChannel{reply: consent.Reply{Decision: consent.Approved, Approver: "alice"}}, signer, nonces, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := mustGuard(t, mustPolicy(t, leakPolicy), &gatehouse.Options{Ask: &gatehouse.AskOptions{Timeout: 2 * time.Second, Asker: gatehouse.AskConsent(asker, vlt)}})
+	c := connectRaw(t, serve(t, g, func(s *mcp.Server) {
+		s.AddTool(&mcp.Tool{Name: "deploy", InputSchema: json.RawMessage(`{"type":"object"}`)}, func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "deployed with " + string(req.Params.Arguments)}}}, nil
+		})
+	}))
+	if res := c.request("i", "initialize", initializeParams("2025-06-18")); rpcErr(res) != nil {
+		t.Fatal(res)
+	}
+	c.send(map[string]any{"jsonrpc": "2.0", "method": "notifications/initialized"})
+	got := resultText(c.callTool(1, "deploy", map[string]any{"token": vault.SecretRef("deploy_token")}))
+	if strings.Contains(got, leakSecret) || !strings.Contains(got, "[REDACTED:vault:deploy_token]") {
+		t.Fatalf("the value injected before the rotation came back: %q", got)
 	}
 }
