@@ -26,7 +26,8 @@ func SecretNames(params map[string]any) []string { return secretref.Names(params
 // injects once. Without one it returns [consent.ErrNoConsent]: plain allowed calls
 // never get secrets. A reference to a missing secret is [ErrUnknownSecret];
 // to a secret not bound to the approved tool and server ([Vault.Bind]),
-// [ErrSecretNotAllowed].
+// [ErrSecretNotAllowed]; to one shorter than [MinInjectLen],
+// [ErrSecretTooShort].
 //
 // What the call returns must not carry the secrets back to the agent: scrub
 // its result and any error before they leave, with the Scrubber
@@ -41,6 +42,18 @@ func (v *Vault) Inject(ctx context.Context, g *consent.Grant, tool string, args 
 	out, _, err := v.InjectScrubbed(ctx, g, tool, args)
 	return out, err
 }
+
+// MinInjectLen is the shortest secret [Vault.Inject] injects. Every value
+// injected is scrubbed from everything the guard sends from then on
+// ([Scrubber]), and a short one is everywhere: "ext" or "type" took the
+// protocol's own member names and content types out of every result of
+// every tool, which were all withheld as unreadable for the guard's
+// lifetime, and "admin" or a 4-digit PIN is redacted from unrelated
+// output. A short value is also found at once through the scrubbing's
+// equality oracle (an echo of every candidate, in one call, shows which
+// came back redacted). Values under this length are refused (fail closed),
+// not scrubbed.
+const MinInjectLen = 8
 
 // InjectScrubbed is [Vault.Inject] that also returns the [Scrubber] of the
 // very values it injected. [Vault.Scrubber] called after Inject reads the
@@ -64,6 +77,10 @@ func (v *Vault) InjectScrubbed(ctx context.Context, g *consent.Grant, tool strin
 		if !v.allowed(n, scope.Tool, scope.Server) {
 			v.mu.RUnlock()
 			return nil, nil, fmt.Errorf("%w: %q is not bound to tool %q on server %q (Vault.Bind)", ErrSecretNotAllowed, n, clip(scope.Tool), clip(scope.Server))
+		}
+		if len(val) < MinInjectLen {
+			v.mu.RUnlock()
+			return nil, nil, fmt.Errorf("%w: %q has %d bytes, under %d: store a longer, random value", ErrSecretTooShort, n, len(val), MinInjectLen)
 		}
 		values[n] = val
 	}
