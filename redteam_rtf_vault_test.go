@@ -107,11 +107,12 @@ func TestRedTeamRTF_VaultSecretSplitAcrossMessages(t *testing.T) {
 			id++
 			got := texts(t, c.collect(id, map[string]any{"name": "plain", "arguments": map[string]any{"mode": mode, "n": n},
 				"_meta": map[string]any{"progressToken": id}}))
-			// A stream's first bytes leave before the rest is known: at
-			// most minEncoded-1 of them, never 4 bytes in a row.
-			for i := 0; i+4 <= len(leakSecret); i++ {
-				if strings.Contains(got, leakSecret[i:i+4]) {
-					t.Fatalf("%s cut every %d bytes: the agent read %q of the secret: %q", mode, n, leakSecret[i:i+4], got)
+			// A stream's first bytes leave before the rest is known: less
+			// than half of them, never half in a row.
+			half := (len(leakSecret) + 1) / 2
+			for i := 0; i+half <= len(leakSecret); i++ {
+				if strings.Contains(got, leakSecret[i:i+half]) {
+					t.Fatalf("%s cut every %d bytes: the agent read %q of the secret: %q", mode, n, leakSecret[i:i+half], got)
 				}
 			}
 			if !strings.Contains(got, `{"text":`) || !strings.Contains(got, "[REDACTED:vault:deploy_token]") {
@@ -119,12 +120,14 @@ func TestRedTeamRTF_VaultSecretSplitAcrossMessages(t *testing.T) {
 			}
 		}
 	}
-	// Near misses: a stream with pieces of the secret shorter than 4
-	// bytes, and items that hold all of it but its last byte, go out as
-	// they are.
+	// Near misses: a stream with short pieces of the secret, and items
+	// that hold all of it but its last byte, go out as they are.
 	for _, nm := range []struct{ mode, text string }{
 		{"log", "s3c s3c end s3 x"},
 		{"progress", "s3c s3c end s3 x"},
+		// Nor is a stream that ends with less than half of the secret
+		// (no answer to an agent guessing its start byte by byte).
+		{"log", "guess " + leakSecret[:len(leakSecret)/2-1]},
 		{"items", leakSecret[:len(leakSecret)-1] + "3 and " + leakSecret[:8]},
 	} {
 		r.mu.Lock()

@@ -20,10 +20,12 @@ import (
 // A value cut in pieces that one reader joins is scrubbed too: across the
 // content items of a result, the elements of an array, and the chunks of a
 // stream of log or progress messages (outstream.go), where a chunk that
-// ends with the start of a value loses that start, so a value streamed in
-// chunks of any size reaches the client as at most its first 3 bytes
-// (fault: each string was scrubbed alone, and a handler streaming a
-// command's output cut the value in two that both went out).
+// ends with half of a value or more loses that start, so a value streamed
+// in chunks of any size reaches the client as less than its first half
+// (not less: holding back every start would tell an agent streaming its
+// guesses whether one starts a secret). Fault: each string was scrubbed
+// alone, and a handler streaming a command's output cut the value in two
+// that both went out.
 //
 // Scrubbing by value is an equality oracle: an agent whose guess comes
 // back redacted from an echoing tool learns the guess was an injected

@@ -82,11 +82,18 @@ func (s *Scrubber) Parts(parts []string) []string {
 // Stream returns text, the next chunk of a stream whose chunks so far end
 // with tail (already sent), with its share of every injected value in
 // tail+text replaced. A chunk that ends with the start of a value (at
-// least minEncoded bytes of it, counting the tail) has that start
-// replaced too: what follows is not known yet, and once the rest comes the
-// start has left. So a value streamed in chunks of any size reaches the
-// reader as at most its first minEncoded-1 bytes. A chunk with nothing to
-// replace is returned as it is.
+// least half of it, counting the tail) has that start replaced too: what
+// follows is not known yet, and once the rest comes the start has left.
+// So a value streamed in chunks of any size reaches the reader as at most
+// the first half of it, less a byte.
+//
+// Not less than half: holding back every start of a value would answer,
+// for an agent whose guess a tool streams back, whether the guess starts a
+// secret, and a secret would be found a byte at a time once its first
+// bytes were. A guess must hold half of the value to be answered (with a
+// random value of 16 bytes, 62^8 guesses), and the half that may leave
+// in a stream leaves the other half to be guessed whole. A chunk with
+// nothing to replace is returned as it is.
 func (s *Scrubber) Stream(tail, text string) string {
 	if s == nil || s.r == nil || text == "" {
 		return text
@@ -104,14 +111,14 @@ func (s *Scrubber) Stream(tail, text string) string {
 }
 
 // openEnd returns the length of the longest end of x after from that is a
-// proper start of a needle, at least minEncoded bytes long, and that
-// needle; 0 when there is none.
+// proper start of a needle, at least half of it and minEncoded bytes long,
+// and that needle; 0 when there is none.
 func (s *Scrubber) openEnd(x string, from int) (int, int) {
 	longest := len(s.needles[0].needle) // needles are sorted longest first
 	for start := max(from, len(x)-longest+1, 0); start <= len(x)-minEncoded; start++ {
 		rest := x[start:]
 		for _, k := range s.first[x[start]] {
-			if n := s.needles[k].needle; len(n) > len(rest) && strings.HasPrefix(n, rest) {
+			if n := s.needles[k].needle; len(n) > len(rest) && 2*len(rest) >= len(n) && strings.HasPrefix(n, rest) {
 				return len(rest), k
 			}
 		}
