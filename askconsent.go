@@ -65,3 +65,13 @@ func (c consentAsker) Ask(ctx context.Context, r AskRequest) (Answer, error) {
 	}
 	return out, nil
 }
+
+// vaultScrubber is the Scrubber of every value the vault could have
+// injected (vault.ScrubberAll), or nil: the guard scrubs them from its
+// first message (vaultscrub.go).
+func (c consentAsker) vaultScrubber() *vault.Scrubber {
+	if c.vault == nil {
+		return nil
+	}
+	return c.vault.ScrubberAll()
+}
