@@ -43,7 +43,8 @@ type Guard struct {
 
 	watch *watchdog // abandons handlers past HandlerTimeout
 
-	injected injectedSecrets // vault values handed to handlers: scrubbed from all the guard sends (vaultscrub.go)
+	installed sync.Map        // weak.Pointer[mcp.Server] -> struct{}: the servers Install put the Guard on (installOnce)
+	injected  injectedSecrets // vault values handed to handlers: scrubbed from all the guard sends (vaultscrub.go)
 
 	mu   sync.Mutex
 	lims map[string]*ratelimit.Limiter // by normalized tool or ACP rule; bounded by the policy's rules
@@ -186,11 +187,15 @@ func (g *Guard) Policy() *policy.Policy { return g.p }
 // appears later, from tools added after Install, denies calls to the
 // colliding tools instead.
 //
+// Install panics when the Guard is already installed on s: each layer
+// would decide every call again (charging its limits twice).
+//
 // Install reads the server's name and tool list on a private in-memory
 // session (through any middleware added before it): it costs about as much
 // as one tools/list. Servers built per request (a stateless HTTP handler's
 // getServer) should be built and installed once and reused.
 func (g *Guard) Install(s *mcp.Server) {
+	g.installOnce(s)
 	if a := g.o.Approval; a != nil {
 		if err := a.Server.Register(s); err != nil {
 			// Register fails only for method names go-sdk reserves: a bug, not

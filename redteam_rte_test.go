@@ -178,33 +178,6 @@ func TestRedTeamRTE_AddToolRugPullAuditedOnce(t *testing.T) {
 	}
 }
 
-// Guard.Middleware is Install for servers that compose their middleware
-// themselves: its sending half must do what Install's does, so a secret a
-// handler puts in a progress notification is redacted there too.
-func TestRedTeamRTE_MiddlewarePairRedactsOutgoing(t *testing.T) {
-	g := mustGuard(t, mustPolicy(t, allowWipePolicy), nil)
-	s := mcp.NewServer(&mcp.Implementation{Name: "s", Version: "1"}, nil)
-	s.AddTool(&mcp.Tool{Name: "wipe", InputSchema: json.RawMessage(`{"type":"object"}`)}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		err := req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: "p1", Progress: 1, Message: "using " + fakeKey})
-		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "done"}}}, err
-	})
-	recv, send := g.Middleware()
-	s.AddReceivingMiddleware(recv)
-	s.AddSendingMiddleware(send)
-	got := make(chan string, 1)
-	_, cs := connectAt(t, s, "agent", &mcp.ClientOptions{
-		ProgressNotificationHandler: func(ctx context.Context, r *mcp.ProgressNotificationClientRequest) { got <- r.Params.Message },
-	}, "2025-06-18")
-	p := &mcp.CallToolParams{Name: "wipe", Arguments: map[string]any{}}
-	p.SetProgressToken("p1")
-	if _, err := cs.CallTool(context.Background(), p); err != nil {
-		t.Fatal(err)
-	}
-	if msg := <-got; strings.Contains(msg, fakeKey) {
-		t.Fatalf("a secret left the server in a progress notification: %q", msg)
-	}
-}
-
 // panickyObserver panics when told of an allowed tools/call.
 type panickyObserver struct{ *recorder }
 

@@ -110,10 +110,12 @@ func callID(body []byte, name string) (json.RawMessage, bool) {
 	if err != nil || !isReq || req.Method != policy.MethodToolsCall || !req.ID.IsValid() {
 		return nil, false
 	}
-	var p struct {
-		Name string `json:"name"`
-	}
-	if json.Unmarshal(req.Params, &p) != nil || p.Name != name {
+	// The exact member "name", as go-sdk dispatches it: a struct field
+	// would also take "Name" or "NAME" (encoding/json matches field names
+	// case-insensitively), and the last of them.
+	var p map[string]json.RawMessage
+	var got string
+	if json.Unmarshal(req.Params, &p) != nil || json.Unmarshal(p["name"], &got) != nil || got != name {
 		return nil, false
 	}
 	id, err := json.Marshal(req.ID.Raw())

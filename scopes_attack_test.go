@@ -34,6 +34,18 @@ func TestScopeChallengeSpellings(t *testing.T) {
 			t.Errorf("%s: %d %s", args, resp.StatusCode, body)
 		}
 	}
+	// A params member "Name" beside "name": go-sdk dispatches the exact
+	// "name", and the 403 follows it (red team: the wrapper read the tool
+	// name case-insensitively, saw "echo", and lost the step-up).
+	for _, extra := range []string{`,"Name":"echo"`, `,"NAME":"status"`, `,"nAme":"deploy"`} {
+		body := strings.Replace(wrap(`{"env":"prod"}`), `"name":"deploy"`, `"name":"deploy"`+extra, 1)
+		if !strings.Contains(body, extra) {
+			t.Fatalf("body %s", body)
+		}
+		if resp, got := ss.post(t, tok, newHeaders("deploy"), body); resp.StatusCode != http.StatusForbidden {
+			t.Errorf("params with %s: %d %s", extra, resp.StatusCode, got)
+		}
+	}
 	for _, args := range []string{`{"env":"production"}`, `{"environment":"prod"}`, `{"target":{"env":"prod"}}`} {
 		resp, body := ss.post(t, tok, newHeaders("deploy"), wrap(args))
 		if resp.StatusCode != http.StatusOK || !strings.Contains(body, "deploy ran for") {

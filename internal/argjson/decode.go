@@ -53,27 +53,7 @@ var (
 // Decode decodes b, one JSON object with optional surrounding whitespace,
 // as encoding/json's Decoder with UseNumber decodes it into a
 // map[string]any.
-func Decode(b []byte) (map[string]any, error) {
-	d := decoder{b: b}
-	d.space()
-	if d.i >= len(d.b) {
-		return nil, ErrSyntax
-	}
-	if d.b[d.i] != '{' {
-		if _, err := d.value(0); err != nil {
-			return nil, err
-		}
-		return nil, ErrNotObject
-	}
-	m, err := d.object(0)
-	if err != nil {
-		return nil, err
-	}
-	if d.space(); d.i != len(d.b) {
-		return nil, ErrTrailing
-	}
-	return m, nil
-}
+func Decode(b []byte) (map[string]any, error) { return (&decoder{b: b}).top() }
 
 // DecodeStrict is [Decode] that refuses, with [ErrDuplicateName], an
 // object at any depth with two members whose names are equal, or equal
@@ -82,8 +62,10 @@ func Decode(b []byte) (map[string]any, error) {
 // last exact name, many streaming readers the first, encoding/json's struct
 // decoding matches names case-insensitively), so what a policy checked or a
 // human was shown need not be what a handler reads.
-func DecodeStrict(b []byte) (map[string]any, error) {
-	d := decoder{b: b, strict: true}
+func DecodeStrict(b []byte) (map[string]any, error) { return (&decoder{b: b, strict: true}).top() }
+
+// top decodes the whole text as one object.
+func (d *decoder) top() (map[string]any, error) {
 	d.space()
 	if d.i >= len(d.b) {
 		return nil, ErrSyntax

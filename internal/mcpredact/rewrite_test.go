@@ -32,7 +32,7 @@ func TestRewriteError(t *testing.T) {
 		var we *jsonrpc.Error
 		s := got.Error()
 		if errors.As(got, &we) {
-			s = fmt.Sprintf("%d %s %s", we.Code, we.Message, we.Data)
+			s = fmt.Sprintf("%d %s %s", we.Code, we.Message, string(we.Data)) // string(): from go1.27 a nil json.RawMessage formats as null
 		}
 		if s != tc.want {
 			t.Errorf("%v: got %q, want %q", tc.in, s, tc.want)

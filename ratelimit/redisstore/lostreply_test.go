@@ -30,16 +30,11 @@ func (c lateConn) Read(b []byte) (int, error) {
 	return c.Conn.Read(b)
 }
 
-// TestLostReserveReplyLeavesNoGhost (issue 17 fault 3, by the network):
-// Redis ran a step's reservation in time, so the script's deadline check
-// passed, but its reply came back after the caller's Timeout. The call
-// was denied as unavailable, and the step stayed reserved for the
-// reservation's minute: every retry was refused as "already being
-// decided". The store knows the token it sent, so it drops the
-// reservation when the reply is lost.
-func TestLostReserveReplyLeavesNoGhost(t *testing.T) {
+// lateStore is a store, with a Timeout of 200ms, on a real Redis whose
+// connections delay the next reply by 400ms once armed is set.
+func lateStore(t *testing.T, armed *atomic.Bool, prefix string) *redisstore.Store {
+	t.Helper()
 	srv := redistest.Start(t)
-	var armed atomic.Bool
 	c := redis.NewClient(&redis.Options{
 		Addr: srv.Addr(), ContextTimeoutEnabled: true, MaxRetries: -1,
 		Dialer: func(ctx context.Context, network, addr string) (net.Conn, error) {
@@ -48,11 +43,23 @@ func TestLostReserveReplyLeavesNoGhost(t *testing.T) {
 			if err != nil {
 				return nil, err
 			}
-			return lateConn{conn, &armed, 400 * time.Millisecond}, nil
+			return lateConn{conn, armed, 400 * time.Millisecond}, nil
 		},
 	})
 	t.Cleanup(func() { c.Close() })
-	s := newStore(t, c, &redisstore.Options{Prefix: "late:", Timeout: 200 * time.Millisecond})
+	return newStore(t, c, &redisstore.Options{Prefix: prefix, Timeout: 200 * time.Millisecond})
+}
+
+// TestLostReserveReplyLeavesNoGhost (issue 17 fault 3, by the network):
+// Redis ran a step's reservation in time, so the script's deadline check
+// passed, but its reply came back after the caller's Timeout. The call
+// was denied as unavailable, and the step stayed reserved for the
+// reservation's minute: every retry was refused as "already being
+// decided". The store knows the token it sent, so it drops the
+// reservation when the reply is lost.
+func TestLostReserveReplyLeavesNoGhost(t *testing.T) {
+	var armed atomic.Bool
+	s := lateStore(t, &armed, "late:")
 	g, err := ratelimit.NewGuard(&ratelimit.GuardOptions{Store: s})
 	if err != nil {
 		t.Fatal(err)
@@ -90,21 +97,8 @@ func TestLostReserveReplyLeavesNoGhost(t *testing.T) {
 // the commit landed, so the call goes on; a commit that did not land
 // still fails and leaves the step free.
 func TestLostCommitReplyIsKnown(t *testing.T) {
-	srv := redistest.Start(t)
 	var armed atomic.Bool
-	c := redis.NewClient(&redis.Options{
-		Addr: srv.Addr(), ContextTimeoutEnabled: true, MaxRetries: -1,
-		Dialer: func(ctx context.Context, network, addr string) (net.Conn, error) {
-			var d net.Dialer
-			conn, err := d.DialContext(ctx, network, addr)
-			if err != nil {
-				return nil, err
-			}
-			return lateConn{conn, &armed, 400 * time.Millisecond}, nil
-		},
-	})
-	t.Cleanup(func() { c.Close() })
-	s := newStore(t, c, &redisstore.Options{Prefix: "latecommit:", Timeout: 200 * time.Millisecond})
+	s := lateStore(t, &armed, "latecommit:")
 	g, err := ratelimit.NewGuard(&ratelimit.GuardOptions{Store: s})
 	if err != nil {
 		t.Fatal(err)
