@@ -54,12 +54,24 @@ func (c consentAsker) Ask(ctx context.Context, r AskRequest) (Answer, error) {
 		out.Args = ans.Args
 	}
 	if c.vault != nil {
-		run, err := c.vault.Inject(ctx, ans.Grant, r.Tool, ans.Args)
+		// The scrubber of the values injected, not of the vault read again:
+		// a secret rotated in between would be scrubbed by its new value.
+		run, sc, err := c.vault.InjectScrubbed(ctx, ans.Grant, r.Tool, ans.Args)
 		if err != nil {
 			return Answer{}, err // fail closed: no call without its secrets, or with a refused grant
 		}
 		out.RunArgs = run
-		out.Scrubber = c.vault.Scrubber(ans.Args)
+		out.Scrubber = sc
 	}
 	return out, nil
+}
+
+// vaultScrubber is the Scrubber of every value the vault could have
+// injected (vault.ScrubberAll), or nil: the guard scrubs them from its
+// first message (vaultscrub.go).
+func (c consentAsker) vaultScrubber() *vault.Scrubber {
+	if c.vault == nil {
+		return nil
+	}
+	return c.vault.ScrubberAll()
 }

@@ -235,8 +235,12 @@ func (g *Guard) question(c *call) (text, why string) {
 	if err != nil {
 		return "", "The arguments are too many or too long to be shown for approval, so the call was denied"
 	}
-	return fmt.Sprintf("Allow the agent %s to call the tool %s with these arguments?\n%s",
-		runes.Escape(strconv.Quote(c.agent)), runes.Escape(strconv.Quote(c.rawTool)), lines), ""
+	text = fmt.Sprintf("Allow the agent %s to call the tool %s with these arguments?\n%s",
+		runes.Escape(strconv.Quote(c.agent)), runes.Escape(strconv.Quote(c.rawTool)), lines)
+	if fs, hidden := g.questionHidden(text); hidden {
+		return "", hiddenBySecretScan(fs)
+	}
+	return text, ""
 }
 
 // useNonce spends an approval's nonce, within the agent's own share when

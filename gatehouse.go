@@ -16,6 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/gatehouse-dev/gatehouse/consent"
+	"github.com/gatehouse-dev/gatehouse/consent/vault"
 	"github.com/gatehouse-dev/gatehouse/dlp"
 	"github.com/gatehouse-dev/gatehouse/internal/elicitstate"
 	"github.com/gatehouse-dev/gatehouse/policy"
@@ -61,6 +62,11 @@ func New(p *policy.Policy, opts *Options) (*Guard, error) {
 	}
 	if err := g.o.validate(); err != nil {
 		return nil, err
+	}
+	if o := g.o.Ask; o != nil {
+		if v, ok := o.Asker.(interface{ vaultScrubber() *vault.Scrubber }); ok {
+			g.injected.all = v.vaultScrubber // vaultscrub.go
+		}
 	}
 	g.now = g.o.Clock
 	if g.now == nil {

@@ -22,17 +22,21 @@ func (g *Guard) sendingMiddleware() mcp.Middleware {
 	st := new(streams)
 	return func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-			if sc := g.injected.scrubber(); sc != nil {
+			sc := g.injected.scrubber()
+			if sc != nil {
 				var err error
 				if req, err = mcpredact.RewriteOutgoing(sc, method, req); err != nil {
 					g.log.WarnContext(ctx, "gatehouse: outgoing message withheld", "method", method, "reason", "could not be checked for injected vault secrets")
 					return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "gatehouse: the " + method + " message could not be checked for injected vault secrets, so it was not sent"}
 				}
 			}
-			if g.dlp == nil {
+			if g.dlp == nil && sc == nil {
 				return next(ctx, method, req)
 			}
-			req, joined, err := st.join(g.dlp, req)
+			req, joined, err := st.join(g.dlp, sc, req)
+			if err == nil && g.dlp == nil {
+				return next(ctx, method, req)
+			}
 			var out mcp.Request
 			var findings []dlp.Finding
 			if err == nil {

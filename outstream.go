@@ -8,6 +8,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/gatehouse-dev/gatehouse/consent/vault"
 	"github.com/gatehouse-dev/gatehouse/dlp"
 )
 
@@ -59,7 +60,12 @@ type kept struct {
 // rest. A log message's structured data (outstream_data.go) is a stream per
 // string member. An error means the data could not be scanned: the message
 // must not be sent.
-func (st *streams) join(s *dlp.Scanner, req mcp.Request) (mcp.Request, []dlp.Finding, error) {
+//
+// sc, when set, is the guard's injected vault values (vaultscrub.go): the
+// text loses its share of a value that crosses the boundary, and an end
+// that starts a value (consent/vault Scrubber.Stream). s may be nil (no
+// DLP): then only sc applies.
+func (st *streams) join(s *dlp.Scanner, sc *vault.Scrubber, req mcp.Request) (mcp.Request, []dlp.Finding, error) {
 	r, isReq := req.(*mcp.ServerRequest[mcp.Params])
 	if !isReq || r.Session == nil {
 		return req, nil, nil
@@ -77,7 +83,7 @@ func (st *streams) join(s *dlp.Scanner, req mcp.Request) (mcp.Request, []dlp.Fin
 		}
 		key.stream = "log\x00" + p.Logger
 		if text, isStr := p.Data.(string); isStr {
-			red, findings := st.joinText(s, key, text)
+			red, findings := st.joinText(s, sc, key, text)
 			if red != text {
 				c := *p
 				c.Data = red
@@ -85,7 +91,7 @@ func (st *streams) join(s *dlp.Scanner, req mcp.Request) (mcp.Request, []dlp.Fin
 			}
 			return req, findings, nil
 		}
-		data, findings, err := st.joinData(s, key, p.Data)
+		data, findings, err := st.joinData(s, sc, key, p.Data)
 		if err != nil || data == nil {
 			return req, findings, err
 		}
@@ -97,7 +103,7 @@ func (st *streams) join(s *dlp.Scanner, req mcp.Request) (mcp.Request, []dlp.Fin
 			return req, nil, nil
 		}
 		key.stream = fmt.Sprintf("progress\x00%T\x00%v", p.ProgressToken, p.ProgressToken)
-		red, findings := st.joinText(s, key, p.Message)
+		red, findings := st.joinText(s, sc, key, p.Message)
 		if red != p.Message {
 			c := *p
 			c.Message = red
@@ -109,19 +115,38 @@ func (st *streams) join(s *dlp.Scanner, req mcp.Request) (mcp.Request, []dlp.Fin
 }
 
 // joinText scans text joined with the end of the last text of key's
-// stream, remembers the new end, and returns text with its share of every
-// secret redacted and the findings text adds.
-func (st *streams) joinText(s *dlp.Scanner, key streamKey, text string) (string, []dlp.Finding) {
+// stream, remembers the new end (the text as the tool wrote it), and
+// returns text with its share of every secret, and of every injected vault
+// value (sc, may be nil), redacted, and the findings text adds. s may be
+// nil: then only sc applies.
+func (st *streams) joinText(s *dlp.Scanner, sc *vault.Scrubber, key streamKey, text string) (string, []dlp.Finding) {
 	st.mu.Lock()
 	tail := st.tails[key].tail
 	st.mu.Unlock()
+	scanned := text
+	if sc != nil {
+		scanned = sc.Stream(tail, text)
+	}
+	// Where a secret still open at the end starts is known only in the
+	// text as scanned; after a vault value was taken out, it is not
+	// looked for (the tail is then the last streamTail bytes).
+	at := func(findings []dlp.Finding, n int) int {
+		if scanned != text {
+			return -1
+		}
+		return openAt(findings, n)
+	}
+	if s == nil {
+		st.remember(key, tail, text, -1)
+		return scanned, nil
+	}
 	if tail == "" {
-		red, findings := s.Redact(text)
-		st.remember(key, "", text, openAt(findings, len(text)))
+		red, findings := s.Redact(scanned)
+		st.remember(key, "", text, at(findings, len(text)))
 		return red, findings
 	}
-	out, joined := s.RedactParts([]string{tail, text})
-	st.remember(key, tail, text, openAt(joined, len(tail)+len(text)))
+	out, joined := s.RedactParts([]string{tail, scanned})
+	st.remember(key, tail, text, at(joined, len(tail)+len(text)))
 	_, before := s.Redact(tail)
 	return out[1], subtract(joined, before)
 }

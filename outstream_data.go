@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gatehouse-dev/gatehouse/consent/vault"
 	"github.com/gatehouse-dev/gatehouse/dlp"
 )
 
@@ -25,7 +26,7 @@ const maxDataStreams = 64
 // the strings under one path in one message follow each other in it. It
 // returns the data to send, as JSON with its numbers as written, or nil
 // when nothing was redacted. An error means the data is not JSON.
-func (st *streams) joinData(s *dlp.Scanner, key streamKey, data any) (json.RawMessage, []dlp.Finding, error) {
+func (st *streams) joinData(s *dlp.Scanner, sc *vault.Scrubber, key streamKey, data any) (json.RawMessage, []dlp.Finding, error) {
 	raw, err := json.Marshal(data)
 	if err != nil {
 		return nil, nil, fmt.Errorf("log data: %w", err)
@@ -39,7 +40,7 @@ func (st *streams) joinData(s *dlp.Scanner, key streamKey, data any) (json.RawMe
 	if err := dec.Decode(&v); err != nil {
 		return nil, nil, fmt.Errorf("log data: %w", err)
 	}
-	w := dataWalk{st: st, s: s, key: key}
+	w := dataWalk{st: st, s: s, sc: sc, key: key}
 	v = w.walk(v, "", "")
 	if !w.changed {
 		return nil, w.findings, nil
@@ -54,6 +55,7 @@ func (st *streams) joinData(s *dlp.Scanner, key streamKey, data any) (json.RawMe
 type dataWalk struct {
 	st       *streams
 	s        *dlp.Scanner
+	sc       *vault.Scrubber // injected vault values, or nil
 	key      streamKey
 	n        int
 	changed  bool
@@ -111,7 +113,7 @@ func (w *dataWalk) walk(v any, path, alt string) any {
 func (w *dataWalk) join(path, text string) (string, []dlp.Finding) {
 	k := w.key
 	k.stream += "\x00" + path
-	return w.st.joinText(w.s, k, text)
+	return w.st.joinText(w.s, w.sc, k, text)
 }
 
 // maxFindings merges two lists of findings of one text, keeping the larger

@@ -17,7 +17,11 @@ import (
 // "echo hello\n[REDACTED:private-key]" while the handler ran the rest. A
 // prompt that DLP would redact is therefore never shown: the call is
 // denied with this reason (DESIGN §3 item 14: a prompt never hides a value
-// silently; if it cannot show one, it refuses to ask).
+// silently; if it cannot show one, it refuses to ask). The text checked is
+// the prompt as sent, not the arguments alone: AddTool's question puts the
+// agent's name before them, and a passkey displayText is what a Describe
+// function makes of them; a span may open in one part and close in
+// another, or exist only once values are joined (red team of the fix).
 
 // hiddenBySecretScan is the reason of such a denial, naming the rules.
 func hiddenBySecretScan(fs []dlp.Finding) string {
@@ -25,7 +29,7 @@ func hiddenBySecretScan(fs []dlp.Finding) string {
 	for _, f := range fs {
 		names = append(names, f.Rule)
 	}
-	return "The arguments hold text the secret scanner would redact from the approval prompt (" + strings.Join(names, ", ") +
+	return "The approval prompt (the arguments, or the text shown around them) holds text the secret scanner would redact (" + strings.Join(names, ", ") +
 		"), so the user could not see what they approve; the call was denied. Send secrets by reference ({{vault:NAME}}) to a server-side approver (Options.Ask), or without them"
 }
 
@@ -43,6 +47,20 @@ func (g *Guard) promptHidden(raw []byte) ([]dlp.Finding, bool) {
 	if err != nil {
 		return []dlp.Finding{{Rule: "unscannable"}}, true
 	}
+	return fs, len(fs) > 0
+}
+
+// questionHidden returns the findings of the guard's DLP scanner in an
+// approval question as it is sent. The arguments alone are not enough: the
+// question puts a header before them (the agent's self-declared name), and
+// a span DLP redacts may open in the header and close in a value, hiding
+// the tool's name and every argument line in between while neither part
+// alone holds a finding.
+func (g *Guard) questionHidden(text string) ([]dlp.Finding, bool) {
+	if g.dlp == nil {
+		return nil, false
+	}
+	_, fs := g.dlp.Redact(text)
 	return fs, len(fs) > 0
 }
 

@@ -51,6 +51,15 @@ func (g *Guard) filteredResult(ctx context.Context, method, tool, agent string, 
 	if err != nil {
 		return withhold("The result could not be checked for secrets, so it was withheld", true)
 	}
+	if len(findings) > 0 && method == methodChallengeCreate {
+		// The displayText a passkey signs for, redacted, would hide what
+		// the user approves (prompthide.go): a Describe function may join
+		// argument values into text the arguments alone never were.
+		d := policy.Decision{Outcome: policy.Block, Violation: true, Code: policy.CodeForbidden, Message: policy.MessageForbidden,
+			Reason: "No approval is asked for a call the user cannot see: " + hiddenBySecretScan(findings), Method: method}
+		g.auditDecision(ctx, d, agent, nil)
+		return nil, &d
+	}
 	if len(findings) > 0 {
 		if err := g.auditDLP(ctx, method, tool, agent, findings); err != nil {
 			return withhold("The audit log could not record a redaction, so the result was withheld", false)

@@ -168,9 +168,11 @@ func TestRedteamVaultSecretInErrorDataAndNotifications(t *testing.T) {
 
 func TestRedteamVaultSecretEchoedByLaterCall(t *testing.T) {
 	r := newLeakRig(t)
+	// A value the vault could inject is scrubbed before any injection too
+	// (a stored value outlives the guard's memory: redteam_rtf_vaultrestart_test.go).
 	plainBefore := resultText(r.client(t, "agent").callTool(1, "plain", map[string]any{"x": leakSecret}))
-	if !strings.Contains(plainBefore, leakSecret) {
-		t.Fatalf("near miss: before any injection, a value the agent sent itself comes back as sent: %q", plainBefore)
+	if strings.Contains(plainBefore, leakSecret) {
+		t.Fatalf("before any injection, a value the vault could inject came back: %q", plainBefore)
 	}
 	c := r.client(t, "agent")
 	if res := c.callTool(1, "note_put", map[string]any{"text": "key=" + vault.SecretRef("deploy_token")}); resultText(res) != "stored" {

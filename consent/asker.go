@@ -276,7 +276,8 @@ func (a *Asker) Ask(ctx context.Context, r Request) (Answer, error) {
 		return fail("consent channel failed", fmt.Errorf("%w: %s: %w", ErrChannel, a.ch.Name(), err))
 	}
 
-	resp, err := a.respond(creq, reply)
+	scope, scopeErr := chosenScope(r.Scopes, reply.Scope)
+	resp, err := a.respond(creq, reply, scope)
 	if err != nil {
 		return fail("invalid reply from channel", err)
 	}
@@ -292,9 +293,8 @@ func (a *Asker) Ask(ctx context.Context, r Request) (Answer, error) {
 		return fail("the approval is the MCP client's word, not a human's (AskerOptions.RequireHuman)",
 			fmt.Errorf("%w: %s answered with attestation %q; AskerOptions.RequireHuman accepts only answers a channel attests as a human's", ErrChannel, a.ch.Name(), resp.Approver.Attestation))
 	}
-	scope, err := chosenScope(r.Scopes, reply.Scope)
-	if err != nil {
-		return fail("the approval chose a scope that was not offered", err)
+	if scopeErr != nil {
+		return fail("the approval chose a scope that was not offered", scopeErr)
 	}
 	args := ApplyModifications(creq.Action.Parameters, resp.Modifications)
 	if err := a.verifier.Verify(ctx, creq, resp, creq.Action.Tool, args); err != nil {
@@ -354,7 +354,8 @@ func attestation(a Attestation) Attestation {
 }
 
 // respond turns a channel's reply into a signed response.
-func (a *Asker) respond(creq *ConsentRequest, reply Reply) (*ConsentResponse, error) {
+// scope is the scope chosen (signed; ScopeOnce or "" for one call).
+func (a *Asker) respond(creq *ConsentRequest, reply Reply, scope string) (*ConsentResponse, error) {
 	switch reply.Decision {
 	case Approved, Denied:
 		if len(reply.Modifications) != 0 {
@@ -375,6 +376,9 @@ func (a *Asker) respond(creq *ConsentRequest, reply Reply) (*ConsentResponse, er
 		Approver:   Approver{ID: reply.Approver, Channel: a.ch.Name(), Attestation: attestation(reply.Attestation)},
 		Conditions: Conditions{ValidUntil: now.Add(a.ttl), SingleUse: true},
 		Nonce:      creq.Nonce,
+	}
+	if reply.Decision.approves() && scope != "" && scope != ScopeOnce {
+		resp.Conditions.Scope, resp.Conditions.SingleUse = scope, false
 	}
 	if reply.Decision == ApprovedWithModifications {
 		resp.Modifications = reply.Modifications

@@ -47,7 +47,8 @@
 // (approver id, approver channel and [Attestation]: "human" when the
 // channel authenticated the human, "client" for an MCP client's word such
 // as an elicitation answer), the SHA-256 of the human's modifications, the
-// decision time, valid_until and single_use. Nothing of a response that
+// decision time, valid_until, single_use and the scope the human chose
+// (a remembered approval is signed as such, not as one call's). Nothing of a response that
 // verifies can be changed: ACP §6.2 leaves approver.id and
 // conditions.single_use unsigned; this package signs them.
 // An approval with modifications runs the modified parameters only;

@@ -107,7 +107,13 @@ const (
 // Conditions bound an approval (ACP §4.2 conditions).
 type Conditions struct {
 	ValidUntil time.Time `json:"valid_until"`
-	SingleUse  bool      `json:"single_use"`
+	// SingleUse is true when the approval covers the one call, false when
+	// the human chose a Scope that remembers it.
+	SingleUse bool `json:"single_use"`
+	// Scope is the ID of the scope the human chose from the offered ones
+	// (Request.Scopes), signed; empty for one call ([ScopeOnce]). An
+	// extension of ACP §4.2.
+	Scope string `json:"scope,omitempty"`
 }
 
 // Proof is the Ed25519 signature over the response (ACP §4.2 proof, §6.2).

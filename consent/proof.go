@@ -59,6 +59,7 @@ type payload struct {
 	Nonce             string   `json:"nonce"`
 	RequestHash       string   `json:"request_hash"`
 	RequestID         string   `json:"request_id"`
+	Scope             string   `json:"scope,omitempty"`
 	SingleUse         bool     `json:"single_use"`
 	Timestamp         string   `json:"timestamp"`
 	ValidUntil        string   `json:"valid_until"`
@@ -71,10 +72,12 @@ type payload struct {
 // [ActionHash] of the request's parameters, request_hash is [RequestHash]
 // of the whole request (an extension of ACP §6.2: the spec's payload leaves
 // the request's tool, server, agent and expiry unsigned), approver_id,
-// approver_channel, attestation and single_use are the response's (so a
-// client-attested answer cannot be relabelled as a human's, nor one
-// approver's answer as another's: the spec leaves approver.id and
-// conditions.single_use unsigned), and modifications_hash is null, or "sha256:<hex>" of the JCS of
+// approver_channel, attestation, single_use and scope are the response's
+// (so a client-attested answer cannot be relabelled as a human's, nor one
+// approver's answer as another's, nor a remembered approval as one call's:
+// the spec leaves approver.id and conditions.single_use unsigned and has
+// no scope; scope is left out of the payload when empty, one call), and
+// modifications_hash is null, or "sha256:<hex>" of the JCS of
 // resp.Modifications when the decision is approved_with_modifications.
 // Instants are RFC 3339 UTC with milliseconds.
 //
@@ -93,6 +96,7 @@ func SigningPayload(req *ConsentRequest, resp *ConsentResponse) ([]byte, error) 
 		ApproverChannel: resp.Approver.Channel,
 		ApproverID:      resp.Approver.ID,
 		SingleUse:       resp.Conditions.SingleUse,
+		Scope:           resp.Conditions.Scope,
 		Attestation:     string(resp.Approver.Attestation),
 		RequestHash:     resp.RequestHash,
 		Decision:        resp.Decision,

@@ -27,6 +27,8 @@
 // the guess redacted exactly when it is right. Store only secrets that
 // cannot be guessed (API keys, random tokens); a PIN or a short password
 // in a vault that injects into an agent's calls can be found by trying.
+// Values shorter than [MinInjectLen] are not injected at all: scrubbed from
+// everything, they would take common words out of every result.
 //
 // # Concurrency
 //

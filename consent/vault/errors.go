@@ -17,6 +17,9 @@ var (
 	// refer to a secret that is not bound ([Vault.Bind]) to the call's
 	// tool and server.
 	ErrSecretNotAllowed = errors.New("vault: secret not allowed for this tool")
+	// ErrSecretTooShort is returned by [Vault.Inject] when arguments refer
+	// to a secret shorter than [MinInjectLen] bytes.
+	ErrSecretTooShort = errors.New("vault: secret too short to be injected")
 )
 
 // clip bounds an untrusted string quoted in an error message.

@@ -22,9 +22,12 @@ import (
 // "[REDACTED:vault:<name>]".
 //
 // Scrubbing is by value, so it also catches a secret a tool copied into
-// another field or an error. It cannot catch a value the tool transformed
-// in another way (hashed, reversed, split); tools that do that must not get
-// secrets. Encoded forms shorter than 4 bytes are not scrubbed (they would
+// another field or an error, and, with [Scrubber.Parts] and
+// [Scrubber.Stream], one cut across the content items of a result or the
+// chunks of streamed output. It cannot catch a value the tool transformed
+// in another way (hashed, reversed, cut across two calls: a read tool with
+// an offset hands the agent any piece it asks for); tools that do that
+// must not get secrets. Encoded forms shorter than 4 bytes are not scrubbed (they would
 // match everywhere); the raw value always is.
 //
 // A Scrubber is safe for concurrent use. Its zero value and nil scrub
@@ -32,7 +35,14 @@ import (
 type Scrubber struct {
 	r      *strings.Replacer
 	values map[string]string // secret value -> name, for Union
+	// needles are the values and their encodings, longest first (the
+	// Replacer's order), with first indexing them by their first byte, for
+	// [Scrubber.Parts] and [Scrubber.Stream], which need where they are.
+	needles []pair
+	first   [256][]int
 }
+
+type pair struct{ needle, repl string }
 
 // minEncoded is the shortest encoded form scrubbed.
 const minEncoded = 4
@@ -72,7 +82,6 @@ func (s *Scrubber) Union(o *Scrubber) *Scrubber {
 
 // newScrubber builds the Scrubber of byValue (secret value -> name).
 func newScrubber(byValue map[string]string) *Scrubber {
-	type pair struct{ needle, repl string }
 	var pairs []pair
 	seen := map[string]bool{}
 	add := func(needle, name string, encoded bool) {
@@ -103,7 +112,11 @@ func newScrubber(byValue map[string]string) *Scrubber {
 	for _, p := range pairs {
 		args = append(args, p.needle, p.repl)
 	}
-	return &Scrubber{r: strings.NewReplacer(args...), values: byValue}
+	sc := &Scrubber{r: strings.NewReplacer(args...), values: byValue, needles: pairs}
+	for i, p := range pairs {
+		sc.first[p.needle[0]] = append(sc.first[p.needle[0]], i)
+	}
+	return sc
 }
 
 // encodings returns the encoded forms of v a tool may echo.

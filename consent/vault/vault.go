@@ -61,6 +61,12 @@ type Vault struct {
 	mu       sync.RWMutex
 	secrets  map[string]string
 	bindings map[string]binding // by secret name; configuration, not stored in the file
+	// retired holds the values Set replaced and Delete removed (value ->
+	// name), for ScrubberAll: a tool may still hold one.
+	retired map[string]string
+	gen     uint64    // counts changes of secrets, for ScrubberAll's cache
+	all     *Scrubber // ScrubberAll's, as of allGen
+	allGen  uint64
 }
 
 // binding says which calls may receive a secret.
@@ -217,9 +223,63 @@ func (v *Vault) Set(name, value string) error {
 		return fmt.Errorf("%w: secret name %q, want 1 to 64 of A-Z a-z 0-9 _ . -", consent.ErrInvalidRequest, clip(name))
 	}
 	v.mu.Lock()
+	v.retire(name)
 	v.secrets[name] = value
+	v.gen++
 	v.mu.Unlock()
 	return nil
+}
+
+// retire keeps the value of name, about to be replaced or removed. Callers
+// hold v.mu.
+func (v *Vault) retire(name string) {
+	if _, bound := v.bindings[name]; !bound {
+		return // never injected
+	}
+	if old, ok := v.secrets[name]; ok {
+		if v.retired == nil {
+			v.retired = map[string]string{}
+		}
+		v.retired[old] = name
+	}
+}
+
+// ScrubberAll returns a [Scrubber] of every value the vault has held since
+// it was opened in this process that [Vault.Inject] could inject (bound to
+// some tool, [Vault.Bind], and at least [MinInjectLen] bytes), the values
+// Set replaced or Delete removed included. A guard scrubs with it from its first message: a tool that
+// stored an injected secret returns it after a restart, or from another
+// replica, to a guard that injected nothing. Values under one name keep
+// the current value's name; the Scrubber is rebuilt only after a change.
+// It is nil when there is no such value.
+func (v *Vault) ScrubberAll() *Scrubber {
+	v.mu.RLock()
+	if v.allGen == v.gen && (v.all != nil || v.gen == 0 && len(v.secrets) == 0) {
+		defer v.mu.RUnlock()
+		return v.all
+	}
+	v.mu.RUnlock()
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.allGen == v.gen && (v.all != nil || v.gen == 0 && len(v.secrets) == 0) {
+		return v.all
+	}
+	byValue := map[string]string{} // value -> name
+	for val, name := range v.retired {
+		if len(val) >= MinInjectLen {
+			byValue[val] = name
+		}
+	}
+	for name, val := range v.secrets {
+		if _, bound := v.bindings[name]; bound && len(val) >= MinInjectLen {
+			byValue[val] = name
+		}
+	}
+	v.all, v.allGen = nil, v.gen
+	if len(byValue) > 0 {
+		v.all = newScrubber(byValue)
+	}
+	return v.all
 }
 
 // Bind lets the secret name be injected into calls of tools (names as the
@@ -248,6 +308,7 @@ func (v *Vault) Bind(name string, tools, servers []string) error {
 	}
 	v.mu.Lock()
 	v.bindings[name] = b
+	v.gen++
 	v.mu.Unlock()
 	return nil
 }
@@ -262,7 +323,9 @@ func (v *Vault) allowed(name, tool, server string) bool {
 // Delete removes name.
 func (v *Vault) Delete(name string) {
 	v.mu.Lock()
+	v.retire(name)
 	delete(v.secrets, name)
+	v.gen++
 	v.mu.Unlock()
 }
 

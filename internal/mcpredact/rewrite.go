@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -48,6 +49,13 @@ func plainTextUnchanged(w Rewriter, res mcp.Result) bool {
 		if !ok || t == nil || t.Meta != nil || t.Annotations != nil || w.String(t.Text) != t.Text {
 			return false
 		}
+	}
+	if pw, ok := w.(PartsRewriter); ok && len(r.Content) > 1 {
+		texts := make([]string, len(r.Content))
+		for i, c := range r.Content {
+			texts[i] = c.(*mcp.TextContent).Text
+		}
+		return slices.Equal(pw.Parts(texts), texts) // nothing cut across items
 	}
 	return true
 }
@@ -143,6 +151,9 @@ func rewriteTree(w Rewriter, v any) (any, bool) {
 		return out, out != x
 	case []any:
 		changed := false
+		if pw, ok := w.(PartsRewriter); ok {
+			changed = rewriteParts(pw, x)
+		}
 		for i, e := range x {
 			var c bool
 			x[i], c = rewriteTree(w, e)

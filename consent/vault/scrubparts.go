@@ -1,0 +1,157 @@
+package vault
+
+import "strings"
+
+// A value a reader sees in pieces (the content items of one result, the
+// chunks of a command's output streamed as log or progress messages) is a
+// value sent all the same: scrubbing each piece alone, neither piece is
+// the value, and the reader joins them. Parts scrubs pieces joined; Stream
+// scrubs the next chunk of a stream whose earlier chunks already left.
+
+// span is an occurrence of needles[i] at [start, end) of a text.
+type span struct{ start, end, i int }
+
+// spans returns the occurrences of the needles in x as the Replacer finds
+// them: left to right, the longest needle at each position, none
+// overlapping.
+func (s *Scrubber) spans(x string) []span {
+	var out []span
+	for i := 0; i < len(x); {
+		n := -1
+		for _, k := range s.first[x[i]] {
+			if strings.HasPrefix(x[i:], s.needles[k].needle) {
+				n = k
+				break // longest first
+			}
+		}
+		if n < 0 {
+			i++
+			continue
+		}
+		out = append(out, span{i, i + len(s.needles[n].needle), n})
+		i += len(s.needles[n].needle)
+	}
+	return out
+}
+
+// share returns part, which starts at off in the joined text, with every
+// span's bytes in it replaced by the span's marker (once per span and
+// part).
+func (s *Scrubber) share(part string, off int, sp []span) string {
+	var b strings.Builder
+	at := 0
+	for _, x := range sp {
+		a, e := max(x.start, off)-off, min(x.end, off+len(part))-off
+		if a >= e {
+			continue
+		}
+		b.WriteString(part[at:a])
+		b.WriteString(s.needles[x.i].repl)
+		at = e
+	}
+	if at == 0 {
+		return part
+	}
+	b.WriteString(part[at:])
+	return b.String()
+}
+
+// Parts returns parts, texts a reader sees as one, with the injected
+// values their concatenation holds across a boundary replaced: a value
+// split across parts has its share in each part replaced by the marker.
+// When no value crosses a boundary, parts itself is returned, and values
+// inside one part are left to [Scrubber.String]; when one does, every
+// value is replaced.
+func (s *Scrubber) Parts(parts []string) []string {
+	if s == nil || s.r == nil || len(parts) < 2 {
+		return parts
+	}
+	if !s.crosses(parts) {
+		return parts // values inside one part are String's
+	}
+	sp := s.spans(strings.Join(parts, ""))
+	out := make([]string, len(parts))
+	off := 0
+	for i, p := range parts {
+		out[i] = s.share(p, off, sp)
+		off += len(p)
+	}
+	return out
+}
+
+// Stream returns text, the next chunk of a stream whose chunks so far end
+// with tail (already sent), with its share of every injected value in
+// tail+text replaced. A chunk that ends with the start of a value (at
+// least half of it, counting the tail) has that start replaced too: what
+// follows is not known yet, and once the rest comes the start has left.
+// So a value streamed in chunks of any size reaches the reader as at most
+// the first half of it, less a byte.
+//
+// Not less than half: holding back every start of a value would answer,
+// for an agent whose guess a tool streams back, whether the guess starts a
+// secret, and a secret would be found a byte at a time once its first
+// bytes were. A guess must hold half of the value to be answered (with a
+// random value of 16 bytes, 62^8 guesses), and the half that may leave
+// in a stream leaves the other half to be guessed whole. A chunk with
+// nothing to replace is returned as it is.
+func (s *Scrubber) Stream(tail, text string) string {
+	if s == nil || s.r == nil || text == "" {
+		return text
+	}
+	joined := tail + text
+	sp := s.spans(joined)
+	end := 0
+	if len(sp) > 0 {
+		end = sp[len(sp)-1].end
+	}
+	if k, i := s.openEnd(joined, end); k > 0 {
+		sp = append(sp, span{len(joined) - k, len(joined), i})
+	}
+	return s.share(text, len(tail), sp)
+}
+
+// openEnd returns the length of the longest end of x after from that is a
+// proper start of a needle, at least half of it and minEncoded bytes long,
+// and that needle; 0 when there is none.
+func (s *Scrubber) openEnd(x string, from int) (int, int) {
+	longest := len(s.needles[0].needle) // needles are sorted longest first
+	for start := max(from, len(x)-longest+1, 0); start <= len(x)-minEncoded; start++ {
+		rest := x[start:]
+		for _, k := range s.first[x[start]] {
+			if n := s.needles[k].needle; len(n) > len(rest) && 2*len(rest) >= len(n) && strings.HasPrefix(n, rest) {
+				return len(rest), k
+			}
+		}
+	}
+	return 0, 0
+}
+
+// crosses reports whether a needle crosses a boundary between parts: it
+// looks only at the bytes around each boundary, as far as the longest
+// needle reaches, so that parts without one cost no join and no full scan.
+func (s *Scrubber) crosses(parts []string) bool {
+	reach := len(s.needles[0].needle) - 1 // sorted longest first
+	for i := 1; i < len(parts); i++ {
+		// Up to reach bytes on each side, from as many parts as it takes
+		// (an empty or short part between two others).
+		before := parts[i-1][len(parts[i-1])-min(reach, len(parts[i-1])):]
+		for j := i - 2; j >= 0 && len(before) < reach; j-- {
+			p := parts[j]
+			before = p[len(p)-min(reach-len(before), len(p)):] + before
+		}
+		after := parts[i][:min(reach, len(parts[i]))]
+		for j := i + 1; j < len(parts) && len(after) < reach; j++ {
+			after += parts[j][:min(reach-len(after), len(parts[j]))]
+		}
+		for start := 0; start < len(before); start++ {
+			head := before[start:]
+			for _, k := range s.first[head[0]] {
+				n := s.needles[k].needle
+				if len(n) > len(head) && strings.HasPrefix(n, head) && strings.HasPrefix(after, n[len(head):]) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
