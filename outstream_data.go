@@ -2,6 +2,7 @@ package gatehouse
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -67,7 +68,10 @@ type dataWalk struct {
 // A string in an array is joined both with the strings under the same
 // index (a record written as ["stdout", line]) and with all of its array's
 // (lines: [...] of any length); when both redact it differently, it is
-// redacted whole.
+// redacted whole. The members of an object in an array are so too
+// ("/lines/0/text" and "/lines/*/text"): with only their index's, a
+// secret cut between the last line of a batch ({"lines": [{"text": ...}]})
+// and the first of the next was joined with neither (red team rth).
 func (w *dataWalk) walk(v any, path, alt string) any {
 	switch x := v.(type) {
 	case string:
@@ -100,11 +104,16 @@ func (w *dataWalk) walk(v any, path, alt string) any {
 	case map[string]any:
 		names := slices.Sorted(maps.Keys(x))
 		for _, name := range names {
-			x[name] = w.walk(x[name], path+"/"+strings.NewReplacer("~", "~0", "/", "~1").Replace(name), "")
+			member := "/" + strings.NewReplacer("~", "~0", "/", "~1").Replace(name)
+			under := ""
+			if alt != "" {
+				under = alt + member
+			}
+			x[name] = w.walk(x[name], path+member, under)
 		}
 	case []any:
 		for i, m := range x {
-			x[i] = w.walk(m, path+"/"+strconv.Itoa(i), path+"/*")
+			x[i] = w.walk(m, path+"/"+strconv.Itoa(i), cmp.Or(alt, path)+"/*")
 		}
 	}
 	return v
