@@ -23,17 +23,20 @@ func (g *Guard) sendingMiddleware() mcp.Middleware {
 	return func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 			sc := g.injected.scrubber()
-			if sc != nil {
-				var err error
+			if g.dlp == nil && sc == nil {
+				return next(ctx, method, req)
+			}
+			// The stream join sees the text as the tool wrote it (both
+			// the secrets and the vault values it redacts are found in
+			// it, outstream.go); the vault's values are then scrubbed
+			// from every other string.
+			req, joined, err := st.join(g.dlp, sc, req)
+			if err == nil && sc != nil {
 				if req, err = mcpredact.RewriteOutgoing(sc, method, req); err != nil {
 					g.log.WarnContext(ctx, "gatehouse: outgoing message withheld", "method", method, "reason", "could not be checked for injected vault secrets")
 					return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "gatehouse: the " + method + " message could not be checked for injected vault secrets, so it was not sent"}
 				}
 			}
-			if g.dlp == nil && sc == nil {
-				return next(ctx, method, req)
-			}
-			req, joined, err := st.join(g.dlp, sc, req)
 			if err == nil && g.dlp == nil {
 				return next(ctx, method, req)
 			}

@@ -2,6 +2,7 @@ package gatehouse
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"weak"
@@ -119,36 +120,82 @@ func (st *streams) join(s *dlp.Scanner, sc *vault.Scrubber, req mcp.Request) (mc
 // returns text with its share of every secret, and of every injected vault
 // value (sc, may be nil), redacted, and the findings text adds. s may be
 // nil: then only sc applies.
+//
+// Both look at the text as the tool wrote it, and their redactions are
+// merged: scanned after the vault's markers went in, a secret the rule
+// recognizes by its run of lines (a PEM key's body) ended at a line that
+// carried a vault value, and the lines after it went out; and where a
+// secret still open at the end starts was known only in the scrubbed text,
+// so the merge of rtf and rtg stopped looking for it (red team rth).
 func (st *streams) joinText(s *dlp.Scanner, sc *vault.Scrubber, key streamKey, text string) (string, []dlp.Finding) {
 	st.mu.Lock()
 	tail := st.tails[key].tail
 	st.mu.Unlock()
-	scanned := text
-	if sc != nil {
-		scanned = sc.Stream(tail, text)
-	}
-	// Where a secret still open at the end starts is known only in the
-	// text as scanned; after a vault value was taken out, it is not
-	// looked for (the tail is then the last streamTail bytes).
-	at := func(findings []dlp.Finding, n int) int {
-		if scanned != text {
-			return -1
-		}
-		return openAt(findings, n)
-	}
+	// The kept end holds the longest value or encoding the vault scrubs,
+	// less a byte: past it, the rest of a longer one (the hex of a
+	// private key) was no longer known to be one (red team rth).
+	size := max(streamTail, sc.Reach()-1)
+	marks := sc.StreamMarks(tail, text)
 	if s == nil {
-		st.remember(key, tail, text, -1)
-		return scanned, nil
+		st.keep(key, tail, text, -1, size)
+		return merge(text, len(tail), marks, nil), nil
 	}
+	var out string
+	var joined, findings []dlp.Finding
 	if tail == "" {
-		red, findings := s.Redact(scanned)
-		st.remember(key, "", text, at(findings, len(text)))
-		return red, findings
+		out, joined = s.Redact(text)
+		findings = joined
+	} else {
+		var outs []string
+		outs, joined = s.RedactParts([]string{tail, text})
+		out = outs[1]
+		_, before := s.Redact(tail)
+		findings = subtract(joined, before)
 	}
-	out, joined := s.RedactParts([]string{tail, scanned})
-	st.remember(key, tail, text, at(joined, len(tail)+len(text)))
-	_, before := s.Redact(tail)
-	return out[1], subtract(joined, before)
+	st.keep(key, tail, text, openAt(joined, len(tail)+len(text)), size)
+	if len(marks) > 0 {
+		out = merge(text, len(tail), marks, joined)
+	}
+	return out, findings
+}
+
+// merge returns text, which starts at off in the joined text that marks
+// and the ranges of findings are offsets into, with the bytes of each
+// replaced by its marker; overlapping ones are one, under the first
+// marker. When the findings do not hold every range (more than
+// dlp.MaxRanges of a rule), the whole text is replaced.
+func merge(text string, off int, marks []vault.Mark, findings []dlp.Finding) string {
+	all := slices.Clone(marks)
+	for _, f := range findings {
+		if len(f.Ranges) < f.Count {
+			return "[REDACTED:" + f.Rule + "]"
+		}
+		for _, r := range f.Ranges {
+			all = append(all, vault.Mark{Start: r.Start, End: r.End, Marker: "[REDACTED:" + f.Rule + "]"})
+		}
+	}
+	slices.SortStableFunc(all, func(a, b vault.Mark) int { return a.Start - b.Start })
+	var b strings.Builder
+	at := 0 // in text
+	for i := 0; i < len(all); {
+		m := all[i]
+		end := m.End
+		for i++; i < len(all) && all[i].Start < end; i++ {
+			end = max(end, all[i].End)
+		}
+		a, e := max(m.Start-off, at), min(end-off, len(text))
+		if a >= e {
+			continue
+		}
+		b.WriteString(text[at:a])
+		b.WriteString(m.Marker)
+		at = e
+	}
+	if at == 0 && b.Len() == 0 {
+		return text
+	}
+	b.WriteString(text[at:])
+	return b.String()
 }
 
 // openAt returns where the secret that runs to the end of a text of n
@@ -184,32 +231,37 @@ func subtract(a, b []dlp.Finding) []dlp.Finding {
 	return out
 }
 
-// remember keeps the last streamTail bytes of tail+text for key. When a
-// secret that started more than streamTail bytes back runs to the end of
-// tail+text (open is its start), the tail kept is its first half
-// (streamTail/2 bytes, cut back to a line's end) followed by the last whole
-// lines: a rule that needs the start of the secret to recognize the rest (a
-// PEM private key's BEGIN line) still finds it in the next message however
-// long the secret grows. Left to the last 4 KiB, the lines of a long key
-// (RSA 4096 with a timestamp on each line is over 6 KiB) went out in the
-// clear once its BEGIN line dropped off.
+// remember keeps the last streamTail bytes of tail+text for key (keep).
 func (st *streams) remember(key streamKey, tail, text string, open int) {
+	st.keep(key, tail, text, open, streamTail)
+}
+
+// keep keeps the last size bytes of tail+text for key. When a secret
+// that started more than size bytes back runs to the end of tail+text
+// (open is its start), the tail kept is its first half (size/2 bytes, cut
+// back to a line's end) followed by the last whole lines: a rule that
+// needs the start of the secret to recognize the rest (a PEM private key's
+// BEGIN line) still finds it in the next message however long the secret
+// grows. Left to the last 4 KiB, the lines of a long key (RSA 4096 with a
+// timestamp on each line is over 6 KiB) went out in the clear once its
+// BEGIN line dropped off.
+func (st *streams) keep(key streamKey, tail, text string, open, size int) {
 	switch n := len(tail) + len(text); {
-	case open >= 0 && n-open > streamTail:
+	case open >= 0 && n-open > size:
 		joined := tail + text
-		head := joined[open : open+streamTail/2]
+		head := joined[open : open+size/2]
 		if i := strings.LastIndexByte(head, '\n'); i > 0 {
 			head = head[:i+1]
 		}
-		rest := joined[n-(streamTail-len(head)):]
+		rest := joined[n-(size-len(head)):]
 		if i := strings.IndexByte(rest, '\n'); i >= 0 && i+1 < len(rest) {
 			rest = rest[i+1:]
 		}
 		tail = head + rest
-	case len(text) < streamTail:
-		tail = tail[max(0, len(tail)-(streamTail-len(text))):] + text
+	case len(text) < size:
+		tail = tail[max(0, len(tail)-(size-len(text))):] + text
 	default:
-		tail = text[len(text)-streamTail:]
+		tail = text[len(text)-size:]
 	}
 	st.mu.Lock()
 	defer st.mu.Unlock()

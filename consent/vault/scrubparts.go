@@ -98,6 +98,12 @@ func (s *Scrubber) Stream(tail, text string) string {
 	if s == nil || s.r == nil || text == "" {
 		return text
 	}
+	return s.share(text, len(tail), s.streamSpans(tail, text))
+}
+
+// streamSpans returns the spans [Scrubber.Stream] replaces, in tail+text
+// offsets: every value in it and an open end.
+func (s *Scrubber) streamSpans(tail, text string) []span {
 	joined := tail + text
 	sp := s.spans(joined)
 	end := 0
@@ -107,7 +113,43 @@ func (s *Scrubber) Stream(tail, text string) string {
 	if k, i := s.openEnd(joined, end); k > 0 {
 		sp = append(sp, span{len(joined) - k, len(joined), i})
 	}
-	return s.share(text, len(tail), sp)
+	return sp
+}
+
+// Mark is what [Scrubber.StreamMarks] replaces: the bytes [Start, End) of
+// a text, by Marker.
+type Mark struct {
+	Start, End int
+	Marker     string
+}
+
+// StreamMarks returns where [Scrubber.Stream] replaces text's share of
+// injected values, in tail+text offsets, for a caller that merges them
+// with other redactions of the same text (the sending middleware, with
+// the DLP scanner's, found in the text as the tool wrote it). Only the
+// marks that reach into text are returned; nil when there is none.
+func (s *Scrubber) StreamMarks(tail, text string) []Mark {
+	if s == nil || s.r == nil || text == "" {
+		return nil
+	}
+	var out []Mark
+	for _, x := range s.streamSpans(tail, text) {
+		if x.end > len(tail) {
+			out = append(out, Mark{Start: x.start, End: x.end, Marker: s.needles[x.i].repl})
+		}
+	}
+	return out
+}
+
+// Reach returns the length of the longest value or encoded form s
+// scrubs, 0 when none: a stream whose kept end is shorter than that, less
+// a byte, loses the start of such a value, and its rest is no longer
+// known to be one.
+func (s *Scrubber) Reach() int {
+	if s == nil || len(s.needles) == 0 {
+		return 0
+	}
+	return len(s.needles[0].needle) // sorted longest first
 }
 
 // openEnd returns the length of the longest end of x after from that is a
