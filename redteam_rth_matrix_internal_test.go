@@ -1,0 +1,115 @@
+package gatehouse
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/gatehouse-dev/gatehouse/consent/vault"
+	"github.com/gatehouse-dev/gatehouse/dlp"
+)
+
+// rthNotify sends each params through the guard's sending middleware as
+// method and returns what reached the client, as JSON.
+func rthNotify(t *testing.T, s *dlp.Scanner, sc *vault.Scrubber, method string, params []mcp.Params) string {
+	t.Helper()
+	g := &Guard{dlp: s, log: slog.New(slog.DiscardHandler)}
+	g.injected.add(sc)
+	var out []string
+	send := g.sendingMiddleware()(func(_ context.Context, _ string, req mcp.Request) (mcp.Result, error) {
+		b, err := json.Marshal(req.GetParams())
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, string(b))
+		return nil, nil
+	})
+	ss := new(mcp.ServerSession)
+	for _, p := range params {
+		if _, err := send(context.Background(), method, &mcp.ServerRequest[mcp.Params]{Session: ss, Params: p}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+// Every combination of the merged stream join: a vault value (one that is
+// also a DLP match, too) cut across two streamed messages whose text is a
+// string, a map member, an array element under its index or its array's,
+// or a progress message, in a guard with the vault alone, with DLP too,
+// and with a DLP secret cut in the same messages. No second share of
+// either reaches the client.
+func TestRedTeamRTH_SplitMatrix(t *testing.T) {
+	plain := "vlt-" + strings.Repeat("Kp4z", 7)
+	gh := "ghp_" + "FAKE0example1TOKEN2notreal3FAKE0exam"
+	for _, secret := range []string{plain, gh} {
+		sc := vault.NewScrubber(map[string]string{"svc": secret})
+		for _, cut := range []int{len(secret) / 3, len(secret) / 2, len(secret) - 3} {
+			first := "run: token " + secret[:cut]
+			second := secret[cut:] + " aws " + rthKey[:9]
+			third := rthKey[9:] + " ok"
+			shapes := map[string]func(string, int) mcp.Params{
+				"string": func(c string, _ int) mcp.Params { return &mcp.LoggingMessageParams{Logger: "l", Data: c} },
+				"map": func(c string, _ int) mcp.Params {
+					return &mcp.LoggingMessageParams{Logger: "l", Data: map[string]any{"stream": "stdout", "line": c}}
+				},
+				"index": func(c string, _ int) mcp.Params { return &mcp.LoggingMessageParams{Logger: "l", Data: []any{"stdout", c}} },
+				"array": func(c string, i int) mcp.Params {
+					// a batch of lines: the value is cut between the last
+					// line of one and the first of the next
+					lines := [][]any{{"pad", "pad", c}, {c}, {c, "pad"}}[i]
+					return &mcp.LoggingMessageParams{Logger: "l", Data: map[string]any{"lines": lines}}
+				},
+				"progress": func(c string, _ int) mcp.Params {
+					return &mcp.ProgressNotificationParams{ProgressToken: "p", Message: c, Progress: 1}
+				},
+			}
+			for shape, mk := range shapes {
+				method := "notifications/message"
+				if shape == "progress" {
+					method = "notifications/progress"
+				}
+				for guard, s := range map[string]*dlp.Scanner{"vault": nil, "vault+dlp": rthScanner(t)} {
+					got := rthNotify(t, s, sc, method, []mcp.Params{mk(first, 0), mk(second, 1), mk(third, 2)})
+					if strings.Contains(got, secret[cut:]) || strings.Contains(got, secret) {
+						t.Errorf("%s %s cut %d: the rest of the vault value reached the client:\n%s", shape, guard, cut, got)
+					}
+					if s != nil && strings.Contains(got, rthKey[9:]) {
+						t.Errorf("%s %s: the rest of the DLP secret reached the client:\n%s", shape, guard, got)
+					}
+				}
+				// DLP alone, no vault: the DLP secret is still joined, and
+				// a value the vault does not know passes as written.
+				got := rthNotify(t, rthScanner(t), nil, method, []mcp.Params{mk(first, 0), mk(second, 1), mk(third, 2)})
+				if strings.Contains(got, rthKey[9:]) {
+					t.Errorf("%s dlp: the rest of the DLP secret reached the client:\n%s", shape, got)
+				}
+				if secret == plain && !strings.Contains(got, secret[cut:]) {
+					t.Errorf("%s dlp: text no rule matches changed:\n%s", shape, got)
+				}
+			}
+		}
+	}
+}
+
+// Near miss: with a vault, text that holds less than half of a value at
+// its end, or no value at all, is sent as written.
+func TestRedTeamRTH_SplitMatrixNearMiss(t *testing.T) {
+	secret := "vlt-" + strings.Repeat("Kp4z", 7)
+	sc := vault.NewScrubber(map[string]string{"svc": secret})
+	for _, s := range []*dlp.Scanner{nil, rthScanner(t)} {
+		got := rthNotify(t, s, sc, "notifications/message", []mcp.Params{
+			&mcp.LoggingMessageParams{Logger: "l", Data: map[string]any{"lines": []any{"a", "ends vlt-Kp4z"}}},
+			&mcp.LoggingMessageParams{Logger: "l", Data: map[string]any{"lines": []any{"not the rest", "b"}}},
+		})
+		for _, want := range []string{`"ends vlt-Kp4z"`, `"not the rest"`, `"a"`, `"b"`} {
+			if !strings.Contains(got, want) {
+				t.Errorf("%s changed:\n%s", want, got)
+			}
+		}
+	}
+}
