@@ -57,7 +57,9 @@ func TestRedTeamRTH_SplitMatrix(t *testing.T) {
 				"map": func(c string, _ int) mcp.Params {
 					return &mcp.LoggingMessageParams{Logger: "l", Data: map[string]any{"stream": "stdout", "line": c}}
 				},
-				"index": func(c string, _ int) mcp.Params { return &mcp.LoggingMessageParams{Logger: "l", Data: []any{"stdout", c}} },
+				"index": func(c string, _ int) mcp.Params {
+					return &mcp.LoggingMessageParams{Logger: "l", Data: []any{"stdout", c}}
+				},
 				"array": func(c string, i int) mcp.Params {
 					// a batch of lines: the value is cut between the last
 					// line of one and the first of the next
