@@ -17,7 +17,9 @@ import (
 // maxDataStreams bounds the string members of one log message's data that
 // are joined with their stream; the others are scanned alone (by
 // mcpredact.Outgoing), so data with many members cannot push the other
-// streams out of the table.
+// streams out of the table. The longest are joined: the output a tool
+// streams, not its labels (red team rth: taken in member order, the line
+// of a record with 64 labels before it was never joined).
 const maxDataStreams = 64
 
 // joinData scans the strings of a log message's structured data
@@ -42,6 +44,19 @@ func (st *streams) joinData(s *dlp.Scanner, sc *vault.Scrubber, key streamKey, d
 		return nil, nil, fmt.Errorf("log data: %w", err)
 	}
 	w := dataWalk{st: st, s: s, sc: sc, key: key}
+	var lens []int
+	stringLens(v, &lens)
+	if len(lens) > maxDataStreams {
+		w.joined = make([]bool, len(lens))
+		order := make([]int, len(lens))
+		for i := range order {
+			order[i] = i
+		}
+		slices.SortStableFunc(order, func(a, b int) int { return lens[b] - lens[a] })
+		for _, i := range order[:maxDataStreams] {
+			w.joined[i] = true
+		}
+	}
 	v = w.walk(v, "", "")
 	if !w.changed {
 		return nil, w.findings, nil
@@ -58,7 +73,8 @@ type dataWalk struct {
 	s        *dlp.Scanner
 	sc       *vault.Scrubber // injected vault values, or nil
 	key      streamKey
-	n        int
+	n        int    // strings walked
+	joined   []bool // by n, the strings joined with their streams; nil: all
 	changed  bool
 	findings []dlp.Finding
 }
@@ -75,10 +91,10 @@ type dataWalk struct {
 func (w *dataWalk) walk(v any, path, alt string) any {
 	switch x := v.(type) {
 	case string:
-		if w.n >= maxDataStreams {
+		w.n++
+		if w.joined != nil && !w.joined[w.n-1] {
 			return x
 		}
-		w.n++
 		red, f := w.join(path, x)
 		if alt != "" {
 			red2, f2 := w.join(alt, x)
@@ -117,6 +133,23 @@ func (w *dataWalk) walk(v any, path, alt string) any {
 		}
 	}
 	return v
+}
+
+// stringLens appends the length of each string in v to lens, in walk's
+// order.
+func stringLens(v any, lens *[]int) {
+	switch x := v.(type) {
+	case string:
+		*lens = append(*lens, len(x))
+	case map[string]any:
+		for _, name := range slices.Sorted(maps.Keys(x)) {
+			stringLens(x[name], lens)
+		}
+	case []any:
+		for _, m := range x {
+			stringLens(m, lens)
+		}
+	}
 }
 
 func (w *dataWalk) join(path, text string) (string, []dlp.Finding) {

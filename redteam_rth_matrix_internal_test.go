@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -112,6 +113,34 @@ func TestRedTeamRTH_SplitMatrixNearMiss(t *testing.T) {
 			if !strings.Contains(got, want) {
 				t.Errorf("%s changed:\n%s", want, got)
 			}
+		}
+	}
+}
+
+// A record with many string members (labels, an environment) before its
+// line: only the first maxDataStreams strings were joined with their
+// streams, in member order, so the line of a record with 64 labels was
+// never joined, and a secret or vault value cut across two records went
+// out whole. The longest strings are joined now.
+func TestRedTeamRTH_LineAfterManyMembers(t *testing.T) {
+	secret := "vlt-" + strings.Repeat("Kp4z", 7)
+	sc := vault.NewScrubber(map[string]string{"svc": secret})
+	labels := map[string]any{}
+	for i := range 80 {
+		labels["k"+strconv.Itoa(i)] = "v" + strconv.Itoa(i)
+	}
+	rec := func(line string) mcp.Params {
+		return &mcp.LoggingMessageParams{Logger: "l", Data: map[string]any{"labels": labels, "line": line}}
+	}
+	for name, s := range map[string]*dlp.Scanner{"vault": nil, "vault+dlp": rthScanner(t)} {
+		got := rthNotify(t, s, sc, "notifications/message", []mcp.Params{
+			rec("token " + secret[:10]), rec(secret[10:] + " aws " + rthKey[:9]), rec(rthKey[9:] + " ok"),
+		})
+		if strings.Contains(got, secret[10:]) {
+			t.Errorf("%s: the rest of the vault value reached the client", name)
+		}
+		if s != nil && strings.Contains(got, rthKey[9:]) {
+			t.Errorf("%s: the rest of the DLP secret reached the client", name)
 		}
 	}
 }
