@@ -27,6 +27,10 @@ const (
 	// streamTail is how much of the last text of a stream is kept: a secret
 	// up to this long that crosses a boundary is found.
 	streamTail = 4 << 10
+	// maxStreamTail bounds the tail kept for the vault's longest value or
+	// encoded form (joinText): a longer one cut across messages is found
+	// only while its start is within this many bytes.
+	maxStreamTail = 64 << 10
 	// maxStreams bounds the streams remembered per server; past it, the
 	// streams of closed sessions are forgotten first, then any.
 	maxStreams = 1024
@@ -133,8 +137,10 @@ func (st *streams) joinText(s *dlp.Scanner, sc *vault.Scrubber, key streamKey, t
 	st.mu.Unlock()
 	// The kept end holds the longest value or encoding the vault scrubs,
 	// less a byte: past it, the rest of a longer one (the hex of a
-	// private key) was no longer known to be one (red team rth).
-	size := max(streamTail, sc.Reach()-1)
+	// private key) was no longer known to be one (red team rth). Up to
+	// maxStreamTail: at most 64 MiB for the table of a server whose vault
+	// holds values that long.
+	size := min(max(streamTail, sc.Reach()-1), maxStreamTail)
 	marks := sc.StreamMarks(tail, text)
 	if s == nil {
 		st.keep(key, tail, text, -1, size)
