@@ -164,3 +164,24 @@ func TestRedTeamRTH_LongKeyWithVaultValueMidway(t *testing.T) {
 		t.Errorf("line 39 of the key reached the client")
 	}
 }
+
+// keep slices the joined text at open, which joinText now finds in the
+// text as the tool wrote it (the text kept): any open, any size, any
+// lengths, never out of range, and the kept end holds the last bytes.
+func TestRedTeamRTH_KeepInRange(t *testing.T) {
+	var st streams
+	k := streamKey{stream: "k"}
+	for _, size := range []int{streamTail, streamTail + 1, 3*streamTail + 7} {
+		for _, n := range []int{0, 1, size / 2, size, size + 1, 2*size + 3} {
+			tail := strings.Repeat("t\n", min(n, size)/2)
+			text := strings.Repeat("x", n)
+			for open := -1; open <= len(tail)+len(text); open += max(1, (len(tail)+len(text))/37) {
+				st.keep(k, tail, text, open, size)
+				got := st.tails[k].tail
+				if len(got) > size || (text != "" && !strings.HasSuffix(got, text[max(0, len(text)-64):])) {
+					t.Fatalf("size %d n %d open %d: kept %d bytes", size, n, open, len(got))
+				}
+			}
+		}
+	}
+}
