@@ -87,6 +87,19 @@ func (st *streams) join(s *dlp.Scanner, sc *vault.Scrubber, req mcp.Request) (mc
 			return req, nil, nil
 		}
 		key.stream = "log\x00" + p.Logger
+		if b, isBytes := p.Data.([]byte); isBytes {
+			// A command's output logged as read (buf[:n]) goes out
+			// base64-encoded, chunk by chunk: the bytes are the stream,
+			// not their encodings, which do not join (red team rth).
+			text := string(b)
+			red, findings := st.joinText(s, sc, key, text)
+			if red != text {
+				c := *p
+				c.Data = []byte(red)
+				req = rebuild(&c)
+			}
+			return req, findings, nil
+		}
 		if text, isStr := p.Data.(string); isStr {
 			red, findings := st.joinText(s, sc, key, text)
 			if red != text {

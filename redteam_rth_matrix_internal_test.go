@@ -144,3 +144,37 @@ func TestRedTeamRTH_LineAfterManyMembers(t *testing.T) {
 		}
 	}
 }
+
+// Log data that is a []byte (a command's output logged as read, buf[:n])
+// goes out base64-encoded per message; the encodings of two chunks do not
+// join, so a vault value or a DLP secret cut across them went out whole to
+// a client that decodes and joins the chunks. The bytes are the stream.
+func TestRedTeamRTH_SplitAcrossByteChunks(t *testing.T) {
+	secret := "vlt-" + strings.Repeat("Kp4z", 7)
+	sc := vault.NewScrubber(map[string]string{"svc": secret})
+	for name, s := range map[string]*dlp.Scanner{"vault": nil, "vault+dlp": rthScanner(t)} {
+		got := rthNotify(t, s, sc, "notifications/message", []mcp.Params{
+			&mcp.LoggingMessageParams{Logger: "l", Data: []byte("aws " + rthKey[:8])},
+			&mcp.LoggingMessageParams{Logger: "l", Data: []byte(rthKey[8:] + " token " + secret[:12])},
+			&mcp.LoggingMessageParams{Logger: "l", Data: []byte(secret[12:] + " end ")},
+			&mcp.LoggingMessageParams{Logger: "l", Data: []byte("nothing here")},
+		})
+		var read strings.Builder
+		for _, m := range strings.Split(got, "\n") {
+			var v struct{ Data []byte }
+			if err := json.Unmarshal([]byte(m), &v); err != nil {
+				t.Fatal(err)
+			}
+			read.Write(v.Data)
+		}
+		if strings.Contains(read.String(), secret[12:]) {
+			t.Errorf("%s: the rest of the vault value reached the client: %q", name, read.String())
+		}
+		if s != nil && strings.Contains(read.String(), rthKey[8:]) {
+			t.Errorf("%s: the rest of the DLP secret reached the client: %q", name, read.String())
+		}
+		if !strings.HasSuffix(read.String(), "nothing here") {
+			t.Errorf("%s: a chunk with nothing to redact changed: %q", name, read.String())
+		}
+	}
+}
