@@ -43,6 +43,7 @@ func (st *streams) joinData(s *dlp.Scanner, sc *vault.Scrubber, key streamKey, d
 	if err := dec.Decode(&v); err != nil {
 		return nil, nil, fmt.Errorf("log data: %w", err)
 	}
+	v = withBytes(data, v)
 	w := dataWalk{st: st, s: s, sc: sc, key: key}
 	var lens []int
 	stringLens(v, &lens)
@@ -90,6 +91,8 @@ type dataWalk struct {
 // and the first of the next was joined with neither (red team rth).
 func (w *dataWalk) walk(v any, path, alt string) any {
 	switch x := v.(type) {
+	case bytesLeaf:
+		return []byte(w.walk(string(x), path, alt).(string))
 	case string:
 		w.n++
 		if w.joined != nil && !w.joined[w.n-1] {
@@ -135,10 +138,43 @@ func (w *dataWalk) walk(v any, path, alt string) any {
 	return v
 }
 
+// bytesLeaf is a []byte of log data (output logged as read, buf[:n]),
+// which goes out base64-encoded: its stream is its bytes, not their
+// encodings, which do not join across messages (red team rth).
+type bytesLeaf []byte
+
+// withBytes returns v, the decoding of data's JSON, with the strings that
+// are a []byte in data (under maps and slices of any) as a bytesLeaf.
+func withBytes(data, v any) any {
+	switch d := data.(type) {
+	case []byte:
+		if _, ok := v.(string); ok {
+			return bytesLeaf(d)
+		}
+	case map[string]any:
+		if m, ok := v.(map[string]any); ok {
+			for k, e := range d {
+				if _, ok := m[k]; ok {
+					m[k] = withBytes(e, m[k])
+				}
+			}
+		}
+	case []any:
+		if a, ok := v.([]any); ok && len(a) == len(d) {
+			for i, e := range d {
+				a[i] = withBytes(e, a[i])
+			}
+		}
+	}
+	return v
+}
+
 // stringLens appends the length of each string in v to lens, in walk's
 // order.
 func stringLens(v any, lens *[]int) {
 	switch x := v.(type) {
+	case bytesLeaf:
+		*lens = append(*lens, len(x))
 	case string:
 		*lens = append(*lens, len(x))
 	case map[string]any:

@@ -178,3 +178,36 @@ func TestRedTeamRTH_SplitAcrossByteChunks(t *testing.T) {
 		}
 	}
 }
+
+// The same with the bytes under a member of the data (a record whose
+// output is a []byte), cut where the base64 of the chunks does not join.
+func TestRedTeamRTH_SplitAcrossByteMembers(t *testing.T) {
+	secret := "vlt-Q8w3Rt6Yh1Ju0Kp4Zx7Cv2Bn5Ma9"
+	sc := vault.NewScrubber(map[string]string{"svc": secret})
+	for name, s := range map[string]*dlp.Scanner{"vault": nil, "vault+dlp": rthScanner(t)} {
+		got := rthNotify(t, s, sc, "notifications/message", []mcp.Params{
+			&mcp.LoggingMessageParams{Logger: "l", Data: map[string]any{"n": 1, "out": []any{[]byte("aws " + rthKey[:8])}}},
+			&mcp.LoggingMessageParams{Logger: "l", Data: map[string]any{"n": 2, "out": []any{[]byte(rthKey[8:] + " token: " + secret[:13])}}},
+			&mcp.LoggingMessageParams{Logger: "l", Data: map[string]any{"n": 3, "out": []any{[]byte(secret[13:] + " end ")}}},
+			&mcp.LoggingMessageParams{Logger: "l", Data: map[string]any{"n": 4, "out": []any{[]byte("nothing here")}}},
+		})
+		var read strings.Builder
+		for _, m := range strings.Split(got, "\n") {
+			var v struct{ Data struct{ Out [][]byte } }
+			if err := json.Unmarshal([]byte(m), &v); err != nil || len(v.Data.Out) != 1 {
+				t.Errorf("%s: not the data sent (%v): %s", name, err, m)
+				continue
+			}
+			read.Write(v.Data.Out[0])
+		}
+		if strings.Contains(read.String(), secret[13:]) {
+			t.Errorf("%s: the rest of the vault value reached the client: %q", name, read.String())
+		}
+		if s != nil && strings.Contains(read.String(), rthKey[8:]) {
+			t.Errorf("%s: the rest of the DLP secret reached the client: %q", name, read.String())
+		}
+		if !strings.HasSuffix(read.String(), "nothing here") {
+			t.Errorf("%s: a chunk with nothing to redact changed: %q", name, read.String())
+		}
+	}
+}
