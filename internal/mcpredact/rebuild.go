@@ -18,9 +18,11 @@ import (
 // into 9007199254740992 and refuse 1e400: redaction would change data it
 // did not redact. So the struct's top-level `any` and map fields get the
 // tree's members as raw JSON; the rest is decoded into the type, and the
-// copy is refused (ErrUnscannable: the caller withholds it) when its JSON
-// differs from the tree, as it does for a number nested in such a field
-// further down (a content item's _meta) that float64 cannot hold.
+// copy is refused (ErrUnscannable with ErrInexactNumber: the caller
+// withholds it) when a number of its JSON has another value than the
+// tree's at the same place, as for a number nested further down (a content
+// item's _meta) that float64 cannot hold; another spelling of the same
+// value (1.0 for 1) is not a change.
 func rebuild(v, tree any) (any, error) {
 	t := reflect.TypeOf(v)
 	if t.Kind() != reflect.Pointer || t.Elem().Kind() != reflect.Struct {
