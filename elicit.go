@@ -169,7 +169,7 @@ func (g *Guard) elicitDenied(c *call, d policy.Decision) error {
 	if l := c.late.Load(); l != nil {
 		return rpcError(l.d, c.rawTool) // already refused: runHandler answers (and audits) that refusal, once
 	}
-	if c.abandoned() {
+	if !c.claimRefusal() {
 		return rpcError(d, c.rawTool) // answered and audited as timed out: no one hears this
 	}
 	g.observeRefusal(c, "answer", refuse(d))

@@ -94,7 +94,17 @@ func (g *Guard) bounded(ctx context.Context, c *call, next mcp.MethodHandler) (m
 	}
 	// A call the wrapper committed is answered so too, and marked so: its
 	// handler's later panic, Goexit or withdrawal is not audited again.
-	c.fate.Store(callAbandoned)
+	if !c.claimTimeout() {
+		// The handler's goroutine refused the call first (the timeout's
+		// cancel ended its elicitation) and audits that: its answer, on
+		// its way, is the call's.
+		select {
+		case h := <-r.result:
+			return h.res, h.err
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
 	d := internal(c.md.Method, c.tool, fmt.Sprintf("The tool did not finish within %v (gatehouse.Options.HandlerTimeout), so the call was abandoned", g.o.HandlerTimeout))
 	g.log.ErrorContext(ctx, "gatehouse: a tool handler timed out", "tool", c.tool, "timeout", g.o.HandlerTimeout)
 	g.auditFailure(ctx, d, c.agent)
@@ -147,7 +157,7 @@ func (g *Guard) panicked(r *watched, p any) {
 	c := r.call
 	g.log.ErrorContext(r, "gatehouse: recovered a panic in a tool handler; the call was denied", "tool", c.tool, "panic_type", fmt.Sprintf("%T", p), "stack", string(debug.Stack()))
 	d := internal(c.md.Method, c.tool, "The server failed while handling this request; it was denied")
-	if !c.abandoned() {
+	if c.claimRefusal() {
 		g.auditFailure(r, d, c.agent)
 		c.deny(d, true)
 	}
@@ -161,7 +171,7 @@ func (g *Guard) panicked(r *watched, p any) {
 func (g *Guard) vanished(r *watched) {
 	c := r.call
 	d := internal(c.md.Method, c.tool, "The tool's handler ended without returning, so the call was denied")
-	if !c.abandoned() {
+	if c.claimRefusal() {
 		g.auditFailure(r, d, c.agent)
 		c.deny(d, true)
 	}

@@ -70,12 +70,50 @@ const (
 	callRunning       int32 = iota
 	callAbandoned           // HandlerTimeout answered and audited the call (committed or not)
 	callCommittedLate       // the AddTool wrapper committed it in the handler
+	callRefusedLate         // the handler's goroutine refused it (AddTool's wrapper, a panic, Goexit) and audits that
 )
 
 // abandoned reports whether HandlerTimeout answered c: whatever its
 // handler's goroutine does after that is no longer the call's answer, and
 // is not audited again (a refusal is audited once).
 func (c *call) abandoned() bool { return c.fate.Load() == callAbandoned }
+
+// claimRefusal reports whether the handler's goroutine may audit its
+// refusal of c: not once HandlerTimeout answered it. The claim comes
+// before the audit, and claimTimeout's before the timeout's, so when the
+// timeout cancels a handler that is waiting (an elicitation the cancel
+// ends) only one of the two refusals is audited.
+func (c *call) claimRefusal() bool {
+	for {
+		switch f := c.fate.Load(); f {
+		case callAbandoned:
+			return false
+		case callRefusedLate:
+			return true
+		default:
+			if c.fate.CompareAndSwap(f, callRefusedLate) {
+				return true
+			}
+		}
+	}
+}
+
+// claimTimeout reports whether HandlerTimeout may answer (and audit) c:
+// not once the handler's goroutine refused it.
+func (c *call) claimTimeout() bool {
+	for {
+		switch f := c.fate.Load(); f {
+		case callRefusedLate:
+			return false
+		case callAbandoned:
+			return true
+		default:
+			if c.fate.CompareAndSwap(f, callAbandoned) {
+				return true
+			}
+		}
+	}
+}
 
 // methodDecision is what the pipeline keeps of the method's decision: a
 // monitored method denial (Violation, Reason) carries into the call's.
