@@ -41,25 +41,43 @@ func (c *scriptedChannel) Ask(ctx context.Context, r *consent.ConsentRequest) (c
 	return reply, err
 }
 
-// TestAskConsent runs ACP consent through the guard: approvals with a
-// verified proof run the call, denials and timeouts and channel failures do
-// not, modifications are re-checked by the policy, and vault secrets reach
-// the handler only after an approval and never the audit log.
-func TestAskConsent(t *testing.T) {
+// testSigner is a consent signer with a fresh Ed25519 key.
+func testSigner(t *testing.T) *consent.Signer {
+	t.Helper()
 	_, priv, _ := ed25519.GenerateKey(rand.Reader)
-	signer, _ := consent.NewSigner(priv)
+	signer, err := consent.NewSigner(priv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return signer
+}
+
+// testVault is a vault with a fresh master key holding one secret, bound
+// to tools (and to servers, nil for any).
+func testVault(t *testing.T, name, value string, tools, servers []string) *vault.Vault {
+	t.Helper()
 	master := make([]byte, 32)
 	rand.Read(master)
 	vlt, err := vault.New(master, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := vlt.Set("deploy_token", "s3cr3t-"+"value-42"); err != nil {
+	if err := vlt.Set(name, value); err != nil {
 		t.Fatal(err)
 	}
-	if err := vlt.Bind("deploy_token", []string{"deploy"}, nil); err != nil {
+	if err := vlt.Bind(name, tools, servers); err != nil {
 		t.Fatal(err)
 	}
+	return vlt
+}
+
+// TestAskConsent runs ACP consent through the guard: approvals with a
+// verified proof run the call, denials and timeouts and channel failures do
+// not, modifications are re-checked by the policy, and vault secrets reach
+// the handler only after an approval and never the audit log.
+func TestAskConsent(t *testing.T) {
+	signer := testSigner(t)
+	vlt := testVault(t, "deploy_token", "s3cr3t-"+"value-42", []string{"deploy"}, nil)
 	cases := []struct {
 		name  string
 		ch    *scriptedChannel

@@ -6,8 +6,6 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/gatehouse-dev/gatehouse/policy"
 )
 
 // TestInstalledServersAreNotKept: the Guard's record of the servers it is
@@ -15,14 +13,7 @@ import (
 // collected, so servers built and installed per request neither stay
 // alive nor grow the record.
 func TestInstalledServersAreNotKept(t *testing.T) {
-	p, err := policy.Parse([]byte("apiVersion: aip.io/v1alpha1\nkind: AgentPolicy\nmetadata: {name: t}\nspec: {allowed_tools: [fetch]}\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := New(p, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := fetchGuard(t)
 	for range 200 {
 		g.Install(mcp.NewServer(&mcp.Implementation{Name: "per-request", Version: "1"}, nil))
 	}

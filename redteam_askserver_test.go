@@ -2,8 +2,6 @@ package gatehouse_test
 
 import (
 	"context"
-	"crypto/ed25519"
-	"crypto/rand"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -38,20 +36,8 @@ spec:
 `
 
 func TestRedteamAskConsentBindsTheServer(t *testing.T) {
-	_, priv, _ := ed25519.GenerateKey(rand.Reader)
-	signer, _ := consent.NewSigner(priv)
-	master := make([]byte, 32)
-	rand.Read(master)
-	vlt, err := vault.New(master, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := vlt.Set("prod_token", "prod-"+"token-value-77"); err != nil {
-		t.Fatal(err)
-	}
-	if err := vlt.Bind("prod_token", []string{"deploy"}, []string{"prod-deploy"}); err != nil {
-		t.Fatal(err)
-	}
+	signer := testSigner(t)
+	vlt := testVault(t, "prod_token", "prod-"+"token-value-77", []string{"deploy"}, []string{"prod-deploy"})
 	ch := &scriptedChannel{reply: consent.Reply{Decision: consent.Approved, Approver: "alice"}}
 	nonces, _ := consent.NewMemoryNonceStore(nil)
 	asker, err := consent.NewAsker(ch, signer, nonces, nil)

@@ -2,8 +2,6 @@ package gatehouse_test
 
 import (
 	"context"
-	"crypto/ed25519"
-	"crypto/rand"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -55,20 +53,8 @@ type leakRig struct {
 
 func newLeakRig(t *testing.T) *leakRig {
 	t.Helper()
-	_, priv, _ := ed25519.GenerateKey(rand.Reader)
-	signer, _ := consent.NewSigner(priv)
-	master := make([]byte, 32)
-	rand.Read(master)
-	vlt, err := vault.New(master, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := vlt.Set("deploy_token", leakSecret); err != nil {
-		t.Fatal(err)
-	}
-	if err := vlt.Bind("deploy_token", []string{"deploy", "note_put"}, nil); err != nil {
-		t.Fatal(err)
-	}
+	signer := testSigner(t)
+	vlt := testVault(t, "deploy_token", leakSecret, []string{"deploy", "note_put"}, nil)
 	nonces, _ := consent.NewMemoryNonceStore(nil)
 	asker, err := consent.NewAsker(&scriptedChannel{reply: consent.Reply{Decision: consent.Approved, Approver: "alice"}}, signer, nonces, nil)
 	if err != nil {

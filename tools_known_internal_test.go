@@ -16,14 +16,7 @@ import (
 // registered, unregistered, colliding and re-spelled names, a tool
 // removed, and a listing that fails (the index as last read stands).
 func TestCheckKnownIsRegistered(t *testing.T) {
-	p, err := policy.Parse([]byte("apiVersion: aip.io/v1alpha1\nkind: AgentPolicy\nmetadata: {name: t}\nspec: {allowed_tools: [fetch]}\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := New(p, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := fetchGuard(t)
 	st, _ := mcp.NewInMemoryTransports()
 	ss, err := mcp.NewServer(&mcp.Implementation{Name: "t", Version: "1"}, nil).Connect(context.Background(), st, nil)
 	if err != nil {
@@ -70,4 +63,18 @@ func TestCheckKnownIsRegistered(t *testing.T) {
 	if !sawStale {
 		t.Error("the failing listing never kept a registered name: the case is not exercised")
 	}
+}
+
+// fetchGuard is a Guard with default options whose policy allows fetch.
+func fetchGuard(t *testing.T) *Guard {
+	t.Helper()
+	p, err := policy.Parse([]byte("apiVersion: aip.io/v1alpha1\nkind: AgentPolicy\nmetadata: {name: t}\nspec: {allowed_tools: [fetch]}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := New(p, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
 }
