@@ -76,6 +76,7 @@ func (p *Policy) checkProtected(method, tool string, args map[string]any, decl *
 		}
 		env = e
 	}
+	var shape argShape
 	for k, v := range args {
 		if r := p.textReason(env, k, 0); r != "" {
 			return deny(k, why(r))
@@ -83,6 +84,7 @@ func (p *Policy) checkProtected(method, tool string, args map[string]any, decl *
 		if r := p.valueReason(env, v, 0); r != "" {
 			return deny(k, why(r))
 		}
+		shape.add(v)
 	}
 	if decl != nil {
 		for _, group := range decl.Join {
@@ -92,13 +94,48 @@ func (p *Policy) checkProtected(method, tool string, args map[string]any, decl *
 		}
 		return Decision{}, false
 	}
-	if arg, r := p.pairReason(env, args); r != "" {
-		return deny(arg, why(r))
+	if shape.words >= 2 {
+		if arg, r := p.pairReason(env, args); r != "" {
+			return deny(arg, why(r))
+		}
 	}
-	if arg, r := p.cwdReason(env, args); r != "" {
-		return deny(arg, r)
+	if shape.mayRunIn() {
+		if arg, r := p.cwdReason(env, args); r != "" {
+			return deny(arg, r)
+		}
 	}
 	return Decision{}, false
+}
+
+// argShape counts, in the one walk over a call's arguments, what
+// pairReason and cwdReason look for, so that the common call (a few
+// plain values) skips both without walking the map again.
+type argShape struct {
+	strs      int  // string values
+	words     int  // non-empty strings under 4096 bytes without white space: pairReason's candidates
+	spaced    bool // a string with white space (a command)
+	composite bool // an array or an object (an argv, an env)
+}
+
+func (a *argShape) add(v any) {
+	switch x := v.(type) {
+	case []any, map[string]any:
+		a.composite = true
+	case string:
+		a.strs++
+		if strings.ContainsAny(x, " \t\r\n") {
+			a.spaced = true
+		} else if x != "" && len(x) < 4096 {
+			a.words++
+		}
+	}
+}
+
+// mayRunIn reports whether the arguments hold something cwdReason checks:
+// an array or an object, or a string with white space beside another
+// string.
+func (a *argShape) mayRunIn() bool {
+	return a.composite || (a.strs >= 2 && a.spaced)
 }
 
 // hitReason is the reason of a plain match: the word names a protected path.

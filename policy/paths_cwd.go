@@ -20,10 +20,8 @@ const maxCwdText = 64 << 10
 // and every array of strings (an argv) is checked again from it. An
 // array of strings is also read as one command, its elements quoted, so
 // {"argv": ["grep", "-r", "BEGIN", "."]} is analysed as a command.
+// checkProtected calls it only when argShape.mayRunIn holds.
 func (p *Policy) cwdReason(env normalize.PathEnv, args map[string]any) (string, string) {
-	if !mayRunIn(args) {
-		return "", "" // the common case, without allocating
-	}
 	names := make([]string, 0, len(args))
 	for k := range args {
 		names = append(names, k)
@@ -143,20 +141,4 @@ func shellVarSet(v any) string {
 		}
 	}
 	return ""
-}
-
-// mayRunIn reports whether args hold something cwdReason checks: an array
-// or an object, or a string with white space beside another string.
-func mayRunIn(args map[string]any) bool {
-	strs, spaced := 0, false
-	for _, v := range args {
-		switch x := v.(type) {
-		case []any, map[string]any:
-			return true
-		case string:
-			strs++
-			spaced = spaced || strings.ContainsAny(x, " \t\r\n")
-		}
-	}
-	return strs >= 2 && spaced
 }
