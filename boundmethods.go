@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"runtime/debug"
-	"sync/atomic"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -27,8 +26,8 @@ var contentMethods = map[string]bool{
 func (g *Guard) boundedMethod(ctx context.Context, method string, md policy.Decision, req mcp.Request, next mcp.MethodHandler, agent string) (mcp.Result, error) {
 	hctx, cancel := context.WithTimeoutCause(ctx, g.o.HandlerTimeout, errHandlerTimeout)
 	out := make(chan handled, 1)
-	var abandoned atomic.Bool
-	go g.handleMethod(hctx, cancel, method, md, req, next, agent, out, &abandoned)
+	f := new(fate)
+	go g.handleMethod(hctx, cancel, method, md, req, next, agent, out, f)
 	select {
 	case h := <-out:
 		return h.res, h.err
@@ -39,7 +38,17 @@ func (g *Guard) boundedMethod(ctx context.Context, method string, md policy.Deci
 		return h.res, h.err
 	default:
 	}
-	abandoned.Store(true)
+	if !f.claimTimeout() {
+		// The handler's goroutine refused the request first (it panicked
+		// or called Goexit as the timeout struck) and audits that: its
+		// answer, on its way, is the request's.
+		select {
+		case h := <-out:
+			return h.res, h.err
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
 	if ctx.Err() != nil {
 		return nil, ctx.Err() // the client cancelled: nothing to answer
 	}
@@ -50,10 +59,13 @@ func (g *Guard) boundedMethod(ctx context.Context, method string, md policy.Deci
 }
 
 // handleMethod is boundedMethod's goroutine.
-func (g *Guard) handleMethod(ctx context.Context, cancel context.CancelFunc, method string, md policy.Decision, req mcp.Request, next mcp.MethodHandler, agent string, out chan<- handled, abandoned *atomic.Bool) {
+func (g *Guard) handleMethod(ctx context.Context, cancel context.CancelFunc, method string, md policy.Decision, req mcp.Request, next mcp.MethodHandler, agent string, out chan<- handled, f *fate) {
 	answered := false
+	// The handler's context ends after its answer is sent: ended before,
+	// it woke boundedMethod as if HandlerTimeout had struck, and a panic
+	// was answered and audited as a timeout.
+	defer cancel()
 	defer func() {
-		cancel()
 		p := recover()
 		if p == nil && answered {
 			return
@@ -64,7 +76,7 @@ func (g *Guard) handleMethod(ctx context.Context, cancel context.CancelFunc, met
 			reason = "The server failed while handling this request; it was denied"
 		}
 		d := internal(md.Method, "", reason)
-		if !abandoned.Load() {
+		if f.claimRefusal() {
 			g.auditFailure(ctx, d, agent)
 		}
 		out <- handled{err: rpcError(d, "")}

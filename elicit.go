@@ -115,7 +115,7 @@ func (g *Guard) elicitAnswer(c *call, req *mcp.CallToolRequest) (*mcp.CallToolRe
 	if r := g.recheckPin(c); r != nil {
 		return nil, g.elicitDenied(c, r.d)
 	}
-	if !c.fate.CompareAndSwap(callRunning, callCommittedLate) {
+	if !c.commitLate() {
 		if c.abandoned() {
 			// HandlerTimeout answered the call while the user looked at the
 			// form: an approval that comes after the answer commits nothing.

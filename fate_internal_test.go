@@ -13,10 +13,10 @@ import (
 // timeout cancelled the handler's elicitation, whose denial was audited
 // before the timeout marked the call abandoned.
 func TestTimeoutAndLateRefusalClaimOnce(t *testing.T) {
-	for _, from := range []int32{callRunning, callCommittedLate} {
+	for _, from := range []int32{fateRunning, fateCommittedLate} {
 		for range 2000 {
 			c := &call{}
-			c.fate.Store(from)
+			c.fate.v.Store(from)
 			var wg sync.WaitGroup
 			var timeout, refusal bool
 			wg.Add(2)

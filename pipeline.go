@@ -46,7 +46,7 @@ type call struct {
 	digest    string                     // the definition digest the pin stage checked (ToolDigest)
 	listing   listing                    // the tool's definition as listed, read once (pinstage.go)
 	late      atomic.Pointer[lateDenial] // the Guard's first refusal after the stages (runHandler answers it)
-	fate      atomic.Int32               // callRunning, then callAbandoned or callCommittedLate
+	fate                                 // running, then abandoned, committed late or refused late (fate.go)
 	waited    atomic.Bool                // the server waited for the client during the call (midcall.go)
 }
 
@@ -61,58 +61,6 @@ type lateDenial struct {
 // deny records a late refusal of c; the first one is the call's answer.
 func (c *call) deny(d policy.Decision, audited bool) {
 	c.late.CompareAndSwap(nil, &lateDenial{d: d, audited: audited})
-}
-
-// A call's fate once its handler runs: the timeout may answer it while
-// the handler goes on (abandoned), and the AddTool wrapper commits only a
-// call not answered yet. Whichever comes first holds.
-const (
-	callRunning       int32 = iota
-	callAbandoned           // HandlerTimeout answered and audited the call (committed or not)
-	callCommittedLate       // the AddTool wrapper committed it in the handler
-	callRefusedLate         // the handler's goroutine refused it (AddTool's wrapper, a panic, Goexit) and audits that
-)
-
-// abandoned reports whether HandlerTimeout answered c: whatever its
-// handler's goroutine does after that is no longer the call's answer, and
-// is not audited again (a refusal is audited once).
-func (c *call) abandoned() bool { return c.fate.Load() == callAbandoned }
-
-// claimRefusal reports whether the handler's goroutine may audit its
-// refusal of c: not once HandlerTimeout answered it. The claim comes
-// before the audit, and claimTimeout's before the timeout's, so when the
-// timeout cancels a handler that is waiting (an elicitation the cancel
-// ends) only one of the two refusals is audited.
-func (c *call) claimRefusal() bool {
-	for {
-		switch f := c.fate.Load(); f {
-		case callAbandoned:
-			return false
-		case callRefusedLate:
-			return true
-		default:
-			if c.fate.CompareAndSwap(f, callRefusedLate) {
-				return true
-			}
-		}
-	}
-}
-
-// claimTimeout reports whether HandlerTimeout may answer (and audit) c:
-// not once the handler's goroutine refused it.
-func (c *call) claimTimeout() bool {
-	for {
-		switch f := c.fate.Load(); f {
-		case callRefusedLate:
-			return false
-		case callAbandoned:
-			return true
-		default:
-			if c.fate.CompareAndSwap(f, callAbandoned) {
-				return true
-			}
-		}
-	}
 }
 
 // methodDecision is what the pipeline keeps of the method's decision: a
