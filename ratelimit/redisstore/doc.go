@@ -12,6 +12,7 @@
 //
 //	<prefix>r:{<key>}            token bucket of a rate key
 //	<prefix>b:{<agent>}:<name>   budget counter, name like "requests/hour/493827"
+//	<prefix>b:{<agent>}!<token>  a charge's receipt, for a few seconds (lost replies, below)
 //	<prefix>bm:{<agent>}         its counter keys, each with its limit, and its level in ix:bu (caps)
 //	<prefix>c:{<owner>}<n>:<scope>         conversation: last committed step, fingerprint, repeats
 //	<prefix>c:{<owner>}<n>:<scope>:<step>  reservation of one step: "<token>|<expiry µs>"
@@ -42,7 +43,11 @@
 //
 // Every script gets the caller's deadline and does nothing when Redis runs
 // it later (a stalled or paused Redis): no reservation outlives a call that
-// was already denied, no budget is charged for it. Time is the caller's,
+// was already denied, no budget is charged for it. A script Redis ran in
+// time whose reply was lost on the way back is undone by the token it was
+// sent with: a reservation is dropped, a charge taken back by its receipt
+// (kept for twice the Timeout plus the QueueTimeout and a second), and a
+// commit that landed stands, so the call goes on. Time is the caller's,
 // moved on by the wait for a slot, or Redis TIME with Options.ServerClock.
 // A numeric field that is present but not what the scripts write ("abc",
 // "nan", hex, overflow) raises an error naming the key: corrupt state is

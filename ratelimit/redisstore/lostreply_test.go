@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net"
+	"slices"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -133,5 +134,57 @@ func TestLostCommitReplyIsKnown(t *testing.T) {
 	}
 	if _, err := g.Begin(ctx, stepOf("agent", "c", 3)); err != nil {
 		t.Fatalf("step 3 after a commit that did not land: %v", err)
+	}
+}
+
+// TestLostChargeReplyIsTakenBack: a budget charge Redis ran in time whose
+// reply came back after the Timeout. The call was denied as unavailable
+// and the charge stood: a flaky network spent an agent's budget on calls
+// that never ran (QWED §9.5: a denied call consumes nothing). The store
+// takes the charge back by its receipt; a charge that never reached
+// Redis takes nothing back, and a check or refund leaves no receipt.
+func TestLostChargeReplyIsTakenBack(t *testing.T) {
+	var armed atomic.Bool
+	s := lateStore(t, &armed, "latecharge:")
+	ctx := context.Background()
+	now := time.Now()
+	counters := func(add int64) []ratelimit.Counter {
+		return []ratelimit.Counter{{Name: "requests", Add: add, Max: 10, TTL: time.Hour}, {Name: "cost", Add: 5 * add, Max: 1000, TTL: time.Hour}}
+	}
+	values := func() []int64 {
+		t.Helper()
+		res, err := s.Spend(ctx, "agent", counters(0), ratelimit.SpendCheck, now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Values
+	}
+	// The first charge loads the script (a late NOSCRIPT reply would keep
+	// the charge from running at all).
+	if _, err := s.Spend(ctx, "agent", counters(1), ratelimit.SpendCommit, now); err != nil {
+		t.Fatal(err)
+	}
+	armed.Store(true)
+	if _, err := s.Spend(ctx, "agent", counters(1), ratelimit.SpendCommit, now); !errors.Is(err, ratelimit.ErrUnavailable) {
+		t.Fatalf("a charge whose reply came late: %v, want ErrUnavailable", err)
+	}
+	if got := values(); !slices.Equal(got, []int64{1, 5}) {
+		t.Fatalf("counters after a charge whose reply was lost: %v, want the first charge's [1 5] only", got)
+	}
+	// Near miss: a charge that never reached Redis takes nothing back.
+	dead, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, err := s.Spend(dead, "agent", counters(1), ratelimit.SpendCommit, now); err == nil {
+		t.Fatal("a charge with a cancelled context succeeded")
+	}
+	if got := values(); !slices.Equal(got, []int64{1, 5}) {
+		t.Fatalf("counters after a charge that was not sent: %v, want [1 5]", got)
+	}
+	// Near miss: the charge that landed and was answered stands.
+	if _, err := s.Spend(ctx, "agent", counters(2), ratelimit.SpendCommit, now); err != nil {
+		t.Fatal(err)
+	}
+	if got := values(); !slices.Equal(got, []int64{3, 15}) {
+		t.Fatalf("counters after an answered charge: %v, want [3 15]", got)
 	}
 }

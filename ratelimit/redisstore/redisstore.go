@@ -178,6 +178,7 @@ func (s *Store) Health() redisx.Health { return s.health }
 //
 //	P r:{key}                   token bucket (GCRA TAT) of a rate key
 //	P b:{scope}:name            budget counter
+//	P b:{scope}!token           a charge's receipt, for receiptTTL (a few seconds)
 //	P bm:{scope}                the scope's counters: key -> limit; "=" -> level (caps)
 //	P c:{owner}len:scope        conversation hash: last, fp, rep, seen, ok (last commit's token)
 //	P c:{owner}len:scope:step   reservation of one step: token|expiry
@@ -187,6 +188,12 @@ func (s *Store) Health() redisx.Health { return s.health }
 func (s *Store) rateKey(key string) string { return s.prefix + "r:{" + key + "}" }
 func (s *Store) budgetKey(scope, name string) string {
 	return s.prefix + "b:{" + scope + "}:" + name
+}
+
+// receiptKey is the receipt of one charge of scope's budget, by its
+// token; no counter name follows "}!".
+func (s *Store) receiptKey(scope, token string) string {
+	return s.prefix + "b:{" + scope + "}!" + token
 }
 
 // convKey tags a conversation with its owner, so that the owner's set of
@@ -374,7 +381,7 @@ func (s *Store) Spend(ctx context.Context, scope string, counters []ratelimit.Co
 	if err := ratelimit.CheckSpend(scope, counters, mode); err != nil {
 		return res, err
 	}
-	keys := make([]string, len(counters), len(counters)+5)
+	keys := make([]string, len(counters), len(counters)+6)
 	args := make([]any, 0, 5+4*len(counters))
 	args = append(args, int(mode), s.boxed.known, s.boxed.budCap, scope)
 	for i, c := range counters {
@@ -382,13 +389,24 @@ func (s *Store) Spend(ctx context.Context, scope string, counters []ratelimit.Co
 		ttl := (c.TTL + time.Millisecond - 1).Milliseconds()
 		args = append(args, c.Add, c.Max, ttl, c.Age.Microseconds())
 	}
+	var receipt string
+	if mode == ratelimit.SpendCommit {
+		receipt = newToken()
+	}
+	keys = append(keys, s.receiptKey(scope, receipt))
 	keys = s.lossKeys(keys)
-	args = append(args, s.boxed.prefix)
+	args = append(args, s.receiptTTL().Milliseconds(), s.boxed.prefix)
 	if s.budCap > 0 {
 		keys = append(keys, s.scopeIndex(), s.scopeUsed(), s.scopeRecord(scope))
 	}
 	v, err := s.run(ctx, "budget spend", budgetScript, keys, now, args...)
 	if err != nil {
+		if receipt != "" && maybeRan(err) {
+			// Redis may have charged a call the caller now denies: take
+			// the charge back by its receipt, or a lost reply would spend
+			// the agent's budget on a call that did not run (QWED §9.5).
+			s.uncharge(context.WithoutCancel(ctx), keys[:len(counters)+1], counters)
+		}
 		return res, err
 	}
 	out, err := s.ints("budget spend", v, len(counters)+2)
@@ -407,4 +425,20 @@ func (s *Store) Spend(ctx context.Context, scope string, counters []ratelimit.Co
 			c.Name, c.TTL.Round(time.Second))}
 	}
 	return res, nil
+}
+
+// receiptTTL is how long a charge's receipt lives: past the charge's own
+// timeout, a wait for a slot and the uncharge's timeout, with a second to
+// spare. Receipts are one small key per charge for this long.
+func (s *Store) receiptTTL() time.Duration { return 2*s.timeout + s.queue + time.Second }
+
+// uncharge takes back a charge whose reply was lost, if it landed. keys
+// are the charge's counter keys and its receipt. A failure leaves the
+// charge standing: the agent is over-charged, never under.
+func (s *Store) uncharge(ctx context.Context, keys []string, counters []ratelimit.Counter) {
+	args := make([]any, len(counters))
+	for i, c := range counters {
+		args[i] = c.Add
+	}
+	_, _ = s.run(ctx, "budget uncharge", unchargeScript, keys, time.Time{}, args...)
 }

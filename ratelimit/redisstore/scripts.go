@@ -135,17 +135,20 @@ return {1, math.floor((now - allow_at) / t), 0}
 // refused at the cap (failed index -2) unless a scope that expired, or
 // spent at most half of every limit, makes room.
 //
-// KEYS[i] counter i, then when present the marker and the loss key, then
-// the indexes and the record when capped; ARGV[3] mode (1 check, 2 commit,
+// KEYS[i] counter i, then the charge's receipt (written by a commit for
+// ARGV receipt_ms, a few seconds: unchargeScript takes the charge back by
+// it when the reply is lost), then when present the marker and
+// the loss key, then the indexes and the record when capped; ARGV[3] mode (1 check, 2 commit,
 // 3 force, 4 refund), ARGV[4] known marker, ARGV[5] cap, ARGV[6] scope,
-// then per counter add, max, ttl_ms, age_us, and last the key prefix.
+// then per counter add, max, ttl_ms, age_us, then receipt_ms, and last the
+// key prefix.
 // Returns {failed index (0-based), -1, or -2 at the cap, lost index or -1,
 // values before the call...}.
 var budgetScript = redis.NewScript(prelude + lossLua + scopeLua + `
 local mode = tonumber(ARGV[3])
 local cap = tonumber(ARGV[5])
-local n = (#ARGV - 7) / 4
-local marked = #KEYS - (cap > 0 and 3 or 0) >= n + 2
+local n = (#ARGV - 8) / 4
+local marked = #KEYS - (cap > 0 and 3 or 0) >= n + 3
 local out = {-1, -1}
 local lost = {}
 local l, looked = nil, false
@@ -155,7 +158,7 @@ for i = 1, n do
   local add, max = tonumber(ARGV[4 * i + 3]), tonumber(ARGV[4 * i + 4])
   if not raw and marked and mode ~= 4 then
     if not looked then
-      l, looked = loss(KEYS[n + 1], KEYS[n + 2], ARGV[4]), true
+      l, looked = loss(KEYS[n + 2], KEYS[n + 3], ARGV[4]), true
     end
     if l and rnow - tonumber(ARGV[4 * i + 6]) < l then
       v, lost[i] = max, true
@@ -208,6 +211,9 @@ if mode == 3 or (mode == 2 and out[1] < 0) then
       redis.call('PEXPIRE', KEYS[i], ARGV[4 * i + 5])
     end
   end
+  if mode == 2 then
+    redis.call('SET', KEYS[n + 1], '1', 'PX', ARGV[#ARGV - 1])
+  end
   if cap > 0 then
     -- The record names every live counter with its limit, and lives as
     -- long as the longest, so that an eviction deletes every one.
@@ -223,6 +229,25 @@ if mode == 3 or (mode == 2 and out[1] < 0) then
   end
 end
 return out
+`)
+
+// unchargeScript takes back a charge whose reply was lost, if it landed:
+// its receipt is there. Counters that expired since are not written.
+//
+// KEYS counters, then the receipt; ARGV each counter's add. Returns 1 if
+// the charge was taken back, 0 if it had not landed (or was taken back).
+var unchargeScript = redis.NewScript(prelude + `
+if redis.call('DEL', KEYS[#KEYS]) == 0 then
+  return 0
+end
+for i = 1, #KEYS - 1 do
+  if redis.call('EXISTS', KEYS[i]) == 1 then
+    if redis.call('DECRBY', KEYS[i], ARGV[i + 2]) < 0 then
+      redis.call('SET', KEYS[i], 0, 'KEEPTTL')
+    end
+  end
+end
+return 1
 `)
 
 // reserveScript reserves one step (SET NX semantics, with a logical expiry

@@ -23,9 +23,7 @@ func (s *Store) Reserve(ctx context.Context, scope string, step int64, fp rateli
 	if err := ratelimit.CheckStepArgs(scope, step, p); err != nil {
 		return ratelimit.StepResult{}, err
 	}
-	var b [16]byte
-	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails (Go 1.24+)
-	token := hex.EncodeToString(b[:])
+	token := newToken()
 	keys := []string{s.convKey(scope), s.stepKey(scope, step), s.ownerKey(scope)}
 	if s.marker != "" {
 		keys = append(keys, s.marker, s.prefix+lostName)
@@ -63,6 +61,14 @@ func (s *Store) Reserve(ctx context.Context, scope string, step int64, fp rateli
 		res.Token = token
 	}
 	return res, nil
+}
+
+// newToken is a random token naming one write (a reservation, a charge's
+// receipt), so that a write whose reply was lost can be undone by it.
+func newToken() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails (Go 1.24+)
+	return hex.EncodeToString(b[:])
 }
 
 // Commit implements [ratelimit.StepStore] in one script call.
