@@ -12,7 +12,9 @@
 // fields per grant: g:<id> (the grant as JSON), n:<id> (uses left, -1 for
 // unlimited) and x:<id> (expiry, Unix milliseconds of the caller's clock).
 // The key expires a minute after its longest-lived grant, so principals
-// that stop using grants leave nothing behind.
+// that stop using grants leave nothing behind. Each use taken also leaves
+// a receipt, <key>r:<token>, for twice the Timeout and a second: a use
+// whose reply was lost is given back by it.
 //
 // # Security
 //
@@ -32,6 +34,7 @@ package redisgrant
 
 import (
 	"context"
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -165,13 +168,20 @@ func (s *Store) Consume(ctx context.Context, q grant.Query, now time.Time) (gran
 		return grant.Use{}, err
 	}
 	var u grant.Use
+	receipt := key + "r:" + newToken()
 	for _, g := range all {
 		covers := g.Covers(q)
 		if !covers && g.Expires.After(now) {
 			continue
 		}
-		res, err := consumeScript.Run(ctx, s.c, []string{key}, g.ID, now.UnixMilli(), b2i(covers)).Slice()
+		res, err := consumeScript.Run(ctx, s.c, []string{key, receipt}, g.ID, now.UnixMilli(), b2i(covers), s.receiptTTL().Milliseconds()).Slice()
 		if err != nil {
+			if covers && redisx.ReplyLost(err) {
+				// Redis may have taken a use for a call the guard now
+				// asks about again: give it back by the receipt, or a
+				// lost reply would spend a use the human granted.
+				s.undo(context.WithoutCancel(ctx), key, receipt, g)
+			}
 			return u, s.fail("consume", err)
 		}
 		st, exp := reply(res)
@@ -183,6 +193,26 @@ func (s *Store) Consume(ctx context.Context, q grant.Query, now time.Time) (gran
 		}
 	}
 	return u, grant.ErrNoGrant
+}
+
+// receiptTTL is how long a use's receipt lives: past the consume's own
+// timeout and the undo's, with a second to spare.
+func (s *Store) receiptTTL() time.Duration { return 2*s.o.Timeout + time.Second }
+
+// undo gives back the use of g a consume may have taken before its reply
+// was lost. A failure leaves the use taken: the human is asked again,
+// never a use granted twice.
+func (s *Store) undo(ctx context.Context, key, receipt string, g grant.Grant) {
+	ctx, cancel := context.WithTimeout(ctx, s.o.Timeout)
+	defer cancel()
+	_ = undoScript.Run(ctx, s.c, []string{key, receipt}, g.ID, g.Uses, s.receiptTTL().Milliseconds()).Err()
+}
+
+// newToken is a random token naming one consume's receipt.
+func newToken() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails (Go 1.24+)
+	return hex.EncodeToString(b[:])
 }
 
 // read returns the grants stored under key, in the order of grant.Less;

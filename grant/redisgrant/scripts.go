@@ -42,12 +42,15 @@ out[2] = tonumber(ARGV[3])
 return out
 `)
 
-// consumeScript: KEYS[1]; ARGV id, now_ms, take (1: take a use; 0: only
-// sweep if expired, or report the uses left). Status 1: live (and, with
-// take, one use taken; left is what remains); 0: gone, spent or expired.
-// A spent grant (n 0) stays until it expires, for refundScript.
+// consumeScript: KEYS[1], and with take the use's receipt KEYS[2]; ARGV
+// id, now_ms, take (1: take a use; 0: only sweep if expired, or report
+// the uses left), receipt_ms. Status 1: live (and, with take, one use
+// taken, its receipt written; left is what remains); 0: gone, spent or
+// expired, or the receipt was undone before the script ran. A spent grant
+// (n 0) stays until it expires, for refundScript and undoScript.
 var consumeScript = redis.NewScript(`
 local id = ARGV[1]
+if ARGV[3] == '1' and redis.call('EXISTS', KEYS[2]) == 1 then return {0, 0} end
 local x = redis.call('HGET', KEYS[1], 'x:' .. id)
 if not x then return {0, 0} end
 local n = tonumber(redis.call('HGET', KEYS[1], 'n:' .. id))
@@ -61,7 +64,22 @@ if n == 0 then return {0, 0} end
 if ARGV[3] ~= '1' or n < 0 then return {1, n} end
 n = n - 1
 redis.call('HSET', KEYS[1], 'n:' .. id, n)
+redis.call('SET', KEYS[2], id, 'PX', ARGV[4])
 return {1, n}
+`)
+
+// undoScript: KEYS[1], KEYS[2] the receipt of a use whose reply was lost;
+// ARGV id, uses, receipt_ms. Gives the use back if it was taken (the
+// receipt names the grant), and leaves the receipt undone either way, so
+// that a consume that reaches Redis later takes nothing. Returns 1 if a
+// use was given back.
+var undoScript = redis.NewScript(`
+local r = redis.call('GET', KEYS[2])
+redis.call('SET', KEYS[2], '-', 'PX', ARGV[3])
+if r ~= ARGV[1] then return 0 end
+local n = tonumber(redis.call('HGET', KEYS[1], 'n:' .. ARGV[1]))
+if n and n >= 0 and n < tonumber(ARGV[2]) then redis.call('HSET', KEYS[1], 'n:' .. ARGV[1], n + 1) end
+return 1
 `)
 
 // refundScript: KEYS[1]; ARGV id, now_ms, uses. Gives one use back to a

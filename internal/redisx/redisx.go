@@ -1,7 +1,14 @@
 // Package redisx holds what the Redis-backed stores of gatehouse share.
 package redisx
 
-import "github.com/redis/go-redis/v9"
+import (
+	"errors"
+	"io"
+	"net"
+	"syscall"
+
+	"github.com/redis/go-redis/v9"
+)
 
 // HonoursDeadlines reports whether a go-redis client passes context
 // deadlines to the network: *redis.Client, *redis.ClusterClient and
@@ -18,4 +25,17 @@ func HonoursDeadlines(c any) bool {
 		return c.Options().ContextTimeoutEnabled
 	}
 	return true
+}
+
+// ReplyLost reports whether err came while reading a reply: the command
+// was written and Redis may have run it, so a store undoes what it may
+// have written by the token it sent. A refused dial, a pool timeout or a
+// cancelled context sent nothing; an error reply is Redis's answer.
+func ReplyLost(err error) bool {
+	var re redis.Error
+	if errors.As(err, &re) {
+		return false
+	}
+	var op *net.OpError
+	return (errors.As(err, &op) && op.Op == "read") || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET)
 }

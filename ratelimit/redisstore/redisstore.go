@@ -4,14 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
-	"net"
 	"runtime"
 	"strconv"
 	"strings"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -289,24 +286,12 @@ func (s *Store) run(ctx context.Context, op string, sc *redis.Script, keys []str
 	full = append(full, micros(dl), nowArg)
 	v, err := sc.Run(ctx, s.c, keys, append(full, args...)...).Result()
 	if err != nil {
-		if replyLost(err) {
+		if redisx.ReplyLost(err) {
 			return nil, sentError{s.fail(op, err)}
 		}
 		return nil, s.fail(op, err)
 	}
 	return v, nil
-}
-
-// replyLost reports whether err came while reading a reply: the command
-// was written and Redis may have run it. A refused dial, a pool timeout
-// or a cancelled context sent nothing; an error reply is Redis's answer.
-func replyLost(err error) bool {
-	var re redis.Error
-	if errors.As(err, &re) {
-		return false
-	}
-	var op *net.OpError
-	return (errors.As(err, &op) && op.Op == "read") || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET)
 }
 
 // sentError is an error of a script that was sent: Redis may have run it
