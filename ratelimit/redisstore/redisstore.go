@@ -366,24 +366,11 @@ func (s *Store) Spend(ctx context.Context, scope string, counters []ratelimit.Co
 	if err := ratelimit.CheckSpend(scope, counters, mode); err != nil {
 		return res, err
 	}
-	keys := make([]string, len(counters), len(counters)+6)
-	args := make([]any, 0, 5+4*len(counters))
-	args = append(args, int(mode), s.boxed.known, s.boxed.budCap, scope)
-	for i, c := range counters {
-		keys[i] = s.budgetKey(scope, c.Name)
-		ttl := (c.TTL + time.Millisecond - 1).Milliseconds()
-		args = append(args, c.Add, c.Max, ttl, c.Age.Microseconds())
-	}
 	var receipt string
 	if mode == ratelimit.SpendCommit {
 		receipt = newToken()
 	}
-	keys = append(keys, s.receiptKey(scope, receipt))
-	keys = s.lossKeys(keys)
-	args = append(args, s.receiptTTL().Milliseconds(), s.boxed.prefix)
-	if s.budCap > 0 {
-		keys = append(keys, s.scopeIndex(), s.scopeUsed(), s.scopeRecord(scope))
-	}
+	keys, args := s.spendArgs(scope, counters, mode, receipt)
 	v, err := s.run(ctx, "budget spend", budgetScript, keys, now, args...)
 	if err != nil {
 		if receipt != "" && maybeRan(err) {
@@ -412,6 +399,26 @@ func (s *Store) Spend(ctx context.Context, scope string, counters []ratelimit.Co
 	return res, nil
 }
 
+// spendArgs are the keys and arguments of budgetScript for one Spend;
+// receipt is the token of a charge's receipt.
+func (s *Store) spendArgs(scope string, counters []ratelimit.Counter, mode ratelimit.SpendMode, receipt string) ([]string, []any) {
+	keys := make([]string, len(counters), len(counters)+6)
+	args := make([]any, 0, 6+4*len(counters))
+	args = append(args, int(mode), s.boxed.known, s.boxed.budCap, scope)
+	for i, c := range counters {
+		keys[i] = s.budgetKey(scope, c.Name)
+		ttl := (c.TTL + time.Millisecond - 1).Milliseconds()
+		args = append(args, c.Add, c.Max, ttl, c.Age.Microseconds())
+	}
+	keys = append(keys, s.receiptKey(scope, receipt))
+	keys = s.lossKeys(keys)
+	args = append(args, s.receiptTTL().Milliseconds(), s.boxed.prefix)
+	if s.budCap > 0 {
+		keys = append(keys, s.scopeIndex(), s.scopeUsed(), s.scopeRecord(scope))
+	}
+	return keys, args
+}
+
 // receiptTTL is how long a charge's receipt lives: past the charge's own
 // timeout, a wait for a slot and the uncharge's timeout, with a second to
 // spare. Receipts are one small key per charge for this long.
@@ -421,9 +428,10 @@ func (s *Store) receiptTTL() time.Duration { return 2*s.timeout + s.queue + time
 // are the charge's counter keys and its receipt. A failure leaves the
 // charge standing: the agent is over-charged, never under.
 func (s *Store) uncharge(ctx context.Context, keys []string, counters []ratelimit.Counter) {
-	args := make([]any, len(counters))
+	args := make([]any, len(counters), len(counters)+1)
 	for i, c := range counters {
 		args[i] = c.Add
 	}
+	args = append(args, s.receiptTTL().Milliseconds())
 	_, _ = s.run(ctx, "budget uncharge", unchargeScript, keys, time.Time{}, args...)
 }

@@ -148,6 +148,9 @@ var budgetScript = redis.NewScript(prelude + lossLua + scopeLua + `
 local mode = tonumber(ARGV[3])
 local cap = tonumber(ARGV[5])
 local n = (#ARGV - 8) / 4
+if mode == 2 and redis.call('EXISTS', KEYS[n + 1]) == 1 then
+  return redis.error_reply('gatehouse: this charge was taken back before it ran; nothing was changed')
+end
 local marked = #KEYS - (cap > 0 and 3 or 0) >= n + 3
 local out = {-1, -1}
 local lost = {}
@@ -232,12 +235,17 @@ return out
 `)
 
 // unchargeScript takes back a charge whose reply was lost, if it landed:
-// its receipt is there. Counters that expired since are not written.
+// its receipt is there. Counters that expired since are not written. The
+// receipt is left undone either way, so that a charge that reaches Redis
+// after it (its command stalled on the way) changes nothing.
 //
-// KEYS counters, then the receipt; ARGV each counter's add. Returns 1 if
-// the charge was taken back, 0 if it had not landed (or was taken back).
+// KEYS counters, then the receipt; ARGV each counter's add, then
+// receipt_ms. Returns 1 if the charge was taken back, 0 if it had not
+// landed (or was taken back).
 var unchargeScript = redis.NewScript(prelude + `
-if redis.call('DEL', KEYS[#KEYS]) == 0 then
+local r = redis.call('GET', KEYS[#KEYS])
+redis.call('SET', KEYS[#KEYS], '-', 'PX', ARGV[#ARGV])
+if r ~= '1' then
   return 0
 end
 for i = 1, #KEYS - 1 do
