@@ -40,6 +40,7 @@ type acpRule struct {
 
 type acpArg struct {
 	name, glob string
+	folded     string // foldValue(glob): what deny and ask rules also match
 }
 
 // timeOfDay is conditions.time_of_day: after <= t < before in loc, in
@@ -244,7 +245,7 @@ func (c *compiler) acpMatch(r *acpRule, m *acpMatchYAML) error {
 				return errAt(k, "%s: argument %q is listed twice", r.name, clip(k.Value))
 			}
 			seen[k.Value] = true
-			r.args = append(r.args, acpArg{name: k.Value, glob: v.Value})
+			r.args = append(r.args, acpArg{name: k.Value, glob: v.Value, folded: foldValue(v.Value)})
 		}
 	}
 	return nil

@@ -3,6 +3,8 @@ package policy
 import (
 	"path"
 	"strings"
+
+	"github.com/gatehouse-dev/gatehouse/normalize"
 )
 
 // evaluateACP is ACP §5.2: rules in order, the first match wins, else
@@ -75,17 +77,105 @@ func (r *acpRule) matches(tool string, class Class, req Request) bool {
 	if r.server != "" && !globMatch(r.server, req.Server) {
 		return false
 	}
-	for _, a := range r.args {
-		v, ok := req.Args[a.name]
-		if !ok {
-			return false
-		}
-		s, err := stringify(v)
-		if err != nil || len(s) > MaxArgLen || !r.argMatch(a.glob, s) {
+	for i := range r.args {
+		v, ok := req.Args[r.args[i].name]
+		if !ok || !r.argValueMatch(&r.args[i], v) {
 			return false
 		}
 	}
 	return true
+}
+
+// argValueMatch matches one argument's value. An allow rule matches the
+// value's STRING() only (narrow). A deny or ask rule matches broadly, so
+// that no spelling a handler reads as the value it names slips past it:
+// also the value's folded form ([foldValue]: letter case, NFKC, invisible
+// runes, surrounding white space, percent escapes), any string in an
+// array, and a value it cannot match at all (no JSON representation, over
+// MaxArgLen, nested too deeply), which fails closed.
+func (r *acpRule) argValueMatch(a *acpArg, v any) bool {
+	s, err := stringify(v)
+	if err == nil && len(s) <= MaxArgLen && r.argMatch(a.glob, s) {
+		return true
+	}
+	if r.action == ActionAllow {
+		return false
+	}
+	return err != nil || len(s) > MaxArgLen || broadMatch(a, v, 0)
+}
+
+// broadMatch matches the folded forms of v's strings, at any depth of
+// arrays, against a's folded glob.
+func broadMatch(a *acpArg, v any, depth int) bool {
+	switch x := v.(type) {
+	case string:
+		t := foldValue(x)
+		if globMatch(a.folded, t) {
+			return true
+		}
+		if strings.Contains(a.folded, "/") {
+			c := path.Clean(t)
+			return pathGlobMatch(a.folded, c) || globMatch(a.folded, c)
+		}
+	case []any:
+		if depth >= maxDepth {
+			return true
+		}
+		for _, e := range x {
+			if broadMatch(a, e, depth+1) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// foldValue is the form of an argument value (or a rule's glob) that deny
+// and ask rules match too: percent escapes decoded (three rounds, as
+// protected paths do), then normalize.Name (NFKC, full case folding,
+// invisible and control runes removed, white space trimmed).
+func foldValue(s string) string {
+	for range 3 {
+		d := percentDecoded(s)
+		if d == s {
+			break
+		}
+		s = d
+	}
+	return normalize.Name(s)
+}
+
+// percentDecoded decodes every valid %XX escape of s; invalid ones stay.
+func percentDecoded(s string) string {
+	i := strings.IndexByte(s, '%')
+	if i < 0 {
+		return s
+	}
+	b := make([]byte, 0, len(s))
+	b = append(b, s[:i]...)
+	for ; i < len(s); i++ {
+		if s[i] == '%' && i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2]) {
+			b = append(b, hexVal(s[i+1])<<4|hexVal(s[i+2]))
+			i += 2
+			continue
+		}
+		b = append(b, s[i])
+	}
+	return string(b)
+}
+
+func isHex(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
+
+func hexVal(c byte) byte {
+	switch {
+	case c <= '9':
+		return c - '0'
+	case c >= 'a':
+		return c - 'a' + 10
+	}
+	return c - 'A' + 10
 }
 
 // argMatch matches one argument glob. A glob with a '/' is a path glob:

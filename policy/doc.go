@@ -46,6 +46,17 @@
 //     [MaxPatternLen] and matched values by [MaxArgLen]; nothing valid is
 //     rejected by heuristics.
 //
+// ACP match.args: an allow rule matches the value's STRING() exactly (a
+// path glob after "." and ".." are resolved), so a spelling never widens
+// what it allows. A deny or ask rule matches broadly, so that no spelling a
+// handler reads as the value it names slips past it: also after percent
+// decoding and [normalize.Name] (NFKC, full case folding, invisible and
+// control runes removed, white space trimmed) of both value and glob, any
+// string inside an array, and any value it cannot match (over
+// [MaxArgLen], no JSON representation, nested too deeply). A broad match
+// can make an earlier ask rule take a spelled value a later deny rule
+// would have taken ("PROD" asks under "ask env: prod"); the human is asked.
+//
 // An ACP time_of_day condition names an IANA zone (timezone: Europe/Berlin),
 // loaded with [time.LoadLocation] when the policy is parsed. This package
 // does not import time/tzdata (the Go documentation leaves that choice to

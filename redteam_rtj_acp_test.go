@@ -1,0 +1,58 @@
+package gatehouse_test
+
+import (
+	"context"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// An ACP deny rule on an argument value, seen by a real go-sdk client: a
+// typed deploy tool that, like many handlers, reads its environment
+// without regard to case or surrounding white space.
+const rtjACPDeny = `version: "1"
+default_action: allow
+rules:
+  - match: {tool: deploy, args: {env: "prod"}}
+    action: deny
+`
+
+type rtjDeployIn struct {
+	Env string `json:"env"`
+}
+
+// TestRedTeamRTJ_ACPDenySpellingsOverTheWire: {"env":"PROD"}, " prod",
+// "prod\u200b" and "%70rod" skipped the deny rule for "prod" (ACP
+// match.args compared the exact text) and the handler deployed to
+// production. Each is refused now; staging still runs.
+func TestRedTeamRTJ_ACPDenySpellingsOverTheWire(t *testing.T) {
+	g := mustGuard(t, mustPolicy(t, rtjACPDeny), nil)
+	s := mcp.NewServer(&mcp.Implementation{Name: "rtj", Version: "1"}, nil)
+	var prod atomic.Int64
+	mcp.AddTool(s, &mcp.Tool{Name: "deploy"}, func(_ context.Context, _ *mcp.CallToolRequest, in rtjDeployIn) (*mcp.CallToolResult, any, error) {
+		env := strings.ToLower(strings.TrimSpace(strings.ReplaceAll(in.Env, "\u200b", "")))
+		if env == "prod" {
+			prod.Add(1)
+		}
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "deployed to " + env}}}, nil, nil
+	})
+	g.Install(s)
+	_, cs := connectAt(t, s, "agent", nil, "2025-06-18")
+	for _, env := range []string{"prod", "PROD", "Prod", " prod", "prod\n", "prod\u200b", "ｐｒｏｄ"} {
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "deploy", Arguments: map[string]any{"env": env}})
+		if err == nil && !res.IsError {
+			t.Errorf("env %q: the deny rule for prod let it through", env)
+		} else if err != nil && !strings.Contains(err.Error(), "Forbidden") {
+			t.Errorf("env %q: %v, want Forbidden", env, err)
+		}
+	}
+	if n := prod.Load(); n != 0 {
+		t.Errorf("the handler deployed to production %d times", n)
+	}
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "deploy", Arguments: map[string]any{"env": "staging"}})
+	if err != nil || res.IsError {
+		t.Errorf("near miss, staging: %v, %v", res, err)
+	}
+}
