@@ -41,6 +41,7 @@ type acpRule struct {
 type acpArg struct {
 	name, glob string
 	folded     string // foldValue(glob): what deny and ask rules also match
+	number     string // globNumber(glob): a number's value deny and ask rules also match
 }
 
 // timeOfDay is conditions.time_of_day: after <= t < before in loc, in
@@ -245,7 +246,7 @@ func (c *compiler) acpMatch(r *acpRule, m *acpMatchYAML) error {
 				return errAt(k, "%s: argument %q is listed twice", r.name, clip(k.Value))
 			}
 			seen[k.Value] = true
-			r.args = append(r.args, acpArg{name: k.Value, glob: v.Value, folded: foldValue(v.Value)})
+			r.args = append(r.args, acpArg{name: k.Value, glob: v.Value, folded: foldValue(v.Value), number: globNumber(v.Value)})
 		}
 	}
 	return nil

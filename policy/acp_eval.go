@@ -1,7 +1,10 @@
 package policy
 
 import (
+	"encoding/json"
+	"math"
 	"path"
+	"strconv"
 	"strings"
 
 	"github.com/gatehouse-dev/gatehouse/normalize"
@@ -104,8 +107,8 @@ func (r *acpRule) argValueMatch(a *acpArg, v any) bool {
 	return err != nil || len(s) > MaxArgLen || broadMatch(a, v, 0)
 }
 
-// broadMatch matches the folded forms of v's strings, at any depth of
-// arrays, against a's folded glob.
+// broadMatch matches the folded forms of v's strings and the values of
+// its numbers, at any depth of arrays, against a's glob.
 func broadMatch(a *acpArg, v any, depth int) bool {
 	switch x := v.(type) {
 	case string:
@@ -117,6 +120,12 @@ func broadMatch(a *acpArg, v any, depth int) bool {
 			c := path.Clean(t)
 			return pathGlobMatch(a.folded, c) || globMatch(a.folded, c)
 		}
+	case json.Number:
+		if f, err := strconv.ParseFloat(string(x), 64); err == nil && !math.IsInf(f, 0) {
+			return a.numberMatch(f)
+		}
+	case float64:
+		return a.numberMatch(x)
 	case []any:
 		if depth >= maxDepth {
 			return true
@@ -128,6 +137,35 @@ func broadMatch(a *acpArg, v any, depth int) bool {
 		}
 	}
 	return false
+}
+
+// numberMatch matches a number by its value, as a handler reads it (a
+// float64): its shortest decimal text against the folded glob, or the
+// value of a glob that is a number ("1e6", "1000000.0").
+func (a *acpArg) numberMatch(f float64) bool {
+	t := numberText(f)
+	return globMatch(a.folded, t) || (a.number != "" && t == a.number)
+}
+
+// numberText is the shortest decimal text of f, "0" for -0.
+func numberText(f float64) string {
+	if f == 0 {
+		return "0"
+	}
+	return strconv.FormatFloat(f, 'f', -1, 64)
+}
+
+// globNumber is numberText of a glob that is a finite JSON-style number,
+// else "".
+func globNumber(glob string) string {
+	if strings.ContainsAny(glob, "*_xXpPiInN") { // not ParseFloat's hex, underscores, Inf or NaN
+		return ""
+	}
+	f, err := strconv.ParseFloat(strings.TrimSpace(glob), 64)
+	if err != nil || math.IsInf(f, 0) {
+		return ""
+	}
+	return numberText(f)
 }
 
 // foldValue is the form of an argument value (or a rule's glob) that deny

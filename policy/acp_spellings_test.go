@@ -59,3 +59,70 @@ func TestACPDenyMatchesWhatItCannotRead(t *testing.T) {
 		}
 	}
 }
+
+const acpNumbers = `version: "1"
+default_action: allow
+rules:
+  - match: {tool: pay, args: {amount: "1000000"}}
+    action: deny
+  - match: {tool: pay, args: {account: "0"}}
+    action: ask
+  - match: {tool: pay, args: {fee: "1.5"}}
+    action: deny
+`
+
+// TestACPDenyMatchesNumberSpellings: a number reaches the handler as its
+// value, so a deny or ask rule naming it matches every spelling of that
+// value (1e6, 1E+6, 1000000.0, 10e5; -0 and 0.0 for 0), also inside an
+// array: the exact text "1e6" skipped a deny rule for 1000000.
+func TestACPDenyMatchesNumberSpellings(t *testing.T) {
+	p, err := policy.Parse([]byte(acpNumbers))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		arg  string
+		v    any
+		want policy.Outcome
+	}{
+		{"amount", json.Number("1000000"), policy.Block},
+		{"amount", json.Number("1e6"), policy.Block},
+		{"amount", json.Number("1E+6"), policy.Block},
+		{"amount", json.Number("1000000.0"), policy.Block},
+		{"amount", json.Number("10e5"), policy.Block},
+		{"amount", json.Number("1000000.000000000000000001"), policy.Block}, // a float64 handler reads 1000000
+		{"amount", []any{json.Number("1.0e6")}, policy.Block},
+		{"amount", float64(1e6), policy.Block},
+		{"account", json.Number("-0"), policy.Ask},
+		{"account", json.Number("0.0"), policy.Ask},
+		{"account", json.Number("0e10"), policy.Ask},
+		{"fee", json.Number("1.50"), policy.Block},
+		{"fee", json.Number("15e-1"), policy.Block},
+		// Near misses.
+		{"amount", json.Number("999999"), policy.Allow},
+		{"amount", json.Number("1.000001e6"), policy.Allow},
+		{"amount", "1e6", policy.Allow}, // a string is text, not a number
+		{"account", json.Number("10"), policy.Allow},
+		{"fee", json.Number("1.05"), policy.Allow},
+	}
+	for _, c := range cases {
+		d := p.Evaluate(policy.Request{Method: "tools/call", Tool: "pay", Args: map[string]any{c.arg: c.v}})
+		if d.Outcome != c.want {
+			t.Errorf("%s %v: %v (%s), want %v", c.arg, c.v, d.Outcome, d.Reason, c.want)
+		}
+	}
+}
+
+// TestACPDenyGlobThatIsANumber: a rule written with a number's other
+// spelling ("1e6") matches the value 1000000 too, in deny and ask rules.
+func TestACPDenyGlobThatIsANumber(t *testing.T) {
+	p, err := policy.Parse([]byte("version: \"1\"\ndefault_action: allow\nrules:\n  - match: {tool: pay, args: {amount: \"1e6\"}}\n    action: deny\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for v, want := range map[string]policy.Outcome{"1000000": policy.Block, "1e6": policy.Block, "1000000.0": policy.Block, "1000001": policy.Allow, "16": policy.Allow} {
+		if d := p.Evaluate(policy.Request{Method: "tools/call", Tool: "pay", Args: map[string]any{"amount": json.Number(v)}}); d.Outcome != want {
+			t.Errorf("amount %s: %v, want %v", v, d.Outcome, want)
+		}
+	}
+}

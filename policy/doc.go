@@ -51,8 +51,10 @@
 // what it allows. A deny or ask rule matches broadly, so that no spelling a
 // handler reads as the value it names slips past it: also after percent
 // decoding and [normalize.Name] (NFKC, full case folding, invisible and
-// control runes removed, white space trimmed) of both value and glob, any
-// string inside an array, and any value it cannot match (over
+// control runes removed, white space trimmed) of both value and glob, a
+// number by its value (1e6, 1E+6 and 1000000.0 match "1000000" and
+// "1e6"; -0 matches "0"), any string or number inside an array, and any
+// value it cannot match (over
 // [MaxArgLen], no JSON representation, nested too deeply). A broad match
 // can make an earlier ask rule take a spelled value a later deny rule
 // would have taken ("PROD" asks under "ask env: prod"); the human is asked.
