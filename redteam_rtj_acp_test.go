@@ -2,6 +2,7 @@ package gatehouse_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -54,5 +55,46 @@ func TestRedTeamRTJ_ACPDenySpellingsOverTheWire(t *testing.T) {
 	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "deploy", Arguments: map[string]any{"env": "staging"}})
 	if err != nil || res.IsError {
 		t.Errorf("near miss, staging: %v, %v", res, err)
+	}
+}
+
+const rtjACPLimited = `version: "1"
+default_action: deny
+rules:
+  - match: {tool: send_email, args: {to: "*@partner.example"}}
+    action: allow
+    rate_limit: "2/hour"
+  - match: {tool: send_email}
+    action: allow
+`
+
+// TestRedTeamRTJ_ACPRateLimitSpellingsOverTheWire: after the two calls
+// the rule for "*@partner.example" allows per hour, "a@PARTNER.example"
+// went on without limit (a later, unlimited allow rule took it). It
+// shares the rule's bucket now; another address does not.
+func TestRedTeamRTJ_ACPRateLimitSpellingsOverTheWire(t *testing.T) {
+	g := mustGuard(t, mustPolicy(t, rtjACPLimited), nil)
+	var sent atomic.Int64
+	ct := serve(t, g, func(s *mcp.Server) {
+		textTool(s, "send_email", func(map[string]any) string { sent.Add(1); return "sent" }, nil)
+	})
+	c := dialRaw(t, ct, "2025-06-18")
+	for i, to := range []string{"a@partner.example", "b@partner.example", "a@PARTNER.example", "a@partner.example\u200b", "a@partner.EXAMPLE"} {
+		res := c.callTool(i+1, "send_email", map[string]any{"to": to})
+		if i < 2 {
+			if rpcErr(res) != nil {
+				t.Fatalf("call %d within the limit: %v", i, res)
+			}
+			continue
+		}
+		if e := rpcErr(res); e == nil || fmt.Sprint(e["code"]) != "-32002" {
+			t.Errorf("%q after the rule's limit: %v, want -32002", to, res)
+		}
+	}
+	if res := c.callTool(10, "send_email", map[string]any{"to": "x@other.example"}); rpcErr(res) != nil {
+		t.Errorf("near miss, another address (no limit): %v", res)
+	}
+	if n := sent.Load(); n != 3 {
+		t.Errorf("sent %d mails, want 3", n)
 	}
 }

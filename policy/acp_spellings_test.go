@@ -126,3 +126,57 @@ func TestACPDenyGlobThatIsANumber(t *testing.T) {
 		}
 	}
 }
+
+const acpLimitedAllow = `version: "1"
+default_action: deny
+rules:
+  - match: {tool: send_email, args: {to: "*@partner.example"}}
+    action: allow
+    rate_limit: "5/hour"
+  - match: {tool: send_email, args: {to: "*@vendor.example"}}
+    action: allow
+    rate_limit: "9/hour"
+  - match: {tool: send_email}
+    action: allow
+  - match: {tool: read_file, args: {path: "/srv/data/*"}}
+    action: allow
+    rate_limit: "1/minute"
+`
+
+// TestACPAllowRateLimitKeptForSpellings: an allow rule matches only the
+// exact text, so "a@PARTNER.example" skipped the rate-limited rule for
+// "*@partner.example" and reached the unlimited allow after it. It is
+// still allowed (by that later rule) but counts in the first rule's
+// bucket, as the exact spelling does; a spelling never makes an allow
+// rule allow more (/SRV/data is not /srv/data).
+func TestACPAllowRateLimitKeptForSpellings(t *testing.T) {
+	p, err := policy.Parse([]byte(acpLimitedAllow))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		tool, arg, v string
+		want         policy.Outcome
+		rule, rate   string
+	}{
+		{"send_email", "to", "a@partner.example", policy.Allow, "rules[0]", "5/hour"},
+		{"send_email", "to", "a@PARTNER.example", policy.Allow, "rules[0]", "5/hour"},
+		{"send_email", "to", "a@partner.example\u200b", policy.Allow, "rules[0]", "5/hour"},
+		{"send_email", "to", "a@ｐａｒｔｎｅｒ.example", policy.Allow, "rules[0]", "5/hour"},
+		{"send_email", "to", "a@Vendor.Example", policy.Allow, "rules[1]", "9/hour"},
+		// Near misses: another address, and an allow rule never widened.
+		{"send_email", "to", "a@other.example", policy.Allow, "rules[2]", ""},
+		{"read_file", "path", "/srv/data/x", policy.Allow, "rules[3]", "1/minute"},
+		{"read_file", "path", "/SRV/data/x", policy.Block, "default_action", ""},
+	}
+	for _, c := range cases {
+		d := p.Evaluate(policy.Request{Method: "tools/call", Tool: c.tool, Args: map[string]any{c.arg: c.v}})
+		rate := ""
+		if d.Rate.Valid() {
+			rate = d.Rate.String()
+		}
+		if d.Outcome != c.want || d.Rule != c.rule || rate != c.rate {
+			t.Errorf("%s %q: %v by %s at %q (%s), want %v by %s at %q", c.tool, c.v, d.Outcome, d.Rule, rate, d.Reason, c.want, c.rule, c.rate)
+		}
+	}
+}

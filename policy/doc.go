@@ -58,6 +58,10 @@
 // [MaxArgLen], no JSON representation, nested too deeply). A broad match
 // can make an earlier ask rule take a spelled value a later deny rule
 // would have taken ("PROD" asks under "ask env: prod"); the human is asked.
+// A value that an allow rule with a rate_limit names only in another
+// spelling is not allowed by that rule, but when a later rule allows it,
+// it counts in that rule's bucket (Decision.Rule and Rate name it), so a
+// spelling never moves a call past a rate limit.
 //
 // An ACP time_of_day condition names an IANA zone (timezone: Europe/Berlin),
 // loaded with [time.LoadLocation] when the policy is parsed. This package
