@@ -138,6 +138,9 @@ func broadMatch(a *acpArg, v any, depth int) bool {
 	switch x := v.(type) {
 	case string:
 		t := foldValue(x)
+		if t == x && a.folded == a.glob && depth == 0 {
+			return false // the text argMatch refused (for deny and ask rules, in its broad forms too)
+		}
 		if globMatch(a.folded, t) {
 			return true
 		}

@@ -92,3 +92,23 @@ func BenchmarkEvaluateBlock(b *testing.B) {
 	p := mustParse(b, benchPolicy)
 	benchEval(b, p, policy.Request{Method: "tools/call", Tool: "delete_file", Args: map[string]any{"path": "/tmp/x"}}, policy.Block)
 }
+
+const benchACP = `version: "1"
+default_action: allow
+rules:
+  - match: {tool: deploy, args: {env: "prod"}}
+    action: deny
+  - match: {tool: send_email, args: {to: "*@partner.example"}}
+    action: allow
+    rate_limit: "5/hour"
+  - match: {tool: fetch, args: {url: "*evil.example*"}}
+    action: ask
+`
+
+// BenchmarkEvaluateACPArgs is an ACP call that passes a deny rule's and a
+// rate-limited allow rule's argument globs (each also matched broadly)
+// and reaches the default.
+func BenchmarkEvaluateACPArgs(b *testing.B) {
+	p := mustParse(b, benchACP)
+	benchEval(b, p, policy.Request{Method: "tools/call", Tool: "send_email", Args: map[string]any{"to": "Bob@Other.example"}}, policy.Allow)
+}
