@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/gatehouse-dev/gatehouse"
 )
 
 // An ACP deny rule on an argument value, seen by a real go-sdk client: a
@@ -96,5 +98,44 @@ func TestRedTeamRTJ_ACPRateLimitSpellingsOverTheWire(t *testing.T) {
 	}
 	if n := sent.Load(); n != 3 {
 		t.Errorf("sent %d mails, want 3", n)
+	}
+}
+
+const rtjACPServer = `version: "1"
+default_action: allow
+rules:
+  - match: {tool: deploy, server: "prod-*"}
+    action: deny
+`
+
+// TestRedTeamRTJ_ACPServerRuleWithoutServerName: ACP §5.1's own example
+// denies deploy_* on "prod-*" servers. Without Options.ServerName the
+// policy was evaluated with no server name at all, so the deny rule never
+// matched and deploy ran on the server that calls itself prod-east,
+// while the human, when asked, was shown "prod-east" (the server's own
+// name). The policy now reads the same name: Options.ServerName, else the
+// name the server gives itself.
+func TestRedTeamRTJ_ACPServerRuleWithoutServerName(t *testing.T) {
+	for _, name := range []string{"prod-east", "staging-east"} {
+		g := mustGuard(t, mustPolicy(t, rtjACPServer), nil)
+		s := mcp.NewServer(&mcp.Implementation{Name: name, Version: "1"}, nil)
+		var runs int
+		textTool(s, "deploy", func(map[string]any) string { return "deployed" }, &runs)
+		g.Install(s)
+		_, cs := connectAt(t, s, "agent", nil, "2025-06-18")
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "deploy", Arguments: map[string]any{}})
+		denied := err != nil || res.IsError
+		if want := name == "prod-east"; denied != want {
+			t.Errorf("server %s: denied=%v (%v), want %v", name, denied, err, want)
+		}
+	}
+	// Options.ServerName still wins over the server's own name.
+	g := mustGuard(t, mustPolicy(t, rtjACPServer), &gatehouse.Options{ServerName: "staging-west"})
+	s := mcp.NewServer(&mcp.Implementation{Name: "prod-east", Version: "1"}, nil)
+	textTool(s, "deploy", func(map[string]any) string { return "deployed" }, nil)
+	g.Install(s)
+	_, cs := connectAt(t, s, "agent", nil, "2025-06-18")
+	if res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "deploy", Arguments: map[string]any{}}); err != nil || res.IsError {
+		t.Errorf("near miss, Options.ServerName staging-west: %v, %v", res, err)
 	}
 }
