@@ -45,7 +45,11 @@ func (p *Policy) evaluateACP(method, tool string, r Request) Decision {
 				continue
 			}
 		}
-		return limitedAs(acpDecision(method, tool, rule.name, rule.action, rule.risk(class), rule), limit)
+		d := acpDecision(method, tool, rule.name, rule.action, rule.risk(class), rule)
+		if rule.server != "" && r.Server == "" && d.Outcome != Allow {
+			d.Reason += " (its match.server is taken as matching: the request names no server; set policy.Request.Server, gatehouse.Options.ServerName)"
+		}
+		return limitedAs(d, limit)
 	}
 	return limitedAs(acpDecision(method, tool, "default_action", p.acp.defaultAction, class.Risk, nil), limit)
 }
@@ -100,12 +104,15 @@ func (r *acpRule) matches(tool string, class Class, req Request, broad bool) boo
 	if r.category != "" && r.category != class.Category {
 		return false
 	}
-	if r.server != "" && !globMatch(r.server, req.Server) {
+	broad = broad || r.action != ActionAllow
+	// A request that names no server cannot be checked against a server
+	// glob: a deny or ask rule takes it (fail closed), an allow rule not.
+	if r.server != "" && !globMatch(r.server, req.Server) && (req.Server != "" || !broad) {
 		return false
 	}
 	for i := range r.args {
 		v, ok := req.Args[r.args[i].name]
-		if !ok || !r.argValueMatch(&r.args[i], v, broad || r.action != ActionAllow) {
+		if !ok || !r.argValueMatch(&r.args[i], v, broad) {
 			return false
 		}
 	}

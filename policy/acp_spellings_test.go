@@ -180,3 +180,41 @@ func TestACPAllowRateLimitKeptForSpellings(t *testing.T) {
 		}
 	}
 }
+
+// TestACPServerRuleWithoutServer: a request that names no server cannot
+// be checked against match.server: a deny or ask rule takes it, with a
+// reason that says how to name the server; an allow rule does not.
+func TestACPServerRuleWithoutServer(t *testing.T) {
+	p, err := policy.Parse([]byte(`version: "1"
+default_action: allow
+rules:
+  - match: {tool: deploy, server: "prod-*"}
+    action: deny
+  - match: {tool: read, server: "prod-*"}
+    action: allow
+  - match: {tool: read}
+    action: ask
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		tool, server string
+		want         policy.Outcome
+	}{
+		{"deploy", "", policy.Block},
+		{"deploy", "prod-eu", policy.Block},
+		{"deploy", "staging", policy.Allow},
+		{"read", "", policy.Ask},
+		{"read", "prod-eu", policy.Allow},
+	}
+	for _, c := range cases {
+		d := p.Evaluate(policy.Request{Method: "tools/call", Tool: c.tool, Server: c.server})
+		if d.Outcome != c.want {
+			t.Errorf("%s on %q: %v (%s), want %v", c.tool, c.server, d.Outcome, d.Reason, c.want)
+		}
+		if c.server == "" && c.want == policy.Block && !strings.Contains(d.Reason, "Options.ServerName") {
+			t.Errorf("%s on no server: reason %q does not say how to name the server", c.tool, d.Reason)
+		}
+	}
+}

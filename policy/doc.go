@@ -63,6 +63,10 @@
 // it counts in that rule's bucket (Decision.Rule and Rate name it), so a
 // spelling never moves a call past a rate limit.
 //
+// ACP match.server: a request that names no server (Request.Server "")
+// is taken by a deny or ask rule with a server glob (fail closed, with a
+// reason that says so), never by an allow rule.
+//
 // An ACP time_of_day condition names an IANA zone (timezone: Europe/Berlin),
 // loaded with [time.LoadLocation] when the policy is parsed. This package
 // does not import time/tzdata (the Go documentation leaves that choice to
