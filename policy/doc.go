@@ -31,6 +31,11 @@
 //     home directory ("cd ~ && cat .ssh/id_rsa"). [Load] protects the
 //     policy file itself, by its absolute and its resolved path. See
 //     # Security for the shell analysis and its limits.
+//   - Tool names and methods are exact: the lone "*" of allowed_methods is
+//     the only wildcard (§3.4.3). A '*' in a tool rule, allowed_tools or
+//     denied_methods (after normalization) is refused at load, since it
+//     would match nothing and leave a block, ask or denial that applies
+//     to nothing.
 //   - A tool_rules entry with action allow makes a tool allowed even when
 //     allowed_tools does not list it (AIP §5.2, vector auth-020).
 //   - strict_args (or strict_args_default) rejects every argument that
