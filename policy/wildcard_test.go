@@ -16,13 +16,13 @@ import (
 // policy is refused at load, at the line, with what to write instead.
 func TestAIPNamesAreExactNotGlobs(t *testing.T) {
 	bad := map[string]string{
-		"block rule glob":   "spec:\n  allowed_tools: [delete_file]\n  tool_rules:\n    - tool: \"delete_*\"\n      action: block\n",
-		"ask rule glob":     "spec:\n  tool_rules:\n    - tool: \"*\"\n      action: ask\n",
-		"fullwidth star":    "spec:\n  tool_rules:\n    - tool: \"delete_＊\"\n      action: block\n",
-		"denied glob":       "spec:\n  allowed_methods: ['*']\n  denied_methods: [\"resources/*\"]\n",
-		"denied star":       "spec:\n  allowed_methods: ['*']\n  denied_methods: ['*']\n",
-		"allowed tool star": "spec:\n  allowed_tools: ['*']\n",
-		"allowed tool glob": "spec:\n  allowed_tools: ['read_*']\n",
+		"block rule glob":     "spec:\n  allowed_tools: [delete_file]\n  tool_rules:\n    - tool: \"delete_*\"\n      action: block\n",
+		"ask rule glob":       "spec:\n  tool_rules:\n    - tool: \"*\"\n      action: ask\n",
+		"fullwidth star":      "spec:\n  tool_rules:\n    - tool: \"delete_＊\"\n      action: block\n",
+		"denied glob":         "spec:\n  allowed_methods: ['*']\n  denied_methods: [\"resources/*\"]\n",
+		"denied star":         "spec:\n  allowed_methods: ['*']\n  denied_methods: ['*']\n",
+		"allowed tool star":   "spec:\n  allowed_tools: ['*']\n",
+		"allowed tool glob":   "spec:\n  allowed_tools: ['read_*']\n",
 		"allowed method glob": "spec:\n  allowed_methods: ['resources/*']\n",
 	}
 	for name, spec := range bad {
