@@ -1,13 +1,8 @@
 package policy
 
 import (
-	"encoding/json"
-	"math"
 	"path"
-	"strconv"
 	"strings"
-
-	"github.com/gatehouse-dev/gatehouse/normalize"
 )
 
 // evaluateACP is ACP §5.2: rules in order, the first match wins, else
@@ -27,11 +22,12 @@ func (p *Policy) evaluateACP(method, tool string, r Request) Decision {
 	}
 	class := Classify(tool)
 	var limit *acpRule // a rate-limited allow rule that names the value in another spelling
+	var views argViews // the arguments as deny and ask rules also read them, made once per call
 	for i := range p.acp.rules {
 		rule := &p.acp.rules[i]
-		if !rule.matches(tool, class, r, false) {
+		if !rule.matches(tool, class, r, false, &views) {
 			if limit == nil && rule.action == ActionAllow && rule.rate.Valid() && len(rule.args) > 0 &&
-				rule.matches(tool, class, r, true) && (rule.tod == nil || !r.Now.IsZero() && rule.tod.contains(r.Now)) {
+				rule.matches(tool, class, r, true, &views) && (rule.tod == nil || !r.Now.IsZero() && rule.tod.contains(r.Now)) {
 				limit = rule
 			}
 			continue
@@ -97,7 +93,7 @@ func acpDecision(method, tool, name string, a Action, risk Risk, r *acpRule) Dec
 // matches is ACP §5.3, all given criteria at once; time is checked by the
 // caller. broad matches arguments as deny and ask rules do, whatever r's
 // action.
-func (r *acpRule) matches(tool string, class Class, req Request, broad bool) bool {
+func (r *acpRule) matches(tool string, class Class, req Request, broad bool, views *argViews) bool {
 	if r.tool != "" && !globMatch(r.tool, tool) {
 		return false
 	}
@@ -112,7 +108,7 @@ func (r *acpRule) matches(tool string, class Class, req Request, broad bool) boo
 	}
 	for i := range r.args {
 		v, ok := req.Args[r.args[i].name]
-		if !ok || !r.argValueMatch(&r.args[i], v, broad) {
+		if !ok || !r.argValueMatch(&r.args[i], v, broad, views) {
 			return false
 		}
 	}
@@ -128,7 +124,7 @@ func (r *acpRule) matches(tool string, class Class, req Request, broad bool) boo
 // runes, surrounding white space, percent escapes), any string in an
 // array, and a value it cannot match at all (no JSON representation, over
 // MaxArgLen, nested too deeply), which fails closed.
-func (r *acpRule) argValueMatch(a *acpArg, v any, broad bool) bool {
+func (r *acpRule) argValueMatch(a *acpArg, v any, broad bool, views *argViews) bool {
 	s, err := stringify(v)
 	if err == nil && len(s) <= MaxArgLen && r.argMatch(a.glob, s) {
 		return true
@@ -136,119 +132,7 @@ func (r *acpRule) argValueMatch(a *acpArg, v any, broad bool) bool {
 	if !broad {
 		return false
 	}
-	return err != nil || len(s) > MaxArgLen || broadMatch(a, v, 0)
-}
-
-// broadMatch matches the folded forms of v's strings and the values of
-// its numbers, at any depth of arrays, against a's glob.
-func broadMatch(a *acpArg, v any, depth int) bool {
-	switch x := v.(type) {
-	case string:
-		t := foldValue(x)
-		if t == x && a.folded == a.glob && depth == 0 {
-			return false // the text argMatch refused (for deny and ask rules, in its broad forms too)
-		}
-		if globMatch(a.folded, t) {
-			return true
-		}
-		if strings.Contains(a.folded, "/") {
-			c := path.Clean(t)
-			return pathGlobMatch(a.folded, c) || globMatch(a.folded, c)
-		}
-	case json.Number:
-		if f, err := strconv.ParseFloat(string(x), 64); err == nil && !math.IsInf(f, 0) {
-			return a.numberMatch(f)
-		}
-	case float64:
-		return a.numberMatch(x)
-	case []any:
-		if depth >= maxDepth {
-			return true
-		}
-		for _, e := range x {
-			if broadMatch(a, e, depth+1) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// numberMatch matches a number by its value, as a handler reads it (a
-// float64): its shortest decimal text against the folded glob, or the
-// value of a glob that is a number ("1e6", "1000000.0").
-func (a *acpArg) numberMatch(f float64) bool {
-	t := numberText(f)
-	return globMatch(a.folded, t) || (a.number != "" && t == a.number)
-}
-
-// numberText is the shortest decimal text of f, "0" for -0.
-func numberText(f float64) string {
-	if f == 0 {
-		return "0"
-	}
-	return strconv.FormatFloat(f, 'f', -1, 64)
-}
-
-// globNumber is numberText of a glob that is a finite JSON-style number,
-// else "".
-func globNumber(glob string) string {
-	if strings.ContainsAny(glob, "*_xXpPiInN") { // not ParseFloat's hex, underscores, Inf or NaN
-		return ""
-	}
-	f, err := strconv.ParseFloat(strings.TrimSpace(glob), 64)
-	if err != nil || math.IsInf(f, 0) {
-		return ""
-	}
-	return numberText(f)
-}
-
-// foldValue is the form of an argument value (or a rule's glob) that deny
-// and ask rules match too: percent escapes decoded (three rounds, as
-// protected paths do), then normalize.Name (NFKC, full case folding,
-// invisible and control runes removed, white space trimmed).
-func foldValue(s string) string {
-	for range 3 {
-		d := percentDecoded(s)
-		if d == s {
-			break
-		}
-		s = d
-	}
-	return normalize.Name(s)
-}
-
-// percentDecoded decodes every valid %XX escape of s; invalid ones stay.
-func percentDecoded(s string) string {
-	i := strings.IndexByte(s, '%')
-	if i < 0 {
-		return s
-	}
-	b := make([]byte, 0, len(s))
-	b = append(b, s[:i]...)
-	for ; i < len(s); i++ {
-		if s[i] == '%' && i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2]) {
-			b = append(b, hexVal(s[i+1])<<4|hexVal(s[i+2]))
-			i += 2
-			continue
-		}
-		b = append(b, s[i])
-	}
-	return string(b)
-}
-
-func isHex(c byte) bool {
-	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
-}
-
-func hexVal(c byte) byte {
-	switch {
-	case c <= '9':
-		return c - '0'
-	case c >= 'a':
-		return c - 'a' + 10
-	}
-	return c - 'A' + 10
+	return err != nil || len(s) > MaxArgLen || a.broadMatch(views.get(a.name, v))
 }
 
 // argMatch matches one argument glob. A glob with a '/' is a path glob:

@@ -218,3 +218,28 @@ rules:
 		}
 	}
 }
+
+// TestACPDenyLongValueSpellings: past the length where normalize.Name is
+// used (16 KiB), a value is still folded for case, invisible runes and
+// fullwidth letters, so padding a command does not hide its spelling.
+func TestACPDenyLongValueSpellings(t *testing.T) {
+	p, err := policy.Parse([]byte(acpUnmatchable))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pad := strings.Repeat(" x", 20<<10)
+	for cmd, want := range map[string]policy.Outcome{
+		"RM -rf /" + pad:       policy.Block,
+		"r\u200bm -rf /" + pad: policy.Block,
+		"ｒｍ -rf /" + pad:       policy.Block,
+		"\u3000rm -rf /" + pad: policy.Block,
+		"%72m -rf /" + pad:     policy.Block,
+		"ls -la" + pad:         policy.Allow,
+		"format -rf /" + pad:   policy.Allow,
+	} {
+		d := p.Evaluate(policy.Request{Method: "tools/call", Tool: "run", Args: map[string]any{"command": cmd}})
+		if d.Outcome != want {
+			t.Errorf("%q…: %v, want %v", cmd[:12], d.Outcome, want)
+		}
+	}
+}

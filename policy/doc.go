@@ -59,8 +59,11 @@
 // control runes removed, white space trimmed) of both value and glob, a
 // number by its value (1e6, 1E+6 and 1000000.0 match "1000000" and
 // "1e6"; -0 matches "0"), any string or number inside an array, and any
-// value it cannot match (over
-// [MaxArgLen], no JSON representation, nested too deeply). A broad match
+// value it cannot match (over [MaxArgLen], no JSON representation, nested
+// too deeply). Each argument is folded once per call; a string over 16 KiB
+// is folded in one cheap pass (case, invisible runes and fullwidth forms,
+// not the other NFKC compatibility forms), so its cost stays linear and
+// small. A broad match
 // can make an earlier ask rule take a spelled value a later deny rule
 // would have taken ("PROD" asks under "ask env: prod"); the human is asked.
 // A value that an allow rule with a rate_limit names only in another
