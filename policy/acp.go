@@ -245,6 +245,10 @@ func (c *compiler) acpMatch(r *acpRule, m *acpMatchYAML) error {
 			if seen[k.Value] {
 				return errAt(k, "%s: argument %q is listed twice", r.name, clip(k.Value))
 			}
+			if strings.Contains(k.Value, "*") {
+				// A glob here would name no argument: a deny rule that applies to nothing.
+				return errAt(k, "%s: match.args name %q: '*' is not a wildcard in argument names (they are exact; values are globs)", r.name, clip(k.Value))
+			}
 			seen[k.Value] = true
 			r.args = append(r.args, acpArg{name: k.Value, glob: v.Value, folded: foldValue(v.Value), number: globNumber(v.Value)})
 		}

@@ -42,3 +42,17 @@ func TestAIPNamesAreExactNotGlobs(t *testing.T) {
 		}
 	}
 }
+
+// TestACPArgNamesAreExact: ACP match.args names are exact (their values
+// are globs); a '*' in a name named no argument, so a deny rule keyed on
+// it applied to nothing.
+func TestACPArgNamesAreExact(t *testing.T) {
+	_, err := policy.Parse([]byte("version: \"1\"\ndefault_action: allow\nrules:\n  - match: {tool: run, args: {\"*\": \"*rm -rf*\"}}\n    action: deny\n"))
+	var pe *policy.ParseError
+	if !errors.As(err, &pe) || pe.Line != 4 || !strings.Contains(err.Error(), "not a wildcard") {
+		t.Errorf("'*' as an argument name: %v, want a *policy.ParseError at line 4", err)
+	}
+	if _, err := policy.Parse([]byte("version: \"1\"\ndefault_action: allow\nrules:\n  - match: {tool: run, args: {command: \"*rm -rf*\"}}\n    action: deny\n")); err != nil {
+		t.Errorf("near miss, a glob value: %v", err)
+	}
+}
