@@ -33,7 +33,7 @@ type argViews struct {
 // broadView is an argument value as deny and ask rules also read it.
 type broadView struct {
 	one    string    // the folded value, when it is one string (then strs is nil)
-	strs   []string  // the folded strings inside its arrays
+	strs   []string  // the folded strings inside its arrays, and the folded JSON text of its objects
 	cleans []string  // path.Clean of one and of each of strs, made when a path glob first needs them
 	nums   []float64 // the numbers, by value
 	isOne  bool      // the value is one string
@@ -93,6 +93,15 @@ func (bv *broadView) add(v any, depth int) {
 		for _, e := range x {
 			bv.add(e, depth+1)
 		}
+	case map[string]any:
+		// An object's members are read case-insensitively by
+		// encoding/json: its JSON text, folded, is one more form.
+		s, err := stringify(x)
+		if err != nil || len(s) > MaxArgLen {
+			bv.closed = true
+			return
+		}
+		bv.strs = append(bv.strs, foldValue(s))
 	}
 }
 

@@ -58,7 +58,9 @@
 // decoding and [normalize.Name] (NFKC, full case folding, invisible and
 // control runes removed, white space trimmed) of both value and glob, a
 // number by its value (1e6, 1E+6 and 1000000.0 match "1000000" and
-// "1e6"; -0 matches "0"), any string or number inside an array, and any
+// "1e6"; -0 matches "0"), any string or number inside an array, the
+// folded JSON text of an object (encoding/json reads member names
+// case-insensitively: {"PRIVILEGED":true}), and any
 // value it cannot match (over [MaxArgLen], no JSON representation, nested
 // too deeply). Each argument is folded once per call; a string over 16 KiB
 // is folded in one cheap pass (case, invisible runes and fullwidth forms,
