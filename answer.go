@@ -143,7 +143,7 @@ func (g *Guard) ask(ctx context.Context, d policy.Decision, r AskRequest) (polic
 	approved := policy.Decision{Outcome: policy.Allow, Method: d.Method, Tool: d.Tool, Reason: "User approved", Violation: d.Violation}
 	if ans.Args != nil {
 		// The human changed the call: the changed call must pass the policy too.
-		again := g.evaluateCall(policy.MethodToolsCall, d.Tool, ans.Args)
+		again := g.evaluateCall(r.Server, policy.MethodToolsCall, d.Tool, ans.Args)
 		if again.Outcome != policy.Allow && again.Outcome != policy.Ask {
 			again.Reason = "The approved modification is not allowed by policy: " + again.Reason
 			return again, Answer{}, errNotApproved
@@ -153,14 +153,19 @@ func (g *Guard) ask(ctx context.Context, d policy.Decision, r AskRequest) (polic
 	return approved, ans, nil
 }
 
-// serverName is the name of the server a call reached, for the human and
-// for what an approval binds (AskRequest.Server): Options.ServerName, else
-// the name the MCP server gives itself (its implementation name).
-func (g *Guard) serverName(c *call) string {
-	if g.o.ServerName != "" {
+// serverName is the name of the server a call reached, for the human, for
+// what an approval binds (AskRequest.Server) and for ACP rules'
+// match.server: Options.ServerName, else the name the MCP server gives
+// itself (its implementation name).
+func (g *Guard) serverName(c *call) string { return g.serverNameOf(c.srv) }
+
+// serverNameOf is serverName for a call to srv ("" when srv is nil and
+// Options.ServerName is unset).
+func (g *Guard) serverNameOf(srv *served) string {
+	if g.o.ServerName != "" || srv == nil {
 		return g.o.ServerName
 	}
-	x := &c.srv.index
+	x := &srv.index
 	x.mu.Lock()
 	s := x.server
 	x.mu.Unlock()

@@ -121,7 +121,7 @@ func (g *Guard) grantQuery(c *call) (grant.Query, bool) {
 		return grant.Query{}, false
 	}
 	rule, _ := g.p.Rule(c.tool)
-	q := grant.Query{Principal: p, Tool: c.rawTool, Digest: digest, Args: args, Patterned: rule.Args}
+	q := grant.Query{Principal: p, Tool: c.rawTool, Digest: digest, Args: args, Patterns: rule.Patterns}
 	if ss, ok := c.req.GetSession().(*mcp.ServerSession); ok && ss != nil {
 		q.Session = ss.ID()
 	}
@@ -225,7 +225,7 @@ func (g *Guard) remember(c *call, s grant.Scope, attestation string) {
 		return
 	}
 	rule, _ := g.p.Rule(c.tool)
-	gr, err := grant.New(s, grant.Binding{Principal: q.Principal, Tool: q.Tool, Digest: q.Digest, Session: q.Session}, q.Args, rule.Args, attestation, g.now())
+	gr, err := grant.New(s, grant.Binding{Principal: q.Principal, Tool: q.Tool, Digest: q.Digest, Session: q.Session}, q.Args, rule.Patterns, attestation, g.now())
 	if err == nil {
 		var expired []grant.Grant
 		expired, err = g.o.Grants.Store.Create(c.ctx, gr, g.now())

@@ -30,7 +30,7 @@ func (g *Guard) serve(ctx context.Context, method string, req mcp.Request, srv *
 	if g.o.Approval != nil && approvalMethods[md.Method] {
 		ctx, md = g.authorizeApprovalMethod(ctx, md, agent)
 		if md.Outcome == policy.Allow {
-			md = g.precheckChallenge(md, req)
+			md = g.precheckChallenge(md, req, srv)
 			ctx, md = g.pinChallenge(ctx, md, req, srv)
 			md = g.precheckChallengeAgent(ctx, md, req, agent)
 		}

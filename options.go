@@ -37,7 +37,10 @@ type Options struct {
 	// DefaultAgent is the agent identity when neither a bearer token nor the
 	// client's info names one. Default "anonymous".
 	DefaultAgent string
-	// ServerName is this server's name for ACP rules' match.server.
+	// ServerName is this server's name for ACP rules' match.server, for
+	// the human asked and for what an approval binds; "" means the name
+	// each MCP server the Guard is installed on gives itself
+	// (mcp.Implementation.Name).
 	ServerName string
 
 	Limits      *LimitOptions

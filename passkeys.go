@@ -77,7 +77,7 @@ func (g *Guard) authorizeApprovalMethod(ctx context.Context, md policy.Decision,
 // its rule, a protected path): the user is never asked to approve a call
 // that cannot run. A call that would be asked (action: ask) may be
 // approved. Other methods pass unchanged.
-func (g *Guard) precheckChallenge(md policy.Decision, req mcp.Request) policy.Decision {
+func (g *Guard) precheckChallenge(md policy.Decision, req mcp.Request, srv *served) policy.Decision {
 	if md.Method != methodChallengeCreate {
 		return md
 	}
@@ -93,7 +93,7 @@ func (g *Guard) precheckChallenge(md policy.Decision, req mcp.Request) policy.De
 		return policy.Decision{Outcome: policy.Block, Violation: true, Code: policy.CodeForbidden, Message: policy.MessageForbidden,
 			Reason: "No approval is asked for a call the user cannot see: " + hiddenBySecretScan(fs), Method: md.Method, Tool: normalize.Name(tool)}
 	}
-	d := g.evaluateCall(policy.MethodToolsCall, tool, args)
+	d := g.evaluateCall(g.serverNameOf(srv), policy.MethodToolsCall, tool, args)
 	if d.Outcome == policy.Allow || d.Outcome == policy.Ask || g.annotationDecides(normalize.Name(tool), d) {
 		return md // the listing, the trust level, then the scopes (precheckChallengeAgent)
 	}

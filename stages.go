@@ -115,7 +115,7 @@ func (g *Guard) budgetStage(c *call) *refusal {
 // tool missing from the session's listing is refused (unlisted). It
 // spends and records nothing, so the scope stage can ask it too.
 func (g *Guard) policyDecision(c *call) policy.Decision {
-	req := policy.Request{Method: c.method, Tool: c.rawTool, Args: c.args, Server: g.o.ServerName, Now: g.now()}
+	req := policy.Request{Method: c.method, Tool: c.rawTool, Args: c.args, Server: g.serverName(c), Now: g.now()}
 	if pa, ok := g.o.PathArgs[c.rawTool]; ok {
 		req.Paths = &pa
 	}
@@ -126,10 +126,10 @@ func (g *Guard) policyDecision(c *call) policy.Decision {
 	return d
 }
 
-// evaluateCall is the policy decision on a tool call, with the guard's
-// server name and clock.
-func (g *Guard) evaluateCall(method, tool string, args map[string]any) policy.Decision {
-	return g.p.Evaluate(policy.Request{Method: method, Tool: tool, Args: args, Server: g.o.ServerName, Now: g.now()})
+// evaluateCall is the policy decision on a tool call to the server named
+// server (serverName), with the guard's clock.
+func (g *Guard) evaluateCall(server, method, tool string, args map[string]any) policy.Decision {
+	return g.p.Evaluate(policy.Request{Method: method, Tool: tool, Args: args, Server: server, Now: g.now()})
 }
 
 // rateLimited takes a token for key from the limiter of rate r (one limiter

@@ -60,10 +60,15 @@ var (
 // Constraint is what one argument of a covered call may be: exactly one
 // JSON value (Exact, canonical RFC 8785 form), or, with Rule, any value
 // the policy rule's allow_args pattern for the argument accepts (the policy
-// checks it on every call before a grant is looked at).
+// checks it on every call before a grant is looked at) while that pattern
+// is Pattern, the one in force when the human approved: a reload that
+// widens the pattern ("^(staging|prod)$" to "^.+$") does not widen what
+// the approval covers. A Rule constraint without a Pattern (stored by an
+// older version) covers nothing.
 type Constraint struct {
-	Exact string `json:"exact,omitempty"`
-	Rule  bool   `json:"rule,omitempty"`
+	Exact   string `json:"exact,omitempty"`
+	Rule    bool   `json:"rule,omitempty"`
+	Pattern string `json:"pattern,omitempty"`
 }
 
 // Grant is a remembered approval: calls by Principal to the tool registered
@@ -103,7 +108,7 @@ func (g *Grant) Validate() error {
 		return fmt.Errorf("%w: uses %d, lifetime %v", ErrInvalid, g.Uses, g.Expires.Sub(g.Created))
 	}
 	for k, c := range g.Args {
-		if len(k) > MaxToolLen || len(c.Exact) > MaxValueLen || (c.Exact == "") == !c.Rule {
+		if len(k) > MaxToolLen || len(c.Exact) > MaxValueLen || (c.Exact == "") == !c.Rule || len(c.Pattern) > MaxValueLen || (c.Pattern != "" && !c.Rule) {
 			return fmt.Errorf("%w: constraint of argument %q", ErrInvalid, clip(k))
 		}
 	}
@@ -111,30 +116,24 @@ func (g *Grant) Validate() error {
 }
 
 // Query is a call looking for a grant. Args maps each argument name to
-// its canonical value ([CanonicalArgs]). Patterned lists the arguments the
-// policy rule in force constrains with allow_args patterns (and checked on
-// this call): a Rule constraint covers only such an argument, so a grant
-// made under a policy whose pattern is gone (a reload, a replica with a
-// newer policy sharing the store) never stands for "any value".
+// its canonical value ([CanonicalArgs]). Patterns maps each argument the
+// policy rule in force constrains with an allow_args pattern (and checked
+// on this call) to that pattern's text: a Rule constraint covers only such
+// an argument, under the very pattern it was approved with, so a grant
+// made under a policy whose pattern is gone or changed (a reload, a
+// replica with a newer policy sharing the store) never stands for values
+// the human was not offered.
 type Query struct {
 	Principal, Tool, Digest, Session string
 	Args                             map[string]string
-	Patterned                        []string
-}
-
-func (q *Query) patterned(arg string) bool {
-	for _, a := range q.Patterned {
-		if a == arg {
-			return true
-		}
-	}
-	return false
+	Patterns                         map[string]string
 }
 
 // Covers reports whether g covers the call q: same principal, same exact
 // tool name, same definition digest, same session when g is bound to one,
 // and the same argument names, each value satisfying its constraint (a
-// Rule constraint: the argument is among q.Patterned). It does not look at
+// Rule constraint: q.Patterns has the argument, with the constraint's
+// pattern). It does not look at
 // expiry or uses (stores do).
 func (g *Grant) Covers(q Query) bool {
 	if g.Principal != q.Principal || g.Tool != q.Tool || g.Digest != q.Digest || len(g.Args) != len(q.Args) {
@@ -145,7 +144,7 @@ func (g *Grant) Covers(q Query) bool {
 	}
 	for k, c := range g.Args {
 		v, ok := q.Args[k]
-		if !ok || (!c.Rule && c.Exact != v) || (c.Rule && !q.patterned(k)) {
+		if !ok || (!c.Rule && c.Exact != v) || (c.Rule && (c.Pattern == "" || q.Patterns[k] != c.Pattern)) {
 			return false
 		}
 	}
@@ -190,9 +189,11 @@ type Binding struct {
 }
 
 // New makes the grant a human chose: scope s for the call b with canonical
-// arguments args; ruleArgs are the argument names the policy rule
-// constrains with allow_args patterns (used when s.Patterns).
-func New(s Scope, b Binding, args map[string]string, ruleArgs []string, attestation string, now time.Time) (Grant, error) {
+// arguments args; patterns maps the arguments the policy rule constrains
+// with allow_args patterns to the patterns' text (used when s.Patterns:
+// each such argument takes any value its pattern accepts, while the rule
+// in force has that same pattern).
+func New(s Scope, b Binding, args map[string]string, patterns map[string]string, attestation string, now time.Time) (Grant, error) {
 	if err := s.Validate(); err != nil {
 		return Grant{}, err
 	}
@@ -212,15 +213,9 @@ func New(s Scope, b Binding, args map[string]string, ruleArgs []string, attestat
 	if s.Session {
 		g.Session = b.Session
 	}
-	pat := map[string]bool{}
-	if s.Patterns {
-		for _, a := range ruleArgs {
-			pat[a] = true
-		}
-	}
 	for k, v := range args {
-		if pat[k] {
-			g.Args[k] = Constraint{Rule: true}
+		if pat, ok := patterns[k]; ok && s.Patterns && pat != "" {
+			g.Args[k] = Constraint{Rule: true, Pattern: pat}
 		} else {
 			g.Args[k] = Constraint{Exact: v}
 		}

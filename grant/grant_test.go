@@ -68,3 +68,40 @@ func TestScopeAndChoose(t *testing.T) {
 		t.Errorf("too many arguments: %v, want ErrInvalid", err)
 	}
 }
+
+// TestCoversRuleConstraintNeedsItsPattern: a Rule constraint covers a
+// value only under the pattern it was approved with; one stored without
+// a pattern (an older version's) covers nothing, and a pattern on an
+// exact constraint is malformed.
+func TestCoversRuleConstraintNeedsItsPattern(t *testing.T) {
+	b := grant.Binding{Principal: "user:a", Tool: "deploy", Digest: "d"}
+	s := grant.Scope{ID: "p", Duration: time.Hour, Patterns: true}
+	g, err := grant.New(s, b, map[string]string{"env": `"staging"`}, map[string]string{"env": "^(staging|prod)$"}, grant.AttestedHuman, time.Now())
+	if err != nil || g.Args["env"] != (grant.Constraint{Rule: true, Pattern: "^(staging|prod)$"}) {
+		t.Fatalf("New: %+v, %v", g.Args, err)
+	}
+	q := grant.Query{Principal: "user:a", Tool: "deploy", Digest: "d", Args: map[string]string{"env": `"prod"`}}
+	for _, pats := range []map[string]string{nil, {"env": "^.+$"}, {"env": "^(staging|prod)"}, {"Env": "^(staging|prod)$"}} {
+		q.Patterns = pats
+		if g.Covers(q) {
+			t.Errorf("patterns in force %v: covered", pats)
+		}
+	}
+	q.Patterns = map[string]string{"env": "^(staging|prod)$"}
+	if !g.Covers(q) {
+		t.Error("near miss: the same pattern in force does not cover")
+	}
+	g.Args["env"] = grant.Constraint{Rule: true}
+	if err := g.Validate(); err != nil || g.Covers(q) {
+		t.Errorf("a stored rule constraint without a pattern: valid %v, covers %v", err, g.Covers(q))
+	}
+	g.Args["env"] = grant.Constraint{Exact: `"prod"`, Pattern: "^.+$"}
+	if err := g.Validate(); !errors.Is(err, grant.ErrInvalid) {
+		t.Errorf("an exact constraint with a pattern: %v, want ErrInvalid", err)
+	}
+	// Without Scope.Patterns, a rule's pattern never makes a Rule constraint.
+	g, _ = grant.New(grant.Scope{ID: "x", Duration: time.Hour}, b, map[string]string{"env": `"staging"`}, map[string]string{"env": "^.+$"}, grant.AttestedHuman, time.Now())
+	if g.Args["env"] != (grant.Constraint{Exact: `"staging"`}) {
+		t.Errorf("exact scope: %+v", g.Args)
+	}
+}

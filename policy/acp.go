@@ -40,6 +40,8 @@ type acpRule struct {
 
 type acpArg struct {
 	name, glob string
+	folded     string // foldValue(glob): what deny and ask rules also match
+	number     string // globNumber(glob): a number's value deny and ask rules also match
 }
 
 // timeOfDay is conditions.time_of_day: after <= t < before in loc, in
@@ -243,8 +245,12 @@ func (c *compiler) acpMatch(r *acpRule, m *acpMatchYAML) error {
 			if seen[k.Value] {
 				return errAt(k, "%s: argument %q is listed twice", r.name, clip(k.Value))
 			}
+			if strings.Contains(k.Value, "*") {
+				// A glob here would name no argument: a deny rule that applies to nothing.
+				return errAt(k, "%s: match.args name %q: '*' is not a wildcard in argument names (they are exact; values are globs)", r.name, clip(k.Value))
+			}
 			seen[k.Value] = true
-			r.args = append(r.args, acpArg{name: k.Value, glob: v.Value})
+			r.args = append(r.args, acpArg{name: k.Value, glob: v.Value, folded: foldValue(v.Value), number: globNumber(v.Value)})
 		}
 	}
 	return nil

@@ -21,9 +21,15 @@ func (p *Policy) evaluateACP(method, tool string, r Request) Decision {
 			Reason: "Argument " + quote(k) + " is another spelling of the argument " + quote(declared) + " that a rule matches on"}
 	}
 	class := Classify(tool)
+	var limit *acpRule // a rate-limited allow rule that names the value in another spelling
+	var views argViews // the arguments as deny and ask rules also read them, made once per call
 	for i := range p.acp.rules {
 		rule := &p.acp.rules[i]
-		if !rule.matches(tool, class, r) {
+		if !rule.matches(tool, class, r, false, &views) {
+			if limit == nil && rule.action == ActionAllow && rule.rate.Valid() && len(rule.args) > 0 &&
+				rule.matches(tool, class, r, true, &views) && (rule.tod == nil || !r.Now.IsZero() && rule.tod.contains(r.Now)) {
+				limit = rule
+			}
 			continue
 		}
 		if rule.tod != nil {
@@ -35,9 +41,29 @@ func (p *Policy) evaluateACP(method, tool string, r Request) Decision {
 				continue
 			}
 		}
-		return acpDecision(method, tool, rule.name, rule.action, rule.risk(class), rule)
+		d := acpDecision(method, tool, rule.name, rule.action, rule.risk(class), rule)
+		if rule.server != "" && r.Server == "" && d.Outcome != Allow {
+			d.Reason += " (its match.server is taken as matching: the request names no server; set policy.Request.Server, gatehouse.Options.ServerName)"
+		}
+		return limitedAs(d, limit)
 	}
-	return acpDecision(method, tool, "default_action", p.acp.defaultAction, class.Risk, nil)
+	return limitedAs(acpDecision(method, tool, "default_action", p.acp.defaultAction, class.Risk, nil), limit)
+}
+
+// limitedAs applies to an allow the rate limit of an earlier allow rule
+// that names the call's value in another spelling ("a@PARTNER.example"
+// under "*@partner.example"): an allow rule matches only the exact text,
+// so that a spelling never widens what it allows, and without this a
+// spelling moved the call past the rule's rate_limit to a later, unlimited
+// allow. The call counts in that rule's bucket, as the exact spelling
+// would.
+func limitedAs(d Decision, limit *acpRule) Decision {
+	if limit == nil || d.Outcome != Allow {
+		return d
+	}
+	d.Reason = "Allowed by " + d.Rule + "; rate limited as " + limit.name + ", which names the value in another spelling"
+	d.Rule, d.Rate = limit.name, limit.rate
+	return d
 }
 
 func (r *acpRule) risk(c Class) Risk {
@@ -64,28 +90,49 @@ func acpDecision(method, tool, name string, a Action, risk Risk, r *acpRule) Dec
 	return d
 }
 
-// matches is ACP §5.3, all given criteria at once; time is checked by the caller.
-func (r *acpRule) matches(tool string, class Class, req Request) bool {
+// matches is ACP §5.3, all given criteria at once; time is checked by the
+// caller. broad matches arguments as deny and ask rules do, whatever r's
+// action.
+func (r *acpRule) matches(tool string, class Class, req Request, broad bool, views *argViews) bool {
 	if r.tool != "" && !globMatch(r.tool, tool) {
 		return false
 	}
 	if r.category != "" && r.category != class.Category {
 		return false
 	}
-	if r.server != "" && !globMatch(r.server, req.Server) {
+	broad = broad || r.action != ActionAllow
+	// A request that names no server cannot be checked against a server
+	// glob: a deny or ask rule takes it (fail closed), an allow rule not.
+	if r.server != "" && !globMatch(r.server, req.Server) && (req.Server != "" || !broad) {
 		return false
 	}
-	for _, a := range r.args {
-		v, ok := req.Args[a.name]
-		if !ok {
-			return false
-		}
-		s, err := stringify(v)
-		if err != nil || len(s) > MaxArgLen || !r.argMatch(a.glob, s) {
+	for i := range r.args {
+		v, ok := req.Args[r.args[i].name]
+		if !ok || !r.argValueMatch(&r.args[i], v, broad, views) {
 			return false
 		}
 	}
 	return true
+}
+
+// argValueMatch matches one argument's value. An allow rule matches the
+// value's STRING() only (narrow; broad is false). A deny or ask rule
+// matches broadly (and so does an allow rule whose rate limit is looked
+// for: limitedAs), so
+// that no spelling a handler reads as the value it names slips past it:
+// also the value's folded form ([foldValue]: letter case, NFKC, invisible
+// runes, surrounding white space, percent escapes), any string in an
+// array, and a value it cannot match at all (no JSON representation, over
+// MaxArgLen, nested too deeply), which fails closed.
+func (r *acpRule) argValueMatch(a *acpArg, v any, broad bool, views *argViews) bool {
+	s, err := stringify(v)
+	if err == nil && len(s) <= MaxArgLen && r.argMatch(a.glob, s) {
+		return true
+	}
+	if !broad {
+		return false
+	}
+	return err != nil || len(s) > MaxArgLen || a.broadMatch(views.get(a.name, v))
 }
 
 // argMatch matches one argument glob. A glob with a '/' is a path glob:

@@ -2,6 +2,7 @@ package policy_test
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/gatehouse-dev/gatehouse/policy"
@@ -91,4 +92,37 @@ func BenchmarkEvaluateProtectedHit(b *testing.B) {
 func BenchmarkEvaluateBlock(b *testing.B) {
 	p := mustParse(b, benchPolicy)
 	benchEval(b, p, policy.Request{Method: "tools/call", Tool: "delete_file", Args: map[string]any{"path": "/tmp/x"}}, policy.Block)
+}
+
+const benchACP = `version: "1"
+default_action: allow
+rules:
+  - match: {tool: deploy, args: {env: "prod"}}
+    action: deny
+  - match: {tool: send_email, args: {to: "*@partner.example"}}
+    action: allow
+    rate_limit: "5/hour"
+  - match: {tool: fetch, args: {url: "*evil.example*"}}
+    action: ask
+`
+
+// BenchmarkEvaluateACPArgs is an ACP call that passes a deny rule's and a
+// rate-limited allow rule's argument globs (each also matched broadly)
+// and reaches the default.
+func BenchmarkEvaluateACPArgs(b *testing.B) {
+	p := mustParse(b, benchACP)
+	benchEval(b, p, policy.Request{Method: "tools/call", Tool: "send_email", Args: map[string]any{"to": "Bob@Other.example"}}, policy.Allow)
+}
+
+// BenchmarkEvaluateACPLongValue is a call whose one argument, a mebibyte
+// of non-ASCII text, is named by twenty deny rules: broad matching folds
+// it once per call (not once per rule), and in one cheap pass past
+// maxFoldLen (it took 3.3 s per call with normalize.Name per rule).
+func BenchmarkEvaluateACPLongValue(b *testing.B) {
+	src := "version: \"1\"\ndefault_action: allow\nrules:\n"
+	for i := range 20 {
+		src += "  - match: {tool: run, args: {command: \"rm" + strings.Repeat("x", i) + " *\"}}\n    action: deny\n"
+	}
+	p := mustParse(b, src)
+	benchEval(b, p, policy.Request{Method: "tools/call", Tool: "run", Args: map[string]any{"command": strings.Repeat("é ", (1<<20)/3)}}, policy.Allow)
 }

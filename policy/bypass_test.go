@@ -36,3 +36,10 @@ func TestBypassShellCorpus(t *testing.T) {
 func TestACPArgsCorpus(t *testing.T) {
 	policytest.RunFile(t, "testdata/acp_args.yaml", corpusOpts)
 }
+
+// TestACPArgSpellingsCorpus walks testdata/acp_args_spellings.yaml: a deny
+// or ask rule's match.args catches every spelling a handler reads as the
+// value it names; allow rules stay exact.
+func TestACPArgSpellingsCorpus(t *testing.T) {
+	policytest.RunFile(t, "testdata/acp_args_spellings.yaml", corpusOpts)
+}

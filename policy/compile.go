@@ -144,9 +144,28 @@ func nameSet(n *yaml.Node, field string) (map[string]bool, error) {
 		if name == "" {
 			return nil, errAt(it, "%s entry %q is empty after normalization", field, clip(it.Value))
 		}
+		if strings.Contains(name, "*") && (name != "*" || field != "spec.allowed_methods") {
+			return nil, errAt(it, "%s entry %q: %s", field, clip(it.Value), notAWildcard(field))
+		}
 		set[name] = true
 	}
 	return set, nil
+}
+
+// notAWildcard says why a '*' in an AIP name is refused: names are exact
+// (AIP §4.2 "normalized IN denied_methods", §4.3 tool lookup), the lone
+// "*" of allowed_methods is the only wildcard (§3.4.3), and a '*' that
+// never matches would leave a block, ask or denial that applies to
+// nothing.
+func notAWildcard(field string) string {
+	const msg = "'*' is not a wildcard here (AIP names are exact; only allowed_methods has the lone \"*\")"
+	switch field {
+	case "spec.denied_methods":
+		return msg + ": list each method to deny, or list only the methods to allow in allowed_methods"
+	case "spec.allowed_methods":
+		return msg + ": list each method, or \"*\" alone"
+	}
+	return msg + ": list each tool by its exact name"
 }
 
 func (c *compiler) toolRule(t *toolRuleYAML) error {
@@ -160,6 +179,9 @@ func (c *compiler) toolRule(t *toolRuleYAML) error {
 	r := &rule{tool: normalize.Name(raw), strict: c.p.strictDefault, line: t.Tool.Line}
 	if r.tool == "" {
 		return errAt(&t.Tool, "tool %q is empty after normalization", clip(raw))
+	}
+	if strings.Contains(r.tool, "*") {
+		return errAt(&t.Tool, "tool %q: %s", clip(raw), notAWildcard("tool_rules"))
 	}
 	if _, dup := c.p.rules[r.tool]; dup {
 		return errAt(&t.Tool, "duplicate tool rule: %q and an earlier rule both normalize to %q", clip(raw), r.tool)

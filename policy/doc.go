@@ -31,6 +31,11 @@
 //     home directory ("cd ~ && cat .ssh/id_rsa"). [Load] protects the
 //     policy file itself, by its absolute and its resolved path. See
 //     # Security for the shell analysis and its limits.
+//   - Tool names and methods are exact: the lone "*" of allowed_methods is
+//     the only wildcard (§3.4.3). A '*' in a tool rule, allowed_tools or
+//     denied_methods (after normalization) is refused at load, since it
+//     would match nothing and leave a block, ask or denial that applies
+//     to nothing.
 //   - A tool_rules entry with action allow makes a tool allowed even when
 //     allowed_tools does not list it (AIP §5.2, vector auth-020).
 //   - strict_args (or strict_args_default) rejects every argument that
@@ -45,6 +50,32 @@
 //   - Regexes are RE2 (linear time). Patterns are bounded by
 //     [MaxPatternLen] and matched values by [MaxArgLen]; nothing valid is
 //     rejected by heuristics.
+//
+// ACP match.args: an allow rule matches the value's STRING() exactly (a
+// path glob after "." and ".." are resolved), so a spelling never widens
+// what it allows. A deny or ask rule matches broadly, so that no spelling a
+// handler reads as the value it names slips past it: also after percent
+// decoding and [normalize.Name] (NFKC, full case folding, invisible and
+// control runes removed, white space trimmed) of both value and glob, a
+// number by its value (1e6, 1E+6 and 1000000.0 match "1000000" and
+// "1e6"; -0 matches "0"), any string or number inside an array, the
+// folded JSON text of an object (encoding/json reads member names
+// case-insensitively: {"PRIVILEGED":true}), and any
+// value it cannot match (over [MaxArgLen], no JSON representation, nested
+// too deeply). Each argument is folded once per call; a string over 16 KiB
+// is folded in one cheap pass (case, invisible runes and fullwidth forms,
+// not the other NFKC compatibility forms), so its cost stays linear and
+// small. A broad match
+// can make an earlier ask rule take a spelled value a later deny rule
+// would have taken ("PROD" asks under "ask env: prod"); the human is asked.
+// A value that an allow rule with a rate_limit names only in another
+// spelling is not allowed by that rule, but when a later rule allows it,
+// it counts in that rule's bucket (Decision.Rule and Rate name it), so a
+// spelling never moves a call past a rate limit.
+//
+// ACP match.server: a request that names no server (Request.Server "")
+// is taken by a deny or ask rule with a server glob (fail closed, with a
+// reason that says so), never by an allow rule.
 //
 // An ACP time_of_day condition names an IANA zone (timezone: Europe/Berlin),
 // loaded with [time.LoadLocation] when the policy is parsed. This package

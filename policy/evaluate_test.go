@@ -98,7 +98,8 @@ func TestDefaultMethods(t *testing.T) {
 			t.Errorf("%s: %+v", m, d)
 		}
 	}
-	w := parse(t, header+"spec:\n  allowed_methods: ['*']\n  denied_methods: ['*', ping]\n")
+	// ('*' in denied_methods is refused at load: TestAIPNamesAreExactNotGlobs.)
+	w := parse(t, header+"spec:\n  allowed_methods: ['*']\n  denied_methods: [ping]\n")
 	if d := w.Evaluate(policy.Request{Method: "ping"}); d.Outcome != policy.Block || d.Reason != "Method is in denied_methods" {
 		t.Errorf("denied must win over *: %+v", d)
 	}

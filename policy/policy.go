@@ -180,7 +180,8 @@ type ToolRule struct {
 	Action     Action
 	RateLimit  string // canonical text, "" if none
 	StrictArgs bool
-	Args       []string // declared allow_args names, sorted
+	Args       []string          // declared allow_args names, sorted
+	Patterns   map[string]string // allow_args: each declared name's pattern, as written
 }
 
 // Rule returns the tool rule for tool (normalized here), if any.
@@ -196,8 +197,12 @@ func (p *Policy) Rule(tool string) (ToolRule, bool) {
 	if r.hasRate {
 		tr.RateLimit = r.rate.String()
 	}
+	if len(r.args) > 0 {
+		tr.Patterns = make(map[string]string, len(r.args))
+	}
 	for _, a := range r.args {
 		tr.Args = append(tr.Args, a.name)
+		tr.Patterns[a.name] = a.pattern
 	}
 	return tr, true
 }

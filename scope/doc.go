@@ -8,6 +8,10 @@
 //
 // # Semantics
 //
+// Tool names are exact, compared after normalize.Name; a '*' in one is
+// refused ([ErrToolName]): it would match no tool, and the tools it was
+// meant for would need only the default.
+//
 // A [Requirement] is "all" (every listed scope) or "any" (at least one).
 // A call needs the tool's own requirement (or, when the tool sets none or
 // is not named, the document's default; no default means no scope) AND

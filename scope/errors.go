@@ -11,6 +11,10 @@ var (
 	ErrSyntax = errors.New("scope: invalid scope syntax")
 	// ErrEmpty: an empty scope list, tool name, argument or pattern.
 	ErrEmpty = errors.New("scope: empty value")
+	// ErrToolName: a tool name with '*': names are exact (a '*' would
+	// match nothing, and the tools it was meant for would need only the
+	// default).
+	ErrToolName = errors.New("scope: invalid tool name")
 	// ErrDuplicateTool: two tools share a normalized name.
 	ErrDuplicateTool = errors.New("scope: tool named twice")
 	// ErrDuplicateArg: two argument patterns of one when share a

@@ -59,6 +59,7 @@ func TestErrorSentinels(t *testing.T) {
 		{"testdata/bad/tool-twice-normalized.yaml", scope.ErrDuplicateTool},
 		{"testdata/bad/unknown-tool-field.yaml", scope.ErrUnknownField},
 		{"testdata/bad/both-all-any.yaml", scope.ErrRequirement},
+		{"testdata/bad/tool-name-glob.yaml", scope.ErrToolName},
 	}
 	for _, c := range cases {
 		_, err := scope.Load(c.doc)

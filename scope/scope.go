@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strings"
 
 	"github.com/gatehouse-dev/gatehouse/normalize"
 )
@@ -104,6 +105,9 @@ func New(c Config) (*Policy, error) {
 		n := normalize.Name(t.Name)
 		if n == "" {
 			return nil, errPath(path+".name", ErrEmpty, "a tool needs a name")
+		}
+		if strings.Contains(n, "*") {
+			return nil, errPath(path+".name", ErrToolName, "tool %q: '*' is not a wildcard (tool names are exact): name each tool", clip(t.Name))
 		}
 		if j, dup := seen[n]; dup {
 			return nil, errPath(path+".name", ErrDuplicateTool, "tool %q is named twice (tools[%d] also normalizes to %q)", clip(t.Name), j, n)

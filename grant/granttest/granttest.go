@@ -166,7 +166,7 @@ func testBinding(t *testing.T, newStores func(t *testing.T) (a, b grant.Store)) 
 	}
 	// A rule constraint takes any value (the policy checks its pattern).
 	g, err := grant.New(three, grant.Binding{Principal: "user:carol", Tool: "deploy", Digest: Digest},
-		map[string]string{"env": `"staging"`, "tag": `"v1"`}, []string{"tag"}, grant.AttestedHuman, T0)
+		map[string]string{"env": `"staging"`, "tag": `"v1"`}, map[string]string{"tag": "^v[0-9]+$"}, grant.AttestedHuman, T0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -177,12 +177,16 @@ func testBinding(t *testing.T, newStores func(t *testing.T) (a, b grant.Store)) 
 		t.Errorf("exact tag, other value: %v, want ErrNoGrant", err)
 	}
 	g, _ = grant.New(grant.Scope{ID: "p", Duration: time.Hour, Patterns: true}, grant.Binding{Principal: "user:carol", Tool: "deploy", Digest: Digest},
-		map[string]string{"env": `"staging"`, "tag": `"v1"`}, []string{"tag"}, grant.AttestedHuman, T0)
+		map[string]string{"env": `"staging"`, "tag": `"v1"`}, map[string]string{"tag": "^v[0-9]+$"}, grant.AttestedHuman, T0)
 	create(t, a, g, T0)
 	if _, err := a.Consume(ctx, q, T0); !errors.Is(err, grant.ErrNoGrant) {
-		t.Errorf("patterns scope, other tag, and no pattern for tag in force (Query.Patterned): %v, want ErrNoGrant", err)
+		t.Errorf("patterns scope, other tag, and no pattern for tag in force (Query.Patterns): %v, want ErrNoGrant", err)
 	}
-	q.Patterned = []string{"tag"}
+	q.Patterns = map[string]string{"tag": "^v.+$"}
+	if _, err := a.Consume(ctx, q, T0); !errors.Is(err, grant.ErrNoGrant) {
+		t.Errorf("patterns scope, other tag, another pattern for tag in force: %v, want ErrNoGrant", err)
+	}
+	q.Patterns = map[string]string{"tag": "^v[0-9]+$"}
 	if u, err := a.Consume(ctx, q, T0); err != nil || u.Grant.ID != g.ID {
 		t.Errorf("patterns scope, other tag: %+v, %v; want the patterns grant", u.Grant, err)
 	}

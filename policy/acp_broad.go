@@ -1,0 +1,263 @@
+package policy
+
+import (
+	"encoding/json"
+	"math"
+	"path"
+	"strconv"
+	"strings"
+	"unicode"
+
+	"github.com/gatehouse-dev/gatehouse/normalize"
+)
+
+// The broad matching of ACP match.args (deny and ask rules, and the rate
+// limit of allow rules: argValueMatch).
+
+// maxFoldLen bounds the strings folded with normalize.Name (NFKC, full
+// case folding), whose cost per byte is high: a longer string is folded
+// in one cheap pass instead (foldLong), so a call whose arguments hold a
+// mebibyte costs milliseconds, not seconds, however many rules name them.
+const maxFoldLen = 16 << 10
+
+// argViews holds, per argument name, the value as broad matching reads it:
+// made once per Evaluate, whatever the number of rules that name it. The
+// first few live in place (no allocation for the common call).
+type argViews struct {
+	names [4]string
+	views [4]broadView
+	n     int
+	more  map[string]*broadView
+}
+
+// broadView is an argument value as deny and ask rules also read it.
+type broadView struct {
+	one    string    // the folded value, when it is one string (then strs is nil)
+	strs   []string  // the folded strings inside its arrays, and the folded JSON text of its objects
+	cleans []string  // path.Clean of one and of each of strs, made when a path glob first needs them
+	nums   []float64 // the numbers, by value
+	isOne  bool      // the value is one string
+	same   bool      // the value is one string that folding left as it was
+	closed bool      // nested too deeply to read: every broad rule matches
+}
+
+func (vs *argViews) get(name string, v any) *broadView {
+	for i := range vs.n {
+		if vs.names[i] == name {
+			return &vs.views[i]
+		}
+	}
+	if bv, ok := vs.more[name]; ok {
+		return bv
+	}
+	if vs.n < len(vs.views) {
+		i := vs.n
+		vs.n++
+		vs.names[i] = name
+		vs.views[i].fill(v)
+		return &vs.views[i]
+	}
+	if vs.more == nil {
+		vs.more = map[string]*broadView{}
+	}
+	bv := &broadView{}
+	bv.fill(v)
+	vs.more[name] = bv
+	return bv
+}
+
+func (bv *broadView) fill(v any) {
+	if s, ok := v.(string); ok {
+		t := foldValue(s)
+		bv.one, bv.isOne, bv.same = t, true, t == s
+		return
+	}
+	bv.add(v, 0)
+}
+
+func (bv *broadView) add(v any, depth int) {
+	switch x := v.(type) {
+	case string:
+		bv.strs = append(bv.strs, foldValue(x))
+	case json.Number:
+		if f, err := strconv.ParseFloat(string(x), 64); err == nil && !math.IsInf(f, 0) {
+			bv.nums = append(bv.nums, f)
+		}
+	case float64:
+		bv.nums = append(bv.nums, x)
+	case []any:
+		if depth >= maxDepth {
+			bv.closed = true
+			return
+		}
+		for _, e := range x {
+			bv.add(e, depth+1)
+		}
+	case map[string]any:
+		// An object's members are read case-insensitively by
+		// encoding/json: its JSON text, folded, is one more form.
+		s, err := stringify(x)
+		if err != nil || len(s) > MaxArgLen {
+			bv.closed = true
+			return
+		}
+		bv.strs = append(bv.strs, foldValue(s))
+	}
+}
+
+// cleaned is path.Clean of each folded string, made once.
+func (bv *broadView) cleaned() []string {
+	if bv.cleans == nil {
+		bv.cleans = make([]string, 0, len(bv.strs)+1)
+		if bv.isOne {
+			bv.cleans = append(bv.cleans, path.Clean(bv.one))
+		}
+		for _, t := range bv.strs {
+			bv.cleans = append(bv.cleans, path.Clean(t))
+		}
+	}
+	return bv.cleans
+}
+
+// broadMatch matches the folded forms of a value's strings and the values
+// of its numbers, at any depth of arrays, against a's glob.
+func (a *acpArg) broadMatch(bv *broadView) bool {
+	if bv.closed {
+		return true
+	}
+	if bv.same && a.folded == a.glob {
+		return false // the text argMatch refused (for deny and ask rules, in its broad forms too)
+	}
+	if bv.isOne && globMatch(a.folded, bv.one) {
+		return true
+	}
+	for _, t := range bv.strs {
+		if globMatch(a.folded, t) {
+			return true
+		}
+	}
+	if strings.Contains(a.folded, "/") {
+		for _, c := range bv.cleaned() {
+			if pathGlobMatch(a.folded, c) || globMatch(a.folded, c) {
+				return true
+			}
+		}
+	}
+	for _, f := range bv.nums {
+		if a.numberMatch(f) {
+			return true
+		}
+	}
+	return false
+}
+
+// numberMatch matches a number by its value, as a handler reads it (a
+// float64): its shortest decimal text against the folded glob, or the
+// value of a glob that is a number ("1e6", "1000000.0").
+func (a *acpArg) numberMatch(f float64) bool {
+	t := numberText(f)
+	return globMatch(a.folded, t) || (a.number != "" && t == a.number)
+}
+
+// numberText is the shortest decimal text of f, "0" for -0.
+func numberText(f float64) string {
+	if f == 0 {
+		return "0"
+	}
+	return strconv.FormatFloat(f, 'f', -1, 64)
+}
+
+// globNumber is numberText of a glob that is a finite JSON-style number,
+// else "".
+func globNumber(glob string) string {
+	if strings.ContainsAny(glob, "*_xXpPiInN") { // not ParseFloat's hex, underscores, Inf or NaN
+		return ""
+	}
+	f, err := strconv.ParseFloat(strings.TrimSpace(glob), 64)
+	if err != nil || math.IsInf(f, 0) {
+		return ""
+	}
+	return numberText(f)
+}
+
+// foldValue is the form of an argument value (or a rule's glob) that deny
+// and ask rules match too: percent escapes decoded (three rounds, as
+// protected paths do), then normalize.Name (NFKC, full case folding,
+// invisible and control runes removed, white space trimmed); over
+// maxFoldLen bytes, foldLong.
+func foldValue(s string) string {
+	for range 3 {
+		d := percentDecoded(s)
+		if d == s {
+			break
+		}
+		s = d
+	}
+	if len(s) > maxFoldLen {
+		return foldLong(s)
+	}
+	return normalize.Name(s)
+}
+
+// foldLong is the fold of a string over maxFoldLen, in one pass: invisible
+// and control runes removed, fullwidth ASCII mapped to ASCII, simple lower
+// case, white space trimmed. It agrees with normalize.Name on ASCII and
+// on the fullwidth forms; other NFKC compatibility forms stay as written.
+func foldLong(s string) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	for _, r := range s {
+		switch {
+		case r < 0x80:
+			if r < 0x20 || r == 0x7f {
+				continue
+			}
+			if 'A' <= r && r <= 'Z' {
+				r += 'a' - 'A'
+			}
+			b.WriteByte(byte(r))
+			continue
+		case normalize.Invisible(r) || unicode.IsControl(r):
+			continue
+		case 0xFF01 <= r && r <= 0xFF5E:
+			r -= 0xFF01 - 0x21
+		case r == 0x3000:
+			r = ' '
+		}
+		b.WriteRune(unicode.ToLower(r))
+	}
+	return strings.TrimSpace(b.String())
+}
+
+// percentDecoded decodes every valid %XX escape of s; invalid ones stay.
+func percentDecoded(s string) string {
+	i := strings.IndexByte(s, '%')
+	if i < 0 {
+		return s
+	}
+	b := make([]byte, 0, len(s))
+	b = append(b, s[:i]...)
+	for ; i < len(s); i++ {
+		if s[i] == '%' && i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2]) {
+			b = append(b, hexVal(s[i+1])<<4|hexVal(s[i+2]))
+			i += 2
+			continue
+		}
+		b = append(b, s[i])
+	}
+	return string(b)
+}
+
+func isHex(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
+
+func hexVal(c byte) byte {
+	switch {
+	case c <= '9':
+		return c - '0'
+	case c >= 'a':
+		return c - 'a' + 10
+	}
+	return c - 'A' + 10
+}
