@@ -73,6 +73,14 @@
 // it counts in that rule's bucket (Decision.Rule and Rate name it), so a
 // spelling never moves a call past a rate limit.
 //
+// An ACP allow glob is text: its '*' matches any run of characters,
+// separators included, so "git status*" also allows "git status; rm -rf
+// /" and "*@example.com" allows "evil@evil.example, a@example.com". A
+// tool whose argument is a command or a list should be allowed by exact
+// values, or by an AIP allow_args regex that names the characters it
+// admits (^git status( --short)?$, ^[^,;\s]+@example\.com$), with deny
+// rules for what must never run.
+//
 // ACP match.server: a request that names no server (Request.Server "")
 // is taken by a deny or ask rule with a server glob (fail closed, with a
 // reason that says so), never by an allow rule.
