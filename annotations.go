@@ -10,6 +10,7 @@ import (
 const (
 	annotatedReadOnly = "Tool is not in the policy; its server declares it read-only (readOnlyHint), so it is allowed (gatehouse.Options.AnnotationDefaults)"
 	annotatedAsk      = "Tool is not in the policy and its server does not declare it read-only (readOnlyHint), so it requires user approval (gatehouse.Options.AnnotationDefaults)"
+	annotatedStrict   = "Tool is not in the policy; its server declares it read-only (readOnlyHint), but the policy's strict_args_default admits no arguments it does not declare, so a call with arguments requires user approval (gatehouse.Options.AnnotationDefaults)"
 )
 
 // annotationDefault is, under Options.AnnotationDefaults, the decision for
@@ -20,7 +21,10 @@ const (
 // idempotentHint false, openWorldHint true, so an unannotated tool is
 // treated as destructive and asked; destructiveHint only means something
 // when readOnlyHint is false, so a read-only tool is allowed whatever it
-// says. Every other decision is the policy's: a mentioned tool (listed,
+// says, unless the policy sets strict_args_default and the call has
+// arguments: no allow_args declares them, so it is asked (strict_args
+// admits none the policy does not name). Every other decision is the
+// policy's: a mentioned tool (listed,
 // asked or blocked) follows its rule, and a protected path stays refused.
 //
 // The annotations are the server's registered definition, read in process
@@ -33,6 +37,9 @@ func (g *Guard) annotationDefault(c *call, d policy.Decision) policy.Decision {
 	t, err := g.listed(c)
 	if err != nil || t == nil {
 		return d
+	}
+	if readOnly(t) && len(c.args) > 0 && g.p.StrictArgsDefault() {
+		return policy.Decision{Outcome: policy.Ask, Method: d.Method, Tool: d.Tool, Reason: annotatedStrict}
 	}
 	if readOnly(t) {
 		return policy.Decision{Outcome: policy.Allow, Method: d.Method, Tool: d.Tool, Reason: annotatedReadOnly}

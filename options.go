@@ -102,7 +102,8 @@ type Options struct {
 
 	// AnnotationDefaults decides calls to tools the policy does not
 	// mention (annotations.go): allowed when the server's own definition
-	// says readOnlyHint: true, asked otherwise. Off by default.
+	// says readOnlyHint: true (asked when it has arguments and the policy
+	// sets strict_args_default), asked otherwise. Off by default.
 	AnnotationDefaults bool
 
 	// Logger receives operational messages (panics recovered, audit and

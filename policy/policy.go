@@ -136,6 +136,10 @@ type DLPPattern struct {
 // IsACP reports whether the policy was an ACP rule list.
 func (p *Policy) IsACP() bool { return p.acp != nil }
 
+// StrictArgsDefault reports whether spec.strict_args_default is true: a
+// tool without allow_args takes no arguments.
+func (p *Policy) StrictArgsDefault() bool { return p != nil && p.strictDefault }
+
 // Name returns metadata.name ("acp" for an ACP rule list).
 func (p *Policy) Name() string { return p.name }
 
