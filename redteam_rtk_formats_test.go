@@ -77,22 +77,28 @@ func TestRedTeamRTK_FormatsReachNoClient(t *testing.T) {
 // "kind: Secret" that makes it a Secret was sent.
 func TestRedTeamRTK_KubernetesSecretStreamedDataFirst(t *testing.T) {
 	pw, user := "UzNjcjN0LVA0c3N3MHJkLTIwMjQh", "YWRtaW4tdXNlcg=="
-	doc := "apiVersion: v1\ndata:\n  password: " + pw + "\n  username: " + user + "\nkind: Secret\nmetadata:\n  name: db\ntype: Opaque\n"
-	var lines, pieces []string
-	for _, l := range strings.SplitAfter(doc, "\n") {
-		if l != "" {
-			lines = append(lines, l)
+	yaml := "apiVersion: v1\ndata:\n  creds: " + pw + "\n  username: " + user + "\nkind: Secret\nmetadata:\n  name: db\ntype: Opaque\n"
+	js := "{\n    \"apiVersion\": \"v1\",\n    \"data\": {\n        \"creds\": \"" + pw + "\",\n        \"username\": \"" + user +
+		"\"\n    },\n    \"kind\": \"Secret\",\n    \"metadata\": {\n        \"name\": \"db\"\n    }\n}\n"
+	for doc, keep := range map[string]string{yaml: "kind: Secret\nmetadata:\n  name: db\n", js: "\"kind\": \"Secret\",\n    \"metadata\""} {
+		var lines, pieces []string
+		for _, l := range strings.SplitAfter(doc, "\n") {
+			if l != "" {
+				lines = append(lines, l)
+			}
 		}
-	}
-	for i := 0; i < len(doc); i += 25 {
-		pieces = append(pieces, doc[i:min(i+25, len(doc))])
-	}
-	for _, chunks := range [][]string{lines, pieces} {
-		rtkStreamSecret(t, chunks, pw, user)
+		for i := 0; i < len(doc); i += 25 {
+			pieces = append(pieces, doc[i:min(i+25, len(doc))])
+		}
+		for _, chunks := range [][]string{lines, pieces} {
+			rtkStreamSecret(t, chunks, []string{pw[8:], user[6:]}, keep)
+		}
 	}
 }
 
-func rtkStreamSecret(t *testing.T, chunks []string, pw, user string) {
+// rtkStreamSecret streams chunks as log and progress messages and checks
+// that no part of gone reaches the client and keep does.
+func rtkStreamSecret(t *testing.T, chunks, gone []string, keep string) {
 	t.Helper()
 	cs, received := streamServer(t, chunks)
 	params := &mcp.CallToolParams{Name: "leak", Arguments: map[string]any{}}
@@ -102,10 +108,12 @@ func rtkStreamSecret(t *testing.T, chunks []string, pw, user string) {
 	}
 	for i, joined := range received() {
 		what := []string{"log messages", "progress messages"}[i]
-		if strings.Contains(joined, pw[8:]) || strings.Contains(joined, user[6:]) {
-			t.Errorf("%s: the client received the Secret's data:\n%s", what, joined)
+		for _, g := range gone {
+			if strings.Contains(joined, g) {
+				t.Errorf("%s: the client received the Secret's data:\n%s", what, joined)
+			}
 		}
-		if !strings.Contains(joined, "kind: Secret\nmetadata:\n  name: db\n") {
+		if !strings.Contains(joined, keep) {
 			t.Errorf("%s: more than the data was redacted:\n%s", what, joined)
 		}
 	}

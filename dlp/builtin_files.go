@@ -82,6 +82,11 @@ func fileRules() []Rule {
 			"A YAML data block whose every value is padded base64 of at least 8 bytes, as kubectl prints a Secret's data, when the Secret's kind is not in the same text (written after it, or in a later message): every entry, entropy at least 3.5 bits per byte.",
 			[]string{"apiVersion: v1\ndata:\n  password: " + "RmFrZS1QYTU1d29yZA==" + "\n  user: " + "ZmFrZXVzZXI=" + "\n"},
 			[]string{"apiVersion: v1\ndata:\n  log_level: info\n  mode: production\n", "metadata:\n  name: db\n", "data:\n  replicas: \"3\"\n"}),
+		mk("kubernetes-data-base64-json",
+			`"data"[ \t]{0,4}:[ \t]{0,4}\{(?P<secret>(?:[ \t\r\n]{0,64}"[A-Za-z0-9._-]{1,253}"[ \t]{0,4}:[ \t]{0,4}"`+b64Quanta+`(?:"[ \t]{0,4},?|$))+)`,
+			"A JSON data object whose every value is padded base64 of at least 8 bytes, as kubectl -o json prints a Secret's data, when the Secret's kind is not in the same text (written after it, or in a later message): every entry, entropy at least 3.5 bits per byte.",
+			[]string{"{\n    \"apiVersion\": \"v1\",\n    \"data\": {\n        \"creds\": \"" + "RmFrZS1QYTU1d29yZA==" + "\",\n        \"user\": \"" + "ZmFrZXVzZXI=" + "\"\n    },\n"},
+			[]string{`{"apiVersion": "v1", "data": {"mode": "production", "level": "info"}}`, `{"apiVersion": "v1", "data": {"replicas": "3"}}`}),
 	}
 	for i := range rules {
 		switch rules[i].Name {
@@ -92,13 +97,15 @@ func fileRules() []Rule {
 			rules[i].MinEntropy = 3
 		case "oracle-connect-password":
 			rules[i].Exclude = templateOnly
-		case "kubernetes-data-base64":
+		case "kubernetes-data-base64", "kubernetes-data-base64-json":
 			rules[i].MinEntropy = 3.5
-			rules[i].Exclude = k8sMetadata
 			// kubectl prints apiVersion first: the rule runs (over the
 			// whole text) only on texts that hold an object's apiVersion,
 			// as the stream's kept end does before the data block.
-			rules[i].Keywords = []string{"apiVersion:"}
+			rules[i].Keywords = []string{"apiVersion:", `"apiVersion"`}
+			if rules[i].Name == "kubernetes-data-base64" {
+				rules[i].Exclude = k8sMetadata
+			}
 		}
 	}
 	return rules
