@@ -87,6 +87,21 @@ func fileRules() []Rule {
 			"A JSON data object whose every value is padded base64 of at least 8 bytes, as kubectl -o json prints a Secret's data, when the Secret's kind is not in the same text (written after it, or in a later message): every entry, entropy at least 3.5 bits per byte.",
 			[]string{"{\n    \"apiVersion\": \"v1\",\n    \"data\": {\n        \"creds\": \"" + "RmFrZS1QYTU1d29yZA==" + "\",\n        \"user\": \"" + "ZmFrZXVzZXI=" + "\"\n    },\n"},
 			[]string{`{"apiVersion": "v1", "data": {"mode": "production", "level": "info"}}`, `{"apiVersion": "v1", "data": {"replicas": "3"}}`}),
+		mk("private-key-base64",
+			// Fixed prefixes of the DER encodings (and of OpenSSH's
+			// container), as base64: "openssh-key-v1", PKCS#1 RSA
+			// (SEQUENCE, INTEGER 0, INTEGER n), PKCS#8 RSA and EC
+			// (version 0, rsaEncryption / id-ecPublicKey OIDs), PKCS#8
+			// Ed25519 and X25519, SEC1 EC P-256 and P-384, and encrypted
+			// PKCS#8 (PBES2). Public keys and certificates have other
+			// prefixes.
+			`(?:^|[^A-Za-z0-9+/])(?P<secret>(?:b3BlbnNzaC1rZXktdjE|MII[A-Za-z0-9+/]{3}IBAAKC(?:AQEA|AgEA)|MII[A-Za-z0-9+/]{3}IBADANBgkqhkiG9w0BAQEFAASC|MIG[A-Za-z0-9+/]AgEAMBMGByqGSM49AgEG|MC4CAQAwBQYDK2V[wu]BCIEI|MHcCAQEEI|MIGkAgEBBDA|MII[A-Za-z0-9+/]{2}DBOBgkqhkiG9w0BBQ0w)[A-Za-z0-9+/]{16,}={0,2}(?:(?:\r?\n|\\r\\n|\\n)[A-Za-z0-9+/]{16,}={0,2})*)`,
+			"Private key without its PEM envelope: the base64 of an OpenSSH, PKCS#1, PKCS#8 (plain or encrypted) or SEC1 key, recognized by the fixed start of its encoding, in one run or over lines (PRIVATE_KEY=MIIEvQIBADANBg... in an environment).",
+			[]string{"PRIVATE_KEY=MIIEvQIBADANBgkqhkiG9w0BAQEFAASC" + fill(fakeB64, 120), "SSH_KEY=b3BlbnNzaC1rZXktdjEAAAAABG5vbmU" + fill(fakeB64, 120),
+				"key: MIIEpAIBAAKCAQEA" + fill(fakeB64, 64) + "\n" + fill(fakeB64, 64), `{"k": "MHcCAQEEI` + fill(fakeB64, 60) + `"}`,
+				"MIIFHDBOBgkqhkiG9w0BBQ0w" + fill(fakeB64, 80)},
+			[]string{"MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEA" + fill(fakeB64, 120), "MIIDXTCCAkWgAwIBAgIJ" + fill(fakeB64, 120), "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAI" + fill(fakeB64, 40),
+				"xMHcCAQEEI" + fill(fakeB64, 60)}),
 	}
 	for i := range rules {
 		switch rules[i].Name {

@@ -83,14 +83,37 @@ func TestRedTeamRTK_KeyEnvelopes(t *testing.T) {
 	}
 }
 
-// Near misses: public JWKs and JWKS, and objects with a "d" member that
-// are no key, pass unchanged.
+// A private key without its PEM envelope (PRIVATE_KEY=MIIEvQ... in an
+// environment, the body lines of a key file, an OpenSSH key's base64 in a
+// secret store's JSON) reached the reader: every rule for keys looked for
+// the BEGIN line.
+func TestRedTeamRTK_KeyWithoutEnvelope(t *testing.T) {
+	s := builtinScanner(t, nil)
+	body := b64line(30, 64)
+	for name, doc := range map[string]string{
+		"pkcs8 env":       "PRIVATE_KEY=MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC" + body + "\nLOG_LEVEL=info",
+		"pkcs1 lines":     "MIIEpAIBAAKCAQEA" + b64line(31, 48) + "\n" + body + "\n" + b64line(32, 40) + "==\n",
+		"openssh in json": `{"ssh_key": "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW` + body + `"}`,
+		"sec1 p-256":      "ec_key: MHcCAQEEI" + body,
+		"encrypted pkcs8": "MIIFHDBOBgkqhkiG9w0BBQ0wQTApBgkqhkiG9w0BBQwwHAQI" + body,
+	} {
+		if red, _ := s.Redact(doc); strings.Contains(red, body[:40]) {
+			t.Errorf("%s: the key reached the reader:\n%s", name, red)
+		}
+	}
+}
+
+// Near misses: public JWKs and JWKS, objects with a "d" member that are
+// no key, public keys and certificates pass unchanged.
 func TestRedTeamRTK_PublicKeysUnchanged(t *testing.T) {
 	s := builtinScanner(t, nil)
 	for _, doc := range []string{
 		`{"keys":[{"kty":"RSA","kid":"k1","use":"sig","n":"` + b64url(4, 342) + `","e":"AQAB"},{"kty":"EC","crv":"P-256","x":"` + b64url(9, 43) + `","y":"` + b64url(10, 43) + `"}]}`,
 		`{"type":"path","d":"` + b64url(1, 43) + `"}`,
 		"PuTTY-User-Key-File-3: ssh-ed25519\nPublic-Lines: 2\n" + b64line(1, 64) + "\n",
+		"-----BEGIN PUBLIC KEY-----\nMIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEA" + b64line(2, 64) + "\n-----END PUBLIC KEY-----",
+		"MIIDXTCCAkWgAwIBAgIJAKL0UG+mRKSzMA0GCSqGSIb3DQEBCwUAMEUx" + b64line(3, 64),
+		"ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAI" + b64line(4, 43) + " me@host",
 	} {
 		if red, f := s.Redact(doc); len(f) != 0 || red != doc {
 			t.Errorf("%q -> %q (%v)", doc, red, names(f))
