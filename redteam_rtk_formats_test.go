@@ -43,6 +43,8 @@ func TestRedTeamRTK_FormatsReachNoClient(t *testing.T) {
 			StructuredContent: map[string]any{"service": "billing", "api_key": rtkKey}}, rtkKey, "billing"},
 		"structured env": {&mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "ok"}},
 			StructuredContent: map[string]any{"env": []any{map[string]any{"name": "LOG_LEVEL", "value": "info"}, map[string]any{"name": "DB_PASSWORD", "value": "Fake-Pa55word!"}}}}, "Fake-Pa55word!", `"LOG_LEVEL"`},
+		"structured headers": {&mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "ok"}},
+			StructuredContent: map[string]any{"status": 200, "request": map[string]any{"headers": map[string]any{"Accept": []any{"*/*"}, "Authorization": []any{"Bearer " + rtkKey}}}}}, rtkKey, "*/*"},
 		"structured jwk": {&mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "ok"}},
 			StructuredContent: map[string]any{"key": map[string]any{"kty": "OKP", "crv": "Ed25519", "d": d}}}, d, `"kty"`},
 	}

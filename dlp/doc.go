@@ -93,8 +93,9 @@
 // elements of any array, and the values under one key across the objects of
 // an array. An object's string members whose names hold a credential word
 // (pass, pwd, secret, key, token, auth, cred, session, cookie, private, sig),
-// the value of a {"name": ..., "value": ...} pair so named, and every member
-// of a JSON Web Key are also scanned with their names, as the JSON they are
+// the strings of an array so named (a header map: {"Authorization":
+// ["Bearer ..."]}), the value of a {"name": ..., "value": ...} pair so
+// named, and every member of a JSON Web Key are also scanned with their names, as the JSON they are
 // ({"password": "..."}), so the rules that need the name see it.
 //
 // What is not found: a secret split by a line break (a PEM private key is

@@ -1,6 +1,7 @@
 package mcpredact
 
 import (
+	"cmp"
 	"encoding/json"
 	"slices"
 	"strings"
@@ -19,21 +20,33 @@ var credentialWords = []string{"pass", "pwd", "secret", "key", "token", "auth", 
 // alone says it is a secret reached the client from structured content and
 // from log data (red team rtk). A name/value pair ({"name": "DB_PASSWORD",
 // "value": "..."}, a container's env) is read as one member, and a JSON Web
-// Key (a "kty" member) whole. Each value's share of a finding is replaced
+// Key (a "kty" member) whole; so is each string of an array member (a
+// header map: {"Authorization": ["Bearer ..."]}). Each value's share of a finding is replaced
 // and not scanned again; the names are scanned on their own by object.
 func (w *walker) namedMembers(m map[string]any) {
 	_, jwk := m["kty"]
-	type member struct{ name, key string }
 	var ms []member
 	for k, v := range m {
-		if isString(v) && (jwk || credentialName(k)) {
-			ms = append(ms, member{k, k})
+		if !jwk && !credentialName(k) {
+			continue
+		}
+		switch x := v.(type) {
+		case string, scanned:
+			ms = append(ms, member{name: k, at: -1, holder: m, key: k})
+		case []any:
+			// A header map as Go's http.Header marshals it
+			// ({"Authorization": ["Bearer ..."]}).
+			for i, e := range x {
+				if isString(e) {
+					ms = append(ms, member{name: k, at: i, list: x})
+				}
+			}
 		}
 	}
 	if str(m["value"]) != "" {
 		for _, n := range []string{"name", "key", "Name", "Key"} {
 			if name := str(m[n]); name != "" && credentialName(name) {
-				ms = append(ms, member{name, "value"})
+				ms = append(ms, member{name: name, at: -1, holder: m, key: "value"})
 				break
 			}
 		}
@@ -41,12 +54,14 @@ func (w *walker) namedMembers(m map[string]any) {
 	if len(ms) == 0 {
 		return
 	}
-	slices.SortFunc(ms, func(a, b member) int { return strings.Compare(a.key+"\x00"+a.name, b.key+"\x00"+b.name) })
+	slices.SortFunc(ms, func(a, b member) int {
+		return cmp.Or(strings.Compare(a.key, b.key), strings.Compare(a.name, b.name), a.at-b.at)
+	})
 	parts := make([]string, 0, 2*len(ms)+1)
 	sep := "{"
 	for _, x := range ms {
 		q, _ := json.Marshal(x.name)
-		parts = append(parts, sep+string(q)+`: "`, str(m[x.key]))
+		parts = append(parts, sep+string(q)+`: "`, x.get())
 		sep = `", `
 	}
 	parts = append(parts, `"}`)
@@ -62,7 +77,7 @@ func (w *walker) namedMembers(m map[string]any) {
 	changed := false
 	for i, x := range ms {
 		if out[2*i+1] != parts[2*i+1] {
-			m[x.key] = scanned(out[2*i+1])
+			x.set(scanned(out[2*i+1]))
 			changed = true
 		}
 	}
@@ -75,6 +90,31 @@ func (w *walker) namedMembers(m map[string]any) {
 			w.add([]dlp.Finding{{Rule: f.Rule, Count: f.Count}})
 		}
 	}
+}
+
+// member is a string namedMembers scans with a name: holder[key], or
+// list[at] when at is not -1.
+type member struct {
+	name   string
+	at     int
+	holder map[string]any
+	key    string
+	list   []any
+}
+
+func (x member) get() string {
+	if x.at >= 0 {
+		return str(x.list[x.at])
+	}
+	return str(x.holder[x.key])
+}
+
+func (x member) set(v scanned) {
+	if x.at >= 0 {
+		x.list[x.at] = v
+		return
+	}
+	x.holder[x.key] = v
 }
 
 // isString reports whether v is a string, scanned by a joined scan or not.
