@@ -138,7 +138,11 @@ func TestRedTeam22_SplitKeysStatelessHTTP(t *testing.T) {
 // Near misses: arrays and numbered listings that hold no secret reach the
 // client unchanged, joined scanning or not.
 func TestRedTeam22_NearMissesUnchanged(t *testing.T) {
-	pub := []string{"-----BEGIN PUBLIC KEY-----", rtKeyLines[1], rtKeyLines[2], "-----END PUBLIC KEY-----"}
+	// A public key's body starts as SubjectPublicKeyInfo does (MIIBIjANBg...);
+	// the private key's first line (MIIEpAIBAAKCAQEA: version 0, then the
+	// modulus, an RSAPrivateKey) is a private key's wherever it is written
+	// (red team rtk, private-key-base64).
+	pub := []string{"-----BEGIN PUBLIC KEY-----", "MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAu1SU1LfVLPHCozMxH2Mo4lgO", rtKeyLines[2], "-----END PUBLIC KEY-----"}
 	pubAny := make([]any, len(pub))
 	for i, l := range pub {
 		pubAny[i] = l

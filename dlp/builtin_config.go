@@ -25,6 +25,10 @@ const k8sSameDoc = `(?:(?:[^-\n][^\n]*|-[^-\s][^\n]*)?\n)`
 // item's Secret, and the match does not swallow that Secret's own data.
 const k8sSameItem = `(?:[ \t\r]*(?:[^-\s][^\n]*)?\n)`
 
+// k8sMetadata is the Exclude of the rules that start at a "data:" key:
+// entries of an object's metadata ("metadata:" ends in "data:").
+const k8sMetadata = `^[ \t]+(?:name|namespace|labels|annotations|uid|resourceVersion|creationTimestamp|generation|managedFields|ownerReferences|finalizers|generateName|selfLink|deletionTimestamp):`
+
 const k8sEntries = `(?:[ \t]{1,16}[A-Za-z0-9._-]{1,253}:[ \t]{0,4}[^\n]*(?:\r?\n|$))+`
 
 // notSecret is the Exclude of the generic rules: what a value that holds no
@@ -48,10 +52,12 @@ func configRules() []Rule {
 	b64 := func(n int) string { return fill(fakeB64, n) }
 	rules := []Rule{
 		mk("netrc-password",
-			`(?i)\bmachine[ \t\r\n]{1,16}(?:[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63}){1,8}|localhost)(?:[ \t\r\n]{1,16}(?:login|account)[ \t\r\n]{1,16}[^\s]{1,128}){0,2}[ \t\r\n]{1,16}(?:password|passwd)[ \t\r\n]{1,16}(?P<secret>[^\s]{3,256})`,
-			".netrc entry: the password of a machine line, on one line or over several.",
-			[]string{"machine api.example.com login me password " + b62(20), "machine git.example.org\n  login bot\n  password " + b62(40) + "\n"},
-			[]string{"machine learning password reset", "machine api.example.com login me", "machine api.example.com login me password ${NETRC_PW}"}),
+			`(?i)\b(?:machine[ \t\r\n]{1,16}(?:[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63}){1,8}|localhost)(?:[ \t\r\n]{1,16}(?:login|account)[ \t\r\n]{1,16}[^\s]{1,128}){0,2}|(?:machine[ \t\r\n]{1,16}[A-Za-z0-9_.:-]{1,253}|default(?:[ \t]|\r?\n))(?:[ \t\r\n]{0,16}(?:login|account)[ \t\r\n]{1,16}[^\s]{1,128}){1,2})[ \t\r\n]{1,16}(?:password|passwd)[ \t\r\n]{1,16}(?P<secret>[^\s]{3,256})`,
+			".netrc entry: the password of a machine line (a host with dots, or any host followed by a login) or of the default line, on one line or over several.",
+			[]string{"machine api.example.com login me password " + b62(20), "machine git.example.org\n  login bot\n  password " + b62(40) + "\n",
+				"machine gitea login bot password " + b62(20), "default login anonymous password " + b62(20)},
+			[]string{"machine learning password reset", "machine api.example.com login me", "machine api.example.com login me password ${NETRC_PW}",
+				"machine gitea password " + b62(20), "the default password is stored elsewhere"}),
 		mk("pgpass-entry",
 			`(?m)(?:^|[\s"'=>])[A-Za-z0-9_.*-]{1,253}:(?:543[0-9]|6432|\*):[A-Za-z0-9_.*-]{1,63}:[A-Za-z0-9_.*@-]{1,63}:(?P<secret>[^:\s"'<]{3,256})(?:[\s"'<]|$)`,
 			"PostgreSQL .pgpass line hostname:port:database:username:password.",
@@ -63,8 +69,8 @@ func configRules() []Rule {
 			[]string{`{"auths": {"registry.example.com": {"auth": "` + "ZmFrZXVzZXI6RmFrZS1QYTU1d29yZA==" + `"}}}`},
 			[]string{`"auth": "required"`, `"auth": ""`, `"authority": "` + b64(20) + `"`}),
 		mk("putty-private-key",
-			`Private-Lines:[ \t]{0,4}[0-9]{1,3}\r?\n(?P<secret>(?:[ \t]{0,8}[A-Za-z0-9+/=]{1,64}\r?\n?){1,15})`,
-			"PuTTY .ppk private key file: the Private-Lines block.",
+			`Private-Lines:[ \t]{0,4}[0-9]{1,3}(?:\r?\n|\\r\\n|\\n)(?P<secret>(?:[ \t]{0,8}[A-Za-z0-9+/=]+(?:\r?\n|\\r\\n|\\n)?){1,64})`,
+			"PuTTY .ppk private key file: the Private-Lines block (an RSA 8192 key has 55 lines), also inside a JSON string (\\n escaped).",
 			[]string{"PuTTY-User-Key-File-3: ssh-ed25519\nEncryption: none\nComment: fake\nPublic-Lines: 2\n" + b64(64) + "\n" + b64(20) + "\nPrivate-Lines: 1\n" + b64(44) + "\nPrivate-MAC: " + fill(fakeHex, 64) + "\n"},
 			[]string{"PuTTY-User-Key-File-3: ssh-ed25519\nPublic-Lines: 2\n" + b64(64) + "\n", "Private-Lines: none"}),
 		mk("kubernetes-secret-data",
@@ -146,7 +152,7 @@ func configRules() []Rule {
 			rules[i].Keywords = []string{"kind: Secret", "kind:Secret", `kind: "Secret"`, "kind: 'Secret'", `"kind": "Secret"`, `"kind":"Secret"`,
 				`kind\": \"Secret`, `kind\":\"Secret`, `kind\\\":\\\"Secret`}
 			if rules[i].Name == "kubernetes-secret-data-listed" {
-				rules[i].Exclude = `^[ \t]+(?:name|namespace|labels|annotations|uid|resourceVersion|creationTimestamp|generation|managedFields|ownerReferences|finalizers|generateName|selfLink|deletionTimestamp):`
+				rules[i].Exclude = k8sMetadata
 			}
 		case "docker-config-auth", "session-cookie":
 			rules[i].MinEntropy = 3

@@ -5,14 +5,16 @@ package dlp
 
 // secretNames are the names the unquoted generic rules look for, and
 // unquotedValue the value they redact: at least 16 characters of a token
-// alphabet, not ending in a dot, with base64 padding. A bare "token" counts
+// alphabet (percent escapes included: a presigned URL's
+// X-Amz-Security-Token=...%2F%2F...), not ending in a dot, with base64
+// padding. A bare "token" counts
 // only right before its colon or equals sign and a flag only in lower case,
 // without case folding: the literals the scanner looks for are then
 // "token:" and "--token", not "token", which is in every parser's source.
 const (
 	secretNames   = `api[_-]?key|apikey|secret[_-]?key|client[_-]?secret|access[_-]?token|auth[_-]?token|api[_-]?token|private[_-]?token|refresh[_-]?token|session[_-]?token|secret`
 	nameWord      = `(?:[A-Za-z][a-z]*(?:[A-Z][a-z]+)*[0-9]{0,4}|[0-9]{1,8}[a-z]{0,2})`
-	unquotedValue = `[A-Za-z0-9_~+-][A-Za-z0-9_.~+/-]{14,510}[A-Za-z0-9_~+/-]={0,2}`
+	unquotedValue = `[A-Za-z0-9_~+-](?:[A-Za-z0-9_.~+/-]|%[0-9A-Fa-f][0-9A-Fa-f]){14,510}[A-Za-z0-9_~+/-]={0,2}`
 )
 
 func genericRules() []Rule {
@@ -69,7 +71,7 @@ func genericRules() []Rule {
 				"DB_PASSWORD=projects/p/secrets/db-password/versions/3", "password_reset_url=https://example.com/reset?step=1",
 				`password = "{{ vault_db_password }}"`, `password: "%DB_PASSWORD%"`, `password_secret = "projects/p/secrets/db-password/versions/3"`}),
 		mk("generic-secret",
-			`(?i)(?:api[_-]?key|apikey|secret[_-]?key|client[_-]?secret|access[_-]?token|auth[_-]?token|api[_-]?token|private[_-]?token|secret)[A-Za-z0-9_.-]{0,16}(?:["']?[ \t]{0,4}(?:=|:=|:|=>)[ \t]{0,4}(?:"(?P<secret>[A-Za-z]{0,255}[^A-Za-z"\s][^"\s]{0,255})"|'(?P<secret2>[A-Za-z]{0,255}[^A-Za-z'\s][^'\s]{0,255})')|=(?P<secret3>[A-Za-z0-9_.~+-][A-Za-z0-9_.~+/-]{15,255}))`,
+			`(?i)(?:api[_-]?key|apikey|secret[_-]?key|client[_-]?secret|access[_-]?token|auth[_-]?token|api[_-]?token|private[_-]?token|session[_-]?token|refresh[_-]?token|security[_-]?token|id[_-]?token|secret)[A-Za-z0-9_.-]{0,16}(?:["']?[ \t]{0,4}(?:=|:=|:|=>)[ \t]{0,4}(?:"(?P<secret>[A-Za-z]{0,255}[^A-Za-z"\s][^"\s]{0,255})"|'(?P<secret2>[A-Za-z]{0,255}[^A-Za-z'\s][^'\s]{0,255})')|=(?P<secret3>[A-Za-z0-9_.~+-](?:[A-Za-z0-9_.~+/-]|%[0-9A-Fa-f][0-9A-Fa-f]){15,255}))`,
 			"A value holding a digit or symbol assigned to an api_key, secret or token-like name; entropy at least 3.5 bits per byte.",
 			[]string{`api_key: "` + b62(32) + `"`, "CLIENT_SECRET=" + b62(40), `secret = '` + b62(24) + `'`},
 			[]string{`api_key: "` + fill("ab", 32) + `"`, `secret = "short"`, "the secret is out", `access_token: "xxxxxxxxxxxxxxxxxxxxxxxx"`,

@@ -91,7 +91,12 @@
 // included, decodes base64 image, audio and blob payloads and scans the
 // decoded bytes, and joins the texts of one content array, the string
 // elements of any array, and the values under one key across the objects of
-// an array.
+// an array. An object's string members whose names hold a credential word
+// (pass, pwd, secret, key, token, auth, cred, session, cookie, private, sig),
+// the strings of an array so named (a header map: {"Authorization":
+// ["Bearer ..."]}), the value of a {"name": ..., "value": ...} pair so
+// named, and every member of a JSON Web Key are also scanned with their names, as the JSON they are
+// ({"password": "..."}), so the rules that need the name see it.
 //
 // What is not found: a secret split by a line break (a PEM private key is
 // the exception: it is redacted from its BEGIN line to its END line whatever
@@ -108,7 +113,14 @@
 // (templates such as ${VAR} and {{ var }}, URLs, paths, "/"-separated
 // resource names, identifiers) and will miss weak passwords and flag some
 // random-looking values assigned to secret-like names (a hex digest in a
-// variable named fooSecretChecksum is redacted).
+// variable named fooSecretChecksum is redacted). A password of letters only
+// is redacted when it is written NAME=value, and not when it is quoted, in
+// an XML value or after a space ("changeme"). A Kubernetes Secret's data
+// without its kind in the same text is recognized only as kubectl prints
+// it (apiVersion first, every value padded base64 of at least 8 bytes);
+// streamed in messages, the part of a data block more than 4 KiB (the kept
+// end of a stream) past its "data:" line goes out in the clear; stringData
+// is not recognized without its kind.
 //
 // # Concurrency
 //

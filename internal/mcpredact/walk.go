@@ -57,6 +57,7 @@ func (w *walker) object(m map[string]any) map[string]any {
 		m["blob"] = w.payload("resource blob", b)
 	}
 	w.kubernetesSecret(m)
+	w.namedMembers(m)
 	w.joinNumbered(m)
 	if t := str(m["type"]); t == "image" || t == "audio" {
 		if d, ok := m["data"].(string); ok {
