@@ -18,8 +18,11 @@ import (
 // Arguments are redacted with the Guard's scanner first (AIP §6.2), so no
 // default setup writes a secret to disk; arguments that cannot be scanned
 // are logged as their size and hash. An event too long for the log is
-// written again with its arguments replaced by their size and SHA-256:
-// every decision is recorded. Without an audit Writer it does nothing.
+// written again with its arguments replaced by their size and SHA-256, as
+// is one whose arguments the log's canonical form cannot hold (a lone
+// surrogate, invalid UTF-8, deep nesting: audit.ErrArgs), so that no
+// spelling of the arguments keeps a decision off the record. Without an
+// audit Writer it does nothing.
 func (g *Guard) auditDecision(ctx context.Context, d policy.Decision, agent string, rawArgs json.RawMessage) error {
 	if g.o.Audit == nil {
 		return nil
@@ -53,7 +56,7 @@ func (g *Guard) auditDecision(ctx context.Context, d policy.Decision, agent stri
 	}
 	scopeMetadata(ctx, e)
 	err := g.writeAudit(ctx, e)
-	if errors.Is(err, audit.ErrEventTooLong) && e.Args != nil {
+	if (errors.Is(err, audit.ErrEventTooLong) || errors.Is(err, audit.ErrArgs)) && e.Args != nil {
 		e.Args = omitted(e.Args)
 		err = g.writeAudit(ctx, e)
 	}

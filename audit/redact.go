@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"hash"
 )
@@ -65,15 +64,15 @@ func (e *encoder) prepare(ev *Event, o *Options) error {
 		if o.Redactor != nil {
 			red, err := o.Redactor.RedactJSON(raw)
 			if err != nil {
-				return fmt.Errorf("audit: redact args: %w", err)
+				return fmt.Errorf("%w: redactor: %w", ErrArgs, err)
 			}
 			raw = red
 		}
 		if err := e.c.transform(raw); err != nil {
-			return fmt.Errorf("audit: args: %w", err)
+			return fmt.Errorf("%w: %w", ErrArgs, err)
 		}
 		if e.c.out[0] != '{' {
-			return errors.New("audit: args is not a JSON object")
+			return fmt.Errorf("%w: not a JSON object", ErrArgs)
 		}
 		if o.HashArgs {
 			e.hashArgs()
