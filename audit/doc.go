@@ -59,7 +59,8 @@
 // A log has one writer: [Open] holds an exclusive advisory lock on
 // "<path>.lock" (flock on unix, LockFileEx on Windows) until Close, and a
 // second Open, in any process, fails with [ErrLocked] instead of forking the
-// chain. Checkpoints (format v2) carry the chain's genesis hash, so a
+// chain. A symlink at the log's name is followed (the lock, rotated files and
+// checkpoints are the target's), so two names of one log share the lock. Checkpoints (format v2) carry the chain's genesis hash, so a
 // checkpoint of another chain signed with the same key is refused.
 //
 // # Concurrency

@@ -25,6 +25,11 @@ import (
 // process or in this one, fails with [ErrLocked] instead of forking the
 // chain (two MCP clients starting the same stdio server with the same log).
 // On platforms without advisory locks Open fails.
+//
+// When path is a symlink (to a log that may not exist yet), Open writes the
+// log at its target: the lock, rotated files and checkpoint file are named
+// after the target, so that a log opened through two names still has one
+// writer. (A hard link is not detected: do not give a log two names.)
 func Open(path string, opts *Options) (w *Writer, err error) {
 	o, err := opts.validate()
 	if err != nil {
@@ -32,6 +37,9 @@ func Open(path string, opts *Options) (w *Writer, err error) {
 	}
 	if o.Anchor != nil {
 		return nil, errors.New("audit: Anchor is for New; Open continues the chain in the file")
+	}
+	if path, err = resolveLink(path); err != nil {
+		return nil, err
 	}
 	lock, err := lockLog(path)
 	if err != nil {
@@ -178,8 +186,13 @@ type Recovery struct {
 
 // Files returns the files of the log at path in chain order: the rotated
 // files "<path>.<20 digits>" sorted, then path itself when it exists. Pass
-// them to [VerifyFiles].
+// them to [VerifyFiles]. A symlink at path is followed as [Open] follows it:
+// the files are the target's.
 func Files(path string) ([]string, error) {
+	path, err := resolveLink(path)
+	if err != nil {
+		return nil, err
+	}
 	dir, base := filepath.Split(path)
 	if dir == "" {
 		dir = "."
@@ -217,6 +230,36 @@ func isSeqSuffix(s string) bool {
 
 func rotatedName(path string, lastSeq uint64) string {
 	return fmt.Sprintf("%s.%020d", path, lastSeq)
+}
+
+// maxLinks bounds the symlinks resolveLink follows (Linux's MAXSYMLINKS).
+const maxLinks = 40
+
+// resolveLink follows symlinks at the last element of path, to a file that
+// may not exist yet; the directories above stay as they are (the lock file
+// beside the log is the same file through any of their names).
+func resolveLink(path string) (string, error) {
+	for range maxLinks {
+		fi, err := os.Lstat(path)
+		if errors.Is(err, os.ErrNotExist) {
+			return path, nil
+		}
+		if err != nil {
+			return "", fmt.Errorf("audit: %w", err)
+		}
+		if fi.Mode()&os.ModeSymlink == 0 {
+			return path, nil
+		}
+		target, err := os.Readlink(path)
+		if err != nil {
+			return "", fmt.Errorf("audit: %w", err)
+		}
+		if !filepath.IsAbs(target) {
+			target = filepath.Join(filepath.Dir(path), target)
+		}
+		path = target
+	}
+	return "", fmt.Errorf("audit: %s: too many levels of symbolic links", path)
 }
 
 // rotateDue is called under w.mu before writing a line of n bytes.

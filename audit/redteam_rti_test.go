@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -43,5 +45,81 @@ func TestRedTeamRTI_ErrArgs(t *testing.T) {
 	sum, err := audit.Verify(&buf, nil)
 	if err != nil || sum.Events != 4 {
 		t.Fatalf("%d events, %v; want the 4 near misses", sum.Events, err)
+	}
+}
+
+// The single-writer lock was named after the path as given
+// ("<path>.lock"): a second Writer opening the same log through a symlink
+// took another lock, and the two forked the chain (two events with seq 1).
+// The lock, rotation and recovery now follow a symlink at the log's name,
+// in either order and for a symlink whose target does not exist yet.
+func TestRedTeamRTI_SecondWriterThroughSymlink(t *testing.T) {
+	for _, c := range []struct{ name, first, second string }{
+		{"target then link", "real.jsonl", "link.jsonl"},
+		{"link then target", "link.jsonl", "real.jsonl"},
+		{"link to link", "link2.jsonl", "real.jsonl"},
+		{"dangling link first", "link.jsonl", "real.jsonl"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if c.name != "dangling link first" {
+				writeN(t, filepath.Join(dir, "real.jsonl"), nil, 1).Close()
+			}
+			mustSymlink(t, "real.jsonl", filepath.Join(dir, "link.jsonl"))
+			mustSymlink(t, filepath.Join(dir, "link.jsonl"), filepath.Join(dir, "link2.jsonl"))
+			w, err := audit.Open(filepath.Join(dir, c.first), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer w.Close()
+			w2, err := audit.Open(filepath.Join(dir, c.second), nil)
+			if !errors.Is(err, audit.ErrLocked) {
+				if w2 != nil {
+					w2.Write(context.Background(), &audit.Event{Decision: "B"})
+					w2.Close()
+				}
+				w.Write(context.Background(), &audit.Event{Decision: "A"})
+				w.Close()
+				b, _ := os.ReadFile(filepath.Join(dir, "real.jsonl"))
+				t.Fatalf("second Open through another name: %v, want ErrLocked; the log:\n%s", err, b)
+			}
+		})
+	}
+}
+
+// Near miss: one Writer at a time through a symlink continues the target's
+// chain, rotates the target's files (not the link), and the files of the
+// log are the same whichever name a verifier is given.
+func TestRedTeamRTI_WriterThroughSymlinkRotates(t *testing.T) {
+	dir := t.TempDir()
+	real, link := filepath.Join(dir, "real.jsonl"), filepath.Join(dir, "link.jsonl")
+	writeN(t, real, nil, 2).Close()
+	mustSymlink(t, "real.jsonl", link)
+	w := writeN(t, link, &audit.Options{MaxLineBytes: 600, MaxFileBytes: 700}, 4)
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Fatalf("the link was replaced: %v %v", fi, err)
+	}
+	viaReal, err := audit.Files(real)
+	if err != nil {
+		t.Fatal(err)
+	}
+	viaLink, err := audit.Files(link)
+	if err != nil || len(viaLink) != len(viaReal) || len(viaReal) < 2 {
+		t.Fatalf("files via the link %v (%v), via the target %v; want the same rotated files", viaLink, err, viaReal)
+	}
+	for _, files := range [][]string{viaReal, viaLink} {
+		if sum, err := audit.VerifyFiles(files, nil); err != nil || sum.Events != 6 {
+			t.Fatalf("%v: %d events, %v", files, sum.Events, err)
+		}
+	}
+}
+
+func mustSymlink(t *testing.T, target, name string) {
+	t.Helper()
+	if err := os.Symlink(target, name); err != nil {
+		t.Fatal(err)
 	}
 }

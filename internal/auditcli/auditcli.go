@@ -81,8 +81,8 @@ func Run(prog string, args []string, stdout, stderr io.Writer) int {
 		return ExitUsage
 	}
 	if len(logs) == 1 {
-		if all, err := audit.Files(logs[0]); err == nil && slices.Contains(all, logs[0]) {
-			logs = all
+		if all, err := audit.Files(logs[0]); err == nil && len(all) > 0 && sameFile(all[len(all)-1], logs[0]) {
+			logs = all // the active file (or a symlink to it, which Files follows) and its rotated files
 		}
 	}
 	for _, l := range logs {
@@ -188,6 +188,16 @@ func lister(w io.Writer, trace string) func(audit.Verified) {
 		fmt.Fprintf(w, "event seq=%d decision=%s trace_id=%s span_id=%s at=%s:%d\n",
 			v.Seq, dash(v.Decision), dash(v.TraceID), dash(v.SpanID), v.File, v.Line)
 	}
+}
+
+// sameFile reports whether a and b name one existing file.
+func sameFile(a, b string) bool {
+	fa, err := os.Stat(a)
+	if err != nil {
+		return false
+	}
+	fb, err := os.Stat(b)
+	return err == nil && os.SameFile(fa, fb)
 }
 
 func dash(s string) string {
