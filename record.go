@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/gatehouse-dev/gatehouse/audit"
 	"github.com/gatehouse-dev/gatehouse/dlp"
@@ -60,7 +61,37 @@ func (g *Guard) auditDecision(ctx context.Context, d policy.Decision, agent stri
 		e.Args = omitted(e.Args)
 		err = g.writeAudit(ctx, e)
 	}
+	if errors.Is(err, audit.ErrEventTooLong) {
+		// A name the client chose (a tool or argument name of a megabyte)
+		// is what is too long: record it shortened, with its size and hash.
+		clipEvent(e)
+		err = g.writeAudit(ctx, e)
+	}
 	return err
+}
+
+// maxClipped is how much of a string clipEvent keeps.
+const maxClipped = 256
+
+// clipEvent shortens every string of e longer than maxClipped that a client
+// can make long (tool and argument names, the reason that quotes them), so
+// that the event fits the log: the decision is recorded whatever the
+// client sent.
+func clipEvent(e *audit.Event) {
+	e.Tool, e.FailedArg, e.FailedRule, e.Agent = clip(e.Tool), clip(e.FailedArg), clip(e.FailedRule), clip(e.Agent)
+	if r, ok := e.Metadata["reason"].(string); ok {
+		e.Metadata["reason"] = clip(r)
+	}
+}
+
+// clip is s, or when longer than maxClipped its start followed by its size
+// and SHA-256.
+func clip(s string) string {
+	if len(s) <= maxClipped {
+		return s
+	}
+	sum := sha256.Sum256([]byte(s))
+	return fmt.Sprintf("%s...(%d bytes, sha256:%s)", strings.ToValidUTF8(s[:maxClipped], ""), len(s), hex.EncodeToString(sum[:]))
 }
 
 // redacted is s with secrets redacted (DLP on).

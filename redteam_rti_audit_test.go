@@ -111,3 +111,47 @@ func TestRedTeamRTI_LoggableArgsVerbatim(t *testing.T) {
 		}
 	}
 }
+
+// A tool name or argument name too long for a log line (the arguments
+// replaced by their hash still left the line over MaxLineBytes) kept the
+// decision off the record. The names are now recorded shortened, with
+// their size and hash.
+func TestRedTeamRTI_HugeNamesStillRecorded(t *testing.T) {
+	big := strings.Repeat("a", 1100<<10)
+	for name, c := range map[string]struct{ params, field string }{
+		"tool name":               {`{"name":"` + big + `","arguments":{}}`, "tool"},
+		"tool name with a secret": {`{"name":"` + fakeKey + big + `","arguments":{}}`, "tool"},
+		"argument name":           {`{"name":"echo","arguments":{"` + big + `":"~/.ssh/id_rsa"}}`, "failed_arg"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			send, read, log, w, _ := auditedStream(t)
+			send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":` + c.params + `}`)
+			read()
+			w.Close()
+			events := toolCallEvents(t, log.Bytes())
+			if len(events) != 1 || events[0]["decision"] != "BLOCK" {
+				t.Fatalf("%d tools/call events, want one BLOCK:\n%.2000s", len(events), log)
+			}
+			v, _ := events[0][c.field].(string)
+			if len(v) > 1024 || !strings.Contains(v, " bytes, sha256:") {
+				t.Errorf("%s = %.300q, want it shortened with its size and hash", c.field, v)
+			}
+			if strings.Contains(log.String(), fakeKey) {
+				t.Error("the secret in the name reached the log")
+			}
+		})
+	}
+}
+
+// Near miss: a long name that fits the line is recorded whole.
+func TestRedTeamRTI_LongNameThatFitsWhole(t *testing.T) {
+	name := strings.Repeat("b", 4000)
+	send, read, log, w, _ := auditedStream(t)
+	send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"` + name + `","arguments":{}}}`)
+	read()
+	w.Close()
+	events := toolCallEvents(t, log.Bytes())
+	if len(events) != 1 || events[0]["tool"] != name {
+		t.Fatalf("events %.300v, want the whole name", events)
+	}
+}
