@@ -158,9 +158,13 @@ func (w *Writer) logRecovery() error {
 	case r.NewChain:
 		e = &Event{Event: EventChainStarted, Metadata: map[string]any{
 			"reason": r.Broken.Error(), "moved_to": filepath.Base(r.MovedTo)}}
-	case r.TornBytes > 0 || r.TornCheckpointBytes > 0:
+	case r.TornBytes > 0 || r.TornCheckpointBytes > 0 || r.Unattested > 0:
 		e = &Event{Event: EventRecovered, Metadata: map[string]any{
 			"torn_bytes": r.TornBytes, "torn_checkpoint_bytes": r.TornCheckpointBytes, "last_seq": r.LastSeq}}
+		if r.Unattested > 0 {
+			e.Metadata["unattested_events"] = r.Unattested
+			e.Metadata["last_checkpoint_seq"] = r.LastCheckpointSeq
+		}
 	default:
 		return nil
 	}
@@ -177,6 +181,16 @@ type Recovery struct {
 	TornBytes int64
 	// TornCheckpointBytes were cut from the end of the checkpoint file.
 	TornCheckpointBytes int64
+	// Unattested is the number of events (LastSeq-Unattested+1 to LastSeq)
+	// that came after the last signed checkpoint in the Writer's own
+	// checkpoint file, LastCheckpointSeq (0: none), with Options.Signer:
+	// written before a crash, or appended by someone else, which the
+	// chain alone cannot tell apart (it has no key). A Writer closed
+	// cleanly signs its last event, so this is 0 after a clean Close.
+	// Open records it in an EventRecovered event before any checkpoint of
+	// its own signs over those events.
+	Unattested        uint64
+	LastCheckpointSeq uint64
 	// NewChain: the existing chain was broken (Broken says how), its files
 	// were renamed to MovedTo (a prefix), and a new chain was started.
 	NewChain bool

@@ -3,6 +3,7 @@ package audit_test
 import (
 	"bytes"
 	"context"
+	"crypto/ed25519"
 	"encoding/json"
 	"errors"
 	"os"
@@ -121,5 +122,74 @@ func mustSymlink(t *testing.T, target, name string) {
 	t.Helper()
 	if err := os.Symlink(target, name); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// The chain has no key: whoever can append to the log can append events
+// that link correctly (audit.New with an Anchor makes them). Appended while
+// the Writer was stopped, after its last signed checkpoint, such events
+// were continued by the next Open without a word, and its checkpoints then
+// signed over them: forged events laundered into attested history. Open
+// now records, before it signs anything, which events it found beyond the
+// last checkpoint (EventRecovered, unattested_events), so the log says
+// which events no checkpoint vouched for when the Writer took it over.
+func TestRedTeamRTI_AppendedEventsNotLaundered(t *testing.T) {
+	_, priv, _ := ed25519.GenerateKey(nil)
+	path := filepath.Join(t.TempDir(), "audit.jsonl")
+	o := &audit.Options{Signer: priv, CheckpointEvery: 100}
+	writeN(t, path, o, 3).Close() // Close signs seq 3
+	sum, err := audit.VerifyFiles([]string{path}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var forged bytes.Buffer
+	fw, err := audit.New(&forged, &audit.Options{Anchor: &audit.Anchor{Seq: sum.LastSeq, Hash: sum.LastHash}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		fw.Write(ctx, &audit.Event{Method: "tools/call", Tool: "forged", Decision: "ALLOW"})
+	}
+	appendFile(t, path, forged.String())
+
+	w := writeN(t, path, o, 1)
+	if r := w.Recovery(); r.Unattested != 2 || r.LastSeq != 5 {
+		t.Errorf("Recovery %+v, want the 2 events after the last checkpoint reported", r)
+	}
+	w.Close()
+	ck, _ := os.Open(path + ".checkpoints")
+	defer ck.Close()
+	var notes []string
+	sum, err = audit.VerifyFiles([]string{path}, &audit.VerifyOptions{PublicKey: priv.Public().(ed25519.PublicKey), Checkpoints: ck})
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(path)
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		if strings.Contains(line, `"event":"AUDIT_RECOVERED"`) {
+			notes = append(notes, line)
+		}
+	}
+	if len(notes) != 1 || !strings.Contains(notes[0], `"unattested_events":2`) || !strings.Contains(notes[0], `"last_checkpoint_seq":3`) ||
+		!strings.Contains(notes[0], `"seq":6`) {
+		t.Fatalf("want one AUDIT_RECOVERED at seq 6 naming events 4..5 as unattested; got %q", notes)
+	}
+}
+
+// Near misses: a log closed cleanly (its last event signed) reopens with
+// no note; without a Signer there are no checkpoints and nothing to note.
+func TestRedTeamRTI_CleanReopenNoNote(t *testing.T) {
+	_, priv, _ := ed25519.GenerateKey(nil)
+	for _, o := range []*audit.Options{{Signer: priv, CheckpointEvery: 2}, {Signer: priv, CheckpointEvery: 100}, nil} {
+		path := filepath.Join(t.TempDir(), "audit.jsonl")
+		writeN(t, path, o, 3).Close()
+		w := writeN(t, path, o, 1)
+		if r := w.Recovery(); r != (audit.Recovery{LastSeq: 3}) {
+			t.Errorf("%+v: Recovery %+v after a clean close", o, r)
+		}
+		w.Close()
+		if data, _ := os.ReadFile(path); bytes.Contains(data, []byte("AUDIT_RECOVERED")) {
+			t.Errorf("%+v: a note after a clean close:\n%s", o, data)
+		}
 	}
 }
