@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -315,12 +316,25 @@ func (w *Writer) rotate(now time.Time) error {
 
 // moveAside renames every file of the log at path (rotated files, the active
 // file, the checkpoint file) to "<path>.broken.<time>..." and returns that
-// prefix.
+// prefix. The prefix is one no file has yet ("-2", "-3", ... after the time
+// when needed): a rename must never replace the evidence of an earlier
+// broken log moved at the same millisecond.
 func moveAside(path string, now time.Time) (string, error) {
-	prefix := path + ".broken." + now.UTC().Format("20060102T150405.000Z")
 	files, err := Files(path)
 	if err != nil {
 		return "", err
+	}
+	base := path + ".broken." + now.UTC().Format("20060102T150405.000Z")
+	prefix := base
+	for n := 2; ; n++ {
+		free, err := prefixFree(prefix, path, files)
+		if err != nil {
+			return "", err
+		}
+		if free {
+			break
+		}
+		prefix = base + "-" + strconv.Itoa(n)
 	}
 	for _, f := range files {
 		to := prefix + strings.TrimPrefix(f, path)
@@ -332,6 +346,20 @@ func moveAside(path string, now time.Time) (string, error) {
 		return "", fmt.Errorf("audit: %w", err)
 	}
 	return prefix, syncDir(path)
+}
+
+// prefixFree reports whether no file of the log moved to prefix exists yet.
+func prefixFree(prefix, path string, files []string) (bool, error) {
+	for _, name := range append(files, path+".checkpoints") {
+		_, err := os.Lstat(prefix + strings.TrimPrefix(name, path))
+		if err == nil {
+			return false, nil
+		}
+		if !errors.Is(err, os.ErrNotExist) {
+			return false, fmt.Errorf("audit: %w", err)
+		}
+	}
+	return true, nil
 }
 
 // syncDir makes a create or rename in path's directory durable.

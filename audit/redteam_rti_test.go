@@ -6,10 +6,12 @@ import (
 	"crypto/ed25519"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gatehouse-dev/gatehouse/audit"
 )
@@ -190,6 +192,44 @@ func TestRedTeamRTI_CleanReopenNoNote(t *testing.T) {
 		w.Close()
 		if data, _ := os.ReadFile(path); bytes.Contains(data, []byte("AUDIT_RECOVERED")) {
 			t.Errorf("%+v: a note after a clean close:\n%s", o, data)
+		}
+	}
+}
+
+// NewChainOnBroken moves a broken log aside under a name made of the time
+// to the millisecond; a second broken log moved at the same time (a clock
+// set back, a coarse or fixed clock) was renamed over the first, and the
+// evidence of the first tampering was gone. Each move now takes a name no
+// file has.
+func TestRedTeamRTI_MoveAsideNeverOverwrites(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "audit.jsonl")
+	_, priv, _ := ed25519.GenerateKey(nil)
+	at := time.Date(2026, 1, 20, 10, 30, 45, 123e6, time.UTC)
+	o := &audit.Options{NewChainOnBroken: true, Clock: func() time.Time { return at }, Signer: priv, CheckpointEvery: 1}
+	var moved []string
+	for round := range 3 {
+		w := writeN(t, path, o, 2)
+		w.Close()
+		appendFile(t, path, fmt.Sprintf("tampered in round %d\n", round))
+		w, err := audit.Open(path, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := w.Recovery()
+		w.Close()
+		if !r.NewChain {
+			t.Fatalf("round %d: %+v", round, r)
+		}
+		moved = append(moved, r.MovedTo)
+	}
+	for round, prefix := range moved {
+		data, err := os.ReadFile(prefix)
+		if err != nil || !strings.Contains(string(data), fmt.Sprintf("tampered in round %d", round)) {
+			t.Errorf("round %d: the broken log moved to %s is gone or overwritten (%v):\n%s", round, prefix, err, data)
+		}
+		if _, err := os.Stat(prefix + ".checkpoints"); err != nil {
+			t.Errorf("round %d: its checkpoints: %v", round, err)
 		}
 	}
 }
