@@ -52,6 +52,7 @@ type Verified struct {
 	Seq      uint64
 	Hash     string // event_hash
 	Decision string // "" for events without one
+	Event    string // the event member ("DLP_TRIGGERED", EventRecovered, ...), "" when absent
 	// TraceID and SpanID are the event's W3C trace context members as
 	// written (FORMAT.md), "" when absent. They are covered by the event's
 	// hash like every other member.
@@ -72,6 +73,10 @@ type Summary struct {
 	LastCheckpointSeq uint64
 	// Traced is the number of events that carry a trace_id.
 	Traced int
+	// Repairs is the number of events a Writer logged about the log itself
+	// ([EventRecovered], [EventChainStarted]): a torn tail cut, events found
+	// beyond the last checkpoint, a new chain after a broken one.
+	Repairs int
 }
 
 // Verify reads a log to its end and checks the chain: every event's hash,
@@ -329,6 +334,9 @@ func (v *verifier) accept(c eventInfo) error {
 	if c.traceID != "" {
 		v.sum.Traced++
 	}
+	if e := string(c.event); e == EventRecovered || e == EventChainStarted { // no allocation: compared, not kept
+		v.sum.Repairs++
+	}
 	v.prev, v.origin = c, false
 	if v.ck != nil {
 		if err := v.ck.match(v, c); err != nil {
@@ -336,7 +344,7 @@ func (v *verifier) accept(c eventInfo) error {
 		}
 	}
 	if v.each != nil {
-		v.each(Verified{File: v.file, Line: v.line, Seq: c.seq, Hash: c.hashString(), Decision: c.decision, TraceID: c.traceID, SpanID: c.spanID})
+		v.each(Verified{File: v.file, Line: v.line, Seq: c.seq, Hash: c.hashString(), Decision: c.decision, Event: string(c.event), TraceID: c.traceID, SpanID: c.spanID})
 	}
 	return nil
 }

@@ -44,3 +44,44 @@ func TestAuditVerifyThroughSymlink(t *testing.T) {
 			want(t, 0, "OK 5 events in 5 file(s), seq 1..5", "signed checkpoints matched: 3 (last at seq 5)")
 	}
 }
+
+// What audit verify says of events no checkpoint signed: the events a
+// Writer has written since its last checkpoint, or that someone appended
+// (the chain has no key), are named, and the note Open left on finding
+// such events is counted and listed.
+func TestAuditVerifySaysWhatIsUnsigned(t *testing.T) {
+	dir := t.TempDir()
+	_, priv, _ := ed25519.GenerateKey(nil)
+	pem, _ := keys.MarshalPublicKey(priv.Public().(ed25519.PublicKey), keys.PEM, "")
+	pub := write(t, dir, "audit.pub", string(pem))
+	path := filepath.Join(dir, "audit.jsonl")
+	o := &audit.Options{Signer: priv, CheckpointEvery: 100}
+	ctx := context.Background()
+	w, err := audit.Open(path, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		w.Write(ctx, &audit.Event{Method: "tools/call", Tool: "echo", Decision: "ALLOW"})
+	}
+	w.Close() // signs seq 3
+	gh(t, dir, "", "audit", "verify", "-pubkey", pub, path).want(t, 0, "signed checkpoints matched: 1 (last at seq 3)")
+
+	last := w.Last()
+	f, _ := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	forger, _ := audit.New(f, &audit.Options{Anchor: &last})
+	forger.Write(ctx, &audit.Event{Method: "tools/call", Tool: "forged", Decision: "ALLOW"})
+	forger.Write(ctx, &audit.Event{Method: "tools/call", Tool: "forged", Decision: "ALLOW"})
+	f.Close()
+	gh(t, dir, "", "audit", "verify", "-pubkey", pub, path).
+		want(t, 0, "not covered by a signed checkpoint: 2 event(s), seq 4..5")
+
+	w, err = audit.Open(path, o) // notes events 4..5 as seq 6, then signs
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	gh(t, dir, "", "audit", "verify", "-pubkey", pub, "-events", path).
+		want(t, 0, "repairs the writer recorded: 1", "event seq=6 decision=- trace_id=- span_id=- at="+path+":6 event=AUDIT_RECOVERED",
+			"signed checkpoints matched: 2 (last at seq 6)")
+}

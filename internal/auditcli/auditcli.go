@@ -23,7 +23,11 @@
 //
 // A zero exit means the chain re-verified from the first line; with
 // -pubkey also that the signed checkpoints match, which is what detects a
-// log truncated after its last event. Without -pubkey it says so.
+// log truncated after its last event. Without -pubkey it says so. With
+// -pubkey it names the events after the last signed checkpoint: nothing
+// vouches for them (the chain has no key), and events cut after them
+// cannot be detected. It counts the repairs a Writer recorded in the log
+// (AUDIT_RECOVERED, AUDIT_CHAIN_STARTED), which -events marks.
 //
 // # Concurrency
 //
@@ -159,8 +163,16 @@ func reportSummary(stdout io.Writer, sum audit.Summary, files int, checkpoints b
 	fmt.Fprintf(stdout, "  events with a trace id: %d\n", sum.Traced)
 	if checkpoints {
 		fmt.Fprintf(stdout, "  signed checkpoints matched: %d (last at seq %d)\n", sum.Checkpoints, sum.LastCheckpointSeq)
+		if from := max(sum.LastCheckpointSeq+1, sum.FirstSeq); sum.Events > 0 && sum.LastSeq >= from {
+			fmt.Fprintf(stdout, "  not covered by a signed checkpoint: %d event(s), seq %d..%d (written since the last checkpoint, "+
+				"or appended by someone who can write the log; events cut after them cannot be detected)\n", sum.LastSeq-from+1, from, sum.LastSeq)
+		}
 	} else {
 		fmt.Fprintln(stdout, "  no checkpoints checked: truncation after the last event is not detectable")
+	}
+	if sum.Repairs > 0 {
+		fmt.Fprintf(stdout, "  repairs the writer recorded: %d (%s or %s events: a torn tail cut, events found after the last checkpoint, "+
+			"a new chain after a broken log; -events lists them)\n", sum.Repairs, audit.EventRecovered, audit.EventChainStarted)
 	}
 	names := make([]string, 0, len(sum.Decisions))
 	for k := range sum.Decisions {
@@ -185,8 +197,12 @@ func lister(w io.Writer, trace string) func(audit.Verified) {
 		if trace != "" && v.TraceID != trace {
 			return
 		}
-		fmt.Fprintf(w, "event seq=%d decision=%s trace_id=%s span_id=%s at=%s:%d\n",
+		fmt.Fprintf(w, "event seq=%d decision=%s trace_id=%s span_id=%s at=%s:%d",
 			v.Seq, dash(v.Decision), dash(v.TraceID), dash(v.SpanID), v.File, v.Line)
+		if v.Event == audit.EventRecovered || v.Event == audit.EventChainStarted {
+			fmt.Fprintf(w, " event=%s", v.Event)
+		}
+		fmt.Fprintln(w)
 	}
 }
 
