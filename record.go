@@ -112,6 +112,16 @@ func (g *Guard) auditArgs(ctx context.Context, d policy.Decision, raw json.RawMe
 	if g.dlp == nil {
 		return raw
 	}
+	if respelled(raw) {
+		// The log writes 4.111111111111111e15 as 4111111111111111: scan
+		// what it will write, or a secret spelled as such a number would
+		// match no rule here and be logged in clear.
+		c, err := audit.Canonical(raw)
+		if err != nil {
+			return omitted(raw) // the log cannot hold them as they are
+		}
+		raw = c
+	}
 	if bytes.IndexByte(raw, '\\') < 0 {
 		// Without escapes every string is in raw as written: a scan of the
 		// text that finds nothing means the JSON holds nothing either.
@@ -125,6 +135,25 @@ func (g *Guard) auditArgs(ctx context.Context, d policy.Decision, raw json.RawMe
 	}
 	g.observeRedactions(ctx, RedactUpstream, d.Method, d.Tool, found)
 	return out
+}
+
+// respelled reports whether raw (valid JSON) has a number with a fraction
+// or an exponent, which the log's canonical form may write with other
+// digits; every other number is logged as written.
+func respelled(raw []byte) bool {
+	in := false
+	for i := 0; i < len(raw); i++ {
+		switch c := raw[i]; {
+		case in && c == '\\':
+			i++
+		case c == '"':
+			in = !in
+		case in:
+		case c == '.', (c == 'e' || c == 'E') && i > 0 && raw[i-1] >= '0' && raw[i-1] <= '9':
+			return true
+		}
+	}
+	return false
 }
 
 // omitted stands for arguments that are not logged: their size and the

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/gatehouse-dev/gatehouse/audit"
+	"github.com/gatehouse-dev/gatehouse/dlp"
 )
 
 // Arguments the canonical form cannot hold are refused with ErrArgs, a
@@ -231,5 +232,36 @@ func TestRedTeamRTI_MoveAsideNeverOverwrites(t *testing.T) {
 		if _, err := os.Stat(prefix + ".checkpoints"); err != nil {
 			t.Errorf("round %d: its checkpoints: %v", round, err)
 		}
+	}
+}
+
+// A Redactor was given the arguments as the client wrote them, and the log
+// wrote them in canonical form: a DLP scanner (the doc's RedactorFunc)
+// found no card number in 4.111111111111111e15, and the line then held
+// 4111111111111111. The Redactor now sees the canonical form.
+func TestRedTeamRTI_RedactorSeesLoggedForm(t *testing.T) {
+	sc, err := dlp.New([]dlp.Pattern{{Name: "Card", Regex: `\b4[0-9]{15}\b`}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	w, _ := audit.New(&buf, &audit.Options{Redactor: audit.RedactorFunc(func(raw []byte) ([]byte, error) {
+		out, _, err := sc.RedactJSON(raw)
+		return out, err
+	})})
+	for _, args := range []string{`{"card":4.111111111111111e15}`, `{"a":[{"card":41111111111111110E-1}]}`, `{"card":4111111111111111}`} {
+		if err := w.Write(ctx, &audit.Event{Decision: "ALLOW", Args: json.RawMessage(args)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w.Write(ctx, &audit.Event{Decision: "ALLOW", Args: json.RawMessage(`{"t":0.70,"big":12345678901234567891.0}`)}) // near miss
+	if _, err := audit.Verify(bytes.NewReader(buf.Bytes()), nil); err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(buf.Bytes(), []byte("4111111111111111")) || bytes.Count(buf.Bytes(), []byte("[REDACTED:Card]")) != 3 {
+		t.Errorf("the card number reached the log:\n%s", buf.Bytes())
+	}
+	if !bytes.Contains(buf.Bytes(), []byte(`"args":{"big":12345678901234567891.0,"t":0.7}`)) {
+		t.Errorf("near miss not logged in canonical form:\n%s", buf.Bytes())
 	}
 }
