@@ -138,8 +138,10 @@ func (g *Guard) auditArgs(ctx context.Context, d policy.Decision, raw json.RawMe
 }
 
 // respelled reports whether raw (valid JSON) has a number with a fraction
-// or an exponent, which the log's canonical form may write with other
-// digits; every other number is logged as written.
+// or an exponent, which the log's canonical form may write as a run of
+// digits the text does not have (4.1e15 as 4100000000000000). An integer
+// keeps its digits: it is logged as written, or from 1e21 up in exponent
+// form, with fewer.
 func respelled(raw []byte) bool {
 	in := false
 	for i := 0; i < len(raw); i++ {
