@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -263,5 +264,36 @@ func TestRedTeamRTI_RedactorSeesLoggedForm(t *testing.T) {
 	}
 	if !bytes.Contains(buf.Bytes(), []byte(`"args":{"big":12345678901234567891.0,"t":0.7}`)) {
 		t.Errorf("near miss not logged in canonical form:\n%s", buf.Bytes())
+	}
+}
+
+// The chain has no key, so a log of any content can verify; Verify
+// promises bounded memory whatever the log, but Summary.Decisions kept a
+// count per distinct decision value, one map entry per line for a log
+// whose every line names another decision. Past MaxDecisionValues
+// distinct values the rest are counted under OtherDecisions.
+func TestRedTeamRTI_DecisionCountsBounded(t *testing.T) {
+	const n = 3000
+	pr, pw := io.Pipe()
+	go func() {
+		w, _ := audit.New(pw, nil)
+		for i := range n {
+			w.Write(ctx, &audit.Event{Decision: fmt.Sprintf("D%06d", i)})
+		}
+		w.Write(ctx, &audit.Event{Decision: "D000000"})
+		pw.Close()
+	}()
+	sum, err := audit.Verify(pr, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	total := 0
+	for _, c := range sum.Decisions {
+		total += c
+	}
+	if len(sum.Decisions) > audit.MaxDecisionValues+1 || total != n+1 || sum.Decisions["D000000"] != 2 ||
+		sum.Decisions[audit.OtherDecisions] != n-audit.MaxDecisionValues {
+		t.Fatalf("%d decision values kept, %d counted, D000000=%d, other=%d; want at most %d kept, %d counted",
+			len(sum.Decisions), total, sum.Decisions["D000000"], sum.Decisions[audit.OtherDecisions], audit.MaxDecisionValues+1, n+1)
 	}
 }

@@ -59,14 +59,26 @@ type Verified struct {
 	TraceID, SpanID string
 }
 
+// MaxDecisionValues bounds the distinct decision values [Summary] counts
+// (the guard writes about ten); OtherDecisions counts the events of the
+// rest.
+const (
+	MaxDecisionValues = 256
+	OtherDecisions    = "(other)"
+)
+
 // Summary describes a verified log.
 type Summary struct {
-	Events    int    // events verified
-	Bytes     int64  // bytes read from the log
-	FirstSeq  uint64 // seq of the first event, 0 when there is none
-	LastSeq   uint64
-	LastHash  string         // event_hash of the last event, "" when there is none
-	Decisions map[string]int // events per decision value; events without one are not counted
+	Events   int    // events verified
+	Bytes    int64  // bytes read from the log
+	FirstSeq uint64 // seq of the first event, 0 when there is none
+	LastSeq  uint64
+	LastHash string // event_hash of the last event, "" when there is none
+	// Decisions counts events per decision value; events without one are
+	// not counted. The first MaxDecisionValues distinct values are kept,
+	// events with any other value are counted under OtherDecisions, so
+	// that a log of any content is summed up in bounded memory.
+	Decisions map[string]int
 	// Checkpoints is the number of signed checkpoints matched against the
 	// log; LastCheckpointSeq the highest seq they cover.
 	Checkpoints       int
@@ -328,8 +340,11 @@ func (v *verifier) accept(c eventInfo) error {
 	}
 	v.sum.Events++
 	v.sum.LastSeq = c.seq
-	if c.decision != "" {
-		v.sum.Decisions[c.decision]++
+	if d := c.decision; d != "" {
+		if _, ok := v.sum.Decisions[d]; !ok && len(v.sum.Decisions) >= MaxDecisionValues {
+			d = OtherDecisions
+		}
+		v.sum.Decisions[d]++
 	}
 	if c.traceID != "" {
 		v.sum.Traced++
