@@ -29,6 +29,10 @@
 // cannot be detected. It counts the repairs a Writer recorded in the log
 // (AUDIT_RECOVERED, AUDIT_CHAIN_STARTED), which -events marks.
 //
+// Values read from a log (decisions, trace ids, the want and got of a
+// finding) are printed with non-printable runes escaped and cut after 200
+// bytes: anyone who can write a log can put anything in it.
+//
 // # Concurrency
 //
 // [Run] holds no state; concurrent calls are independent.
@@ -42,6 +46,8 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/gatehouse-dev/gatehouse/audit"
 	"github.com/gatehouse-dev/gatehouse/keys"
@@ -150,9 +156,9 @@ func reportFailure(prog string, stdout, stderr io.Writer, err error) {
 		fmt.Fprintf(stdout, "  seq:  %d\n", ce.Seq)
 	}
 	if ce.Want != "" || ce.Got != "" {
-		fmt.Fprintf(stdout, "  want: %s\n  got:  %s\n", ce.Want, ce.Got)
+		fmt.Fprintf(stdout, "  want: %s\n  got:  %s\n", printable(ce.Want), printable(ce.Got))
 	}
-	fmt.Fprintf(stdout, "  %v\n", err)
+	fmt.Fprintf(stdout, "  %s\n", clipped(err.Error(), 4*maxPrinted))
 }
 
 func reportSummary(stdout io.Writer, sum audit.Summary, files int, checkpoints bool) {
@@ -181,7 +187,7 @@ func reportSummary(stdout io.Writer, sum audit.Summary, files int, checkpoints b
 	slices.Sort(names)
 	var parts []string
 	for _, k := range names {
-		parts = append(parts, fmt.Sprintf("%s=%d", k, sum.Decisions[k]))
+		parts = append(parts, fmt.Sprintf("%s=%d", printable(k), sum.Decisions[k]))
 	}
 	if len(parts) > 0 {
 		fmt.Fprintf(stdout, "  decisions: %s\n", strings.Join(parts, " "))
@@ -198,7 +204,7 @@ func lister(w io.Writer, trace string) func(audit.Verified) {
 			return
 		}
 		fmt.Fprintf(w, "event seq=%d decision=%s trace_id=%s span_id=%s at=%s:%d",
-			v.Seq, dash(v.Decision), dash(v.TraceID), dash(v.SpanID), v.File, v.Line)
+			v.Seq, dash(printable(v.Decision)), dash(printable(v.TraceID)), dash(printable(v.SpanID)), v.File, v.Line)
 		if v.Event == audit.EventRecovered || v.Event == audit.EventChainStarted {
 			fmt.Fprintf(w, " event=%s", v.Event)
 		}
@@ -214,6 +220,38 @@ func sameFile(a, b string) bool {
 	}
 	fb, err := os.Stat(b)
 	return err == nil && os.SameFile(fa, fb)
+}
+
+// maxPrinted bounds a value from a log in the report.
+const maxPrinted = 200
+
+// printable is s, a value read from a log (which anyone who can write the
+// file may have chosen: the chain has no key), as the terminal should show
+// it: runes that are not printable (C0 and C1 controls such as U+009B, bidi
+// overrides, line separators) escaped as \uXXXX, and cut after maxPrinted
+// bytes with the size of the rest.
+func printable(s string) string { return clipped(s, maxPrinted) }
+
+// clipped is printable with a bound of max bytes.
+func clipped(s string, max int) string {
+	var b strings.Builder
+	for i, r := range s {
+		if b.Len() >= max {
+			fmt.Fprintf(&b, "...(%d more bytes)", len(s)-i)
+			break
+		}
+		switch {
+		case r == utf8.RuneError:
+			b.WriteString(`\ufffd`)
+		case unicode.IsPrint(r):
+			b.WriteRune(r)
+		case r > 0xffff:
+			fmt.Fprintf(&b, `\U%08x`, r)
+		default:
+			fmt.Fprintf(&b, `\u%04x`, r)
+		}
+	}
+	return b.String()
 }
 
 func dash(s string) string {
