@@ -65,7 +65,8 @@
 // "<path>.lock" (flock on unix, LockFileEx on Windows) until Close, and a
 // second Open, in any process, fails with [ErrLocked] instead of forking the
 // chain. A symlink at the log's name is followed (the lock, rotated files and
-// checkpoints are the target's), so two names of one log share the lock. Checkpoints (format v2) carry the chain's genesis hash, so a
+// checkpoints are the target's), so two names of one log share the lock;
+// a log file with a second name (a hard link) is refused. Checkpoints (format v2) carry the chain's genesis hash, so a
 // checkpoint of another chain signed with the same key is refused.
 //
 // # Concurrency

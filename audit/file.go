@@ -30,7 +30,7 @@ import (
 // When path is a symlink (to a log that may not exist yet), Open writes the
 // log at its target: the lock, rotated files and checkpoint file are named
 // after the target, so that a log opened through two names still has one
-// writer. (A hard link is not detected: do not give a log two names.)
+// writer. A log file with more than one name (a hard link) is refused.
 func Open(path string, opts *Options) (w *Writer, err error) {
 	o, err := opts.validate()
 	if err != nil {
@@ -51,7 +51,28 @@ func Open(path string, opts *Options) (w *Writer, err error) {
 			lock.Close()
 		}
 	}()
+	if err := oneName(path); err != nil {
+		return nil, err
+	}
 	return openLocked(path, o, lock)
+}
+
+// oneName refuses a log file with more than one name: a Writer opening it
+// under another name would take another lock, cut what it took for a torn
+// line while this one writes, and fork the chain.
+func oneName(path string) error {
+	fi, err := os.Stat(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("audit: %w", err)
+	}
+	if n, ok := fsutil.Links(fi); ok && n > 1 {
+		return fmt.Errorf("audit: %s has %d names (hard links); a log has one name, so that a second Writer cannot open it "+
+			"under another and fork the chain: remove the other names (a symlink is fine)", path, n)
+	}
+	return nil
 }
 
 // chainGenesis returns the event_hash of the log's first event when the

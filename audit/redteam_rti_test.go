@@ -297,3 +297,35 @@ func TestRedTeamRTI_DecisionCountsBounded(t *testing.T) {
 			len(sum.Decisions), total, sum.Decisions["D000000"], sum.Decisions[audit.OtherDecisions], audit.MaxDecisionValues+1, n+1)
 	}
 }
+
+// A hard link is another name of the log with another lock file: a second
+// Writer opened the log through it, and the two forked the chain. Open
+// refuses a log file with more than one name, before it repairs anything.
+func TestRedTeamRTI_SecondWriterThroughHardLink(t *testing.T) {
+	dir := t.TempDir()
+	real, other := filepath.Join(dir, "real.jsonl"), filepath.Join(dir, "other.jsonl")
+	w := writeN(t, real, nil, 1)
+	defer w.Close()
+	if err := os.Link(real, other); err != nil {
+		t.Skip("no hard links here:", err)
+	}
+	appendFile(t, real, `{"torn`) // what a second Writer's recovery would cut
+	if w2, err := audit.Open(other, nil); err == nil || !strings.Contains(err.Error(), "2 names") {
+		if w2 != nil {
+			w2.Close()
+		}
+		t.Fatalf("Open through a hard link: %v, want a refusal naming the two names", err)
+	}
+	if data, _ := os.ReadFile(real); !strings.HasSuffix(string(data), `{"torn`) {
+		t.Error("the refused Open changed the log")
+	}
+	// Near miss: once the other name is gone, the log opens (after the
+	// first Writer closes).
+	os.Remove(other)
+	w.Close()
+	w3, err := audit.Open(real, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w3.Close()
+}
