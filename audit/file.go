@@ -57,24 +57,6 @@ func Open(path string, opts *Options) (w *Writer, err error) {
 	return openLocked(path, o, lock)
 }
 
-// oneName refuses a log file with more than one name: a Writer opening it
-// under another name would take another lock, cut what it took for a torn
-// line while this one writes, and fork the chain.
-func oneName(path string) error {
-	fi, err := os.Stat(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		return fmt.Errorf("audit: %w", err)
-	}
-	if n, ok := fsutil.Links(fi); ok && n > 1 {
-		return fmt.Errorf("audit: %s has %d names (hard links); a log has one name, so that a second Writer cannot open it "+
-			"under another and fork the chain: remove the other names (a symlink is fine)", path, n)
-	}
-	return nil
-}
-
 // chainGenesis returns the event_hash of the log's first event when the
 // oldest file still starts with it, and otherwise the genesis_hash of the
 // last checkpoint ("" when neither is known). A checkpoint of another chain
@@ -178,8 +160,12 @@ func (w *Writer) logRecovery() error {
 	var e *Event
 	switch {
 	case r.NewChain:
+		// The broken line's values are the reason's want and got: bound
+		// them, so the event fits a line whatever that line held.
+		why := *r.Broken
+		why.Want, why.Got, why.Msg = clipText(why.Want, 200), clipText(why.Got, 200), clipText(why.Msg, 1000)
 		e = &Event{Event: EventChainStarted, Metadata: map[string]any{
-			"reason": r.Broken.Error(), "moved_to": filepath.Base(r.MovedTo)}}
+			"reason": why.Error(), "moved_to": filepath.Base(r.MovedTo)}}
 	case r.TornBytes > 0 || r.TornCheckpointBytes > 0 || r.Unattested > 0:
 		e = &Event{Event: EventRecovered, Metadata: map[string]any{
 			"torn_bytes": r.TornBytes, "torn_checkpoint_bytes": r.TornCheckpointBytes, "last_seq": r.LastSeq}}
@@ -191,6 +177,15 @@ func (w *Writer) logRecovery() error {
 		return nil
 	}
 	return w.write(e)
+}
+
+// clipText is s cut after n bytes (at a rune boundary), with the size of
+// the rest.
+func clipText(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return strings.ToValidUTF8(s[:n], "") + fmt.Sprintf("...(%d more bytes)", len(s)-n)
 }
 
 // Recovery reports what Open found and repaired.
@@ -266,36 +261,6 @@ func isSeqSuffix(s string) bool {
 
 func rotatedName(path string, lastSeq uint64) string {
 	return fmt.Sprintf("%s.%020d", path, lastSeq)
-}
-
-// maxLinks bounds the symlinks resolveLink follows (Linux's MAXSYMLINKS).
-const maxLinks = 40
-
-// resolveLink follows symlinks at the last element of path, to a file that
-// may not exist yet; the directories above stay as they are (the lock file
-// beside the log is the same file through any of their names).
-func resolveLink(path string) (string, error) {
-	for range maxLinks {
-		fi, err := os.Lstat(path)
-		if errors.Is(err, os.ErrNotExist) {
-			return path, nil
-		}
-		if err != nil {
-			return "", fmt.Errorf("audit: %w", err)
-		}
-		if fi.Mode()&os.ModeSymlink == 0 {
-			return path, nil
-		}
-		target, err := os.Readlink(path)
-		if err != nil {
-			return "", fmt.Errorf("audit: %w", err)
-		}
-		if !filepath.IsAbs(target) {
-			target = filepath.Join(filepath.Dir(path), target)
-		}
-		path = target
-	}
-	return "", fmt.Errorf("audit: %s: too many levels of symbolic links", path)
 }
 
 // rotateDue is called under w.mu before writing a line of n bytes.

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"crypto/ed25519"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -328,4 +330,37 @@ func TestRedTeamRTI_SecondWriterThroughHardLink(t *testing.T) {
 		t.Fatal(err)
 	}
 	w3.Close()
+}
+
+// NewChainOnBroken writes why the old chain was moved aside into the new
+// chain's first event, and the reason quoted the broken line's values: a
+// previous_event_hash of most of a megabyte made that event too long, so
+// Open failed after moving the files, and the next Open started a chain
+// that did not say why. The reason is now bounded.
+func TestRedTeamRTI_ChainStartedFitsWhateverTheBrokenLine(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "audit.jsonl")
+	writeN(t, path, nil, 1).Close()
+	ev := map[string]any{"previous_event_hash": strings.Repeat("h", (1<<20)-300), "seq": 2, "violation": false}
+	b, _ := json.Marshal(ev)
+	canon, err := audit.Canonical(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(canon)
+	ev["event_hash"] = "sha256:" + hex.EncodeToString(sum[:])
+	line, _ := json.Marshal(ev)
+	appendFile(t, path, string(line)+"\n")
+	w, err := audit.Open(path, &audit.Options{NewChainOnBroken: true})
+	if err != nil {
+		t.Fatalf("Open with NewChainOnBroken: %v", err)
+	}
+	r := w.Recovery()
+	w.Close()
+	if !r.NewChain || r.Broken.Kind != audit.KindLinkBroken {
+		t.Fatalf("recovery %+v", r)
+	}
+	data, _ := os.ReadFile(path)
+	if !bytes.Contains(data, []byte(`"event":"AUDIT_CHAIN_STARTED"`)) || !bytes.Contains(data, []byte("broken link")) || len(data) > 8<<10 {
+		t.Fatalf("the new chain's first event (%d bytes): %.500s", len(data), data)
+	}
 }
