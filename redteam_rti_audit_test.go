@@ -2,8 +2,10 @@ package gatehouse_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -153,5 +155,43 @@ func TestRedTeamRTI_LongNameThatFitsWhole(t *testing.T) {
 	events := toolCallEvents(t, log.Bytes())
 	if len(events) != 1 || events[0]["tool"] != name {
 		t.Fatalf("events %.300v, want the whole name", events)
+	}
+}
+
+// eventSink keeps the events written to it.
+type eventSink struct {
+	mu sync.Mutex
+	ev []audit.Event
+}
+
+func (m *eventSink) Write(_ context.Context, e *audit.Event) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.ev = append(m.ev, *e)
+	return nil
+}
+
+// With audit.Tee(other, writer), the decision of a call whose arguments
+// the Writer refuses was kept twice by the other sink: once as sent, once
+// with the arguments' size and hash. Each sink now records it once.
+func TestRedTeamRTI_TeeRecordsOnce(t *testing.T) {
+	var log bytes.Buffer
+	w, _ := audit.New(&log, nil)
+	mem := &eventSink{}
+	g := mustGuard(t, mustPolicy(t, basePolicy), &gatehouse.Options{Audit: audit.Tee(mem, w)})
+	s := mcp.NewServer(&mcp.Implementation{Name: "s", Version: "1"}, nil)
+	textTool(s, "echo", func(map[string]any) string { return "ok" }, nil)
+	g.Install(s)
+	send, read := byteStream(t, s)
+	send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"path":"~/.ssh/id_rsa","x":"\ud800"}}}`)
+	read()
+	calls := 0
+	for _, e := range mem.ev {
+		if e.Method == "tools/call" {
+			calls++
+		}
+	}
+	if n := len(toolCallEvents(t, log.Bytes())); calls != 1 || n != 1 {
+		t.Fatalf("the decision is in the other sink %d times and in the log %d times, want once each", calls, n)
 	}
 }
