@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/gatehouse-dev/gatehouse/audit"
 	"github.com/gatehouse-dev/gatehouse/dlp"
@@ -18,8 +19,11 @@ import (
 // Arguments are redacted with the Guard's scanner first (AIP §6.2), so no
 // default setup writes a secret to disk; arguments that cannot be scanned
 // are logged as their size and hash. An event too long for the log is
-// written again with its arguments replaced by their size and SHA-256:
-// every decision is recorded. Without an audit Writer it does nothing.
+// written again with its arguments replaced by their size and SHA-256, as
+// is one whose arguments the log's canonical form cannot hold (a lone
+// surrogate, invalid UTF-8, deep nesting: audit.ErrArgs), so that no
+// spelling of the arguments keeps a decision off the record. Without an
+// audit Writer it does nothing.
 func (g *Guard) auditDecision(ctx context.Context, d policy.Decision, agent string, rawArgs json.RawMessage) error {
 	if g.o.Audit == nil {
 		return nil
@@ -53,11 +57,41 @@ func (g *Guard) auditDecision(ctx context.Context, d policy.Decision, agent stri
 	}
 	scopeMetadata(ctx, e)
 	err := g.writeAudit(ctx, e)
-	if errors.Is(err, audit.ErrEventTooLong) && e.Args != nil {
+	if (errors.Is(err, audit.ErrEventTooLong) || errors.Is(err, audit.ErrArgs)) && e.Args != nil {
 		e.Args = omitted(e.Args)
 		err = g.writeAudit(ctx, e)
 	}
+	if errors.Is(err, audit.ErrEventTooLong) {
+		// A name the client chose (a tool or argument name of a megabyte)
+		// is what is too long: record it shortened, with its size and hash.
+		clipEvent(e)
+		err = g.writeAudit(ctx, e)
+	}
 	return err
+}
+
+// maxClipped is how much of a string clipEvent keeps.
+const maxClipped = 256
+
+// clipEvent shortens every string of e longer than maxClipped that a client
+// can make long (tool and argument names, the reason that quotes them), so
+// that the event fits the log: the decision is recorded whatever the
+// client sent.
+func clipEvent(e *audit.Event) {
+	e.Tool, e.FailedArg, e.FailedRule, e.Agent = clip(e.Tool), clip(e.FailedArg), clip(e.FailedRule), clip(e.Agent)
+	if r, ok := e.Metadata["reason"].(string); ok {
+		e.Metadata["reason"] = clip(r)
+	}
+}
+
+// clip is s, or when longer than maxClipped its start followed by its size
+// and SHA-256.
+func clip(s string) string {
+	if len(s) <= maxClipped {
+		return s
+	}
+	sum := sha256.Sum256([]byte(s))
+	return fmt.Sprintf("%s...(%d bytes, sha256:%s)", strings.ToValidUTF8(s[:maxClipped], ""), len(s), hex.EncodeToString(sum[:]))
 }
 
 // redacted is s with secrets redacted (DLP on).
@@ -78,6 +112,16 @@ func (g *Guard) auditArgs(ctx context.Context, d policy.Decision, raw json.RawMe
 	if g.dlp == nil {
 		return raw
 	}
+	if respelled(raw) {
+		// The log writes 4.111111111111111e15 as 4111111111111111: scan
+		// what it will write, or a secret spelled as such a number would
+		// match no rule here and be logged in clear.
+		c, err := audit.Canonical(raw)
+		if err != nil {
+			return omitted(raw) // the log cannot hold them as they are
+		}
+		raw = c
+	}
 	if bytes.IndexByte(raw, '\\') < 0 {
 		// Without escapes every string is in raw as written: a scan of the
 		// text that finds nothing means the JSON holds nothing either.
@@ -91,6 +135,27 @@ func (g *Guard) auditArgs(ctx context.Context, d policy.Decision, raw json.RawMe
 	}
 	g.observeRedactions(ctx, RedactUpstream, d.Method, d.Tool, found)
 	return out
+}
+
+// respelled reports whether raw (valid JSON) has a number with a fraction
+// or an exponent, which the log's canonical form may write as a run of
+// digits the text does not have (4.1e15 as 4100000000000000). An integer
+// keeps its digits: it is logged as written, or from 1e21 up in exponent
+// form, with fewer.
+func respelled(raw []byte) bool {
+	in := false
+	for i := 0; i < len(raw); i++ {
+		switch c := raw[i]; {
+		case in && c == '\\':
+			i++
+		case c == '"':
+			in = !in
+		case in:
+		case c == '.', (c == 'e' || c == 'E') && i > 0 && raw[i-1] >= '0' && raw[i-1] <= '9':
+			return true
+		}
+	}
+	return false
 }
 
 // omitted stands for arguments that are not logged: their size and the

@@ -34,8 +34,13 @@
 // nor a log rewritten whole by someone who recomputes every hash: signed
 // checkpoints (Options.Signer, kept with a key the agent cannot read,
 // written to a sink it cannot rewrite) close both gaps, and [Verify] with the
-// public key reports KindTruncated and KindCheckpointMismatch. Keep the log
-// where the agent cannot write (AIP §8.5).
+// public key reports KindTruncated and KindCheckpointMismatch. The chain has
+// no key: anyone who can write the file can append events that link, and
+// only a checkpoint vouches for an event. [Open] with a Signer therefore
+// records, before it signs anything, how many events it found beyond the
+// last checkpoint ([Recovery].Unattested, in an [EventRecovered] event),
+// which a clean Close leaves at zero. Keep the log where the agent cannot
+// write (AIP §8.5).
 //
 // The Writer fails closed: an event it cannot redact, encode or write makes
 // Write return an error (the caller should then refuse the call), and after a
@@ -59,7 +64,9 @@
 // A log has one writer: [Open] holds an exclusive advisory lock on
 // "<path>.lock" (flock on unix, LockFileEx on Windows) until Close, and a
 // second Open, in any process, fails with [ErrLocked] instead of forking the
-// chain. Checkpoints (format v2) carry the chain's genesis hash, so a
+// chain. A symlink at the log's name is followed (the lock, rotated files and
+// checkpoints are the target's), so two names of one log share the lock;
+// a log file with a second name (a hard link) is refused. Checkpoints (format v2) carry the chain's genesis hash, so a
 // checkpoint of another chain signed with the same key is refused.
 //
 // # Concurrency

@@ -21,6 +21,14 @@ var ErrClosed = errors.New("audit: writer closed")
 // replaced by their size and hash, say).
 var ErrEventTooLong = errors.New("audit: event exceeds MaxLineBytes")
 
+// ErrArgs is returned (wrapped) by Write for an event whose Args the log
+// cannot hold: not a JSON object in the log's canonical form (a lone
+// surrogate, invalid UTF-8, a duplicate member name, nesting deeper than the
+// log allows), or arguments Options.Redactor failed on. Nothing was written,
+// and the Writer stays usable: a decision must still be recorded, so write
+// the event again with its arguments replaced by their size and hash.
+var ErrArgs = errors.New("audit: args cannot be logged")
+
 // ErrLocked is returned by [Open] when the log is already open for writing,
 // in another process or by another Writer in this one: a log has a single
 // writer, since two would fork the chain. Its message names the file.

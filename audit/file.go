@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -25,6 +26,11 @@ import (
 // process or in this one, fails with [ErrLocked] instead of forking the
 // chain (two MCP clients starting the same stdio server with the same log).
 // On platforms without advisory locks Open fails.
+//
+// When path is a symlink (to a log that may not exist yet), Open writes the
+// log at its target: the lock, rotated files and checkpoint file are named
+// after the target, so that a log opened through two names still has one
+// writer. A log file with more than one name (a hard link) is refused.
 func Open(path string, opts *Options) (w *Writer, err error) {
 	o, err := opts.validate()
 	if err != nil {
@@ -32,6 +38,9 @@ func Open(path string, opts *Options) (w *Writer, err error) {
 	}
 	if o.Anchor != nil {
 		return nil, errors.New("audit: Anchor is for New; Open continues the chain in the file")
+	}
+	if path, err = resolveLink(path); err != nil {
+		return nil, err
 	}
 	lock, err := lockLog(path)
 	if err != nil {
@@ -42,6 +51,9 @@ func Open(path string, opts *Options) (w *Writer, err error) {
 			lock.Close()
 		}
 	}()
+	if err := oneName(path); err != nil {
+		return nil, err
+	}
 	return openLocked(path, o, lock)
 }
 
@@ -148,15 +160,32 @@ func (w *Writer) logRecovery() error {
 	var e *Event
 	switch {
 	case r.NewChain:
+		// The broken line's values are the reason's want and got: bound
+		// them, so the event fits a line whatever that line held.
+		why := *r.Broken
+		why.Want, why.Got, why.Msg = clipText(why.Want, 200), clipText(why.Got, 200), clipText(why.Msg, 1000)
 		e = &Event{Event: EventChainStarted, Metadata: map[string]any{
-			"reason": r.Broken.Error(), "moved_to": filepath.Base(r.MovedTo)}}
-	case r.TornBytes > 0 || r.TornCheckpointBytes > 0:
+			"reason": why.Error(), "moved_to": filepath.Base(r.MovedTo)}}
+	case r.TornBytes > 0 || r.TornCheckpointBytes > 0 || r.Unattested > 0:
 		e = &Event{Event: EventRecovered, Metadata: map[string]any{
 			"torn_bytes": r.TornBytes, "torn_checkpoint_bytes": r.TornCheckpointBytes, "last_seq": r.LastSeq}}
+		if r.Unattested > 0 {
+			e.Metadata["unattested_events"] = r.Unattested
+			e.Metadata["last_checkpoint_seq"] = r.LastCheckpointSeq
+		}
 	default:
 		return nil
 	}
 	return w.write(e)
+}
+
+// clipText is s cut after n bytes (at a rune boundary), with the size of
+// the rest.
+func clipText(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return strings.ToValidUTF8(s[:n], "") + fmt.Sprintf("...(%d more bytes)", len(s)-n)
 }
 
 // Recovery reports what Open found and repaired.
@@ -169,6 +198,16 @@ type Recovery struct {
 	TornBytes int64
 	// TornCheckpointBytes were cut from the end of the checkpoint file.
 	TornCheckpointBytes int64
+	// Unattested is the number of events (LastSeq-Unattested+1 to LastSeq)
+	// that came after the last signed checkpoint in the Writer's own
+	// checkpoint file, LastCheckpointSeq (0: none), with Options.Signer:
+	// written before a crash, or appended by someone else, which the
+	// chain alone cannot tell apart (it has no key). A Writer closed
+	// cleanly signs its last event, so this is 0 after a clean Close.
+	// Open records it in an EventRecovered event before any checkpoint of
+	// its own signs over those events.
+	Unattested        uint64
+	LastCheckpointSeq uint64
 	// NewChain: the existing chain was broken (Broken says how), its files
 	// were renamed to MovedTo (a prefix), and a new chain was started.
 	NewChain bool
@@ -178,8 +217,13 @@ type Recovery struct {
 
 // Files returns the files of the log at path in chain order: the rotated
 // files "<path>.<20 digits>" sorted, then path itself when it exists. Pass
-// them to [VerifyFiles].
+// them to [VerifyFiles]. A symlink at path is followed as [Open] follows it:
+// the files are the target's.
 func Files(path string) ([]string, error) {
+	path, err := resolveLink(path)
+	if err != nil {
+		return nil, err
+	}
 	dir, base := filepath.Split(path)
 	if dir == "" {
 		dir = "."
@@ -258,12 +302,25 @@ func (w *Writer) rotate(now time.Time) error {
 
 // moveAside renames every file of the log at path (rotated files, the active
 // file, the checkpoint file) to "<path>.broken.<time>..." and returns that
-// prefix.
+// prefix. The prefix is one no file has yet ("-2", "-3", ... after the time
+// when needed): a rename must never replace the evidence of an earlier
+// broken log moved at the same millisecond.
 func moveAside(path string, now time.Time) (string, error) {
-	prefix := path + ".broken." + now.UTC().Format("20060102T150405.000Z")
 	files, err := Files(path)
 	if err != nil {
 		return "", err
+	}
+	base := path + ".broken." + now.UTC().Format("20060102T150405.000Z")
+	prefix := base
+	for n := 2; ; n++ {
+		free, err := prefixFree(prefix, path, files)
+		if err != nil {
+			return "", err
+		}
+		if free {
+			break
+		}
+		prefix = base + "-" + strconv.Itoa(n)
 	}
 	for _, f := range files {
 		to := prefix + strings.TrimPrefix(f, path)
@@ -275,6 +332,20 @@ func moveAside(path string, now time.Time) (string, error) {
 		return "", fmt.Errorf("audit: %w", err)
 	}
 	return prefix, syncDir(path)
+}
+
+// prefixFree reports whether no file of the log moved to prefix exists yet.
+func prefixFree(prefix, path string, files []string) (bool, error) {
+	for _, name := range append(files, path+".checkpoints") {
+		_, err := os.Lstat(prefix + strings.TrimPrefix(name, path))
+		if err == nil {
+			return false, nil
+		}
+		if !errors.Is(err, os.ErrNotExist) {
+			return false, fmt.Errorf("audit: %w", err)
+		}
+	}
+	return true, nil
 }
 
 // syncDir makes a create or rename in path's directory durable.

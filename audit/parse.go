@@ -30,6 +30,7 @@ type eventInfo struct {
 	prevSeg  string // canonical previous_event_hash value: `null` or a string
 	computed string // `"sha256:<hex>"` recomputed from the line
 	decision string
+	event    []byte // the event member's text (AIP §6.4); valid until the next parse
 	traceID  string // trace_id and span_id as written (canonical, unquoted)
 	spanID   string
 }
@@ -92,6 +93,10 @@ func (p *eventParser) parse(line []byte) (eventInfo, error) {
 		case "decision":
 			if val[0] == '"' {
 				info.decision = string(val[1 : len(val)-1])
+			}
+		case "event":
+			if len(val) >= 2 && val[0] == '"' {
+				info.event = val[1 : len(val)-1]
 			}
 		case "trace_id":
 			info.traceID = stringValue(val)

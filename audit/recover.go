@@ -78,7 +78,14 @@ func recoverLog(path string, o *Options) (Recovery, logState, error) {
 			return Recovery{}, st, err
 		}
 	}
-	return Recovery{LastSeq: st.anchor.Seq, TornBytes: st.torn, TornCheckpointBytes: st.ckTorn}, st, nil
+	rec := Recovery{LastSeq: st.anchor.Seq, TornBytes: st.torn, TornCheckpointBytes: st.ckTorn}
+	if o.Signer != nil && o.Checkpoints == nil && st.anchor.Seq > st.ckLast {
+		// Events no checkpoint signed: a crash before the next one, or lines
+		// someone else appended (the chain has no key). Say so before this
+		// Writer's checkpoints sign over them.
+		rec.Unattested, rec.LastCheckpointSeq = st.anchor.Seq-st.ckLast, st.ckLast
+	}
+	return rec, st, nil
 }
 
 // readTail returns up to n bytes from the end of file name and whether they

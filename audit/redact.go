@@ -5,13 +5,15 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"hash"
 )
 
-// Redactor rewrites the raw JSON object of tool arguments before it is logged
-// (AIP §6.2: args SHOULD be redacted). It returns valid JSON; an error fails
+// Redactor rewrites the JSON object of tool arguments before it is logged
+// (AIP §6.2: args SHOULD be redacted). It is given the arguments in the
+// log's canonical form ([Canonical]), so that it sees every value as the log
+// will show it (a number sent as 4.111111111111111e15 is logged, and
+// scanned, as 4111111111111111). It returns valid JSON; an error fails
 // the Write, so unredacted arguments are never logged by mistake. It should
 // keep numbers as written (decoding them into float64 rounds those beyond
 // double precision, and the log then records other values than the call
@@ -39,6 +41,7 @@ var _ Redactor = RedactorFunc(nil)
 // time.
 type encoder struct {
 	c    canon
+	pre  canon // the arguments a Redactor is given
 	args []byte
 	meta []byte
 	b    lineBuilder
@@ -63,17 +66,20 @@ func (e *encoder) prepare(ev *Event, o *Options) error {
 	e.args, e.meta = e.args[:0], e.meta[:0]
 	if raw := ev.Args; len(raw) > 0 && string(raw) != "null" {
 		if o.Redactor != nil {
-			red, err := o.Redactor.RedactJSON(raw)
+			if err := e.pre.transform(raw); err != nil {
+				return fmt.Errorf("%w: %w", ErrArgs, err)
+			}
+			red, err := o.Redactor.RedactJSON(e.pre.out)
 			if err != nil {
-				return fmt.Errorf("audit: redact args: %w", err)
+				return fmt.Errorf("%w: redactor: %w", ErrArgs, err)
 			}
 			raw = red
 		}
 		if err := e.c.transform(raw); err != nil {
-			return fmt.Errorf("audit: args: %w", err)
+			return fmt.Errorf("%w: %w", ErrArgs, err)
 		}
 		if e.c.out[0] != '{' {
-			return errors.New("audit: args is not a JSON object")
+			return fmt.Errorf("%w: not a JSON object", ErrArgs)
 		}
 		if o.HashArgs {
 			e.hashArgs()

@@ -52,26 +52,43 @@ type Verified struct {
 	Seq      uint64
 	Hash     string // event_hash
 	Decision string // "" for events without one
+	Event    string // the event member ("DLP_TRIGGERED", EventRecovered, ...), "" when absent
 	// TraceID and SpanID are the event's W3C trace context members as
 	// written (FORMAT.md), "" when absent. They are covered by the event's
 	// hash like every other member.
 	TraceID, SpanID string
 }
 
+// MaxDecisionValues bounds the distinct decision values [Summary] counts
+// (the guard writes about ten); OtherDecisions counts the events of the
+// rest.
+const (
+	MaxDecisionValues = 256
+	OtherDecisions    = "(other)"
+)
+
 // Summary describes a verified log.
 type Summary struct {
-	Events    int    // events verified
-	Bytes     int64  // bytes read from the log
-	FirstSeq  uint64 // seq of the first event, 0 when there is none
-	LastSeq   uint64
-	LastHash  string         // event_hash of the last event, "" when there is none
-	Decisions map[string]int // events per decision value; events without one are not counted
+	Events   int    // events verified
+	Bytes    int64  // bytes read from the log
+	FirstSeq uint64 // seq of the first event, 0 when there is none
+	LastSeq  uint64
+	LastHash string // event_hash of the last event, "" when there is none
+	// Decisions counts events per decision value; events without one are
+	// not counted. The first MaxDecisionValues distinct values are kept,
+	// events with any other value are counted under OtherDecisions, so
+	// that a log of any content is summed up in bounded memory.
+	Decisions map[string]int
 	// Checkpoints is the number of signed checkpoints matched against the
 	// log; LastCheckpointSeq the highest seq they cover.
 	Checkpoints       int
 	LastCheckpointSeq uint64
 	// Traced is the number of events that carry a trace_id.
 	Traced int
+	// Repairs is the number of events a Writer logged about the log itself
+	// ([EventRecovered], [EventChainStarted]): a torn tail cut, events found
+	// beyond the last checkpoint, a new chain after a broken one.
+	Repairs int
 }
 
 // Verify reads a log to its end and checks the chain: every event's hash,
@@ -323,11 +340,17 @@ func (v *verifier) accept(c eventInfo) error {
 	}
 	v.sum.Events++
 	v.sum.LastSeq = c.seq
-	if c.decision != "" {
-		v.sum.Decisions[c.decision]++
+	if d := c.decision; d != "" {
+		if _, ok := v.sum.Decisions[d]; !ok && len(v.sum.Decisions) >= MaxDecisionValues {
+			d = OtherDecisions
+		}
+		v.sum.Decisions[d]++
 	}
 	if c.traceID != "" {
 		v.sum.Traced++
+	}
+	if e := string(c.event); e == EventRecovered || e == EventChainStarted { // no allocation: compared, not kept
+		v.sum.Repairs++
 	}
 	v.prev, v.origin = c, false
 	if v.ck != nil {
@@ -336,7 +359,7 @@ func (v *verifier) accept(c eventInfo) error {
 		}
 	}
 	if v.each != nil {
-		v.each(Verified{File: v.file, Line: v.line, Seq: c.seq, Hash: c.hashString(), Decision: c.decision, TraceID: c.traceID, SpanID: c.spanID})
+		v.each(Verified{File: v.file, Line: v.line, Seq: c.seq, Hash: c.hashString(), Decision: c.decision, Event: string(c.event), TraceID: c.traceID, SpanID: c.spanID})
 	}
 	return nil
 }

@@ -185,6 +185,29 @@ func (w *Writer) append(enc *encoder, e *Event) (uint64, *Checkpoint, error) {
 	return seq, w.checkpointDue(now), nil
 }
 
+// check returns the error Write would return for e before writing
+// anything (ErrArgs, ErrEventTooLong), without writing it: [Tee] asks a
+// Writer that comes after another sink, which must not keep an event the
+// Writer refuses (the caller writes it again without what was refused).
+// The line is measured with a previous hash and a seq at least as long as
+// the real ones, so an event it passes is not refused as too long.
+func (w *Writer) check(e *Event) error {
+	enc := w.pool.Get().(*encoder)
+	defer w.pool.Put(enc)
+	if err := enc.prepare(e, &w.o); err != nil {
+		return err
+	}
+	w.mu.Lock()
+	seq := w.seq + 1
+	w.mu.Unlock()
+	const anyHash = hashPrefix + "0000000000000000000000000000000000000000000000000000000000000000"
+	line, _, _ := enc.line2(e, max(seq*1000, 1<<40), w.o.Clock(), anyHash)
+	if len(line)-1 > w.o.MaxLineBytes {
+		return fmt.Errorf("%w: about %d bytes, MaxLineBytes %d", ErrEventTooLong, len(line)-1, w.o.MaxLineBytes)
+	}
+	return nil
+}
+
 func (w *Writer) usable() error {
 	if w.closed {
 		return ErrClosed

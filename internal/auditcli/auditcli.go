@@ -23,7 +23,15 @@
 //
 // A zero exit means the chain re-verified from the first line; with
 // -pubkey also that the signed checkpoints match, which is what detects a
-// log truncated after its last event. Without -pubkey it says so.
+// log truncated after its last event. Without -pubkey it says so. With
+// -pubkey it names the events after the last signed checkpoint: nothing
+// vouches for them (the chain has no key), and events cut after them
+// cannot be detected. It counts the repairs a Writer recorded in the log
+// (AUDIT_RECOVERED, AUDIT_CHAIN_STARTED), which -events marks.
+//
+// Values read from a log (decisions, trace ids, the want and got of a
+// finding) are printed with non-printable runes escaped and cut after 200
+// bytes: anyone who can write a log can put anything in it.
 //
 // # Concurrency
 //
@@ -38,6 +46,8 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/gatehouse-dev/gatehouse/audit"
 	"github.com/gatehouse-dev/gatehouse/keys"
@@ -81,8 +91,8 @@ func Run(prog string, args []string, stdout, stderr io.Writer) int {
 		return ExitUsage
 	}
 	if len(logs) == 1 {
-		if all, err := audit.Files(logs[0]); err == nil && slices.Contains(all, logs[0]) {
-			logs = all
+		if all, err := audit.Files(logs[0]); err == nil && len(all) > 0 && sameFile(all[len(all)-1], logs[0]) {
+			logs = all // the active file (or a symlink to it, which Files follows) and its rotated files
 		}
 	}
 	for _, l := range logs {
@@ -146,9 +156,9 @@ func reportFailure(prog string, stdout, stderr io.Writer, err error) {
 		fmt.Fprintf(stdout, "  seq:  %d\n", ce.Seq)
 	}
 	if ce.Want != "" || ce.Got != "" {
-		fmt.Fprintf(stdout, "  want: %s\n  got:  %s\n", ce.Want, ce.Got)
+		fmt.Fprintf(stdout, "  want: %s\n  got:  %s\n", printable(ce.Want), printable(ce.Got))
 	}
-	fmt.Fprintf(stdout, "  %v\n", err)
+	fmt.Fprintf(stdout, "  %s\n", clipped(err.Error(), 4*maxPrinted))
 }
 
 func reportSummary(stdout io.Writer, sum audit.Summary, files int, checkpoints bool) {
@@ -159,8 +169,16 @@ func reportSummary(stdout io.Writer, sum audit.Summary, files int, checkpoints b
 	fmt.Fprintf(stdout, "  events with a trace id: %d\n", sum.Traced)
 	if checkpoints {
 		fmt.Fprintf(stdout, "  signed checkpoints matched: %d (last at seq %d)\n", sum.Checkpoints, sum.LastCheckpointSeq)
+		if from := max(sum.LastCheckpointSeq+1, sum.FirstSeq); sum.Events > 0 && sum.LastSeq >= from {
+			fmt.Fprintf(stdout, "  not covered by a signed checkpoint: %d event(s), seq %d..%d (written since the last checkpoint, "+
+				"or appended by someone who can write the log; events cut after them cannot be detected)\n", sum.LastSeq-from+1, from, sum.LastSeq)
+		}
 	} else {
 		fmt.Fprintln(stdout, "  no checkpoints checked: truncation after the last event is not detectable")
+	}
+	if sum.Repairs > 0 {
+		fmt.Fprintf(stdout, "  repairs the writer recorded: %d (%s or %s events: a torn tail cut, events found after the last checkpoint, "+
+			"a new chain after a broken log; -events lists them)\n", sum.Repairs, audit.EventRecovered, audit.EventChainStarted)
 	}
 	names := make([]string, 0, len(sum.Decisions))
 	for k := range sum.Decisions {
@@ -169,7 +187,7 @@ func reportSummary(stdout io.Writer, sum audit.Summary, files int, checkpoints b
 	slices.Sort(names)
 	var parts []string
 	for _, k := range names {
-		parts = append(parts, fmt.Sprintf("%s=%d", k, sum.Decisions[k]))
+		parts = append(parts, fmt.Sprintf("%s=%d", printable(k), sum.Decisions[k]))
 	}
 	if len(parts) > 0 {
 		fmt.Fprintf(stdout, "  decisions: %s\n", strings.Join(parts, " "))
@@ -185,9 +203,55 @@ func lister(w io.Writer, trace string) func(audit.Verified) {
 		if trace != "" && v.TraceID != trace {
 			return
 		}
-		fmt.Fprintf(w, "event seq=%d decision=%s trace_id=%s span_id=%s at=%s:%d\n",
-			v.Seq, dash(v.Decision), dash(v.TraceID), dash(v.SpanID), v.File, v.Line)
+		fmt.Fprintf(w, "event seq=%d decision=%s trace_id=%s span_id=%s at=%s:%d",
+			v.Seq, dash(printable(v.Decision)), dash(printable(v.TraceID)), dash(printable(v.SpanID)), v.File, v.Line)
+		if v.Event == audit.EventRecovered || v.Event == audit.EventChainStarted {
+			fmt.Fprintf(w, " event=%s", v.Event)
+		}
+		fmt.Fprintln(w)
 	}
+}
+
+// sameFile reports whether a and b name one existing file.
+func sameFile(a, b string) bool {
+	fa, err := os.Stat(a)
+	if err != nil {
+		return false
+	}
+	fb, err := os.Stat(b)
+	return err == nil && os.SameFile(fa, fb)
+}
+
+// maxPrinted bounds a value from a log in the report.
+const maxPrinted = 200
+
+// printable is s, a value read from a log (which anyone who can write the
+// file may have chosen: the chain has no key), as the terminal should show
+// it: runes that are not printable (C0 and C1 controls such as U+009B, bidi
+// overrides, line separators) escaped as \uXXXX, and cut after maxPrinted
+// bytes with the size of the rest.
+func printable(s string) string { return clipped(s, maxPrinted) }
+
+// clipped is printable with a bound of max bytes.
+func clipped(s string, max int) string {
+	var b strings.Builder
+	for i, r := range s {
+		if b.Len() >= max {
+			fmt.Fprintf(&b, "...(%d more bytes)", len(s)-i)
+			break
+		}
+		switch {
+		case r == utf8.RuneError:
+			b.WriteString(`\ufffd`)
+		case unicode.IsPrint(r):
+			b.WriteRune(r)
+		case r > 0xffff:
+			fmt.Fprintf(&b, `\U%08x`, r)
+		default:
+			fmt.Fprintf(&b, `\u%04x`, r)
+		}
+	}
+	return b.String()
 }
 
 func dash(s string) string {

@@ -1,0 +1,63 @@
+package audit
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/gatehouse-dev/gatehouse/internal/fsutil"
+)
+
+// A log has one writer, and the lock that ensures it is named after the
+// log's file: so the file must have one name. Open follows a symlink at
+// the given path to the file itself, and refuses a file with a second name
+// (a hard link).
+
+// maxLinks bounds the symlinks resolveLink follows (Linux's MAXSYMLINKS).
+const maxLinks = 40
+
+// resolveLink follows symlinks at the last element of path, to a file that
+// may not exist yet; the directories above stay as they are (the lock file
+// beside the log is the same file through any of their names).
+func resolveLink(path string) (string, error) {
+	for range maxLinks {
+		fi, err := os.Lstat(path)
+		if errors.Is(err, os.ErrNotExist) {
+			return path, nil
+		}
+		if err != nil {
+			return "", fmt.Errorf("audit: %w", err)
+		}
+		if fi.Mode()&os.ModeSymlink == 0 {
+			return path, nil
+		}
+		target, err := os.Readlink(path)
+		if err != nil {
+			return "", fmt.Errorf("audit: %w", err)
+		}
+		if !filepath.IsAbs(target) {
+			target = filepath.Join(filepath.Dir(path), target)
+		}
+		path = target
+	}
+	return "", fmt.Errorf("audit: %s: too many levels of symbolic links", path)
+}
+
+// oneName refuses a log file with more than one name: a Writer opening it
+// under another name would take another lock, cut what it took for a torn
+// line while this one writes, and fork the chain.
+func oneName(path string) error {
+	fi, err := os.Stat(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("audit: %w", err)
+	}
+	if n, ok := fsutil.Links(fi); ok && n > 1 {
+		return fmt.Errorf("audit: %s has %d names (hard links); a log has one name, so that a second Writer cannot open it "+
+			"under another and fork the chain: remove the other names (a symlink is fine)", path, n)
+	}
+	return nil
+}
