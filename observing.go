@@ -285,6 +285,9 @@ func (g *Guard) observeRedactions(ctx context.Context, direction, method, tool s
 // writeAudit writes e with the request's trace context, and reports the
 // write.
 func (g *Guard) writeAudit(ctx context.Context, e *audit.Event) error {
+	// The agent is the client's own name unless a token names the user:
+	// a secret given as a client name is redacted like one in a value.
+	e.Agent = g.redacted(e.Agent)
 	if t, ok := TraceFromContext(ctx); ok && e.TraceID == "" {
 		e.TraceID, e.SpanID = t.hexIDs()
 	}
