@@ -19,15 +19,6 @@ import (
 	"github.com/gatehouse-dev/gatehouse/policy"
 )
 
-// Cmd is a command prepared by Command.
-type Cmd struct {
-	*exec.Cmd
-	// Confined is true when the kernel will enforce the protected paths
-	// (Landlock); false only with CommandOptions.LexicalOnly on a system
-	// without Landlock.
-	Confined bool
-}
-
 // rules are the paths the helper grants full access to.
 type rules struct {
 	Dirs  []string `json:"dirs"`
@@ -51,7 +42,8 @@ func ABI() int {
 // (this executable, re-executed) that restricts itself with Landlock and
 // then executes it, so the calling process is never restricted. The
 // caller may set Stdin, Stdout, Stderr and Env on the result, and must
-// not change Path or Args. See the package documentation for what the
+// not change Path, Args, SysProcAttr, Cancel or WaitDelay. The command
+// runs in a process group of its own that ends with it: see [Cmd]. See the package documentation for what the
 // rules allow and their limits.
 func Command(ctx context.Context, p *policy.Policy, opts *CommandOptions, name string, args ...string) (*Cmd, error) {
 	var o CommandOptions
@@ -68,7 +60,7 @@ func Command(ctx context.Context, p *policy.Policy, opts *CommandOptions, name s
 		}
 		cmd := exec.CommandContext(ctx, prog, args...)
 		cmd.Dir = o.Dir
-		return &Cmd{Cmd: cmd}, nil
+		return group(cmd, o, false), nil
 	}
 	self, err := os.Executable()
 	if err != nil {
@@ -85,7 +77,7 @@ func Command(ctx context.Context, p *policy.Policy, opts *CommandOptions, name s
 	}
 	cmd := exec.CommandContext(ctx, self, rulesArg, string(spec))
 	cmd.Dir = o.Dir
-	return &Cmd{Cmd: cmd, Confined: true}, nil
+	return group(cmd, o, true), nil
 }
 
 // allowedPaths computes "everything except the protected paths" for an

@@ -59,7 +59,10 @@
 // chmod, chown (as the owner), change the times and set extended
 // attributes of a protected path, though never read or write its
 // content; and a command run as root can read raw block devices (/dev
-// is granted). Where Landlock is unavailable,
+// is granted). The command gets a minimal environment
+// (CommandOptions.Env), not this process's, and runs in a process group of
+// its own that is killed when the command exits or its context is done
+// (see [Cmd]). Where Landlock is unavailable,
 // Command returns ErrNoLandlock unless the caller opts into
 // CommandOptions.LexicalOnly, and the result's Confined field says which.
 //
