@@ -3,9 +3,9 @@ package main
 import (
 	"errors"
 	"fmt"
-	"os"
 
 	"github.com/gatehouse-dev/gatehouse"
+	"github.com/gatehouse-dev/gatehouse/internal/fsutil"
 	"github.com/gatehouse-dev/gatehouse/policy"
 )
 
@@ -38,7 +38,7 @@ func policyLint(s *stdio, c *command, args []string) int {
 	}
 	code := exitOK
 	for _, name := range fs.Args() {
-		if _, err := os.Stat(name); err != nil {
+		if err := fsutil.Readable(name); err != nil {
 			fmt.Fprintf(s.err, "gatehouse policy lint: %v\n", err)
 			return exitUsage
 		}

@@ -40,6 +40,7 @@ import (
 	"strings"
 
 	"github.com/gatehouse-dev/gatehouse/audit"
+	"github.com/gatehouse-dev/gatehouse/internal/fsutil"
 	"github.com/gatehouse-dev/gatehouse/keys"
 )
 
@@ -86,7 +87,7 @@ func Run(prog string, args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	for _, l := range logs {
-		if _, err := os.Stat(l); err != nil {
+		if err := fsutil.Readable(l); err != nil {
 			fmt.Fprintf(stderr, "%s: %v\n", prog, err)
 			return ExitUsage
 		}
