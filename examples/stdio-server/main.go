@@ -233,6 +233,9 @@ func run(ctx context.Context, log *slog.Logger, stderr io.Writer, c config) erro
 		defer os.RemoveAll(c.root)
 		log.Info("serving a sample directory", "root", c.root)
 	}
+	if err := ownFilesOutside(c); err != nil {
+		return err
+	}
 	writable := !unauthenticated(c) || c.insecureNoAuth
 	if unauthenticated(c) {
 		fmt.Fprintln(stderr, unauthenticatedNote(c))
@@ -315,6 +318,48 @@ func capSessions(s *mcp.Server, max int, next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// ownFilesOutside refuses the server's own files (the audit log, the
+// bearer tokens, the enrolled passkeys) inside -root: the file tools would
+// let the agent read and rewrite them.
+func ownFilesOutside(c config) error {
+	root, err := realPath(c.root)
+	if err != nil {
+		return err
+	}
+	for _, f := range []struct{ flag, path string }{{"-audit", c.auditPath}, {"-tokens", c.tokensPath}, {"-credentials", c.ap.credentials}} {
+		if f.path == "" {
+			continue
+		}
+		p, err := realPath(f.path)
+		if err != nil {
+			return fmt.Errorf("%s: %w", f.flag, err)
+		}
+		if rel, err := filepath.Rel(root, p); err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
+			return fmt.Errorf("%s %s is inside -root %s, where the agent's file tools could read and rewrite it; keep it outside", f.flag, f.path, c.root)
+		}
+	}
+	return nil
+}
+
+// realPath is path made absolute with its symbolic links resolved, as far
+// as it exists.
+func realPath(path string) (string, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return "", err
+	}
+	rest := ""
+	for d := abs; ; d = filepath.Dir(d) {
+		if real, err := filepath.EvalSymlinks(d); err == nil {
+			return filepath.Join(real, rest), nil
+		}
+		if d == filepath.Dir(d) {
+			return abs, nil
+		}
+		rest = filepath.Join(filepath.Base(d), rest)
+	}
 }
 
 // serveHTTP serves MCP at / (behind bearer tokens with -approval or
