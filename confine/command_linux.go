@@ -19,6 +19,10 @@ import (
 	"github.com/gatehouse-dev/gatehouse/policy"
 )
 
+// selfExe names the running executable (the file it was started from,
+// even when its path now names another file or none).
+const selfExe = "/proc/self/exe"
+
 // rules are the paths the helper grants full access to.
 type rules struct {
 	Dirs  []string `json:"dirs"`
@@ -62,9 +66,13 @@ func Command(ctx context.Context, p *policy.Policy, opts *CommandOptions, name s
 		cmd.Dir = o.Dir
 		return group(cmd, o, false), nil
 	}
-	self, err := os.Executable()
-	if err != nil {
-		return nil, fmt.Errorf("confine: cannot re-execute this program: %w", err)
+	// The helper is this process's executable as the kernel holds it, not
+	// the file at its path: the path is the command's to replace (only the
+	// protected paths are not), and os.Executable names a deleted
+	// executable's old path, so a command could put a program there that
+	// the next Command would run as its helper, before any Landlock.
+	if _, err := os.Stat(selfExe); err != nil {
+		return nil, fmt.Errorf("confine: cannot re-execute this program through %s: %w", selfExe, err)
 	}
 	r, err := allowedPaths(p, o)
 	if err != nil {
@@ -75,7 +83,7 @@ func Command(ctx context.Context, p *policy.Policy, opts *CommandOptions, name s
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.CommandContext(ctx, self, rulesArg, string(spec))
+	cmd := exec.CommandContext(ctx, selfExe, rulesArg, string(spec))
 	cmd.Dir = o.Dir
 	return group(cmd, o, true), nil
 }
