@@ -59,7 +59,12 @@
 // chmod, chown (as the owner), change the times and set extended
 // attributes of a protected path, though never read or write its
 // content; and a command run as root can read raw block devices (/dev
-// is granted). The command gets a minimal environment
+// is granted). Landlock confines the command, not what it leaves behind:
+// it may write files that other programs run later, unconfined (a line
+// added to ~/.profile or ~/.bashrc runs in the user's next shell and can
+// read the protected paths); add such files to the protected paths, or
+// CommandOptions.Protected, where commands must not change them. The
+// command gets a minimal environment
 // (CommandOptions.Env), not this process's, and runs in a process group of
 // its own that is killed when the command exits or its context is done
 // (see [Cmd]). Where Landlock is unavailable,
