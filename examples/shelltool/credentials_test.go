@@ -63,3 +63,29 @@ func TestRedteamCloudCredentialsProtected(t *testing.T) {
 		}
 	}
 }
+
+// TestRedteamStartupFilesProtected: a command appended a line to
+// ~/.profile (or ~/.bashrc) that the user's next shell ran unconfined:
+// `cat ~/.ssh/id_rsa > ~/work/stolen`, then the agent read ~/work/stolen.
+// The example's policy now protects the shells' startup files.
+func TestRedteamStartupFilesProtected(t *testing.T) {
+	if confine.ABI() < 1 {
+		t.Skip("Landlock is not available on this kernel")
+	}
+	p, home, work := fixture(t)
+	for _, f := range []string{".profile", ".bashrc", ".zshrc"} {
+		if err := os.WriteFile(filepath.Join(home, f), []byte("# mine\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cs := connect(t, newServer(p, &confine.CommandOptions{Dir: work}))
+	for _, f := range []string{".profile", ".bashrc", ".zshrc", ".bash_profile", ".config/systemd/user/x.service"} {
+		out, err := runTool(t, cs, "mkdir -p $(dirname ~/"+f+"); echo 'cat ~/.ssh/id_rsa > "+work+"/stolen' >> ~/"+f)
+		if err != nil || !strings.Contains(out, "Permission denied") && !strings.Contains(out, "cannot create") {
+			t.Errorf("planting in ~/%s: %q %v", f, out, err)
+		}
+		if b, _ := os.ReadFile(filepath.Join(home, f)); strings.Contains(string(b), "stolen") {
+			t.Errorf("~/%s was changed: %q", f, b)
+		}
+	}
+}
