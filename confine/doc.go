@@ -63,12 +63,16 @@
 // it may write files that other programs run later, unconfined (a line
 // added to ~/.profile or ~/.bashrc runs in the user's next shell and can
 // read the protected paths); add such files to the protected paths, or
-// CommandOptions.Protected, where commands must not change them. The
-// command gets a minimal environment
+// CommandOptions.Protected, where commands must not change them. Nor does
+// Landlock (up to ABI 7) govern connecting to a Unix socket: a command can
+// use an ssh-agent or gpg-agent through its socket, even one inside a
+// protected directory (~/.gnupg/S.gpg-agent), though it cannot read the
+// keys; the minimal environment leaves SSH_AUTH_SOCK out, but the socket
+// can be found. The command gets a minimal environment
 // (CommandOptions.Env), not this process's, and runs in a process group of
 // its own that is killed when the command exits or its context is done
-// (see [Cmd]). Where Landlock is unavailable,
-// Command returns ErrNoLandlock unless the caller opts into
+// (see [Cmd]). Where Landlock is unavailable, Command returns
+// ErrNoLandlock unless the caller opts into
 // CommandOptions.LexicalOnly, and the result's Confined field says which.
 //
 // # Concurrency
