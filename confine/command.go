@@ -38,6 +38,13 @@ type CommandOptions struct {
 	// pattern reads. Pass os.Environ() to pass all of it; setting Env on
 	// the returned Cmd also overrides this.
 	Env []string
+	// UnixSockets lets the command create Unix sockets. Without it (the
+	// default, Linux with Landlock) socket(AF_UNIX) fails with EACCES:
+	// Landlock does not govern connecting to one, so a command could use
+	// the user's ssh-agent or gpg-agent (even through a socket inside a
+	// protected directory) or the Docker daemon, whose containers see
+	// every path. Socket pairs and pipes are not affected.
+	UnixSockets bool
 }
 
 // minimalEnv is the environment a command gets when the caller passes

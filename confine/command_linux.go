@@ -29,6 +29,8 @@ type rules struct {
 	Files []string `json:"files"`
 	Path  string   `json:"path"` // the program, resolved
 	Args  []string `json:"args"` // argv, argv[0] included
+	// UnixSockets: CommandOptions.UnixSockets.
+	UnixSockets bool `json:"unix_sockets,omitempty"`
 }
 
 // ABI returns the Landlock ABI version of the running kernel, 0 when
@@ -78,7 +80,7 @@ func Command(ctx context.Context, p *policy.Policy, opts *CommandOptions, name s
 	if err != nil {
 		return nil, err
 	}
-	r.Path, r.Args = prog, append([]string{name}, args...)
+	r.Path, r.Args, r.UnixSockets = prog, append([]string{name}, args...), o.UnixSockets
 	spec, err := json.Marshal(r)
 	if err != nil {
 		return nil, err
@@ -235,6 +237,11 @@ func init() {
 	}
 	if err := landlock.V7.BestEffort().RestrictPaths(rs...); err != nil {
 		helperFail("cannot restrict the command: %v", err)
+	}
+	if !r.UnixSockets {
+		if err := denyUnixSockets(); err != nil {
+			helperFail("cannot restrict the command: %v", err)
+		}
 	}
 	err := syscall.Exec(r.Path, r.Args, os.Environ())
 	helperFail("cannot run %s: %v", r.Path, err)

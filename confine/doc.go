@@ -64,11 +64,13 @@
 // added to ~/.profile or ~/.bashrc runs in the user's next shell and can
 // read the protected paths); add such files to the protected paths, or
 // CommandOptions.Protected, where commands must not change them. Nor does
-// Landlock (up to ABI 7) govern connecting to a Unix socket: a command can
-// use an ssh-agent or gpg-agent through its socket, even one inside a
-// protected directory (~/.gnupg/S.gpg-agent), though it cannot read the
-// keys; the minimal environment leaves SSH_AUTH_SOCK out, but the socket
-// can be found. The command gets a minimal environment
+// Landlock (up to ABI 7) govern connecting to a Unix socket, through which
+// a command could use the user's ssh-agent or gpg-agent (even a socket
+// inside a protected directory, ~/.gnupg/S.gpg-agent) or the Docker daemon
+// (whose containers see every path): so the helper also installs a seccomp
+// filter that fails socket(AF_UNIX) and io_uring_setup with EACCES (amd64
+// and arm64; elsewhere Command's helper refuses to run), unless
+// CommandOptions.UnixSockets allows them. The command gets a minimal environment
 // (CommandOptions.Env), not this process's, and runs in a process group of
 // its own that is killed when the command exits or its context is done
 // (see [Cmd]). Where Landlock is unavailable, Command returns
