@@ -238,6 +238,11 @@ func init() {
 	if err := landlock.V7.BestEffort().RestrictPaths(rs...); err != nil {
 		helperFail("cannot restrict the command: %v", err)
 	}
+	// Signals (and abstract Unix sockets) only to the command's own
+	// processes (ABI 6): not to the server, nor to the user's others.
+	if err := landlock.V7.BestEffort().RestrictScoped(); err != nil {
+		helperFail("cannot restrict the command: %v", err)
+	}
 	if !r.UnixSockets {
 		if err := denyUnixSockets(); err != nil {
 			helperFail("cannot restrict the command: %v", err)

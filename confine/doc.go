@@ -70,7 +70,9 @@
 // (whose containers see every path): so the helper also installs a seccomp
 // filter that fails socket(AF_UNIX) and io_uring_setup with EACCES (amd64
 // and arm64; elsewhere Command's helper refuses to run), unless
-// CommandOptions.UnixSockets allows them. The command gets a minimal environment
+// CommandOptions.UnixSockets allows them. Where the kernel has Landlock
+// ABI 6, the command signals only the processes it started (not the
+// server, nor the user's others). The command gets a minimal environment
 // (CommandOptions.Env), not this process's, and runs in a process group of
 // its own that is killed when the command exits or its context is done
 // (see [Cmd]). Where Landlock is unavailable, Command returns
