@@ -19,7 +19,7 @@
 // A tools/call runs these stages, in this order, each of which may refuse
 // the call; a feature that is not configured has no stage:
 //
-//	decode        arguments decoded with UseNumber; anything but one JSON object is -32602
+//	decode        arguments at most MaxArgumentBytes, decoded with UseNumber; anything else is -32602
 //	scope         the bearer token's OAuth scopes cover the call's (package scope; -32001); short of them, a call refused anyway (policy, listing, collision, pin, trust, an unanswerable ask) gets that refusal
 //	inflight      the in-flight caps per agent, tool and in all (-32002 at once, never queued)
 //	rate          the AIP rule's rate limit, per agent and tool (-32002)

@@ -140,6 +140,18 @@ func (g *Guard) initStores() error {
 	return nil
 }
 
+// NewScanner returns the DLP scanner that a Guard made by
+// New(p, &Options{DLP: o}) redacts with: the policy's dlp patterns, when
+// its dlp block is on, ahead of the built-in pack (so that on the same
+// span the policy's name wins), decoding encodings when the policy says
+// detect_encoding; nil when o turns redaction off. A nil p stands for a
+// policy without a dlp block. Tools that show what a guarded server lets
+// out (gatehouse dlp scan) use it, so that they cannot disagree with the
+// Guard.
+func NewScanner(p *policy.Policy, o *DLPOptions) (*dlp.Scanner, error) {
+	return scanner(p, o)
+}
+
 // scanner is the Guard's DLP scanner: the caller's, or the built-in pack
 // plus the policy's dlp patterns (AIP §3.6), or nil when DLP is off.
 func scanner(p *policy.Policy, o *DLPOptions) (*dlp.Scanner, error) {
@@ -151,7 +163,10 @@ func scanner(p *policy.Policy, o *DLPOptions) (*dlp.Scanner, error) {
 	}
 	// The policy's patterns first: on a match of the same span, the
 	// earlier rule names the redaction, and the policy author's name wins.
-	d := p.DLP()
+	var d policy.DLP
+	if p != nil {
+		d = p.DLP()
+	}
 	var pats []dlp.Pattern
 	if d.Enabled {
 		for _, pt := range d.Patterns {

@@ -23,6 +23,9 @@ const (
 	// DefaultMaxResultBytes bounds one result before it is redacted
 	// (Options.MaxResultBytes).
 	DefaultMaxResultBytes = 16 << 20
+	// DefaultMaxArgumentBytes bounds the arguments of one tools/call
+	// (Options.MaxArgumentBytes).
+	DefaultMaxArgumentBytes = 4 << 20
 )
 
 // Options configure a [Guard]. A nil *Options means the defaults; New copies
@@ -82,6 +85,13 @@ type Options struct {
 	// strings and data): a larger one is withheld with -32603, audited. 0
 	// means DefaultMaxResultBytes.
 	MaxResultBytes int
+	// MaxArgumentBytes bounds the arguments of a tools/call as received
+	// (their JSON): larger ones are refused with -32602, audited without
+	// them, before anything reads them. The protected-path check parses
+	// every string argument as shell (about half a microsecond a byte),
+	// before HandlerTimeout runs, so without a bound one call's arguments
+	// buy seconds of CPU. 0 means DefaultMaxArgumentBytes.
+	MaxArgumentBytes int
 
 	// DenyAsToolResult returns tools/call denials as a CallToolResult with
 	// IsError set and the reason as text, instead of a JSON-RPC error: most
@@ -210,14 +220,17 @@ func (o *Options) validate() error {
 		o.DefaultAgent = "anonymous"
 	}
 	o.Audit = auditSink(o.Audit)
-	if o.HandlerTimeout < 0 || o.MaxResultBytes < 0 {
-		return fmt.Errorf("gatehouse: Options.HandlerTimeout (%v) and Options.MaxResultBytes (%d) must not be negative", o.HandlerTimeout, o.MaxResultBytes)
+	if o.HandlerTimeout < 0 || o.MaxResultBytes < 0 || o.MaxArgumentBytes < 0 {
+		return fmt.Errorf("gatehouse: Options.HandlerTimeout (%v), Options.MaxResultBytes (%d) and Options.MaxArgumentBytes (%d) must not be negative", o.HandlerTimeout, o.MaxResultBytes, o.MaxArgumentBytes)
 	}
 	if o.HandlerTimeout == 0 {
 		o.HandlerTimeout = DefaultHandlerTimeout
 	}
 	if o.MaxResultBytes == 0 {
 		o.MaxResultBytes = DefaultMaxResultBytes
+	}
+	if o.MaxArgumentBytes == 0 {
+		o.MaxArgumentBytes = DefaultMaxArgumentBytes
 	}
 	return errors.Join(o.validateLimits(), o.validateAsk(), o.validateGroups(), o.validateGrants(), o.validateScopes())
 }

@@ -17,6 +17,9 @@ func normalizeTool(raw string) string { return normalize.Name(raw) }
 // decodeStage decodes the arguments with UseNumber; anything but one JSON
 // object is -32602 and never forwarded.
 func (g *Guard) decodeStage(c *call) *refusal {
+	if n := len(c.rawArgs); n > g.o.MaxArgumentBytes {
+		return refuse(invalidParams(c.tool, fmt.Sprintf("The arguments are %d bytes, over the server's limit of %d bytes (gatehouse.Options.MaxArgumentBytes); send less at once", n, g.o.MaxArgumentBytes)))
+	}
 	args, err := decodeArgs(c.rawArgs)
 	if err != nil {
 		return refuse(invalidParams(c.tool, err.Error()))

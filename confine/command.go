@@ -2,6 +2,9 @@ package confine
 
 import (
 	"errors"
+	"os"
+	"strings"
+	"time"
 )
 
 // Errors of Command.
@@ -27,7 +30,54 @@ type CommandOptions struct {
 	// then relies on the policy's lexical check alone. Without it,
 	// Command returns ErrNoLandlock there.
 	LexicalOnly bool
+	// Env is the command's environment. nil means a minimal one taken
+	// from this process's: PATH, HOME, USER, LOGNAME, SHELL, TERM, TZ,
+	// TMPDIR, LANG, LANGUAGE and LC_*. The rest of this process's
+	// environment (often the API keys an MCP client starts the server
+	// with) is not passed: a command could print it in a form no DLP
+	// pattern reads. Pass os.Environ() to pass all of it; setting Env on
+	// the returned Cmd also overrides this.
+	Env []string
+	// UnixSockets lets the command create Unix sockets. Without it (the
+	// default, Linux with Landlock) socket(AF_UNIX) fails with EACCES:
+	// Landlock does not govern connecting to one, so a command could use
+	// the user's ssh-agent or gpg-agent (even through a socket inside a
+	// protected directory) or the Docker daemon, whose containers see
+	// every path. Socket pairs and pipes are not affected.
+	UnixSockets bool
 }
+
+// minimalEnv is the environment a command gets when the caller passes
+// none: what programs need to run, none of the secrets a server's
+// environment tends to hold.
+func minimalEnv() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		name, _, _ := strings.Cut(kv, "=")
+		switch name {
+		case "PATH", "HOME", "USER", "LOGNAME", "SHELL", "TERM", "TZ", "TMPDIR", "LANG", "LANGUAGE":
+			env = append(env, kv)
+		default:
+			if strings.HasPrefix(name, "LC_") {
+				env = append(env, kv)
+			}
+		}
+	}
+	return env
+}
+
+// envFor is the environment of a command prepared with o.
+func envFor(o CommandOptions) []string {
+	if o.Env != nil {
+		return o.Env
+	}
+	return minimalEnv()
+}
+
+// waitDelay bounds how long Wait waits for a command's output pipes after
+// the command ended or its context was done: a process that left its
+// process group (setsid) and kept them open cannot hold the caller.
+const waitDelay = 2 * time.Second
 
 // maxRules bounds the Landlock rules of one command.
 const maxRules = 4096

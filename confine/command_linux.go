@@ -19,14 +19,9 @@ import (
 	"github.com/gatehouse-dev/gatehouse/policy"
 )
 
-// Cmd is a command prepared by Command.
-type Cmd struct {
-	*exec.Cmd
-	// Confined is true when the kernel will enforce the protected paths
-	// (Landlock); false only with CommandOptions.LexicalOnly on a system
-	// without Landlock.
-	Confined bool
-}
+// selfExe names the running executable (the file it was started from,
+// even when its path now names another file or none).
+const selfExe = "/proc/self/exe"
 
 // rules are the paths the helper grants full access to.
 type rules struct {
@@ -34,6 +29,8 @@ type rules struct {
 	Files []string `json:"files"`
 	Path  string   `json:"path"` // the program, resolved
 	Args  []string `json:"args"` // argv, argv[0] included
+	// UnixSockets: CommandOptions.UnixSockets.
+	UnixSockets bool `json:"unix_sockets,omitempty"`
 }
 
 // ABI returns the Landlock ABI version of the running kernel, 0 when
@@ -51,7 +48,8 @@ func ABI() int {
 // (this executable, re-executed) that restricts itself with Landlock and
 // then executes it, so the calling process is never restricted. The
 // caller may set Stdin, Stdout, Stderr and Env on the result, and must
-// not change Path or Args. See the package documentation for what the
+// not change Path, Args, SysProcAttr, Cancel or WaitDelay. The command
+// runs in a process group of its own that ends with it: see [Cmd]. See the package documentation for what the
 // rules allow and their limits.
 func Command(ctx context.Context, p *policy.Policy, opts *CommandOptions, name string, args ...string) (*Cmd, error) {
 	var o CommandOptions
@@ -68,24 +66,28 @@ func Command(ctx context.Context, p *policy.Policy, opts *CommandOptions, name s
 		}
 		cmd := exec.CommandContext(ctx, prog, args...)
 		cmd.Dir = o.Dir
-		return &Cmd{Cmd: cmd}, nil
+		return group(cmd, o, false), nil
 	}
-	self, err := os.Executable()
-	if err != nil {
-		return nil, fmt.Errorf("confine: cannot re-execute this program: %w", err)
+	// The helper is this process's executable as the kernel holds it, not
+	// the file at its path: the path is the command's to replace (only the
+	// protected paths are not), and os.Executable names a deleted
+	// executable's old path, so a command could put a program there that
+	// the next Command would run as its helper, before any Landlock.
+	if _, err := os.Stat(selfExe); err != nil {
+		return nil, fmt.Errorf("confine: cannot re-execute this program through %s: %w", selfExe, err)
 	}
 	r, err := allowedPaths(p, o)
 	if err != nil {
 		return nil, err
 	}
-	r.Path, r.Args = prog, append([]string{name}, args...)
+	r.Path, r.Args, r.UnixSockets = prog, append([]string{name}, args...), o.UnixSockets
 	spec, err := json.Marshal(r)
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.CommandContext(ctx, self, rulesArg, string(spec))
+	cmd := exec.CommandContext(ctx, selfExe, rulesArg, string(spec))
 	cmd.Dir = o.Dir
-	return &Cmd{Cmd: cmd, Confined: true}, nil
+	return group(cmd, o, true), nil
 }
 
 // allowedPaths computes "everything except the protected paths" for an
@@ -235,6 +237,16 @@ func init() {
 	}
 	if err := landlock.V7.BestEffort().RestrictPaths(rs...); err != nil {
 		helperFail("cannot restrict the command: %v", err)
+	}
+	// Signals (and abstract Unix sockets) only to the command's own
+	// processes (ABI 6): not to the server, nor to the user's others.
+	if err := landlock.V7.BestEffort().RestrictScoped(); err != nil {
+		helperFail("cannot restrict the command: %v", err)
+	}
+	if !r.UnixSockets {
+		if err := denyUnixSockets(); err != nil {
+			helperFail("cannot restrict the command: %v", err)
+		}
 	}
 	err := syscall.Exec(r.Path, r.Args, os.Environ())
 	helperFail("cannot run %s: %v", r.Path, err)

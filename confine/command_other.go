@@ -27,5 +27,7 @@ func Command(ctx context.Context, p *policy.Policy, opts *CommandOptions, name s
 	}
 	cmd := exec.CommandContext(ctx, name, args...)
 	cmd.Dir = opts.Dir
+	cmd.Env = envFor(*opts)
+	cmd.WaitDelay = waitDelay
 	return &Cmd{Cmd: cmd}, nil
 }

@@ -59,8 +59,24 @@
 // chmod, chown (as the owner), change the times and set extended
 // attributes of a protected path, though never read or write its
 // content; and a command run as root can read raw block devices (/dev
-// is granted). Where Landlock is unavailable,
-// Command returns ErrNoLandlock unless the caller opts into
+// is granted). Landlock confines the command, not what it leaves behind:
+// it may write files that other programs run later, unconfined (a line
+// added to ~/.profile or ~/.bashrc runs in the user's next shell and can
+// read the protected paths); add such files to the protected paths, or
+// CommandOptions.Protected, where commands must not change them. Nor does
+// Landlock (up to ABI 7) govern connecting to a Unix socket, through which
+// a command could use the user's ssh-agent or gpg-agent (even a socket
+// inside a protected directory, ~/.gnupg/S.gpg-agent) or the Docker daemon
+// (whose containers see every path): so the helper also installs a seccomp
+// filter that fails socket(AF_UNIX) and io_uring_setup with EACCES (amd64
+// and arm64; elsewhere Command's helper refuses to run), unless
+// CommandOptions.UnixSockets allows them. Where the kernel has Landlock
+// ABI 6, the command signals only the processes it started (not the
+// server, nor the user's others). The command gets a minimal environment
+// (CommandOptions.Env), not this process's, and runs in a process group of
+// its own that is killed when the command exits or its context is done
+// (see [Cmd]). Where Landlock is unavailable, Command returns
+// ErrNoLandlock unless the caller opts into
 // CommandOptions.LexicalOnly, and the result's Confined field says which.
 //
 // # Concurrency

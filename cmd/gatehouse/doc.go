@@ -32,9 +32,12 @@
 //	gatehouse keygen -out FILE [-format openssh|pem] [-passphrase-file F | -passphrase-env VAR]
 //	    Writes an Ed25519 key pair (FILE, FILE.pub) in the one key-file
 //	    format every gatehouse reader accepts (package keys).
-//	gatehouse dlp scan [-policy FILE] [-findings-only] [FILE...]
-//	    Redacts secrets from the files (standard input when none) to
-//	    standard output; findings as JSON lines on standard error.
+//	gatehouse dlp scan [-policy FILE] [-encoding=false] [-findings-only] [FILE...]
+//	    Redacts the files (standard input when none) to standard output
+//	    exactly as a server guarded by FILE would (gatehouse.NewScanner);
+//	    findings as JSON lines on standard error. Secrets in an encoding
+//	    the guard does not decode are reported too ("redacted":false, a
+//	    warning).
 //
 // # Exit status
 //

@@ -5,6 +5,7 @@ import (
 	"crypto/ed25519"
 	"crypto/rand"
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/gatehouse-dev/gatehouse/keys"
@@ -97,6 +98,9 @@ func writeKeyPair(s *stdio, out string, f keys.Format, pass []byte, comment stri
 	return exitOK
 }
 
+// maxPassphrase bounds the first line of -passphrase-file.
+const maxPassphrase = 4096
+
 // readPassphrase returns the passphrase from the first line of file, or
 // from the environment variable env; nil when neither is given. An empty
 // passphrase that was asked for is an error.
@@ -104,12 +108,22 @@ func readPassphrase(file, env string) ([]byte, error) {
 	var p []byte
 	switch {
 	case file != "":
-		data, err := os.ReadFile(file)
+		f, err := os.Open(file)
 		if err != nil {
 			return nil, err
 		}
-		p, _, _ = bytes.Cut(data, []byte("\n"))
-		p = bytes.TrimSuffix(p, []byte("\r"))
+		defer f.Close()
+		// Only the first line is read, and at most maxPassphrase bytes of
+		// it: a device such as /dev/zero has no end.
+		data, err := io.ReadAll(io.LimitReader(f, maxPassphrase+1))
+		if err != nil {
+			return nil, err
+		}
+		line, _, found := bytes.Cut(data, []byte("\n"))
+		if !found && len(data) > maxPassphrase || len(line) > maxPassphrase {
+			return nil, fmt.Errorf("the first line of %s is longer than %d bytes", file, maxPassphrase)
+		}
+		p = bytes.TrimSuffix(line, []byte("\r"))
 		if len(p) == 0 {
 			return nil, fmt.Errorf("the first line of %s is empty", file)
 		}

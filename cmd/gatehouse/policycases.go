@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/gatehouse-dev/gatehouse/internal/fsutil"
 	"github.com/gatehouse-dev/gatehouse/policy"
 	"github.com/gatehouse-dev/gatehouse/policy/policytest"
 )
@@ -44,7 +45,7 @@ func policyTest(s *stdio, c *command, args []string) int {
 		return usageError(s, fs, "want FILE CASES.yaml, or CASES.yaml with the policy inline")
 	}
 	for _, f := range []string{polFile, caseFile} {
-		if _, err := os.Stat(f); f != "" && err != nil {
+		if err := fsutil.Readable(f); f != "" && err != nil {
 			fmt.Fprintf(s.err, "gatehouse policy test: %v\n", err)
 			return exitUsage
 		}

@@ -3,8 +3,9 @@ package main
 import (
 	"errors"
 	"fmt"
-	"os"
 
+	"github.com/gatehouse-dev/gatehouse"
+	"github.com/gatehouse-dev/gatehouse/internal/fsutil"
 	"github.com/gatehouse-dev/gatehouse/policy"
 )
 
@@ -17,7 +18,8 @@ var _ = register(command{
 
 const policyLintDetails = `
 Each FILE is parsed as the guard parses it (AIP AgentPolicy or ACP rule list;
-unknown fields, versions and kinds are errors). Errors print as
+unknown fields, versions and kinds are errors), and its dlp patterns compiled
+as gatehouse.New compiles them. Errors print as
 FILE:LINE:COLUMN: error: MESSAGE. A valid policy is then checked for what is
 legal but probably wrong, printed as FILE:LINE: warning: MESSAGE (CODE):
 monitor mode, ask rules when no -channel is named, allowed_methods "*", an ACP
@@ -36,13 +38,21 @@ func policyLint(s *stdio, c *command, args []string) int {
 	}
 	code := exitOK
 	for _, name := range fs.Args() {
-		if _, err := os.Stat(name); err != nil {
+		if err := fsutil.Readable(name); err != nil {
 			fmt.Fprintf(s.err, "gatehouse policy lint: %v\n", err)
 			return exitUsage
 		}
 		p, err := policy.Load(name)
 		if err != nil {
 			printPolicyError(s, name, err)
+			code = exitFinding
+			continue
+		}
+		// What the guard builds from the policy beyond parsing it: its
+		// DLP scanner (dlp patterns named as a built-in rule, or that
+		// match the empty string, are refused there).
+		if _, err := gatehouse.NewScanner(p, nil); err != nil {
+			fmt.Fprintf(s.out, "%s: error: %v\n", name, err)
 			code = exitFinding
 			continue
 		}

@@ -3,8 +3,8 @@ package main
 import (
 	"errors"
 	"fmt"
-	"os"
 
+	"github.com/gatehouse-dev/gatehouse/internal/fsutil"
 	"github.com/gatehouse-dev/gatehouse/scope"
 )
 
@@ -31,7 +31,7 @@ func scopesLint(s *stdio, c *command, args []string) int {
 	}
 	code := exitOK
 	for _, name := range fs.Args() {
-		if _, err := os.Stat(name); err != nil {
+		if err := fsutil.Readable(name); err != nil {
 			fmt.Fprintf(s.err, "gatehouse scopes lint: %v\n", err)
 			return exitUsage
 		}

@@ -23,9 +23,11 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -59,6 +61,9 @@ func run(addr, dir, tokens, issuer string) error {
 	}
 	if tokens == "" {
 		tokens = filepath.Join(dir, "tokens.txt")
+	}
+	if err := sampleTokensOnLoopback(addr, tokens); err != nil {
+		return err
 	}
 	base := "http://" + addr
 	h, err := newHandler(dir, tokens, base, issuer)
@@ -121,6 +126,32 @@ func addTools(s *mcp.Server) {
 // loadTokens reads `token scope...` lines into a verifier. Tokens are
 // looked up by their SHA-256, so lookup time says nothing about a token's
 // bytes; every scope must be an RFC 6749 scope-token.
+// sampleTokens are the tokens of the tokens.txt this example ships: they
+// are public, so they are served on loopback addresses only.
+var sampleTokens = []string{"reader-5b1f0c2a", "deployer-9e47d3b8", "release-c02a6f71"}
+
+// sampleTokensOnLoopback refuses a tokens file holding a sample token when
+// addr is not a loopback address.
+func sampleTokensOnLoopback(addr, tokensFile string) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("-http %q: %w", addr, err)
+	}
+	if ip := net.ParseIP(host); host == "localhost" || (ip != nil && ip.IsLoopback()) {
+		return nil
+	}
+	data, err := os.ReadFile(tokensFile)
+	if err != nil {
+		return err
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if f := strings.Fields(line); len(f) > 0 && slices.Contains(sampleTokens, f[0]) {
+			return fmt.Errorf("%s holds the example's public sample tokens, and -http %s is not a loopback address: give -tokens FILE with tokens of your own", tokensFile, addr)
+		}
+	}
+	return nil
+}
+
 func loadTokens(path string) (auth.TokenVerifier, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {

@@ -4,6 +4,9 @@
 // (protected paths in the command text, shell-aware), and the command
 // itself runs under confine.Command, so the kernel (Landlock) keeps the
 // protected paths unreachable whatever the command builds at run time.
+// The command sees a minimal environment (not the server's, which holds
+// whatever keys the MCP client started it with), ends with everything it
+// started in the background, and is stopped when its output reaches 64 KiB.
 //
 //	go run ./examples/shelltool -policy examples/shelltool/policy.yaml -root .
 //
@@ -12,6 +15,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -73,15 +77,21 @@ func newServer(p *policy.Policy, opts *confine.CommandOptions) *mcp.Server {
 			if err != nil {
 				return nil, nil, err
 			}
-			out, err := cmd.CombinedOutput()
-			if len(out) > maxOutput {
-				out = append(out[:maxOutput], "\n[output truncated]"...)
-			}
-			text := string(out)
+			// Output is kept up to maxOutput as it comes: past it the pipe
+			// is closed and the command ends (SIGPIPE), so a command that
+			// writes without end holds neither memory nor the call.
+			out := &capped{max: maxOutput}
+			cmd.Stdout, cmd.Stderr = out, out
+			err = cmd.Run()
+			text := out.buf.String()
 			var exit *exec.ExitError
 			switch {
+			case out.full:
+				text += "\n[output truncated]"
 			case errors.As(err, &exit):
 				text += fmt.Sprintf("\n[exit status %d]", exit.ExitCode())
+			case errors.Is(err, exec.ErrWaitDelay):
+				text += "\n[output cut: a process that left the command's group kept it open]"
 			case err != nil:
 				return nil, nil, err
 			}
@@ -91,4 +101,24 @@ func newServer(p *policy.Policy, opts *confine.CommandOptions) *mcp.Server {
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: strings.TrimSuffix(text, "\n")}}}, nil, nil
 		})
 	return s
+}
+
+// capped keeps the first max bytes written to it; a write past them fails,
+// which closes the command's pipe.
+type capped struct {
+	buf  bytes.Buffer
+	max  int
+	full bool
+}
+
+var errOutputFull = errors.New("output limit reached")
+
+func (c *capped) Write(p []byte) (int, error) {
+	room := c.max - c.buf.Len()
+	if len(p) <= room {
+		return c.buf.Write(p)
+	}
+	c.buf.Write(p[:max(room, 0)])
+	c.full = true
+	return max(room, 0), errOutputFull
 }

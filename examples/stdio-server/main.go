@@ -15,7 +15,9 @@
 // caller, so only echo and read_file are served, and stderr says so;
 // -insecure-no-auth serves write_file and delete_file too, to anyone who
 // can reach the address. With tokens, a request without a valid one gets
-// 401 with "WWW-Authenticate: Bearer".
+// 401 with "WWW-Authenticate: Bearer". Sessions share one guarded server;
+// past -max-sessions (1,000) a new one is answered 503, and one idle for
+// -session-idle (10 minutes) is closed.
 //
 // # Passkey approval over stdio
 //
@@ -105,6 +107,7 @@ type config struct {
 	httpAddr, tokensPath        string
 	insecureNoAuth              bool // -http without -tokens serves write_file and delete_file anyway
 	sessionIdle                 time.Duration
+	maxSessions                 int
 	ap                          approvalFlags
 }
 
@@ -112,6 +115,11 @@ type config struct {
 // abandoned session keeps its goroutines and memory forever (1,000 of
 // them: 1,000 goroutines and 30 MiB).
 const defaultSessionIdle = 10 * time.Minute
+
+// defaultMaxSessions bounds the open HTTP sessions: each holds memory
+// until it ends or is idle for -session-idle, and anyone who can reach the
+// address can open them.
+const defaultMaxSessions = 1000
 
 func main() {
 	var c config
@@ -127,6 +135,7 @@ func main() {
 	flag.StringVar(&c.ap.origin, "origin", "", "with -approval: comma-separated origins of the WebAuthn ceremony pages: with -http this server's own first, then clients' local bridges (default http://localhost:PORT,http://localhost:8787 with -http, else http://localhost:8787)")
 	flag.StringVar(&c.ap.credentials, "credentials", "", "with -approval: file of enrolled passkeys (default: in memory, lost on exit)")
 	flag.DurationVar(&c.sessionIdle, "session-idle", defaultSessionIdle, "with -http: close MCP sessions idle this long (0 keeps them forever)")
+	flag.IntVar(&c.maxSessions, "max-sessions", defaultMaxSessions, "with -http: answer a new MCP session 503 while this many are open")
 	flag.DurationVar(&c.ap.linkTTL, "enroll-link-ttl", defaultEnrollLinkTTL, "with -approval and -http: how long each printed enrollment link works")
 	flag.BoolVar(&c.ap.enrollAll, "enroll-all", false, "with -approval and -http: print enrollment links also for users who have a passkey already (to add another)")
 	flag.Usage = func() {
@@ -207,6 +216,9 @@ func run(ctx context.Context, log *slog.Logger, stderr io.Writer, c config) erro
 	if c.ap.linkTTL <= 0 {
 		return errors.New("-enroll-link-ttl must be positive")
 	}
+	if c.maxSessions <= 0 && c.httpAddr != "" {
+		return errors.New("-max-sessions must be positive")
+	}
 	p, err := policy.Load(c.policyPath)
 	if err != nil {
 		return err
@@ -219,6 +231,9 @@ func run(ctx context.Context, log *slog.Logger, stderr io.Writer, c config) erro
 		// the client closing stdio.
 		defer os.RemoveAll(c.root)
 		log.Info("serving a sample directory", "root", c.root)
+	}
+	if err := ownFilesOutside(c); err != nil {
+		return err
 	}
 	writable := !unauthenticated(c) || c.insecureNoAuth
 	if unauthenticated(c) {
@@ -267,17 +282,17 @@ func run(ctx context.Context, log *slog.Logger, stderr io.Writer, c config) erro
 	if err != nil {
 		return err
 	}
-	newServer := func() *mcp.Server {
-		s := mcp.NewServer(&mcp.Implementation{Name: "gatehouse-stdio-server", Version: "1.0.0"}, &mcp.ServerOptions{Logger: log})
-		addTools(s, guard, files, passkeys, writable)
-		guard.Install(s)
-		return s
-	}
+	// One guarded server for every session (gatehouse.Guard.Install:
+	// build and install once): a server per session cost each session
+	// about 50 KB and an Install.
+	s := mcp.NewServer(&mcp.Implementation{Name: "gatehouse-stdio-server", Version: "1.0.0"}, &mcp.ServerOptions{Logger: log})
+	addTools(s, guard, files, passkeys, writable)
+	guard.Install(s)
 	if c.httpAddr == "" {
-		return newServer().Run(ctx, &mcp.StdioTransport{})
+		return s.Run(ctx, &mcp.StdioTransport{})
 	}
-	return serveHTTP(ctx, log, stderr, c, gate, mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return newServer() },
-		&mcp.StreamableHTTPOptions{SessionTimeout: c.sessionIdle}))
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{SessionTimeout: c.sessionIdle})
+	return serveHTTP(ctx, log, stderr, c, gate, capSessions(s, c.maxSessions, h))
 }
 
 // serveHTTP serves MCP at / (behind bearer tokens with -approval or

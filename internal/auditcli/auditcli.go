@@ -50,6 +50,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/gatehouse-dev/gatehouse/audit"
+	"github.com/gatehouse-dev/gatehouse/internal/fsutil"
 	"github.com/gatehouse-dev/gatehouse/keys"
 )
 
@@ -96,7 +97,7 @@ func Run(prog string, args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	for _, l := range logs {
-		if _, err := os.Stat(l); err != nil {
+		if err := fsutil.Readable(l); err != nil {
 			fmt.Fprintf(stderr, "%s: %v\n", prog, err)
 			return ExitUsage
 		}

@@ -1,0 +1,117 @@
+//go:build linux
+
+package confine
+
+import (
+	"bytes"
+	"errors"
+	"os/exec"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// Cmd is a command prepared by Command: an exec.Cmd whose program runs in
+// a process group of its own, with the environment of
+// CommandOptions.Env. Whatever the command leaves running in its group
+// (`sleep 600 &`) is killed when it exits, and the whole group when the
+// context passed to Command is done, so a background child can neither
+// outlive the call nor hold Wait by keeping the output pipes open (a
+// process that leaves the group with setsid holds them for at most 2
+// seconds; Wait then returns exec.ErrWaitDelay). Start, Run, Output and
+// CombinedOutput are Cmd's own: call them on the *Cmd, not on the
+// embedded *exec.Cmd, which would not kill the group when the command
+// exits.
+type Cmd struct {
+	*exec.Cmd
+	// Confined is true when the kernel will enforce the protected paths
+	// (Landlock); false only with CommandOptions.LexicalOnly on a system
+	// without Landlock.
+	Confined bool
+}
+
+// group makes cmd the leader of a process group that is killed with it.
+func group(cmd *exec.Cmd, o CommandOptions, confined bool) *Cmd {
+	cmd.Env = envFor(o)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = waitDelay
+	return &Cmd{Cmd: cmd, Confined: confined}
+}
+
+// Start starts the command and a watcher that kills the rest of its
+// process group when the command exits. The watcher waits with WNOWAIT,
+// so the command is not reaped (and its pid, the group's id, not reused)
+// before the group is killed; Wait reaps it as usual.
+func (c *Cmd) Start() error {
+	if err := c.Cmd.Start(); err != nil {
+		return err
+	}
+	pid := c.Process.Pid
+	go func() {
+		var info unix.Siginfo
+		for {
+			err := unix.Waitid(unix.P_PID, pid, &info, unix.WEXITED|unix.WNOWAIT, nil)
+			if !errors.Is(err, unix.EINTR) {
+				break
+			}
+		}
+		syscall.Kill(-pid, syscall.SIGKILL)
+	}()
+	return nil
+}
+
+// Run starts the command and waits for it, as exec.Cmd.Run.
+func (c *Cmd) Run() error {
+	if err := c.Start(); err != nil {
+		return err
+	}
+	return c.Wait()
+}
+
+// Output runs the command and returns its standard output, as
+// exec.Cmd.Output (an *exec.ExitError carries the first 32 KiB of
+// standard error when the caller did not set Stderr).
+func (c *Cmd) Output() ([]byte, error) {
+	if c.Stdout != nil {
+		return nil, errors.New("exec: Stdout already set")
+	}
+	var stdout bytes.Buffer
+	c.Stdout = &stdout
+	var stderr *headWriter
+	if c.Stderr == nil {
+		stderr = &headWriter{max: 32 << 10}
+		c.Stderr = stderr
+	}
+	err := c.Run()
+	var ee *exec.ExitError
+	if stderr != nil && errors.As(err, &ee) {
+		ee.Stderr = stderr.buf.Bytes()
+	}
+	return stdout.Bytes(), err
+}
+
+// CombinedOutput runs the command and returns its standard output and
+// standard error, as exec.Cmd.CombinedOutput.
+func (c *Cmd) CombinedOutput() ([]byte, error) {
+	if c.Stdout != nil || c.Stderr != nil {
+		return nil, errors.New("exec: Stdout or Stderr already set")
+	}
+	var b bytes.Buffer
+	c.Stdout, c.Stderr = &b, &b
+	err := c.Run()
+	return b.Bytes(), err
+}
+
+// headWriter keeps the first max bytes written to it.
+type headWriter struct {
+	buf bytes.Buffer
+	max int
+}
+
+func (w *headWriter) Write(p []byte) (int, error) {
+	if room := w.max - w.buf.Len(); room > 0 {
+		w.buf.Write(p[:min(len(p), room)])
+	}
+	return len(p), nil
+}
