@@ -3,6 +3,7 @@ package confine
 import (
 	"errors"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 )
@@ -45,6 +46,61 @@ type CommandOptions struct {
 	// protected directory) or the Docker daemon, whose containers see
 	// every path. Socket pairs and pipes are not affected.
 	UnixSockets bool
+	// Writable are the directories the command may change: create, write,
+	// remove and rename files under them. Everything else it may reach is
+	// read-only (read and execute). nil means Dir (the working directory)
+	// and the temporary directory (os.TempDir), with /dev/shm and the
+	// devices /dev/null, /dev/zero, /dev/full and /dev/tty: a command cannot
+	// leave a startup file (~/.profile), an autostart entry or another
+	// program's configuration that runs later outside the sandbox. A
+	// protected path under a writable directory stays unreachable. Set
+	// WriteAnywhere to let the command write wherever it may read.
+	Writable []string
+	// WriteAnywhere lets the command change everything it may reach (every
+	// path but the protected ones), as Command did before Writable.
+	WriteAnywhere bool
+}
+
+// devices are the files a command may write to under the default Writable.
+var devices = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/tty"}
+
+// writableRoots are the directories o lets a command change, resolved, or
+// nil for everywhere (WriteAnywhere).
+func writableRoots(o CommandOptions) ([]string, error) {
+	if o.WriteAnywhere {
+		return nil, nil
+	}
+	w := o.Writable
+	if w == nil {
+		dir := o.Dir
+		if dir == "" {
+			var err error
+			if dir, err = os.Getwd(); err != nil {
+				return nil, err
+			}
+		}
+		w = []string{dir, os.TempDir(), "/dev/shm"}
+	}
+	out := make([]string, 0, len(w))
+	for _, d := range w {
+		if !filepath.IsAbs(d) {
+			abs, err := filepath.Abs(d)
+			if err != nil {
+				return nil, err
+			}
+			d = abs
+		}
+		if real, err := filepath.EvalSymlinks(d); err == nil {
+			d = real
+		}
+		out = append(out, filepath.Clean(d))
+	}
+	return out, nil
+}
+
+// under reports whether p is root or inside it.
+func under(p, root string) bool {
+	return p == root || root == "/" || strings.HasPrefix(p, root+"/")
 }
 
 // minimalEnv is the environment a command gets when the caller passes

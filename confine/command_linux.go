@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"syscall"
 
 	"github.com/landlock-lsm/go-landlock/landlock"
@@ -23,10 +24,13 @@ import (
 // even when its path now names another file or none).
 const selfExe = "/proc/self/exe"
 
-// rules are the paths the helper grants full access to.
+// rules are the paths the helper grants full access to (Dirs, Files) and
+// read-only access to (RODirs, ROFiles).
 type rules struct {
-	Dirs  []string `json:"dirs"`
-	Files []string `json:"files"`
+	Dirs    []string `json:"dirs"`
+	Files   []string `json:"files"`
+	RODirs  []string `json:"ro_dirs,omitempty"`
+	ROFiles []string `json:"ro_files,omitempty"`
 	Path  string   `json:"path"` // the program, resolved
 	Args  []string `json:"args"` // argv, argv[0] included
 	// UnixSockets: CommandOptions.UnixSockets.
@@ -133,7 +137,60 @@ func allowedPaths(p *policy.Policy, o CommandOptions) (rules, error) {
 			return rules{}, ErrTooMany
 		}
 	}
-	return out, nil
+	w, err := writableRoots(o)
+	if err != nil || w == nil {
+		return out, err
+	}
+	return readOnlyOutside(out, w, set), nil
+}
+
+// readOnlyOutside makes the grants of r outside the writable roots w
+// read-only, and grants w themselves where a read-only grant holds them
+// (a granted entry is never an ancestor of a protected path, so nothing
+// under it is protected). A writable root that is itself an ancestor of a
+// protected path has its entries in r already; one inside a protected
+// path is granted nothing.
+func readOnlyOutside(r rules, w []string, set protectedSet) rules {
+	in := func(p string) bool {
+		for _, root := range w {
+			if under(p, root) {
+				return true
+			}
+		}
+		return false
+	}
+	var out rules
+	added := map[string]bool{}
+	for _, d := range r.Dirs {
+		if in(d) {
+			out.Dirs = append(out.Dirs, d)
+			continue
+		}
+		out.RODirs = append(out.RODirs, d)
+		for _, root := range w {
+			if under(root, d) && !added[root] && !set.hit(root) {
+				added[root] = true
+				out.Dirs = append(out.Dirs, root)
+			}
+		}
+	}
+	for _, f := range r.Files {
+		switch {
+		case in(f):
+			out.Files = append(out.Files, f)
+		case slices.Contains(devices, f):
+			out.Files = append(out.Files, f) // /dev is granted whole, unless a protected path is under it
+		default:
+			out.ROFiles = append(out.ROFiles, f)
+		}
+	}
+	// The devices are writable where /dev itself is granted (read-only).
+	for _, d := range out.RODirs {
+		if d == "/dev" {
+			out.Files = append(out.Files, devices...)
+		}
+	}
+	return out
 }
 
 // protectedRoots are the protected paths on disk (their spelling on disk
@@ -234,6 +291,12 @@ func init() {
 	}
 	if len(r.Files) > 0 {
 		rs = append(rs, landlock.RWFiles(r.Files...).IgnoreIfMissing())
+	}
+	if len(r.RODirs) > 0 {
+		rs = append(rs, landlock.RODirs(r.RODirs...).IgnoreIfMissing())
+	}
+	if len(r.ROFiles) > 0 {
+		rs = append(rs, landlock.ROFiles(r.ROFiles...).IgnoreIfMissing())
 	}
 	if err := landlock.V7.BestEffort().RestrictPaths(rs...); err != nil {
 		helperFail("cannot restrict the command: %v", err)

@@ -59,11 +59,16 @@
 // chmod, chown (as the owner), change the times and set extended
 // attributes of a protected path, though never read or write its
 // content; and a command run as root can read raw block devices (/dev
-// is granted). Landlock confines the command, not what it leaves behind:
-// it may write files that other programs run later, unconfined (a line
-// added to ~/.profile or ~/.bashrc runs in the user's next shell and can
-// read the protected paths); add such files to the protected paths, or
-// CommandOptions.Protected, where commands must not change them. Nor does
+// is granted). Landlock confines the command, not what it leaves behind,
+// so a command writes only under CommandOptions.Writable (by default its
+// working directory, the temporary directory, /dev/shm and the devices
+// /dev/null, /dev/zero, /dev/full and /dev/tty) and reads and executes
+// the rest: a line added to ~/.profile, an autostart entry or another
+// program's configuration would run later, unconfined, and read the
+// protected paths. What it writes in those places may still be run by
+// something else (a git hook under the working directory, a file in
+// /tmp another program trusts); CommandOptions.WriteAnywhere lets it
+// write everywhere but the protected paths, as before. Nor does
 // Landlock (up to ABI 7) govern connecting to a Unix socket, through which
 // a command could use the user's ssh-agent or gpg-agent (even a socket
 // inside a protected directory, ~/.gnupg/S.gpg-agent) or the Docker daemon
