@@ -31,8 +31,8 @@ type rules struct {
 	Files   []string `json:"files"`
 	RODirs  []string `json:"ro_dirs,omitempty"`
 	ROFiles []string `json:"ro_files,omitempty"`
-	Path  string   `json:"path"` // the program, resolved
-	Args  []string `json:"args"` // argv, argv[0] included
+	Path    string   `json:"path"` // the program, resolved
+	Args    []string `json:"args"` // argv, argv[0] included
 	// UnixSockets: CommandOptions.UnixSockets.
 	UnixSockets bool `json:"unix_sockets,omitempty"`
 }
