@@ -53,7 +53,8 @@ type CommandOptions struct {
 	// devices /dev/null, /dev/zero, /dev/full and /dev/tty: a command cannot
 	// leave a startup file (~/.profile), an autostart entry or another
 	// program's configuration that runs later outside the sandbox. A
-	// protected path under a writable directory stays unreachable. Set
+	// protected path under a writable directory stays unreachable. An
+	// empty, non-nil Writable lets it write nowhere but those devices. Set
 	// WriteAnywhere to let the command write wherever it may read.
 	Writable []string
 	// WriteAnywhere lets the command change everything it may reach (every
