@@ -29,6 +29,7 @@ type acpRule struct {
 	tool     string // normalized glob, "" = any
 	category Category
 	server   string // glob, "" = any
+	serverF  string // foldValue(server): what deny and ask rules also match
 	args     []acpArg
 	action   Action
 	level    Risk
@@ -230,7 +231,7 @@ func (c *compiler) acpMatch(r *acpRule, m *acpMatchYAML) error {
 		if err != nil {
 			return err
 		}
-		r.server = s
+		r.server, r.serverF = s, foldValue(s)
 	}
 	if present(&m.Args) {
 		if m.Args.Kind != yaml.MappingNode {
