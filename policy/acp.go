@@ -246,7 +246,7 @@ func (c *compiler) acpMatch(r *acpRule, m *acpMatchYAML) error {
 			if seen[k.Value] {
 				return errAt(k, "%s: argument %q is listed twice", r.name, clip(k.Value))
 			}
-			if strings.Contains(k.Value, "*") {
+			if strings.Contains(normalize.Name(k.Value), "*") { // also "＊" and "﹡", which NFKC folds to '*'
 				// A glob here would name no argument: a deny rule that applies to nothing.
 				return errAt(k, "%s: match.args name %q: '*' is not a wildcard in argument names (they are exact; values are globs)", r.name, clip(k.Value))
 			}

@@ -26,7 +26,7 @@ func (p *Policy) evaluateACP(method, tool string, r Request) Decision {
 	for i := range p.acp.rules {
 		rule := &p.acp.rules[i]
 		if !rule.matches(tool, class, r, false, &views) {
-			if limit == nil && rule.action == ActionAllow && rule.rate.Valid() && len(rule.args) > 0 &&
+			if limit == nil && rule.action == ActionAllow && rule.rate.Valid() && (len(rule.args) > 0 || rule.server != "") &&
 				rule.matches(tool, class, r, true, &views) && (rule.tod == nil || !r.Now.IsZero() && rule.tod.contains(r.Now)) {
 				limit = rule
 			}

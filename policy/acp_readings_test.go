@@ -221,3 +221,31 @@ rules:
 		}
 	}
 }
+
+// TestACPAllowRateLimitKeptForServerSpellings: a rate-limited allow rule
+// that names the server only (no match.args) was not looked for in other
+// spellings, so "Prod-East" went past the limit of the rule for prod-*
+// to a later, unlimited allow. It counts in that rule's bucket now.
+func TestACPAllowRateLimitKeptForServerSpellings(t *testing.T) {
+	p, err := policy.Parse([]byte(`version: "1"
+default_action: deny
+rules:
+  - match: {tool: deploy, server: "prod-*"}
+    action: allow
+    rate_limit: "2/hour"
+  - match: {tool: deploy}
+    action: allow
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, server := range []string{"prod-east", "Prod-East", "prod\u200b-east"} {
+		d := p.Evaluate(policy.Request{Method: "tools/call", Tool: "deploy", Server: server})
+		if d.Outcome != policy.Allow || d.Rule != "rules[0]" || !d.Rate.Valid() {
+			t.Errorf("server %q: %v by %s with rate %v, want the bucket of rules[0]", server, d.Outcome, d.Rule, d.Rate)
+		}
+	}
+	if d := p.Evaluate(policy.Request{Method: "tools/call", Tool: "deploy", Server: "staging-east"}); d.Rule != "rules[1]" || d.Rate.Valid() {
+		t.Errorf("near miss, staging-east: %v by %s with rate %v", d.Outcome, d.Rule, d.Rate)
+	}
+}

@@ -88,7 +88,9 @@
 // ACP match.server: an allow rule matches the server's name exactly; a
 // deny or ask rule also matches it folded as values are ("Prod-DB" and
 // "prod\u200b-db" for prod-*), and takes a request that names no server
-// (Request.Server "", fail closed, with a reason that says so).
+// (Request.Server "", fail closed, with a reason that says so). A
+// rate-limited allow rule counts such a spelling in its bucket, as it does
+// a value's.
 //
 // An ACP time_of_day condition names an IANA zone (timezone: Europe/Berlin),
 // loaded with [time.LoadLocation] when the policy is parsed. This package
