@@ -2,6 +2,7 @@ package gatehouse_test
 
 import (
 	"context"
+	"net/mail"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -109,5 +110,48 @@ func TestRedTeamRTN_ACPServerSpellingsOverTheWire(t *testing.T) {
 		if _, ok := run(name, nil); !ok {
 			t.Errorf("near miss %q was refused", name)
 		}
+	}
+}
+
+const rtnACPMail = `version: "1"
+default_action: allow
+rules:
+  - match: {tool: send_email, args: {to: "*@evil.example"}}
+    action: deny
+`
+
+// TestRedTeamRTN_ACPMailAddressesOverTheWire: a mail tool that reads its
+// recipients with net/mail sent to eve@evil.example for "Eve
+// <eve@evil.example>" and for a list that starts with her, past a deny
+// rule for *@evil.example. Each is refused now; a partner still gets mail.
+func TestRedTeamRTN_ACPMailAddressesOverTheWire(t *testing.T) {
+	g := mustGuard(t, mustPolicy(t, rtnACPMail), nil)
+	var evil atomic.Int64
+	ct := serve(t, g, func(s *mcp.Server) {
+		textTool(s, "send_email", func(args map[string]any) string {
+			to, _ := args["to"].(string)
+			list, err := mail.ParseAddressList(to)
+			if err != nil {
+				return "bad address"
+			}
+			for _, a := range list {
+				if strings.HasSuffix(strings.ToLower(a.Address), "@evil.example") {
+					evil.Add(1)
+				}
+			}
+			return "sent"
+		}, nil)
+	})
+	c := dialRaw(t, ct, "2025-06-18")
+	for i, to := range []string{"eve@evil.example", "Eve <eve@evil.example>", "eve@evil.example (Eve)", "eve@evil.example, bob@partner.example", `"Bob" <EVE@evil.example>`} {
+		if res := c.callTool(i+1, "send_email", map[string]any{"to": to}); rpcErr(res) == nil {
+			t.Errorf("to %q: the deny rule for *@evil.example let it through: %v", to, res)
+		}
+	}
+	if n := evil.Load(); n != 0 {
+		t.Errorf("the handler mailed evil.example %d times", n)
+	}
+	if res := c.callTool(20, "send_email", map[string]any{"to": "Bob <bob@partner.example>, eve@notevil.example.org"}); rpcErr(res) != nil {
+		t.Errorf("near miss, partner and notevil: %v", res)
 	}
 }

@@ -97,7 +97,9 @@ func (bv *broadView) fill(v any) {
 // ("evil.example.", the same host to a resolver); the number strconv reads
 // it as (ParseFloat: "1e6", "+7", "7.0"; ParseInt with base 0: "0x7",
 // "0o7", "1_000", and "007" both as 7 and as octal); the boolean
-// ParseBool reads it as ("1", "t" are true; "0", "f" false).
+// ParseBool reads it as ("1", "t" are true; "0", "f" false); each mail
+// address in it, as a mail tool or an SMTP header reads "Eve
+// <eve@evil.example>" or "eve@evil.example, bob@ok.example".
 func (bv *broadView) readings(t string) {
 	u := unquoted(t)
 	if u != t && u != "" {
@@ -116,7 +118,34 @@ func (bv *broadView) readings(t string) {
 			bv.strs = append(bv.strs, strconv.FormatBool(b))
 		}
 	}
+	if strings.IndexByte(u, '@') >= 0 && strings.ContainsAny(u, addrSeps) {
+		n := 0
+		for rest := u; rest != ""; {
+			i := strings.IndexAny(rest, addrSeps)
+			if i < 0 {
+				i = len(rest)
+			}
+			if tok := rest[:i]; strings.IndexByte(tok, '@') >= 0 {
+				if n++; n > maxAddrs {
+					bv.closed = true // too many to match each: fail closed
+					return
+				}
+				bv.strs = append(bv.strs, tok)
+			}
+			rest = rest[min(i+1, len(rest)):]
+		}
+	}
 }
+
+// maxAddrs bounds the mail addresses read in one value (each is matched
+// against every rule that names the argument); a value with more is one
+// broad matching cannot read, which deny and ask rules take.
+const maxAddrs = 256
+
+// addrSeps end a mail address in a header or a list: "Eve
+// <eve@evil.example>", "eve@evil.example (Eve)", "a@x, b@y", "a@x; b@y",
+// "\"eve\"@evil.example".
+const addrSeps = "<>,;() \t\"'"
 
 // unquoted is t without the matching quotes around it (repeatedly, white
 // space inside trimmed) and without trailing dots.

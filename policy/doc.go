@@ -61,7 +61,9 @@
 // "1e6"; -0 matches "0"), what strconv reads a string as (ParseFloat and
 // ParseInt with base 0: "1e6", "+7", "007", "0x7", "1_000"; ParseBool:
 // "1" and "t" are "true"), a string without the quotes around it
-// ("'prod'") and its trailing dots ("evil.example."), any string or
+// ("'prod'") and its trailing dots ("evil.example."), each mail address
+// in it ("Eve <eve@evil.example>", "eve@evil.example, bob@ok.example";
+// more than 256 fail closed), any string or
 // number inside an array, the
 // folded JSON text of an object (encoding/json reads member names
 // case-insensitively: {"PRIVILEGED":true}), and any
