@@ -29,6 +29,7 @@ type acpRule struct {
 	tool     string // normalized glob, "" = any
 	category Category
 	server   string // glob, "" = any
+	serverF  string // foldValue(server): what deny and ask rules also match
 	args     []acpArg
 	action   Action
 	level    Risk
@@ -230,7 +231,7 @@ func (c *compiler) acpMatch(r *acpRule, m *acpMatchYAML) error {
 		if err != nil {
 			return err
 		}
-		r.server = s
+		r.server, r.serverF = s, foldValue(s)
 	}
 	if present(&m.Args) {
 		if m.Args.Kind != yaml.MappingNode {
@@ -245,7 +246,7 @@ func (c *compiler) acpMatch(r *acpRule, m *acpMatchYAML) error {
 			if seen[k.Value] {
 				return errAt(k, "%s: argument %q is listed twice", r.name, clip(k.Value))
 			}
-			if strings.Contains(k.Value, "*") {
+			if strings.Contains(normalize.Name(k.Value), "*") { // also "＊" and "﹡", which NFKC folds to '*'
 				// A glob here would name no argument: a deny rule that applies to nothing.
 				return errAt(k, "%s: match.args name %q: '*' is not a wildcard in argument names (they are exact; values are globs)", r.name, clip(k.Value))
 			}

@@ -7,6 +7,9 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
 
 	"github.com/gatehouse-dev/gatehouse/normalize"
 )
@@ -28,6 +31,17 @@ type argViews struct {
 	views [4]broadView
 	n     int
 	more  map[string]*broadView
+
+	server    string // Request.Server folded, once serverSet
+	serverSet bool
+}
+
+// serverName is the request's server name folded as values are, made once.
+func (vs *argViews) serverName(s string) string {
+	if !vs.serverSet {
+		vs.server, vs.serverSet = foldValue(s), true
+	}
+	return vs.server
 }
 
 // broadView is an argument value as deny and ask rules also read it.
@@ -69,16 +83,89 @@ func (vs *argViews) get(name string, v any) *broadView {
 func (bv *broadView) fill(v any) {
 	if s, ok := v.(string); ok {
 		t := foldValue(s)
-		bv.one, bv.isOne, bv.same = t, true, t == s
+		bv.one, bv.isOne = t, true
+		bv.readings(t)
+		bv.same = t == s && len(bv.strs) == 0 && len(bv.nums) == 0
 		return
 	}
 	bv.add(v, 0)
 }
 
+// readings adds what a handler may read the folded string t as besides
+// its text: t without the quotes around it ("\"prod\"", 'prod', `prod`:
+// a shell or a config loader drops them) and without trailing dots
+// ("evil.example.", the same host to a resolver); the number strconv reads
+// it as (ParseFloat: "1e6", "+7", "7.0"; ParseInt with base 0: "0x7",
+// "0o7", "1_000", and "007" both as 7 and as octal); the boolean
+// ParseBool reads it as ("1", "t" are true; "0", "f" false); each mail
+// address in it, as a mail tool or an SMTP header reads "Eve
+// <eve@evil.example>" or "eve@evil.example, bob@ok.example".
+func (bv *broadView) readings(t string) {
+	u := unquoted(t)
+	if u != t && u != "" {
+		bv.strs = append(bv.strs, u)
+	}
+	if c := u[:min(len(u), 1)]; c != "" && strings.ContainsAny(c, "0123456789+-.") {
+		if f, err := strconv.ParseFloat(u, 64); err == nil && !math.IsInf(f, 0) && !math.IsNaN(f) {
+			bv.nums = append(bv.nums, f)
+		}
+		if i, err := strconv.ParseInt(u, 0, 64); err == nil {
+			bv.nums = append(bv.nums, float64(i))
+		}
+	}
+	if len(u) <= 5 {
+		if b, err := strconv.ParseBool(u); err == nil && u != "true" && u != "false" {
+			bv.strs = append(bv.strs, strconv.FormatBool(b))
+		}
+	}
+	if strings.IndexByte(u, '@') >= 0 && strings.ContainsAny(u, addrSeps) {
+		n := 0
+		for rest := u; rest != ""; {
+			i := strings.IndexAny(rest, addrSeps)
+			if i < 0 {
+				i = len(rest)
+			}
+			if tok := rest[:i]; strings.IndexByte(tok, '@') >= 0 {
+				if n++; n > maxAddrs {
+					bv.closed = true // too many to match each: fail closed
+					return
+				}
+				bv.strs = append(bv.strs, tok)
+			}
+			rest = rest[min(i+1, len(rest)):]
+		}
+	}
+}
+
+// maxAddrs bounds the mail addresses read in one value (each is matched
+// against every rule that names the argument); a value with more is one
+// broad matching cannot read, which deny and ask rules take.
+const maxAddrs = 256
+
+// addrSeps end a mail address in a header or a list: "Eve
+// <eve@evil.example>", "eve@evil.example (Eve)", "a@x, b@y", "a@x; b@y",
+// "\"eve\"@evil.example".
+const addrSeps = "<>,;() \t\"'"
+
+// unquoted is t without the matching quotes around it (repeatedly, white
+// space inside trimmed) and without trailing dots.
+func unquoted(t string) string {
+	for len(t) >= 2 {
+		q := t[0]
+		if (q != '"' && q != '\'' && q != '`') || t[len(t)-1] != q {
+			break
+		}
+		t = strings.TrimSpace(t[1 : len(t)-1])
+	}
+	return strings.TrimRight(t, ".")
+}
+
 func (bv *broadView) add(v any, depth int) {
 	switch x := v.(type) {
 	case string:
-		bv.strs = append(bv.strs, foldValue(x))
+		t := foldValue(x)
+		bv.strs = append(bv.strs, t)
+		bv.readings(t)
 	case json.Number:
 		if f, err := strconv.ParseFloat(string(x), 64); err == nil && !math.IsInf(f, 0) {
 			bv.nums = append(bv.nums, f)
@@ -223,10 +310,61 @@ func foldLong(s string) string {
 			r -= 0xFF01 - 0x21
 		case r == 0x3000:
 			r = ' '
+		default:
+			if compatFold(&b, r) {
+				continue
+			}
 		}
 		b.WriteRune(unicode.ToLower(r))
 	}
 	return strings.TrimSpace(b.String())
+}
+
+// compatFold writes the fold of r when it has an NFKC compatibility
+// decomposition ("𝐩" and "ᵖ" are "p", "ﬁ" is "fi") or a full case fold
+// of more than one rune (ß, ẞ are "ss"), as normalize.Name maps them, and
+// reports whether it did. A canonical decomposition (é) is left as it is:
+// NFKC composes it again.
+func compatFold(b *strings.Builder, r rune) bool {
+	if r == 'ß' || r == 'ẞ' {
+		b.WriteString("ss")
+		return true
+	}
+	if r < rune(len(compatLow)) && !compatLow[r] {
+		return false
+	}
+	d := compatDecomposition(r)
+	if d == nil {
+		return false
+	}
+	for _, c := range string(d) {
+		if !normalize.Invisible(c) && !unicode.IsControl(c) {
+			b.WriteRune(unicode.ToLower(c))
+		}
+	}
+	return true
+}
+
+// compatLow marks the runes below U+0800 (Latin, Greek, Cyrillic, ...)
+// that compatDecomposition maps, so that text in those scripts costs
+// foldLong no table lookups.
+var compatLow = func() (m [0x800]bool) {
+	for r := range rune(len(m)) {
+		m[r] = compatDecomposition(r) != nil
+	}
+	return m
+}()
+
+// compatDecomposition is r's NFKC decomposition when it is a
+// compatibility one only (no canonical decomposition), else nil.
+func compatDecomposition(r rune) []byte {
+	var buf [utf8.UTFMax]byte
+	n := utf8.EncodeRune(buf[:], r)
+	d := norm.NFKC.Properties(buf[:n]).Decomposition()
+	if d == nil || norm.NFC.Properties(buf[:n]).Decomposition() != nil {
+		return nil
+	}
+	return d
 }
 
 // percentDecoded decodes every valid %XX escape of s; invalid ones stay.

@@ -26,7 +26,7 @@ func (p *Policy) evaluateACP(method, tool string, r Request) Decision {
 	for i := range p.acp.rules {
 		rule := &p.acp.rules[i]
 		if !rule.matches(tool, class, r, false, &views) {
-			if limit == nil && rule.action == ActionAllow && rule.rate.Valid() && len(rule.args) > 0 &&
+			if limit == nil && rule.action == ActionAllow && rule.rate.Valid() && (len(rule.args) > 0 || rule.server != "") &&
 				rule.matches(tool, class, r, true, &views) && (rule.tod == nil || !r.Now.IsZero() && rule.tod.contains(r.Now)) {
 				limit = rule
 			}
@@ -101,9 +101,7 @@ func (r *acpRule) matches(tool string, class Class, req Request, broad bool, vie
 		return false
 	}
 	broad = broad || r.action != ActionAllow
-	// A request that names no server cannot be checked against a server
-	// glob: a deny or ask rule takes it (fail closed), an allow rule not.
-	if r.server != "" && !globMatch(r.server, req.Server) && (req.Server != "" || !broad) {
+	if r.server != "" && !r.serverMatch(req.Server, broad, views) {
 		return false
 	}
 	for i := range r.args {
@@ -113,6 +111,18 @@ func (r *acpRule) matches(tool string, class Class, req Request, broad bool, vie
 		}
 	}
 	return true
+}
+
+// serverMatch matches the server's name (the one the human is shown) to
+// match.server. An allow rule takes the exact name only; a deny or ask
+// rule also takes its folded form ([foldValue]: "Prod-DB", "prod\u200b-db"
+// and "ｐｒｏｄ-db" for prod-*), and a request that names no server, which
+// cannot be checked against the glob (fail closed).
+func (r *acpRule) serverMatch(s string, broad bool, views *argViews) bool {
+	if globMatch(r.server, s) {
+		return true
+	}
+	return broad && (s == "" || globMatch(r.serverF, views.serverName(s)))
 }
 
 // argValueMatch matches one argument's value. An allow rule matches the

@@ -58,14 +58,20 @@
 // decoding and [normalize.Name] (NFKC, full case folding, invisible and
 // control runes removed, white space trimmed) of both value and glob, a
 // number by its value (1e6, 1E+6 and 1000000.0 match "1000000" and
-// "1e6"; -0 matches "0"), any string or number inside an array, the
+// "1e6"; -0 matches "0"), what strconv reads a string as (ParseFloat and
+// ParseInt with base 0: "1e6", "+7", "007", "0x7", "1_000"; ParseBool:
+// "1" and "t" are "true"), a string without the quotes around it
+// ("'prod'") and its trailing dots ("evil.example."), each mail address
+// in it ("Eve <eve@evil.example>", "eve@evil.example, bob@ok.example";
+// more than 256 fail closed), any string or
+// number inside an array, the
 // folded JSON text of an object (encoding/json reads member names
 // case-insensitively: {"PRIVILEGED":true}), and any
 // value it cannot match (over [MaxArgLen], no JSON representation, nested
 // too deeply). Each argument is folded once per call; a string over 16 KiB
-// is folded in one cheap pass (case, invisible runes and fullwidth forms,
-// not the other NFKC compatibility forms), so its cost stays linear and
-// small. A broad match
+// is folded in one cheap pass (case, invisible runes, ß, fullwidth and
+// the other NFKC compatibility forms rune by rune; a decomposed sequence
+// such as "e\u0301" is not composed), so its cost stays linear and small. A broad match
 // can make an earlier ask rule take a spelled value a later deny rule
 // would have taken ("PROD" asks under "ask env: prod"); the human is asked.
 // A value that an allow rule with a rate_limit names only in another
@@ -81,9 +87,12 @@
 // admits (^git status( --short)?$, ^[^,;\s]+@example\.com$), with deny
 // rules for what must never run.
 //
-// ACP match.server: a request that names no server (Request.Server "")
-// is taken by a deny or ask rule with a server glob (fail closed, with a
-// reason that says so), never by an allow rule.
+// ACP match.server: an allow rule matches the server's name exactly; a
+// deny or ask rule also matches it folded as values are ("Prod-DB" and
+// "prod\u200b-db" for prod-*), and takes a request that names no server
+// (Request.Server "", fail closed, with a reason that says so). A
+// rate-limited allow rule counts such a spelling in its bucket, as it does
+// a value's.
 //
 // An ACP time_of_day condition names an IANA zone (timezone: Europe/Berlin),
 // loaded with [time.LoadLocation] when the policy is parsed. This package
