@@ -109,7 +109,9 @@ func genericRules() []Rule {
 			rules[i].Exclude = notSecret
 		case "generic-secret":
 			rules[i].MinEntropy = 3.5
-			rules[i].Exclude = notSecret
+			// Words joined by - _ or / are names here too
+			// (secretName: "db-credentials-v2", red team rtm).
+			rules[i].Exclude = notSecret + `|^` + nameWord + `(?:[-_/]` + nameWord + `)+$`
 		case "database-url", "url-credentials":
 			rules[i].Exclude = templateOnly
 		}
