@@ -39,3 +39,47 @@ func TestRedTeamRTM_NamedValuesThatAreNoSecret(t *testing.T) {
 		}
 	}
 }
+
+// Red team of the generic rules' spellings (rtm): a JSON document inside a
+// JSON string (a log line's message, a tool's text of an API's body, an
+// annotation such as kubectl's last-applied-configuration) has its quotes
+// escaped, and the generic rules took a quote only bare; a passphrase, a
+// passcode, and private, signing, encryption and master keys were no names
+// the generic rules read.
+func TestRedTeamRTM_GenericSpellings(t *testing.T) {
+	s := builtinScanner(t, nil)
+	const pw, tok = "Fake-Pa55word!", "k3Zp9Qm2Xr7Lw4Tb8Nc1Vf6Hy0Jd5Ks"
+	for _, leak := range []string{
+		`{"msg": "{\"user\": \"app\", \"password\": \"` + pw + `\"}"}`,
+		`{\\\"db_password\\\": \\\"` + pw + `\\\"}`,
+		`"{\"client_secret\":\"` + tok + `\"}"`,
+		`{\"api_key\" : \"` + tok + `\", \"region\": \"eu\"}`,
+		`{"passphrase": "` + pw + `"}`,
+		`passcode = "` + pw + `"`,
+		`{"private_key": "` + tok + `"}`,
+		`{"signing_key": "` + tok + `"}`,
+		`ENCRYPTION_KEY=` + tok,
+		`master-key: "` + tok + `"`,
+	} {
+		out, f := s.Redact(leak)
+		if len(f) == 0 || strings.Contains(out, pw) || strings.Contains(out, tok) {
+			t.Errorf("%s: reached the output: %s", leak, out)
+		}
+	}
+	for _, clean := range []string{
+		`{\"password\": \"${DB_PASSWORD}\"}`,
+		`{\"password\": \"\"}`,
+		`{\"api_key\": \"YOUR_API_KEY_HERE\"}`,
+		`{\"secretName\": \"db-credentials-v2\"}`,
+		`"{\"passwordMinLength\": 12}"`,
+		`{"private_key_id": "0123456789abcdef"}`,
+		`{"signing_key_path": "/etc/keys/signing.pem"}`,
+		`{"passphrase_required": true}`,
+		`fmt.Println("enter passphrase:", prompt)`,
+		`masterKeyRef: db-credentials-v2`,
+	} {
+		if out, f := s.Redact(clean); len(f) > 0 {
+			t.Errorf("%s: redacted (%v): %s", clean, f, out)
+		}
+	}
+}
