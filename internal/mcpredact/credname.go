@@ -67,11 +67,15 @@ var tokenNotCredential = map[string]bool{
 }
 
 // valueWords are tail words that name the form of the value, not what it
-// is (passwordValue, secret_b64, tokenHash): the word before them is read.
+// is (passwordValue, secret_b64, tokenHash): the word before them is read;
+// and the members of an object so named that hold its value
+// ({"password": {"value": ...}}, {"db_pw": {"default": ...}}).
 var valueWords = map[string]bool{
 	"value": true, "val": true, "plain": true, "plaintext": true, "cleartext": true, "text": true, "string": true,
 	"str": true, "raw": true, "b64": true, "base64": true, "encoded": true, "hash": true, "hashed": true,
 	"data": true, "bytes": true, "current": true, "new": true, "old": true, "encrypted": true,
+	// A JSON Schema's default and const (an elicitation form's fields).
+	"default": true, "const": true,
 }
 
 // classify reads an object member's name (or an environment variable's,

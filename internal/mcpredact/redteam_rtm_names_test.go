@@ -125,3 +125,33 @@ func TestRedTeamRTM_NamedNearMisses(t *testing.T) {
 		}
 	}
 }
+
+// An elicitation form's schema can carry a default value, and a sampling
+// request's metadata any JSON: a password as a property's default
+// ({"properties": {"db_pw": {"type": "string", "default": ...}}}) went to
+// the client in the clear.
+func TestRedTeamRTM_OutgoingNamedValues(t *testing.T) {
+	s := scanner(t)
+	schema := map[string]any{"type": "object", "properties": map[string]any{
+		"host":  map[string]any{"type": "string", "default": "db.internal"},
+		"db_pw": map[string]any{"type": "string", "default": rtmPassword},
+	}}
+	el := &mcp.ServerRequest[*mcp.ElicitParams]{Params: &mcp.ElicitParams{Message: "confirm the connection", RequestedSchema: schema}}
+	out, _, err := mcpredact.Outgoing(s, "elicitation/create", el)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := wire(t, out.(*mcp.ServerRequest[*mcp.ElicitParams]).Params); strings.Contains(got, rtmPassword) || !strings.Contains(got, "db.internal") {
+		t.Errorf("elicitation: %s", got)
+	}
+	sm := &mcp.ServerRequest[*mcp.CreateMessageParams]{Params: &mcp.CreateMessageParams{MaxTokens: 10,
+		Messages: []*mcp.SamplingMessage{{Role: "user", Content: &mcp.TextContent{Text: "summarize"}}},
+		Meta:     mcp.Meta{"conn": map[string]any{"Name": "SMTP_PASS", "Value": rtmPassword}}}}
+	out, _, err = mcpredact.Outgoing(s, "sampling/createMessage", sm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := wire(t, out.(*mcp.ServerRequest[*mcp.CreateMessageParams]).Params); strings.Contains(got, rtmPassword) {
+		t.Errorf("sampling: %s", got)
+	}
+}
