@@ -19,7 +19,7 @@ type Rule struct {
 // (password=..., api_key: "...") also require a minimum entropy.
 func BuiltinRules() []Rule {
 	var out []Rule
-	for _, group := range [][]Rule{cloudRules(), vcsRules(), saasRules(), vendorRules(), devRules(), configRules(), genericRules(), headerRules(), fileRules()} {
+	for _, group := range [][]Rule{cloudRules(), vcsRules(), saasRules(), vendorRules(), devRules(), configRules(), genericRules(), headerRules(), fileRules(), genericKeyRules()} {
 		out = append(out, group...)
 	}
 	return out

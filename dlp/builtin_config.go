@@ -35,9 +35,11 @@ const k8sEntries = `(?:[ \t]{1,16}[A-Za-z0-9._-]{1,253}:[ \t]{0,4}[^\n]*(?:\r?\n
 // secret looks like. Templates and references (${VAR}, $(cmd), {{ var }},
 // $VAR, %VAR%, #{var}, <placeholder>), URLs, paths, "/"-separated resource
 // names in lower case (projects/p/secrets/db-password/versions/3), dotted
-// and snake_case identifiers (cfg.Password, user_password) and placeholder
-// words.
+// and snake_case identifiers (cfg.Password, user_password), placeholder
+// words, timestamps (passwordLastChanged: 2024-11-24T13:00:00Z) and AWS
+// ARNs (SecretArn: arn:aws:secretsmanager:...), which name a secret.
 const notSecret = `^(?:\$\{|\$\(|\{\{|\{%|\$[A-Za-z_]|%[A-Za-z_][A-Za-z0-9_]*%|#\{|<[^>]*>$|[A-Za-z][A-Za-z0-9+.-]*://|/|~/|\.\.?/)` +
+	`|^[0-9]{4}-[0-9]{2}-[0-9]{2}(?:[T ][0-9]{2}:[0-9]{2}(?::[0-9]{2}(?:\.[0-9]{1,9})?)?(?:Z|[+-][0-9]{2}:?[0-9]{2})?)?$|^arn:aws[a-z-]{0,16}:[a-z0-9-]{1,64}:` +
 	`|^(?:[a-z0-9_.-]+/)+[a-z0-9_.-]*$` +
 	`|^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+(?:\(\))?$` +
 	`|^[A-Za-z]+(?:_[A-Za-z]+)+$` +

@@ -34,7 +34,7 @@ func fileRules() []Rule {
 	jwkPart := func(n int) string { return fill("FAKEjwk0example_part-1", n) }
 	rules := []Rule{
 		mk("xml-element-secret",
-			`<[A-Za-z0-9_.:-]{0,48}`+xmlSecretElem+`>(?P<secret>[^<>\s]{4,512})</`,
+			`<[A-Za-z0-9_.:-]{0,48}`+xmlSecretElem+`>[ \t\r\n]{0,32}(?:<!\[CDATA\[)?(?P<secret>[^<>\s]{4,512}?)(?:\]\]>)?[ \t\r\n]{0,32}</`,
 			"Text of an XML element whose name ends in password, secret, api key or token, without attributes (<password>, <apiKey>, <DbPassword>, Maven's <server><password>): a value with a digit or symbol, entropy at least 2.5 bits per byte, not a template or placeholder.",
 			[]string{"<server><id>nexus</id><password>" + "Fake-Pa55word!" + "</password></server>", "<ApiKey>" + b62(32) + "</ApiKey>"},
 			[]string{"<password>${env.NEXUS_PASSWORD}</password>", "<password>changeme</password>", "<maxTokens>4096</maxTokens>", "<secretName>db-credentials</secretName>",
@@ -58,7 +58,7 @@ func fileRules() []Rule {
 			[]string{"_auth=" + "ZmFrZXVzZXI6RmFrZS1QYTU1d29yZA==", "//npm.example.com/:_auth = " + "ZmFrZXVzZXI6RmFrZS1QYTU1d29yZA=="},
 			[]string{"_auth=${NPM_AUTH}", "oauth=" + "ZmFrZXVzZXI6RmFrZS1QYTU1d29yZA=="}),
 		mk("oracle-connect-password",
-			`(?:\bjdbc:oracle:[a-z0-9]{1,8}:|\b(?:sqlplus|sqlldr|expdp|impdp|dgmgrl)(?:[ \t]{1,4}-[A-Za-z]{1,8})*[ \t]{1,4})[^/@\s"'<>:]{1,64}/(?P<secret>[^@\s"'<>/]{1,128})@`,
+			`(?:\bjdbc:oracle:[a-z0-9]{1,8}:|\b(?:sqlplus|sqlldr|expdp|impdp|dgmgrl)(?:[ \t]{1,4}-[A-Za-z]{1,8})*[ \t]{1,4})[^/@\s"'<>:]{1,64}/(?:(?P<secret>[^@\s"'<>/]{1,128})|"(?P<secret2>[^"\s]{1,128})")@`,
 			"Password in an Oracle connect string user/password@db (jdbc:oracle:thin:, sqlplus, sqlldr, expdp, impdp); not a template.",
 			[]string{"jdbc:oracle:thin:app/" + "Fake-Pa55word" + "@db.example.internal:1521/ORCL", "sqlplus -S scott/" + "Fake-Pa55word" + "@orcl"},
 			[]string{"jdbc:oracle:thin:@db.example.internal:1521/ORCL", "sqlplus /nolog", "sqlplus scott/${ORACLE_PASSWORD}@orcl"}),

@@ -12,8 +12,20 @@ package dlp
 // without case folding: the literals the scanner looks for are then
 // "token:" and "--token", not "token", which is in every parser's source.
 const (
-	secretNames   = `api[_-]?key|apikey|secret[_-]?key|client[_-]?secret|access[_-]?token|auth[_-]?token|api[_-]?token|private[_-]?token|refresh[_-]?token|session[_-]?token|secret`
-	nameWord      = `(?:[A-Za-z][a-z]*(?:[A-Z][a-z]+)*[0-9]{0,4}|[0-9]{1,8}[a-z]{0,2})`
+	secretNames = `api[_-]?key|apikey|secret[_-]?key|client[_-]?secret|access[_-]?token|auth[_-]?token|api[_-]?token|private[_-]?token|refresh[_-]?token|session[_-]?token|secret`
+	nameWord    = `(?:[A-Za-z][a-z]*(?:[A-Z][a-z]+)*[0-9]{0,4}|[0-9]{1,8}[a-z]{0,2})`
+	// escQuote is a member name's closing quote, bare or escaped (a JSON
+	// document inside a JSON string: {\"password\": \"...\"}, red team rtm).
+	escQuote = `(?:\\{0,7}["'])?`
+	// envPassword is an environment variable whose upper-case name ends in
+	// _PASS or _PW (DB_PASS=..., as env and docker inspect print it), a
+	// name generic-password reads as a password's.
+	envPassword = `(?-i:[A-Z0-9]_(?:PASS|PW))`
+	// secretTail is the assignment and value of generic-secret and
+	// generic-secret-key: a quoted value (quotes bare or escaped) holding a
+	// digit or symbol, or an unquoted token of at least 16 characters after
+	// an equals sign.
+	secretTail    = `(?:` + escQuote + `[ \t]{0,4}(?:=|:=|:|=>)[ \t]{0,4}(?:"(?P<secret>[A-Za-z]{0,255}[^A-Za-z"\s][^"\s]{0,255})"|'(?P<secret2>[A-Za-z]{0,255}[^A-Za-z'\s][^'\s]{0,255})'|\\{1,7}"(?P<secret4>[A-Za-z]{0,255}[^A-Za-z"\s\\][^"\s\\]{0,255})\\{1,7}")|=(?P<secret3>[A-Za-z0-9_.~+-](?:[A-Za-z0-9_.~+/-]|%[0-9A-Fa-f][0-9A-Fa-f]){15,255}))`
 	unquotedValue = `[A-Za-z0-9_~+-](?:[A-Za-z0-9_.~+/-]|%[0-9A-Fa-f][0-9A-Fa-f]){14,510}[A-Za-z0-9_~+/-]={0,2}`
 )
 
@@ -63,7 +75,7 @@ func genericRules() []Rule {
 			[]string{"Authorization: Basic " + "ZmFrZTpub3RyZWFs" + "X2V4YW1wbGU="},
 			[]string{"Authorization: Basic <credentials>", "basic auth is configured"}),
 		mk("generic-password",
-			`(?i)(?:password|passwd|pwd)[A-Za-z0-9_.-]{0,16}(?:["']?[ \t]{0,4}(?:=|:=|:|=>)[ \t]{0,4}(?:"(?P<secret>[A-Za-z]{0,127}[^A-Za-z"\s][^"\s]{0,127})"|'(?P<secret2>[A-Za-z]{0,127}[^A-Za-z'\s][^'\s]{0,127})')|=(?P<secret3>[^\s"'`+"`"+`,;()<>\[\]{}&/$][^\s"'`+"`"+`,;()<>\[\]{}&]{7,127}))`,
+			`(?i)(?:(?:password|passwd|pwd|passphrase|passcode)[A-Za-z0-9_.-]{0,16}|`+envPassword+`)(?:`+escQuote+`[ \t]{0,4}(?:=|:=|:|=>)[ \t]{0,4}(?:"(?P<secret>[A-Za-z]{0,127}[^A-Za-z"\s][^"\s]{0,127})"|'(?P<secret2>[A-Za-z]{0,127}[^A-Za-z'\s][^'\s]{0,127})'|\\{1,7}"(?P<secret4>[A-Za-z]{0,127}[^A-Za-z"\s\\][^"\s\\]{0,127})\\{1,7}")|=(?P<secret3>[^\s"'`+"`"+`,;()<>\[\]{}&/$][^\s"'`+"`"+`,;()<>\[\]{}&]{7,127}))`,
 			"A quoted value holding a digit or symbol assigned to a password-like name, or an unquoted value of at least 8 bytes in NAME=value form that is not a path or a variable; entropy at least 2.5 bits per byte.",
 			[]string{`password = "` + "Fake-Pa55word!" + `"`, "DB_PASSWORD=" + "Fake-Pa55word!", `{"pwd": "` + "Fake-Pa55word!" + `"}`, "PASSWORD=changeme"},
 			[]string{`password = "aaaaaaaaaaaa"`, "password := os.Getenv(\"DB_PASSWORD\")", "Enter your password: ", `password = ""`,
@@ -71,7 +83,7 @@ func genericRules() []Rule {
 				"DB_PASSWORD=projects/p/secrets/db-password/versions/3", "password_reset_url=https://example.com/reset?step=1",
 				`password = "{{ vault_db_password }}"`, `password: "%DB_PASSWORD%"`, `password_secret = "projects/p/secrets/db-password/versions/3"`}),
 		mk("generic-secret",
-			`(?i)(?:api[_-]?key|apikey|secret[_-]?key|client[_-]?secret|access[_-]?token|auth[_-]?token|api[_-]?token|private[_-]?token|session[_-]?token|refresh[_-]?token|security[_-]?token|id[_-]?token|secret)[A-Za-z0-9_.-]{0,16}(?:["']?[ \t]{0,4}(?:=|:=|:|=>)[ \t]{0,4}(?:"(?P<secret>[A-Za-z]{0,255}[^A-Za-z"\s][^"\s]{0,255})"|'(?P<secret2>[A-Za-z]{0,255}[^A-Za-z'\s][^'\s]{0,255})')|=(?P<secret3>[A-Za-z0-9_.~+-](?:[A-Za-z0-9_.~+/-]|%[0-9A-Fa-f][0-9A-Fa-f]){15,255}))`,
+			`(?i)(?:api[_-]?key|apikey|secret[_-]?key|client[_-]?secret|access[_-]?token|auth[_-]?token|api[_-]?token|private[_-]?token|session[_-]?token|refresh[_-]?token|security[_-]?token|id[_-]?token|secret)[A-Za-z0-9_.-]{0,16}`+secretTail,
 			"A value holding a digit or symbol assigned to an api_key, secret or token-like name; entropy at least 3.5 bits per byte.",
 			[]string{`api_key: "` + b62(32) + `"`, "CLIENT_SECRET=" + b62(40), `secret = '` + b62(24) + `'`},
 			[]string{`api_key: "` + fill("ab", 32) + `"`, `secret = "short"`, "the secret is out", `access_token: "xxxxxxxxxxxxxxxxxxxxxxxx"`,
@@ -109,10 +121,41 @@ func genericRules() []Rule {
 			rules[i].Exclude = notSecret
 		case "generic-secret":
 			rules[i].MinEntropy = 3.5
-			rules[i].Exclude = notSecret
+			// Words joined by - _ or / are names here too
+			// (secretName: "db-credentials-v2", red team rtm).
+			rules[i].Exclude = notSecret + `|^` + nameWord + `(?:[-_/]` + nameWord + `)+$`
 		case "database-url", "url-credentials":
 			rules[i].Exclude = templateOnly
 		}
 	}
+	return rules
+}
+
+// genericKeyRules are a password in a JSON member named pw or pass, and
+// the generic rule for private, signing, encryption and master keys by
+// name, last in the pack: a key whose encoding a rule
+// knows (PRIVATE_KEY=MIIEvQ..., private-key-base64) is found by both over
+// the same bytes, and a tie goes to the rule that comes first.
+func genericKeyRules() []Rule {
+	b62 := func(n int) string { return fill(fakeAlnum, n) }
+	rules := []Rule{
+		mk("json-password-member",
+			// pw" and pass" (or with the quote escaped) are the literals
+			// the scanner looks for: "pass" and "pw" alone are in words
+			// (bypass, compass) and code everywhere.
+			`"(?:[A-Za-z0-9]{1,16}[_-])?(?i:pw|pass)(?:"|\\")[ \t]{0,4}:[ \t]{0,4}\\?"(?P<secret>[A-Za-z]{0,127}[^A-Za-z"\s\\][^"\s\\]{0,127})\\?"`,
+			"A password in a JSON member named pw or pass, alone or after a word and _ or - (\"pw\", \"db_pass\", with escaped quotes too): a value holding a digit or symbol, entropy at least 2.5 bits per byte, not a template or placeholder.",
+			[]string{`{"user": "app", "pw": "` + "Fake-Pa55word!" + `"}`, `{"db_pass":"` + "Fake-Pa55word!" + `"}`, `{\"pass\": \"` + "Fake-Pa55word!" + `\"}`},
+			[]string{`{"pass": 12, "fail": 0}`, `{"pass": "3/5"}`, `{"bypass": "cache-v2"}`, `{"pw": "${DB_PASSWORD}"}`, `if x == "pass": return`}),
+		mk("generic-secret-key",
+			`(?i)(?:private|signing|encryption|master)[_-]?key(?:s|[_-]?(?:value|b64|base64|hex|data|pem|str|string))?`+secretTail,
+			"A value holding a digit or symbol assigned to a private, signing, encryption or master key's name (not its _id, _path or _ref); entropy at least 3.5 bits per byte.",
+			[]string{`{"private_key": "` + b62(32) + `"}`, "ENCRYPTION_KEY=" + b62(40), `signingKey: '` + b62(32) + `'`},
+			[]string{`{"private_key_id": "0123456789abcdef"}`, `{"signing_key_path": "/etc/keys/signing.pem"}`, "masterKeyRef: db-credentials-v2", `encryption_key = "${ENCRYPTION_KEY}"`}),
+	}
+	rules[0].MinEntropy = 2.5
+	rules[0].Exclude = notSecret
+	rules[1].MinEntropy = 3.5
+	rules[1].Exclude = notSecret + `|^` + nameWord + `(?:[-_/]` + nameWord + `)+$`
 	return rules
 }

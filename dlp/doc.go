@@ -96,7 +96,20 @@
 // the strings of an array so named (a header map: {"Authorization":
 // ["Bearer ..."]}), the value of a {"name": ..., "value": ...} pair so
 // named, and every member of a JSON Web Key are also scanned with their names, as the JSON they are
-// ({"password": "..."}), so the rules that need the name see it.
+// ({"password": "..."}), so the rules that need the name see it. A value
+// left unredacted is scanned again under the canonical name ("password" or
+// "secret") of what its member's name says it is, read as words whatever
+// the case, separators, NFKC form or Cyrillic and Greek look-alikes (pw,
+// Pass-Word, Passwort, ｐａｓｓｗｏｒｄ, privKey, x-api-key, signing_key,
+// Authorization), with the generic rules' entropy floors and exclusions: so
+// are numbers, value-like members of an object so named ({"password":
+// {"value": ...}}), an array of characters, the value of a name/value pair
+// in other spellings (Name/Value, Key/Value, k/v, ParameterKey/
+// ParameterValue), environment strings (["DB_PASS=..."]) and a flag's value
+// in an argument array (["--pass", "..."]). "key" alone, a key of another
+// kind (sort, public, cache, idempotency, GPG) and a pagination token
+// (NextToken) are not read as secrets. A JSON document inside a string
+// (a tool's text) is read by the text rules only.
 //
 // What is not found: a secret split by a line break (a PEM private key is
 // the exception: it is redacted from its BEGIN line to its END line whatever
@@ -107,7 +120,7 @@
 // lower-cased, compressed (gzip, a PNG zTXt chunk) or encrypted; encodings other than the ones above
 // (HTML entities, quoted-printable, base32) and deeper than EncodingDepth;
 // look-alike letters from other scripts (Cyrillic "А" for Latin "A": NFKC
-// does not map them); formats the rules do not know. Built-in rules are
+// does not map them, except in a member's name, above); formats the rules do not know. Built-in rules are
 // written from documented token formats; generic rules (password=...,
 // api_key: "...", password: value) use entropy floors and Exclude lists
 // (templates such as ${VAR} and {{ var }}, URLs, paths, "/"-separated

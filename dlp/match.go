@@ -341,8 +341,13 @@ func resolve(c []span) []span {
 			return x.start - y.start
 		case x.end != y.end:
 			return y.end - x.end
+		case x.rule != y.rule:
+			return int(x.rule) - int(y.rule)
 		}
-		return int(x.rule) - int(y.rule)
+		// One rule over the same bytes in two decoded views: the first
+		// encoding in the list names the finding, whatever order the views
+		// were scanned in (the sort is not stable).
+		return int(x.enc) - int(y.enc)
 	})
 	out := c[:1]
 	for _, x := range c[1:] {

@@ -182,6 +182,9 @@ func (r *refScanner) plainSpans(text string, depth int) []refSpan {
 	return refResolve(c)
 }
 
+// refEncOrder orders the encodings as the scanner's encoding type does.
+var refEncOrder = map[string]int{"": 0, "base64": 1, "hex": 2, "percent": 3, "escape": 4}
+
 func refResolve(c []refSpan) []refSpan {
 	// Leftmost, then longest, then earlier rule; overlapping spans merge.
 	sort.Slice(c, func(i, j int) bool {
@@ -191,7 +194,10 @@ func refResolve(c []refSpan) []refSpan {
 		if c[i].end != c[j].end {
 			return c[i].end > c[j].end
 		}
-		return c[i].rule < c[j].rule
+		if c[i].rule != c[j].rule {
+			return c[i].rule < c[j].rule
+		}
+		return refEncOrder[c[i].enc] < refEncOrder[c[j].enc]
 	})
 	var out []refSpan
 	for _, s := range c {

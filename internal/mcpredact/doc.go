@@ -23,6 +23,10 @@
 // ...}, {"line": ...}]). The data values of a Kubernetes Secret object
 // (kind "Secret": base64 of anything) are each scanned inside a minimal
 // Secret manifest, so the scanner's rule for Secrets sees their context.
+// Members whose names say they hold a credential are scanned with their
+// names, then under the canonical name of what the name says (named.go,
+// credname.go), so that every spelling of the name reaches the scanner's
+// generic rules.
 //
 // When nothing is found the original value is returned as it is. When
 // something is, the redacted tree is decoded into a new value of the same

@@ -21,47 +21,184 @@ var credentialWords = []string{"pass", "pwd", "secret", "key", "token", "auth", 
 // from log data (red team rtk). A name/value pair ({"name": "DB_PASSWORD",
 // "value": "..."}, a container's env) is read as one member, and a JSON Web
 // Key (a "kty" member) whole; so is each string of an array member (a
-// header map: {"Authorization": ["Bearer ..."]}). Each value's share of a finding is replaced
-// and not scanned again; the names are scanned on their own by object.
+// header map: {"Authorization": ["Bearer ..."]}). Each value's share of a
+// finding is replaced and not scanned again; the names are scanned on
+// their own by object.
+//
+// What is left is scanned a second time under the canonical name of what
+// its name says it is (classify): {"pw": ...}, {"privKey": ...},
+// {"ｐａｓｓｗｏｒｄ": ...}, {"Name": "DB_PASS", "Value": ...} reached the client
+// because no rule reads those spellings (red team rtm); so are numbers,
+// the strings of an object so named ({"password": {"value": ...}}) and an
+// array of characters.
 func (w *walker) namedMembers(m map[string]any) {
 	_, jwk := m["kty"]
-	var ms []member
+	var first, second []member
 	for k, v := range m {
-		if !jwk && !credentialName(k) {
-			continue
+		c := classify(k)
+		if jwk || c != notCredential || credentialName(k) {
+			first = appendStrings(first, k, m, k, v)
 		}
-		switch x := v.(type) {
-		case string, scanned:
-			ms = append(ms, member{name: k, at: -1, holder: m, key: k})
-		case []any:
-			// A header map as Go's http.Header marshals it
-			// ({"Authorization": ["Bearer ..."]}).
-			for i, e := range x {
-				if isString(e) {
-					ms = append(ms, member{name: k, at: i, list: x})
-				}
+		if c != notCredential {
+			second = appendClassified(second, c, m, k, v)
+		}
+	}
+	for _, p := range pairs(m) {
+		first = append(first, member{name: p.name, at: -1, holder: m, key: p.value})
+		if c := classify(p.name); c != notCredential {
+			second = append(second, member{name: c.canonical(), at: -1, holder: m, key: p.value})
+		}
+	}
+	w.scanNamed(first)
+	w.scanNamed(second)
+}
+
+// appendStrings appends v's strings: v itself, or each string of an array.
+func appendStrings(ms []member, name string, m map[string]any, k string, v any) []member {
+	switch x := v.(type) {
+	case string, scanned:
+		ms = append(ms, member{name: name, at: -1, holder: m, key: k})
+	case []any:
+		// A header map as Go's http.Header marshals it
+		// ({"Authorization": ["Bearer ..."]}).
+		for i, e := range x {
+			if isString(e) {
+				ms = append(ms, member{name: name, at: i, list: x})
 			}
 		}
 	}
-	if str(m["value"]) != "" {
-		for _, n := range []string{"name", "key", "Name", "Key"} {
-			if name := str(m[n]); name != "" && credentialName(name) {
-				ms = append(ms, member{name: name, at: -1, holder: m, key: "value"})
+	return ms
+}
+
+// appendClassified appends the values of a member whose name says what
+// they are, under the class's canonical name: strings and numbers, the
+// strings of an array (run together when they are single characters), and
+// the value-like strings of an object ({"password": {"value": ...}}).
+func appendClassified(ms []member, c credClass, m map[string]any, k string, v any) []member {
+	name := c.canonical()
+	switch x := v.(type) {
+	case string, scanned, json.Number:
+		return append(ms, member{name: name, at: -1, holder: m, key: k})
+	case []any:
+		chars := len(x) > 1
+		for _, e := range x {
+			if s, ok := e.(string); !ok || len([]rune(s)) > 2 {
+				chars = false
+			}
+		}
+		for i, e := range x {
+			if isString(e) || isNumber(e) {
+				ms = append(ms, member{name: name, at: i, list: x, joined: chars && i > 0})
+			}
+		}
+	case map[string]any:
+		var strs []string
+		for ik, iv := range x {
+			if isString(iv) || isNumber(iv) {
+				strs = append(strs, ik)
+			}
+		}
+		for _, ik := range strs {
+			if len(strs) == 1 || valueWords[strings.ToLower(ik)] || ik == "v" {
+				ms = append(ms, member{name: name, at: -1, holder: x, key: ik})
+			}
+		}
+	}
+	return ms
+}
+
+// pair is a name/value pair's members: the name held by a name-like
+// member and the key of the value-like member it names.
+type pair struct{ name, value string }
+
+// nameKeys and valueKeys are the member names, folded, of a name/value
+// pair ({"name": "DB_PASSWORD", "value": ...} as Kubernetes writes env,
+// {"Key": ..., "Value": ...} as AWS tags, {"ParameterKey": ...,
+// "ParameterValue": ...} as CloudFormation, {"k": ..., "v": ...}).
+var (
+	nameKeys  = []string{"name", "key", "k", "id", "label", "field", "variable", "var", "parameterkey", "parametername", "optionname", "settingname", "propertyname", "property", "header", "headername", "envname", "attribute"}
+	valueKeys = []string{"value", "val", "v", "data", "default", "defaultvalue", "parametervalue", "optionvalue", "settingvalue", "propertyvalue", "headervalue", "secretstring", "secretvalue", "stringvalue"}
+)
+
+// pairs returns m's name/value pairs whose name could name a credential.
+func pairs(m map[string]any) []pair {
+	if len(m) < 2 || len(m) > 8 {
+		return nil
+	}
+	var name string
+	var values []string
+	for k, v := range m {
+		switch {
+		case keyIn(k, nameKeys):
+			if s := str(v); s != "" && (credentialName(s) || classify(s) != notCredential) {
+				name = s
+			}
+		case keyIn(k, valueKeys):
+			if isString(v) || isNumber(v) {
+				values = append(values, k)
+			}
+		}
+	}
+	if name == "" {
+		return nil
+	}
+	ps := make([]pair, len(values))
+	for i, v := range values {
+		ps[i] = pair{name, v}
+	}
+	return ps
+}
+
+// keyIn reports whether k is one of names (lower case, no separators)
+// in any case and with any _ - . or space between its letters, without
+// allocating.
+func keyIn(k string, names []string) bool {
+	for _, n := range names {
+		i := 0
+		for j := 0; j < len(k); j++ {
+			c := k[j]
+			if c == '_' || c == '-' || c == '.' || c == ' ' {
+				continue
+			}
+			if c >= 'A' && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			if i == len(n) || n[i] != c {
+				i = -1
 				break
 			}
+			i++
+		}
+		if i == len(n) {
+			return true
 		}
 	}
+	return false
+}
+
+// scanNamed scans members joined as the JSON object they make, each value
+// under its member's name, and replaces each value's share of a finding.
+// A value already redacted is left out.
+func (w *walker) scanNamed(ms []member) {
+	ms = slices.DeleteFunc(ms, func(x member) bool { return strings.Contains(x.get(), "[REDACTED:") })
 	if len(ms) == 0 {
 		return
 	}
-	slices.SortFunc(ms, func(a, b member) int {
+	slices.SortStableFunc(ms, func(a, b member) int {
+		if a.list != nil && b.list != nil && &a.list[0] == &b.list[0] {
+			return a.at - b.at
+		}
 		return cmp.Or(strings.Compare(a.key, b.key), strings.Compare(a.name, b.name), a.at-b.at)
 	})
 	parts := make([]string, 0, 2*len(ms)+1)
 	sep := "{"
 	for _, x := range ms {
-		q, _ := json.Marshal(x.name)
-		parts = append(parts, sep+string(q)+`: "`, x.get())
+		glue := ""
+		if !x.joined {
+			q, _ := json.Marshal(x.name)
+			glue = sep + string(q) + `: "`
+		}
+		parts = append(parts, glue, x.get())
 		sep = `", `
 	}
 	parts = append(parts, `"}`)
@@ -92,64 +229,46 @@ func (w *walker) namedMembers(m map[string]any) {
 	}
 }
 
-// member is a string namedMembers scans with a name: holder[key], or
-// list[at] when at is not -1.
-type member struct {
-	name   string
-	at     int
-	holder map[string]any
-	key    string
-	list   []any
-}
-
-func (x member) get() string {
-	if x.at >= 0 {
-		return str(x.list[x.at])
-	}
-	return str(x.holder[x.key])
-}
-
-func (x member) set(v scanned) {
-	if x.at >= 0 {
-		x.list[x.at] = v
-		return
-	}
-	x.holder[x.key] = v
-}
-
-// isString reports whether v is a string, scanned by a joined scan or not.
-func isString(v any) bool {
-	switch v.(type) {
-	case string, scanned:
-		return true
-	}
-	return false
-}
-
-// credentialName reports whether a member's name holds one of the
-// credentialWords, in any case.
-func credentialName(name string) bool {
-	l := strings.ToLower(name)
-	for _, word := range credentialWords {
-		if strings.Contains(l, word) {
-			return true
+// namedStrings scans the values an array's strings name: environment
+// strings (["DB_PASS=...", ...], as a container's Env) and flags with
+// their values (["--pass", "...", "--api-key=..."], as a command's
+// arguments), under the canonical name of what the name says (red team
+// rtm). The text rules read only the spellings they list (DB_PASSWORD=).
+func (w *walker) namedStrings(items []any) {
+	var ms []member
+	for i, it := range items {
+		s := str(it)
+		if len(s) < 3 {
+			continue
+		}
+		name, _, assigned := strings.Cut(s, "=")
+		flag := strings.HasPrefix(name, "-")
+		if !envName(strings.TrimLeft(name, "-")) {
+			continue
+		}
+		c := classify(strings.TrimLeft(name, "-"))
+		switch {
+		case c == notCredential:
+		case assigned:
+			ms = append(ms, member{name: c.canonical(), at: i, list: items, prefix: name + "="})
+		case flag && i+1 < len(items) && isString(items[i+1]):
+			ms = append(ms, member{name: c.canonical(), at: i + 1, list: items})
 		}
 	}
-	return false
+	w.scanNamed(ms)
 }
 
-// hitsAny reports whether one of f's ranges overlaps one of values; a
-// finding with more ranges than it keeps counts.
-func hitsAny(f dlp.Finding, values []dlp.Range) bool {
-	if len(f.Ranges) < f.Count {
-		return true
+// envName reports whether s is a variable's or a flag's name: letters,
+// digits and _ . - , starting with a letter or _.
+func envName(s string) bool {
+	if s == "" || len(s) > 128 || !(s[0] == '_' || s[0] >= 'A' && s[0] <= 'Z' || s[0] >= 'a' && s[0] <= 'z') {
+		return false
 	}
-	for _, r := range f.Ranges {
-		for _, v := range values {
-			if r.Start < v.End && v.Start < r.End {
-				return true
-			}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c == '_' || c == '.' || c == '-' || c >= '0' && c <= '9' || c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z') {
+			return false
 		}
 	}
-	return false
+	return true
 }

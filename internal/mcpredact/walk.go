@@ -41,6 +41,7 @@ func (w *walker) walk(v any) any {
 		w.joinTexts(x)
 		w.joinRows(x)
 		w.joinColumns(x)
+		w.namedStrings(x)
 		for i := range x {
 			x[i] = w.walk(x[i])
 		}

@@ -1,0 +1,226 @@
+package mcpredact
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
+)
+
+// credClass is what a name says its value is: a password, another secret
+// (a key, a token, credentials), or neither.
+type credClass uint8
+
+const (
+	notCredential credClass = iota
+	passwordName
+	secretName
+)
+
+// canonical is the name a class's value is scanned under: the name the
+// scanner's generic rules read ("password", "secret"), so that their
+// entropy floors and exclusions (templates, paths, URLs, placeholders,
+// words of letters only) decide, whatever the original name's spelling.
+func (c credClass) canonical() string {
+	if c == passwordName {
+		return "password"
+	}
+	return "secret"
+}
+
+// passwordWords are the head words of a password's name, in the languages
+// configuration is written in.
+var passwordWords = map[string]bool{
+	"password": true, "passwd": true, "pass": true, "pwd": true, "pw": true, "passphrase": true, "passcode": true,
+	"passwort": true, "kennwort": true, "contraseña": true, "contrasena": true, "passe": true, "senha": true,
+	"wachtwoord": true, "hasło": true, "haslo": true, "parol": true, "parola": true, "пароль": true, "lösenord": true,
+	"losenord": true, "salasana": true, "adgangskode": true, "密码": true, "密碼": true, "パスワード": true, "비밀번호": true,
+}
+
+// secretWords are the head words of a secret's name that say so alone.
+var secretWords = map[string]bool{
+	"secret": true, "token": true, "apikey": true, "privkey": true, "privatekey": true, "secretkey": true, "kek": true,
+	"dek": true, "psk": true, "credential": true, "credentials": true, "cred": true, "creds": true, "auth": true,
+	"authorization": true, "cookie": true, "jwt": true, "bearer": true, "sig": true, "hmac": true, "sas": true,
+}
+
+// keyQualifiers are the words before "key" that make it a secret key
+// (api key, private key, signing key); a key of any other kind (sort key,
+// public key, cache key, idempotency key, a GPG key's fingerprint as
+// Docker images set GPG_KEY) is no secret, nor is "key" alone.
+var keyQualifiers = map[string]bool{
+	"api": true, "private": true, "priv": true, "secret": true, "signing": true, "sign": true, "encryption": true,
+	"encrypt": true, "master": true, "access": true, "client": true, "auth": true, "account": true, "shared": true,
+	"license": true, "licence": true, "service": true, "session": true, "app": true, "hmac": true, "ssh": true,
+	"root": true, "admin": true, "crypto": true, "cipher": true, "aes": true,
+	"storage": true, "subscription": true, "webhook": true, "deploy": true, "consumer": true, "mac": true,
+	"jwt": true, "server": true, "integration": true, "sas": true, "primary": true, "secondary": true,
+}
+
+// tokenNotCredential are the words before "token" that make it a
+// pagination or other non-credential token.
+var tokenNotCredential = map[string]bool{
+	"next": true, "page": true, "continuation": true, "pagination": true, "cursor": true, "sync": true,
+	"resume": true, "continue": true, "marker": true, "max": true, "min": true, "num": true, "stop": true,
+	"start": true, "end": true, "eos": true, "bos": true, "pad": true, "unk": true, "special": true, "cancellation": true,
+}
+
+// valueWords are tail words that name the form of the value, not what it
+// is (passwordValue, secret_b64, tokenHash): the word before them is read;
+// and the members of an object so named that hold its value
+// ({"password": {"value": ...}}, {"db_pw": {"default": ...}}).
+var valueWords = map[string]bool{
+	"value": true, "val": true, "plain": true, "plaintext": true, "cleartext": true, "text": true, "string": true,
+	"str": true, "raw": true, "b64": true, "base64": true, "encoded": true, "hash": true, "hashed": true,
+	"data": true, "bytes": true, "current": true, "new": true, "old": true, "encrypted": true,
+	// A JSON Schema's default and const (an elicitation form's fields).
+	"default": true, "const": true,
+}
+
+// classify reads an object member's name (or an environment variable's,
+// or a flag's) as words, whatever its case, separators, compatibility
+// forms (fullwidth) and Latin look-alikes from other scripts, and reports
+// what its head word says the value is.
+func classify(name string) credClass {
+	if name == "" || len(name) > 128 || !mayName(name) {
+		return notCredential
+	}
+	ws := nameWords(name)
+	for len(ws) > 1 && valueWords[ws[len(ws)-1]] {
+		ws = ws[:len(ws)-1]
+	}
+	if len(ws) == 0 {
+		return notCredential
+	}
+	head, qual := ws[len(ws)-1], ""
+	if len(ws) > 1 {
+		qual = ws[len(ws)-2]
+		if passwordWords[qual+head] { // pass_word, Pass-Word
+			return passwordName
+		}
+	}
+	switch {
+	case passwordWords[head], strings.Contains(head, "password"), strings.Contains(head, "passwd"),
+		strings.Contains(head, "passphrase"), strings.HasSuffix(head, "pwd"):
+		return passwordName
+	case head == "token":
+		if tokenNotCredential[qual] {
+			return notCredential
+		}
+		return secretName
+	case head == "key" || head == "keys":
+		if keyQualifiers[qual] {
+			return secretName
+		}
+		return notCredential
+	case secretWords[head]:
+		return secretName
+	}
+	// One word of run-together words: accesstoken, signingkey, dbsecret.
+	for _, suffix := range []string{"token", "secret"} {
+		if p, ok := strings.CutSuffix(head, suffix); ok && p != "" && !tokenNotCredential[p] {
+			return secretName
+		}
+	}
+	if p, ok := strings.CutSuffix(head, "key"); ok && keyQualifiers[p] {
+		return secretName
+	}
+	return notCredential
+}
+
+// nameWords splits a name into lower-case words at separators, at
+// camelCase boundaries (APIKey: api, key) and at digits, after folding it
+// to NFKC and mapping look-alike letters to Latin ones.
+func nameWords(name string) []string {
+	name = foldName(name)
+	var ws []string
+	rs := []rune(name)
+	start := -1
+	flush := func(end int) {
+		if start >= 0 {
+			ws = append(ws, strings.ToLower(string(rs[start:end])))
+			start = -1
+		}
+	}
+	for i, r := range rs {
+		if !unicode.IsLetter(r) {
+			flush(i)
+			continue
+		}
+		if start >= 0 && unicode.IsUpper(r) {
+			prev := rs[i-1]
+			next := i+1 < len(rs) && unicode.IsLower(rs[i+1])
+			if unicode.IsLower(prev) || (unicode.IsUpper(prev) && next) {
+				flush(i)
+			}
+		}
+		if start < 0 {
+			start = i
+		}
+	}
+	flush(len(rs))
+	return ws
+}
+
+// foldName returns name in NFKC form with invisible runes removed and
+// Cyrillic and Greek look-alikes of Latin letters mapped to them
+// (pаssword with a Cyrillic а is password to a reader).
+func foldName(name string) string {
+	ascii := true
+	for i := 0; i < len(name); i++ {
+		if name[i] >= utf8.RuneSelf {
+			ascii = false
+			break
+		}
+	}
+	if ascii {
+		return name
+	}
+	name = norm.NFKC.String(name)
+	return strings.Map(func(r rune) rune {
+		if unicode.Is(unicode.Cf, r) {
+			return -1
+		}
+		if l, ok := lookAlikes[r]; ok {
+			return l
+		}
+		return r
+	}, name)
+}
+
+// lookAlikes maps Cyrillic and Greek letters that look like Latin ones.
+var lookAlikes = map[rune]rune{
+	'а': 'a', 'е': 'e', 'к': 'k', 'о': 'o', 'р': 'p', 'с': 'c', 'у': 'y', 'х': 'x', 'ѕ': 's', 'і': 'i', 'ј': 'j',
+	'ԁ': 'd', 'ԛ': 'q', 'ԝ': 'w', 'һ': 'h',
+	'А': 'A', 'В': 'B', 'Е': 'E', 'К': 'K', 'М': 'M', 'Н': 'H', 'О': 'O', 'Р': 'P', 'С': 'C', 'Т': 'T', 'У': 'Y',
+	'Х': 'X', 'Ѕ': 'S', 'І': 'I', 'Ј': 'J',
+	'α': 'a', 'ε': 'e', 'ι': 'i', 'κ': 'k', 'ο': 'o', 'ρ': 'p', 'τ': 't', 'υ': 'u', 'χ': 'x', 'ν': 'v',
+	'Α': 'A', 'Β': 'B', 'Ε': 'E', 'Ζ': 'Z', 'Η': 'H', 'Ι': 'I', 'Κ': 'K', 'Μ': 'M', 'Ν': 'N', 'Ο': 'O', 'Ρ': 'P',
+	'Τ': 'T', 'Υ': 'Y', 'Χ': 'X',
+}
+
+// triggers are what every name classify reads as a credential holds, in
+// ASCII lower case: a name with none of them (and no rune above ASCII) is
+// passed over without being split into words.
+var triggers = []string{"pass", "pw", "secret", "key", "token", "auth", "cred", "cookie", "jwt", "bearer", "sig", "hmac", "kek", "dek", "psk", "sas",
+	"wort", "contrase", "senha", "wachtwoord", "haslo", "parol", "salasana", "losenord", "adgangskode"}
+
+// mayName reports whether name holds a trigger in any case, or a rune
+// above ASCII (a fullwidth or look-alike spelling, a name in another
+// script), without allocating.
+func mayName(name string) bool {
+	for i := 0; i < len(name); i++ {
+		if name[i] >= utf8.RuneSelf {
+			return true
+		}
+	}
+	for _, t := range triggers {
+		for i := 0; i+len(t) <= len(name); i++ {
+			if strings.EqualFold(name[i:i+len(t)], t) {
+				return true
+			}
+		}
+	}
+	return false
+}
