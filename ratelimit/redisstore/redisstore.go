@@ -286,7 +286,11 @@ func (s *Store) run(ctx context.Context, op string, sc *redis.Script, keys []str
 	full = append(full, micros(dl), nowArg)
 	v, err := sc.Run(ctx, s.c, keys, append(full, args...)...).Result()
 	if err != nil {
-		if redisx.ReplyLost(err) {
+		var reply redis.Error
+		if redisx.ReplyLost(err) || errors.As(err, &reply) {
+			// An error reply may answer the client's retry of a command
+			// whose first reply was lost (go-redis resends on a reset
+			// connection): the first may have run.
 			return nil, sentError{s.fail(op, err)}
 		}
 		return nil, s.fail(op, err)
@@ -302,7 +306,8 @@ type sentError struct{ error }
 func (e sentError) Unwrap() error { return e.error }
 
 // maybeRan reports whether err leaves it unknown if the script ran: it
-// was sent, and no answer came.
+// was sent, and no answer came, or an error reply that may answer a
+// retry of it.
 func maybeRan(err error) bool {
 	var se sentError
 	return errors.As(err, &se)

@@ -148,8 +148,19 @@ var budgetScript = redis.NewScript(prelude + lossLua + scopeLua + `
 local mode = tonumber(ARGV[3])
 local cap = tonumber(ARGV[5])
 local n = (#ARGV - 8) / 4
-if mode == 2 and redis.call('EXISTS', KEYS[n + 1]) == 1 then
-  return redis.error_reply('gatehouse: this charge was taken back before it ran; nothing was changed')
+if mode == 2 then
+  local r = redis.call('GET', KEYS[n + 1])
+  if r == '1' then
+    -- This charge again (a client's retry after its connection reset):
+    -- it landed once, so it is answered as it was, with nothing added.
+    local out = {-1, -1}
+    for i = 1, n do
+      out[i + 2] = math.max(int(redis.call('GET', KEYS[i]), KEYS[i], 'counter') - tonumber(ARGV[4 * i + 3]), 0)
+    end
+    return out
+  elseif r then
+    return redis.error_reply('gatehouse: this charge was taken back before it ran; nothing was changed')
+  end
 end
 local marked = #KEYS - (cap > 0 and 3 or 0) >= n + 3
 local out = {-1, -1}
@@ -306,6 +317,11 @@ if cur then
     error({err = 'gatehouse: ' .. KEYS[2] .. ' reservation has no expiry; the state is corrupt, so the request is denied'})
   end
   if num(string.sub(cur, sep + 1), KEYS[2], 'expiry') > now then
+    if string.sub(cur, 1, sep - 1) == ARGV[7] then
+      -- This reservation again (a client's retry after its connection
+      -- reset): it is held, by this caller.
+      return {1, last, rep}
+    end
     return {3, last, rep}
   end
 end
@@ -345,6 +361,12 @@ return {1, last, rep}
 var commitScript = redis.NewScript(prelude + tombLua + `
 local cur = redis.call('GET', KEYS[2])
 if not cur then
+  local done = redis.call('HMGET', KEYS[1], 'ok', 'last')
+  if done[1] == ARGV[4] and tonumber(ARGV[3]) <= int(done[2], KEYS[1], 'last') then
+    -- This commit again (a client's retry after its connection reset):
+    -- it landed once.
+    return 1
+  end
   return 5
 end
 local sep = string.find(cur, '|', 1, true)
