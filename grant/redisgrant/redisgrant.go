@@ -37,6 +37,7 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -176,10 +177,13 @@ func (s *Store) Consume(ctx context.Context, q grant.Query, now time.Time) (gran
 		}
 		res, err := consumeScript.Run(ctx, s.c, []string{key, receipt}, g.ID, now.UnixMilli(), b2i(covers), s.receiptTTL().Milliseconds()).Slice()
 		if err != nil {
-			if covers && redisx.ReplyLost(err) {
+			var reply redis.Error
+			if covers && (redisx.ReplyLost(err) || errors.As(err, &reply)) {
 				// Redis may have taken a use for a call the guard now
 				// asks about again: give it back by the receipt, or a
-				// lost reply would spend a use the human granted.
+				// lost reply would spend a use the human granted. An
+				// error reply may answer the client's resend of a
+				// consume whose first reply was lost.
 				s.undo(context.WithoutCancel(ctx), key, receipt, g)
 			}
 			return u, s.fail("consume", err)
