@@ -175,7 +175,7 @@ func (s *Store) Health() redisx.Health { return s.health }
 //
 //	P r:{key}                   token bucket (GCRA TAT) of a rate key
 //	P b:{scope}:name            budget counter
-//	P b:{scope}!token           a charge's receipt, for receiptTTL (a few seconds)
+//	P b:{scope}!token           a budget write's receipt, for receiptTTL (a few seconds)
 //	P bm:{scope}                the scope's counters: key -> limit; "=" -> level (caps)
 //	P c:{owner}len:scope        conversation hash: last, fp, rep, seen, ok (last commit's token)
 //	P c:{owner}len:scope:step   reservation of one step: token|expiry
@@ -187,7 +187,7 @@ func (s *Store) budgetKey(scope, name string) string {
 	return s.prefix + "b:{" + scope + "}:" + name
 }
 
-// receiptKey is the receipt of one charge of scope's budget, by its
+// receiptKey is the receipt of one write of scope's budget, by its
 // token; no counter name follows "}!".
 func (s *Store) receiptKey(scope, token string) string {
 	return s.prefix + "b:{" + scope + "}!" + token
@@ -372,13 +372,13 @@ func (s *Store) Spend(ctx context.Context, scope string, counters []ratelimit.Co
 		return res, err
 	}
 	var receipt string
-	if mode == ratelimit.SpendCommit {
-		receipt = newToken()
+	if mode != ratelimit.SpendCheck {
+		receipt = newToken() // a resend of this write finds it
 	}
 	keys, args := s.spendArgs(scope, counters, mode, receipt)
 	v, err := s.run(ctx, "budget spend", budgetScript, keys, now, args...)
 	if err != nil {
-		if receipt != "" && maybeRan(err) {
+		if mode == ratelimit.SpendCommit && maybeRan(err) {
 			// Redis may have charged a call the caller now denies: take
 			// the charge back by its receipt, or a lost reply would spend
 			// the agent's budget on a call that did not run (QWED §9.5).
@@ -405,7 +405,7 @@ func (s *Store) Spend(ctx context.Context, scope string, counters []ratelimit.Co
 }
 
 // spendArgs are the keys and arguments of budgetScript for one Spend;
-// receipt is the token of a charge's receipt.
+// receipt is the token of a write's receipt ("" for a check).
 func (s *Store) spendArgs(scope string, counters []ratelimit.Counter, mode ratelimit.SpendMode, receipt string) ([]string, []any) {
 	keys := make([]string, len(counters), len(counters)+6)
 	args := make([]any, 0, 6+4*len(counters))
@@ -426,7 +426,8 @@ func (s *Store) spendArgs(scope string, counters []ratelimit.Counter, mode ratel
 
 // receiptTTL is how long a charge's receipt lives: past the charge's own
 // timeout, a wait for a slot and the uncharge's timeout, with a second to
-// spare. Receipts are one small key per charge for this long.
+// spare. Receipts are one small key per write (charge, forced charge,
+// refund) for this long.
 func (s *Store) receiptTTL() time.Duration { return 2*s.timeout + s.queue + time.Second }
 
 // uncharge takes back a charge whose reply was lost, if it landed. keys

@@ -204,3 +204,49 @@ func TestRedteamLateRetryOfAChargeIsTakenBack(t *testing.T) {
 	}
 	t.Logf("retried late: %v", err)
 }
+
+// A refund or a forced charge whose connection reset after Redis ran it
+// was applied twice by go-redis's resend: a refund gave back twice what
+// the call had spent, and usage that happened once was charged twice
+// (red team rto). Every write of a budget now leaves a receipt its
+// resend finds.
+func TestRedteamRetriedRefundIsOnce(t *testing.T) {
+	var armed atomic.Bool
+	s := newStore(t, droppingClient(t, &armed), &redisstore.Options{Prefix: "retryrefund:", Timeout: 2 * time.Second})
+	ctx := context.Background()
+	now := time.Now()
+	counters := func(add int64) []ratelimit.Counter {
+		return []ratelimit.Counter{{Name: "requests", Add: add, Max: 10, TTL: time.Hour}}
+	}
+	spend := func(add int64, mode ratelimit.SpendMode, drop bool) {
+		t.Helper()
+		armed.Store(drop)
+		if _, err := s.Spend(ctx, "agent", counters(add), mode, now); err != nil {
+			t.Logf("mode %v, dropped: %v", mode, err)
+		}
+	}
+	value := func() int64 {
+		t.Helper()
+		res, err := s.Spend(ctx, "agent", counters(0), ratelimit.SpendCheck, now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Values[0]
+	}
+	spend(6, ratelimit.SpendCommit, false)
+	spend(2, ratelimit.SpendRefund, true)
+	if got := value(); got != 4 {
+		t.Fatalf("after a refund of 2 from 6, resent: %d, want 4", got)
+	}
+	spend(3, ratelimit.SpendForce, true)
+	if got := value(); got != 7 {
+		t.Fatalf("after a forced charge of 3 on 4, resent: %d, want 7", got)
+	}
+	// Near miss: answered refunds and forced charges each count.
+	spend(1, ratelimit.SpendRefund, false)
+	spend(1, ratelimit.SpendRefund, false)
+	spend(2, ratelimit.SpendForce, false)
+	if got := value(); got != 7 {
+		t.Fatalf("after two refunds of 1 and a forced 2: %d, want 7", got)
+	}
+}
