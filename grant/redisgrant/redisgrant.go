@@ -12,9 +12,11 @@
 // fields per grant: g:<id> (the grant as JSON), n:<id> (uses left, -1 for
 // unlimited) and x:<id> (expiry, Unix milliseconds of the caller's clock).
 // The key expires a minute after its longest-lived grant, so principals
-// that stop using grants leave nothing behind. Each use taken also leaves
-// a receipt, <key>r:<token>, for twice the Timeout and a second: a use
-// whose reply was lost is given back by it.
+// that stop using grants leave nothing behind. Each use taken or given
+// back also leaves a receipt, <key>r:<token>, for twice the Timeout and a
+// second: a use whose reply was lost is given back by it, and a use or
+// refund the client sends again after its connection reset (go-redis
+// retries by default) finds it and changes nothing more.
 //
 // # Security
 //
@@ -329,7 +331,8 @@ func b2i(b bool) int {
 func (s *Store) Refund(ctx context.Context, g grant.Grant, now time.Time) error {
 	ctx, cancel := context.WithTimeout(ctx, s.o.Timeout)
 	defer cancel()
-	n, err := refundScript.Run(ctx, s.c, []string{s.Key(g.Principal)}, g.ID, now.UnixMilli(), g.Uses).Int64()
+	key := s.Key(g.Principal)
+	n, err := refundScript.Run(ctx, s.c, []string{key, key + "r:" + newToken()}, g.ID, now.UnixMilli(), g.Uses, s.receiptTTL().Milliseconds()).Int64()
 	if err != nil {
 		return s.fail("refund", err)
 	}

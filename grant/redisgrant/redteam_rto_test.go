@@ -112,3 +112,66 @@ func TestRedteamRetriedConsumeIsOnce(t *testing.T) {
 		t.Fatalf("a use past the grants': %v, want ErrNoGrant", err)
 	}
 }
+
+// A refund whose connection reset after Redis ran it was sent again by
+// go-redis and gave a second use back: a call refused after it used a
+// grant returned two uses (red team rto). A refund now leaves a receipt
+// its resend finds.
+func TestRedteamRetriedRefundIsOnce(t *testing.T) {
+	srv := redistest.Start(t)
+	var armed atomic.Bool
+	c := redis.NewClient(&redis.Options{
+		Addr: srv.Addr(), ContextTimeoutEnabled: true,
+		Dialer: func(ctx context.Context, network, addr string) (net.Conn, error) {
+			var d net.Dialer
+			conn, err := d.DialContext(ctx, network, addr)
+			if err != nil {
+				return nil, err
+			}
+			return resetConn{conn, &armed, new(atomic.Bool)}, nil
+		},
+	})
+	t.Cleanup(func() { c.Close() })
+	s, err := redisgrant.New(context.Background(), c, &redisgrant.Options{Timeout: 2 * time.Second, Warn: func(string) {}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	now := granttest.T0
+	g := granttest.NewGrant(t, "user:alice", grant.Scope{ID: "15m-3", Duration: 15 * time.Minute, Uses: 3}, now)
+	if _, err := s.Create(ctx, g, now); err != nil {
+		t.Fatal(err)
+	}
+	q := granttest.Query("user:alice")
+	var u grant.Use
+	for range 3 {
+		if u, err = s.Consume(ctx, q, now); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The first refund loads the script (a dropped NOSCRIPT reply would
+	// keep the refund from running at all).
+	if err := s.Refund(ctx, u.Grant, now); err != nil {
+		t.Fatal(err)
+	}
+	armed.Store(true)
+	if err := s.Refund(ctx, u.Grant, now); err != nil {
+		t.Logf("refund, resent: %v", err)
+	}
+	live, _, err := s.List(ctx, "user:alice", now)
+	if err != nil || len(live) != 1 || live[0].Left != 2 {
+		t.Fatalf("after 3 uses of 3, a refund and a refund resent: %+v %v, want 2 left", live, err)
+	}
+	// Near miss: answered refunds each give a use back, up to the grant's.
+	if _, err := s.Consume(ctx, q, now); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		if err := s.Refund(ctx, u.Grant, now); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if live, _, _ := s.List(ctx, "user:alice", now); len(live) != 1 || live[0].Left != 3 {
+		t.Fatalf("after two refunds: %+v, want 3 left", live)
+	}
+}

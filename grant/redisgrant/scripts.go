@@ -90,14 +90,18 @@ if n and n >= 0 and n < tonumber(ARGV[2]) then redis.call('HSET', KEYS[1], 'n:' 
 return 1
 `)
 
-// refundScript: KEYS[1]; ARGV id, now_ms, uses. Gives one use back to a
-// grant still stored and unexpired; 0 when there is none.
+// refundScript: KEYS[1], KEYS[2] the refund's receipt; ARGV id, now_ms,
+// uses, receipt_ms. Gives one use back to a grant still stored and
+// unexpired; 0 when there is none. A refund sent again (a client's resend
+// after its connection reset) finds its receipt and gives nothing more.
 var refundScript = redis.NewScript(`
+if redis.call('EXISTS', KEYS[2]) == 1 then return 1 end
 local id = ARGV[1]
 local x = redis.call('HGET', KEYS[1], 'x:' .. id)
 local n = tonumber(redis.call('HGET', KEYS[1], 'n:' .. id))
 if not x or not n or tonumber(x) <= tonumber(ARGV[2]) then return 0 end
 if n >= 0 and n < tonumber(ARGV[3]) then redis.call('HSET', KEYS[1], 'n:' .. id, n + 1) end
+redis.call('SET', KEYS[2], '1', 'PX', ARGV[4])
 return 1
 `)
 
