@@ -2,7 +2,9 @@ package confine
 
 import (
 	"errors"
+	"fmt"
 	"os"
+	"os/user"
 	"path/filepath"
 	"strings"
 	"time"
@@ -17,6 +19,11 @@ var (
 	// too many (a relative protected path matched in too many places, or a
 	// directory with too many entries along a protected path).
 	ErrTooMany = errors.New("confine: too many paths to confine the command")
+	// ErrWritableHome: the default writable places (the working directory
+	// and the temporary directory) include the home directory, or are it
+	// or an ancestor of it ("/"), where a command would leave a startup
+	// file (~/.profile) that runs later outside the sandbox.
+	ErrWritableHome = errors.New("confine: the command's default writable directories hold the home directory (its startup files run unconfined later): set CommandOptions.Dir to a project directory, or name the writable directories in CommandOptions.Writable")
 )
 
 // CommandOptions configure Command. A nil *CommandOptions means defaults.
@@ -48,8 +55,10 @@ type CommandOptions struct {
 	UnixSockets bool
 	// Writable are the directories the command may change: create, write,
 	// remove and rename files under them. Everything else it may reach is
-	// read-only (read and execute). nil means Dir (the working directory)
-	// and the temporary directory (os.TempDir), with /dev/shm and the
+	// read-only (read and execute). A relative entry is under Dir. nil
+	// means Dir (the working directory) and the temporary directory
+	// (os.TempDir), refused with ErrWritableHome where either is the home
+	// directory or an ancestor of it (/), with /dev/shm and the
 	// devices /dev/null, /dev/zero, /dev/full and /dev/tty: a command cannot
 	// leave a startup file (~/.profile), an autostart entry or another
 	// program's configuration that runs later outside the sandbox. A
@@ -66,37 +75,58 @@ type CommandOptions struct {
 var devices = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/tty"}
 
 // writableRoots are the directories o lets a command change, resolved, or
-// nil for everywhere (WriteAnywhere).
+// nil for everywhere (WriteAnywhere). A relative entry is under the
+// command's working directory, as the command's own relative paths are.
+// The default (nil Writable) is refused with ErrWritableHome where it
+// would hold the home directory.
 func writableRoots(o CommandOptions) ([]string, error) {
 	if o.WriteAnywhere {
 		return nil, nil
 	}
-	w := o.Writable
-	if w == nil {
-		dir := o.Dir
-		if dir == "" {
-			var err error
-			if dir, err = os.Getwd(); err != nil {
-				return nil, err
-			}
-		}
-		w = []string{dir, os.TempDir(), "/dev/shm"}
+	base, err := filepath.Abs(o.Dir) // "" is the current directory
+	if err != nil {
+		return nil, err
+	}
+	w, def := o.Writable, o.Writable == nil
+	if def {
+		w = []string{base, os.TempDir(), "/dev/shm"}
 	}
 	out := make([]string, 0, len(w))
 	for _, d := range w {
 		if !filepath.IsAbs(d) {
-			abs, err := filepath.Abs(d)
-			if err != nil {
-				return nil, err
-			}
-			d = abs
+			d = filepath.Join(base, d)
 		}
-		if real, err := filepath.EvalSymlinks(d); err == nil {
-			d = real
+		d = resolved(d)
+		if def && holdsHome(d) {
+			return nil, fmt.Errorf("%w (%s)", ErrWritableHome, d)
 		}
-		out = append(out, filepath.Clean(d))
+		out = append(out, d)
 	}
 	return out, nil
+}
+
+// resolved is p with its symbolic links resolved, or cleaned where it
+// does not exist.
+func resolved(p string) string {
+	if real, err := filepath.EvalSymlinks(p); err == nil {
+		return real
+	}
+	return filepath.Clean(p)
+}
+
+// holdsHome reports whether d is the user's home directory ($HOME, or
+// the account's) or an ancestor of it.
+func holdsHome(d string) bool {
+	homes := []string{os.Getenv("HOME")}
+	if u, err := user.Current(); err == nil {
+		homes = append(homes, u.HomeDir)
+	}
+	for _, h := range homes {
+		if filepath.IsAbs(h) && (under(resolved(h), d) || under(filepath.Clean(h), d)) {
+			return true
+		}
+	}
+	return false
 }
 
 // under reports whether p is root or inside it.

@@ -100,6 +100,10 @@ func Command(ctx context.Context, p *policy.Policy, opts *CommandOptions, name s
 // granted (a rule follows them, and they may point into a protected
 // path); their targets are granted where they are.
 func allowedPaths(p *policy.Policy, o CommandOptions) (rules, error) {
+	w, err := writableRoots(o)
+	if err != nil {
+		return rules{}, err
+	}
 	set := newProtectedSet(p, o.Protected)
 	roots, err := protectedRoots(set, o.Dir)
 	if err != nil {
@@ -137,9 +141,8 @@ func allowedPaths(p *policy.Policy, o CommandOptions) (rules, error) {
 			return rules{}, ErrTooMany
 		}
 	}
-	w, err := writableRoots(o)
-	if err != nil || w == nil {
-		return out, err
+	if w == nil {
+		return out, nil
 	}
 	return readOnlyOutside(out, w, set), nil
 }

@@ -62,7 +62,9 @@
 // is granted). Landlock confines the command, not what it leaves behind,
 // so a command writes only under CommandOptions.Writable (by default its
 // working directory, the temporary directory, /dev/shm and the devices
-// /dev/null, /dev/zero, /dev/full and /dev/tty) and reads and executes
+// /dev/null, /dev/zero, /dev/full and /dev/tty; Command refuses that
+// default where the working or temporary directory is the home directory
+// or an ancestor of it, with ErrWritableHome) and reads and executes
 // the rest: a line added to ~/.profile, an autostart entry or another
 // program's configuration would run later, unconfined, and read the
 // protected paths. What it writes in those places may still be run by

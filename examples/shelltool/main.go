@@ -37,7 +37,7 @@ const maxOutput = 64 << 10
 
 func main() {
 	policyPath := flag.String("policy", "examples/shelltool/policy.yaml", "policy file")
-	root := flag.String("root", ".", "working directory of the commands")
+	root := flag.String("root", ".", "working directory of the commands, the one place they may write besides the temporary directory (not the home directory or an ancestor of it)")
 	lexicalOnly := flag.Bool("lexical-only", false, "run commands without Landlock where it is unavailable")
 	flag.Parse()
 	log := slog.New(slog.NewTextHandler(os.Stderr, nil))

@@ -30,6 +30,9 @@ func fixture(t *testing.T) (*policy.Policy, string, string) {
 		t.Fatal(err)
 	}
 	t.Setenv("HOME", home)
+	// The temporary directory is writable by default: not /tmp, which
+	// holds this HOME (confine.ErrWritableHome).
+	t.Setenv("TMPDIR", t.TempDir())
 	src, err := os.ReadFile("policy.yaml")
 	if err != nil {
 		t.Fatal(err)

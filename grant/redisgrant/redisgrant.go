@@ -12,9 +12,11 @@
 // fields per grant: g:<id> (the grant as JSON), n:<id> (uses left, -1 for
 // unlimited) and x:<id> (expiry, Unix milliseconds of the caller's clock).
 // The key expires a minute after its longest-lived grant, so principals
-// that stop using grants leave nothing behind. Each use taken also leaves
-// a receipt, <key>r:<token>, for twice the Timeout and a second: a use
-// whose reply was lost is given back by it.
+// that stop using grants leave nothing behind. Each use taken or given
+// back also leaves a receipt, <key>r:<token>, for twice the Timeout and a
+// second: a use whose reply was lost is given back by it, and a use or
+// refund the client sends again after its connection reset (go-redis
+// retries by default) finds it and changes nothing more.
 //
 // # Security
 //
@@ -37,6 +39,7 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -176,10 +179,13 @@ func (s *Store) Consume(ctx context.Context, q grant.Query, now time.Time) (gran
 		}
 		res, err := consumeScript.Run(ctx, s.c, []string{key, receipt}, g.ID, now.UnixMilli(), b2i(covers), s.receiptTTL().Milliseconds()).Slice()
 		if err != nil {
-			if covers && redisx.ReplyLost(err) {
+			var reply redis.Error
+			if covers && (redisx.ReplyLost(err) || errors.As(err, &reply)) {
 				// Redis may have taken a use for a call the guard now
 				// asks about again: give it back by the receipt, or a
-				// lost reply would spend a use the human granted.
+				// lost reply would spend a use the human granted. An
+				// error reply may answer the client's resend of a
+				// consume whose first reply was lost.
 				s.undo(context.WithoutCancel(ctx), key, receipt, g)
 			}
 			return u, s.fail("consume", err)
@@ -325,7 +331,8 @@ func b2i(b bool) int {
 func (s *Store) Refund(ctx context.Context, g grant.Grant, now time.Time) error {
 	ctx, cancel := context.WithTimeout(ctx, s.o.Timeout)
 	defer cancel()
-	n, err := refundScript.Run(ctx, s.c, []string{s.Key(g.Principal)}, g.ID, now.UnixMilli(), g.Uses).Int64()
+	key := s.Key(g.Principal)
+	n, err := refundScript.Run(ctx, s.c, []string{key, key + "r:" + newToken()}, g.ID, now.UnixMilli(), g.Uses, s.receiptTTL().Milliseconds()).Int64()
 	if err != nil {
 		return s.fail("refund", err)
 	}

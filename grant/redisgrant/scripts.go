@@ -45,15 +45,23 @@ return out
 // consumeScript: KEYS[1], and with take the use's receipt KEYS[2]; ARGV
 // id, now_ms, take (1: take a use; 0: only sweep if expired, or report
 // the uses left), receipt_ms. Status 1: live (and, with take, one use
-// taken, its receipt written; left is what remains); 0: gone, spent or
-// expired, or the receipt was undone before the script ran. A spent grant
+// taken, its receipt written; left is what remains; or this use again,
+// resent by the client: its receipt names the grant, nothing more is
+// taken); 0: gone, spent or expired, or the receipt was undone before
+// the script ran. A spent grant
 // (n 0) stays until it expires, for refundScript and undoScript.
 var consumeScript = redis.NewScript(`
 local id = ARGV[1]
-if ARGV[3] == '1' and redis.call('EXISTS', KEYS[2]) == 1 then return {0, 0} end
+local r = ARGV[3] == '1' and redis.call('GET', KEYS[2])
+if r and r ~= id then return {0, 0} end
 local x = redis.call('HGET', KEYS[1], 'x:' .. id)
 if not x then return {0, 0} end
 local n = tonumber(redis.call('HGET', KEYS[1], 'n:' .. id))
+if r and n and tonumber(x) > tonumber(ARGV[2]) then
+  -- This use again (a client's retry after its connection reset): it
+  -- was taken once.
+  return {1, n}
+end
 if tonumber(x) <= tonumber(ARGV[2]) or not n then
   local g = redis.call('HGET', KEYS[1], 'g:' .. id)
   redis.call('HDEL', KEYS[1], 'g:' .. id, 'n:' .. id, 'x:' .. id)
@@ -82,14 +90,18 @@ if n and n >= 0 and n < tonumber(ARGV[2]) then redis.call('HSET', KEYS[1], 'n:' 
 return 1
 `)
 
-// refundScript: KEYS[1]; ARGV id, now_ms, uses. Gives one use back to a
-// grant still stored and unexpired; 0 when there is none.
+// refundScript: KEYS[1], KEYS[2] the refund's receipt; ARGV id, now_ms,
+// uses, receipt_ms. Gives one use back to a grant still stored and
+// unexpired; 0 when there is none. A refund sent again (a client's resend
+// after its connection reset) finds its receipt and gives nothing more.
 var refundScript = redis.NewScript(`
+if redis.call('EXISTS', KEYS[2]) == 1 then return 1 end
 local id = ARGV[1]
 local x = redis.call('HGET', KEYS[1], 'x:' .. id)
 local n = tonumber(redis.call('HGET', KEYS[1], 'n:' .. id))
 if not x or not n or tonumber(x) <= tonumber(ARGV[2]) then return 0 end
 if n >= 0 and n < tonumber(ARGV[3]) then redis.call('HSET', KEYS[1], 'n:' .. id, n + 1) end
+redis.call('SET', KEYS[2], '1', 'PX', ARGV[4])
 return 1
 `)
 

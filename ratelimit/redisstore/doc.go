@@ -12,7 +12,7 @@
 //
 //	<prefix>r:{<key>}            token bucket of a rate key
 //	<prefix>b:{<agent>}:<name>   budget counter, name like "requests/hour/493827"
-//	<prefix>b:{<agent>}!<token>  a charge's receipt, for a few seconds (lost replies, below)
+//	<prefix>b:{<agent>}!<token>  a budget write's receipt, for a few seconds (lost replies, below)
 //	<prefix>bm:{<agent>}         its counter keys, each with its limit, and its level in ix:bu (caps)
 //	<prefix>c:{<owner>}<n>:<scope>         conversation: last committed step, fingerprint, repeats
 //	<prefix>c:{<owner>}<n>:<scope>:<step>  reservation of one step: "<token>|<expiry µs>"
@@ -47,7 +47,10 @@
 // time whose reply was lost on the way back is undone by the token it was
 // sent with: a reservation is dropped, a charge taken back by its receipt
 // (kept for twice the Timeout plus the QueueTimeout and a second), and a
-// commit that landed stands, so the call goes on. Time is the caller's,
+// commit that landed stands, so the call goes on. A write the client
+// sends again after its connection reset (go-redis retries by default)
+// finds its token and changes nothing more: a charge, refund, forced
+// charge, reservation or commit lands once. Time is the caller's,
 // moved on by the wait for a slot, or Redis TIME with Options.ServerClock.
 // A numeric field that is present but not what the scripts write ("abc",
 // "nan", hex, overflow) raises an error naming the key: corrupt state is

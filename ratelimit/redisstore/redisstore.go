@@ -175,7 +175,7 @@ func (s *Store) Health() redisx.Health { return s.health }
 //
 //	P r:{key}                   token bucket (GCRA TAT) of a rate key
 //	P b:{scope}:name            budget counter
-//	P b:{scope}!token           a charge's receipt, for receiptTTL (a few seconds)
+//	P b:{scope}!token           a budget write's receipt, for receiptTTL (a few seconds)
 //	P bm:{scope}                the scope's counters: key -> limit; "=" -> level (caps)
 //	P c:{owner}len:scope        conversation hash: last, fp, rep, seen, ok (last commit's token)
 //	P c:{owner}len:scope:step   reservation of one step: token|expiry
@@ -187,7 +187,7 @@ func (s *Store) budgetKey(scope, name string) string {
 	return s.prefix + "b:{" + scope + "}:" + name
 }
 
-// receiptKey is the receipt of one charge of scope's budget, by its
+// receiptKey is the receipt of one write of scope's budget, by its
 // token; no counter name follows "}!".
 func (s *Store) receiptKey(scope, token string) string {
 	return s.prefix + "b:{" + scope + "}!" + token
@@ -286,7 +286,11 @@ func (s *Store) run(ctx context.Context, op string, sc *redis.Script, keys []str
 	full = append(full, micros(dl), nowArg)
 	v, err := sc.Run(ctx, s.c, keys, append(full, args...)...).Result()
 	if err != nil {
-		if redisx.ReplyLost(err) {
+		var reply redis.Error
+		if redisx.ReplyLost(err) || errors.As(err, &reply) {
+			// An error reply may answer the client's retry of a command
+			// whose first reply was lost (go-redis resends on a reset
+			// connection): the first may have run.
 			return nil, sentError{s.fail(op, err)}
 		}
 		return nil, s.fail(op, err)
@@ -302,7 +306,8 @@ type sentError struct{ error }
 func (e sentError) Unwrap() error { return e.error }
 
 // maybeRan reports whether err leaves it unknown if the script ran: it
-// was sent, and no answer came.
+// was sent, and no answer came, or an error reply that may answer a
+// retry of it.
 func maybeRan(err error) bool {
 	var se sentError
 	return errors.As(err, &se)
@@ -367,13 +372,13 @@ func (s *Store) Spend(ctx context.Context, scope string, counters []ratelimit.Co
 		return res, err
 	}
 	var receipt string
-	if mode == ratelimit.SpendCommit {
-		receipt = newToken()
+	if mode != ratelimit.SpendCheck {
+		receipt = newToken() // a resend of this write finds it
 	}
 	keys, args := s.spendArgs(scope, counters, mode, receipt)
 	v, err := s.run(ctx, "budget spend", budgetScript, keys, now, args...)
 	if err != nil {
-		if receipt != "" && maybeRan(err) {
+		if mode == ratelimit.SpendCommit && maybeRan(err) {
 			// Redis may have charged a call the caller now denies: take
 			// the charge back by its receipt, or a lost reply would spend
 			// the agent's budget on a call that did not run (QWED §9.5).
@@ -400,7 +405,7 @@ func (s *Store) Spend(ctx context.Context, scope string, counters []ratelimit.Co
 }
 
 // spendArgs are the keys and arguments of budgetScript for one Spend;
-// receipt is the token of a charge's receipt.
+// receipt is the token of a write's receipt ("" for a check).
 func (s *Store) spendArgs(scope string, counters []ratelimit.Counter, mode ratelimit.SpendMode, receipt string) ([]string, []any) {
 	keys := make([]string, len(counters), len(counters)+6)
 	args := make([]any, 0, 6+4*len(counters))
@@ -421,7 +426,8 @@ func (s *Store) spendArgs(scope string, counters []ratelimit.Counter, mode ratel
 
 // receiptTTL is how long a charge's receipt lives: past the charge's own
 // timeout, a wait for a slot and the uncharge's timeout, with a second to
-// spare. Receipts are one small key per charge for this long.
+// spare. Receipts are one small key per write (charge, forced charge,
+// refund) for this long.
 func (s *Store) receiptTTL() time.Duration { return 2*s.timeout + s.queue + time.Second }
 
 // uncharge takes back a charge whose reply was lost, if it landed. keys

@@ -135,9 +135,10 @@ return {1, math.floor((now - allow_at) / t), 0}
 // refused at the cap (failed index -2) unless a scope that expired, or
 // spent at most half of every limit, makes room.
 //
-// KEYS[i] counter i, then the charge's receipt (written by a commit for
-// ARGV receipt_ms, a few seconds: unchargeScript takes the charge back by
-// it when the reply is lost), then when present the marker and
+// KEYS[i] counter i, then the write's receipt (written by a commit, a
+// forced charge or a refund for ARGV receipt_ms, a few seconds: a resend
+// of the same write finds it and changes nothing, and unchargeScript
+// takes a commit back by it when the reply is lost), then when present the marker and
 // the loss key, then the indexes and the record when capped; ARGV[3] mode (1 check, 2 commit,
 // 3 force, 4 refund), ARGV[4] known marker, ARGV[5] cap, ARGV[6] scope,
 // then per counter add, max, ttl_ms, age_us, then receipt_ms, and last the
@@ -148,8 +149,19 @@ var budgetScript = redis.NewScript(prelude + lossLua + scopeLua + `
 local mode = tonumber(ARGV[3])
 local cap = tonumber(ARGV[5])
 local n = (#ARGV - 8) / 4
-if mode == 2 and redis.call('EXISTS', KEYS[n + 1]) == 1 then
-  return redis.error_reply('gatehouse: this charge was taken back before it ran; nothing was changed')
+if mode ~= 1 then
+  local r = redis.call('GET', KEYS[n + 1])
+  if r == '1' then
+    -- This write again (a client's resend after its connection reset):
+    -- it landed once, so it is answered as it was, with nothing changed.
+    local out, sign = {-1, -1}, (mode == 4 and 1 or -1)
+    for i = 1, n do
+      out[i + 2] = math.max(int(redis.call('GET', KEYS[i]), KEYS[i], 'counter') + sign * tonumber(ARGV[4 * i + 3]), 0)
+    end
+    return out
+  elseif r then
+    return redis.error_reply('gatehouse: this charge was taken back before it ran; nothing was changed')
+  end
 end
 local marked = #KEYS - (cap > 0 and 3 or 0) >= n + 3
 local out = {-1, -1}
@@ -183,6 +195,7 @@ if mode == 4 then
       end
     end
   end
+  redis.call('SET', KEYS[n + 1], '1', 'PX', ARGV[#ARGV - 1])
   out[1] = -1
   return out
 end
@@ -214,9 +227,7 @@ if mode == 3 or (mode == 2 and out[1] < 0) then
       redis.call('PEXPIRE', KEYS[i], ARGV[4 * i + 5])
     end
   end
-  if mode == 2 then
-    redis.call('SET', KEYS[n + 1], '1', 'PX', ARGV[#ARGV - 1])
-  end
+  redis.call('SET', KEYS[n + 1], '1', 'PX', ARGV[#ARGV - 1])
   if cap > 0 then
     -- The record names every live counter with its limit, and lives as
     -- long as the longest, so that an eviction deletes every one.
@@ -306,6 +317,11 @@ if cur then
     error({err = 'gatehouse: ' .. KEYS[2] .. ' reservation has no expiry; the state is corrupt, so the request is denied'})
   end
   if num(string.sub(cur, sep + 1), KEYS[2], 'expiry') > now then
+    if string.sub(cur, 1, sep - 1) == ARGV[7] then
+      -- This reservation again (a client's retry after its connection
+      -- reset): it is held, by this caller.
+      return {1, last, rep}
+    end
     return {3, last, rep}
   end
 end
@@ -345,6 +361,12 @@ return {1, last, rep}
 var commitScript = redis.NewScript(prelude + tombLua + `
 local cur = redis.call('GET', KEYS[2])
 if not cur then
+  local done = redis.call('HMGET', KEYS[1], 'ok', 'last')
+  if done[1] == ARGV[4] and tonumber(ARGV[3]) <= int(done[2], KEYS[1], 'last') then
+    -- This commit again (a client's retry after its connection reset):
+    -- it landed once.
+    return 1
+  end
   return 5
 end
 local sep = string.find(cur, '|', 1, true)
