@@ -1,7 +1,6 @@
 package gatehouse_test
 
 import (
-	"bytes"
 	"context"
 	"crypto/ed25519"
 	"crypto/rand"
@@ -100,7 +99,7 @@ func TestAskConsent(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var log bytes.Buffer
+			var log syncBuffer
 			w, _ := audit.New(&log, nil)
 			src := strings.Replace(basePolicy, `allow_args: {env: "^(staging|prod)$"}`, `allow_args: {env: "^(staging|prod)$"}
       strict_args: false`, 1)

@@ -1,7 +1,6 @@
 package gatehouse_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"strings"
@@ -32,7 +31,7 @@ const (
 type wireServer struct {
 	cs  *mcp.ClientSession
 	ss  *mcp.ServerSession
-	log *bytes.Buffer
+	log *syncBuffer // the audit writer appends from the server's handler goroutines
 }
 
 func newWireServer(t *testing.T, proto string, copts *mcp.ClientOptions, h mcp.ToolHandler) *wireServer {
@@ -41,7 +40,7 @@ func newWireServer(t *testing.T, proto string, copts *mcp.ClientOptions, h mcp.T
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := &wireServer{log: new(bytes.Buffer)}
+	w := &wireServer{log: new(syncBuffer)}
 	aw, err := audit.New(w.log, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -76,7 +75,7 @@ func clean(t *testing.T, what string, received any) {
 }
 
 // dlpEvents returns the downstream DLP audit events by method.
-func dlpEvents(t *testing.T, log *bytes.Buffer) map[string]int {
+func dlpEvents(t *testing.T, log *syncBuffer) map[string]int {
 	t.Helper()
 	out := map[string]int{}
 	for _, line := range strings.Split(strings.TrimSpace(log.String()), "\n") {

@@ -4,7 +4,6 @@ package gatehouse_test
 // before the pipeline (8dc8878).
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -172,7 +171,7 @@ func TestAuditFailureLoggedOnMethodPath(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var logs bytes.Buffer
+	var logs syncBuffer
 	g := mustGuard(t, mustPolicy(t, basePolicy), &gatehouse.Options{Audit: w, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 	c := dialRaw(t, serve(t, g, nil), "2025-06-18")
 	bw.broken.Store(true)

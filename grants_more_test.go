@@ -151,7 +151,7 @@ func TestGrantOptionsValidate(t *testing.T) {
 // id (stdio, in-memory) cannot bind a session grant: the approval covers
 // the one call, and the refusal is in the audit log.
 func TestGrantSessionScopeNeedsASession(t *testing.T) {
-	var buf bytes.Buffer
+	var buf syncBuffer
 	w, err := audit.New(&buf, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -1,7 +1,6 @@
 package gatehouse_test
 
 import (
-	"bytes"
 	"context"
 	"net/http"
 	"net/http/httptest"
@@ -31,7 +30,7 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 // token's user is the agent (limits, budgets and the audit log key on it),
 // whatever the client calls itself.
 func TestIdentityFromBearerToken(t *testing.T) {
-	var log bytes.Buffer
+	var log syncBuffer
 	w, _ := audit.New(&log, nil)
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	g := mustGuard(t, mustPolicy(t, basePolicy), &gatehouse.Options{Audit: w, Clock: func() time.Time { return now }})

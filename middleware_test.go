@@ -43,7 +43,7 @@ const fakeKey = "AKIA" + "IOSFODNN7EXAMPLE"
 type fixture struct {
 	runs  atomic.Int64
 	ct    mcp.Transport
-	log   *bytes.Buffer
+	log   *syncBuffer
 	g     *gatehouse.Guard
 	setup func(*mcp.Server)
 }
@@ -75,7 +75,7 @@ func (f *fixture) toolEvents(t *testing.T) []map[string]any {
 
 func newFixture(t *testing.T, src string, o *gatehouse.Options) *fixture {
 	t.Helper()
-	f := &fixture{log: &bytes.Buffer{}}
+	f := &fixture{log: &syncBuffer{}}
 	if o == nil {
 		o = &gatehouse.Options{}
 	}

@@ -1,7 +1,6 @@
 package gatehouse_test
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -40,7 +39,7 @@ spec:
 
 // approvalServer is a guarded server with two approval-gated tools:
 // delete_file (policy: allow) and wipe (policy: ask, answered by the passkey).
-func approvalServer(t *testing.T, unauthenticated bool, deletes *atomic.Int32, log *bytes.Buffer) mcp.Transport {
+func approvalServer(t *testing.T, unauthenticated bool, deletes *atomic.Int32, log *syncBuffer) mcp.Transport {
 	t.Helper()
 	_, srv := newApprovalServer(t, nil)
 	w, _ := audit.New(log, nil)
@@ -149,7 +148,7 @@ func createChallenge(ctx context.Context, cs *mcp.ClientSession, tool, args stri
 // rule), replays are refused, and every step is audited.
 func TestVerifiedApprovalThroughTheGuard(t *testing.T) {
 	var deletes atomic.Int32
-	var log bytes.Buffer
+	var log syncBuffer
 	ct := approvalServer(t, true, &deletes, &log)
 	ac, cs, auth := approvalClient(t, ct)
 	ctx := context.Background()
@@ -187,7 +186,7 @@ func hasKey(m map[string]any, k string) bool { _, ok := m[k]; return ok }
 // self-declared client name, and gated tools stay closed.
 func TestApprovalNeedsAuthenticatedUser(t *testing.T) {
 	var deletes atomic.Int32
-	var log bytes.Buffer
+	var log syncBuffer
 	ct := approvalServer(t, false, &deletes, &log)
 	ac, cs, _ := approvalClient(t, ct)
 	ctx := context.Background()
@@ -348,7 +347,7 @@ spec:
   tool_rules: [{tool: wipe, action: ask}]
   protected_paths: ["~/.ssh"]
 `)
-	var log bytes.Buffer
+	var log syncBuffer
 	w, _ := audit.New(&log, nil)
 	g := mustGuard(t, p, &gatehouse.Options{Approval: &gatehouse.ApprovalOptions{Server: srv, ForUnauthenticated: true}, Audit: w})
 	ct := serve(t, g, func(s *mcp.Server) { requirePasskeyTools(t, s, srv, nil, "delete_file", "format_disk", "wipe") })

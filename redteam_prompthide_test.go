@@ -1,7 +1,6 @@
 package gatehouse_test
 
 import (
-	"bytes"
 	"context"
 	"crypto/ed25519"
 	"crypto/rand"
@@ -114,7 +113,7 @@ func TestRedteamConsentElicitationNeverHidesBehindRedaction(t *testing.T) {
 
 func TestRedteamPasskeyPromptNeverHidesBehindRedaction(t *testing.T) {
 	var deletes atomic.Int32
-	var log bytes.Buffer
+	var log syncBuffer
 	ct := approvalServer(t, true, &deletes, &log)
 	ac, cs, auth := approvalClient(t, ct)
 	ctx := context.Background()

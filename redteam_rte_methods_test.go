@@ -1,7 +1,6 @@
 package gatehouse_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -92,7 +91,7 @@ func TestRedTeamRTE_DenyAsToolResultInHandler(t *testing.T) {
 // is answered with -32603 after the timeout, audited; a panic in one
 // denies and the server keeps serving.
 func TestRedTeamRTE_HandlerTimeoutEveryContentMethod(t *testing.T) {
-	var log bytes.Buffer
+	var log syncBuffer
 	w, err := audit.New(&log, nil)
 	if err != nil {
 		t.Fatal(err)

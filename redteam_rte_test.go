@@ -1,7 +1,6 @@
 package gatehouse_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -59,7 +58,7 @@ func TestRedTeamRTE_StackedGuardsAddTool(t *testing.T) {
 // AddTool's doc: a call that did not pass through g is refused. Another
 // Guard's call is not g's.
 func TestRedTeamRTE_AddToolUnderAnotherGuard(t *testing.T) {
-	var log bytes.Buffer
+	var log syncBuffer
 	w, err := audit.New(&log, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -92,7 +91,7 @@ func TestRedTeamRTE_AddToolUnderAnotherGuard(t *testing.T) {
 // swap the confirmed tool runs.
 func TestRedTeamRTE_PlainToolRugPullDuringServerElicitation(t *testing.T) {
 	for _, swap := range []bool{true, false} {
-		var log bytes.Buffer
+		var log syncBuffer
 		w, err := audit.New(&log, nil)
 		if err != nil {
 			t.Fatal(err)
@@ -143,7 +142,7 @@ func TestRedTeamRTE_PlainToolRugPullDuringServerElicitation(t *testing.T) {
 // itself; a re-registration while the user looks at it is refused once:
 // one audited refusal, not one from the wrapper and one from the pipeline.
 func TestRedTeamRTE_AddToolRugPullAuditedOnce(t *testing.T) {
-	var log bytes.Buffer
+	var log syncBuffer
 	w, err := audit.New(&log, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -209,7 +208,7 @@ func TestRedTeamRTE_ObserverPanicAfterCommit(t *testing.T) {
 // is answered as timed out and audited once; the tool never runs, however
 // the late answer goes.
 func TestRedTeamRTE_ElicitationPastHandlerTimeout(t *testing.T) {
-	var log bytes.Buffer
+	var log syncBuffer
 	w, err := audit.New(&log, nil)
 	if err != nil {
 		t.Fatal(err)

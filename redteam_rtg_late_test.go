@@ -1,7 +1,6 @@
 package gatehouse_test
 
 import (
-	"bytes"
 	"context"
 	"runtime"
 	"strings"
@@ -22,7 +21,7 @@ import (
 func TestRedTeamRTG_CommittedCallPanicsPastTimeout(t *testing.T) {
 	for _, end := range []string{"panic", "goexit"} {
 		t.Run(end, func(t *testing.T) {
-			var log bytes.Buffer
+			var log syncBuffer
 			w, err := audit.New(&log, nil)
 			if err != nil {
 				t.Fatal(err)

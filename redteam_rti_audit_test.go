@@ -17,9 +17,9 @@ import (
 // auditedStream serves basePolicy with the tools echo and never over a
 // newline-delimited byte stream (so arguments go out byte for byte, invalid
 // UTF-8 included), audited to the returned buffer, and counts echo's runs.
-func auditedStream(t *testing.T) (send func(string), read func() string, log *bytes.Buffer, w *audit.Writer, runs *int) {
+func auditedStream(t *testing.T) (send func(string), read func() string, log *syncBuffer, w *audit.Writer, runs *int) {
 	t.Helper()
-	log, runs = &bytes.Buffer{}, new(int)
+	log, runs = &syncBuffer{}, new(int)
 	w, err := audit.New(log, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -175,7 +175,7 @@ func (m *eventSink) Write(_ context.Context, e *audit.Event) error {
 // the Writer refuses was kept twice by the other sink: once as sent, once
 // with the arguments' size and hash. Each sink now records it once.
 func TestRedTeamRTI_TeeRecordsOnce(t *testing.T) {
-	var log bytes.Buffer
+	var log syncBuffer
 	w, _ := audit.New(&log, nil)
 	mem := &eventSink{}
 	g := mustGuard(t, mustPolicy(t, basePolicy), &gatehouse.Options{Audit: audit.Tee(mem, w)})

@@ -26,7 +26,7 @@ const card = "4111111111111111"
 // cardPolicy and returns the audit log.
 func auditCall(t *testing.T, args string) []byte {
 	t.Helper()
-	var log bytes.Buffer
+	var log syncBuffer
 	w, err := audit.New(&log, nil)
 	if err != nil {
 		t.Fatal(err)
