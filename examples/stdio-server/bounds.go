@@ -12,7 +12,11 @@ import (
 
 // capSessions answers a request that would open a new session (one
 // without Mcp-Session-Id) 503 while max sessions of s are open or being
-// opened.
+// opened. A request stops counting as opening when its answer begins: by
+// then go-sdk has added the session it opened to s.Sessions(), and a
+// client that sends its next initialize on that answer must not find its
+// session counted twice (20 sequential sessions under a cap of 20 were
+// refused now and then).
 func capSessions(s *mcp.Server, max int, next http.Handler) http.Handler {
 	var opening atomic.Int64
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -20,19 +24,54 @@ func capSessions(s *mcp.Server, max int, next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		defer opening.Add(-1)
+		ow := &openingWriter{ResponseWriter: w, opening: &opening}
+		defer ow.opened()
 		n := int(opening.Add(1)) - 1
 		for range s.Sessions() {
 			n++
 		}
 		if n >= max {
+			ow.opened()
 			w.Header().Set("Retry-After", "60")
 			http.Error(w, fmt.Sprintf("too many open MCP sessions (-max-sessions %d); retry later", max), http.StatusServiceUnavailable)
 			return
 		}
-		next.ServeHTTP(w, r)
+		next.ServeHTTP(ow, r)
 	})
 }
+
+// openingWriter takes its request off the opening count once, when the
+// answer begins or the handler returns.
+type openingWriter struct {
+	http.ResponseWriter
+	opening *atomic.Int64
+	done    atomic.Bool
+}
+
+func (w *openingWriter) opened() {
+	if w.done.CompareAndSwap(false, true) {
+		w.opening.Add(-1)
+	}
+}
+
+func (w *openingWriter) WriteHeader(code int) {
+	w.opened()
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *openingWriter) Write(p []byte) (int, error) {
+	w.opened()
+	return w.ResponseWriter.Write(p)
+}
+
+// Flush keeps streamed (SSE) answers flushing through the wrapper.
+func (w *openingWriter) Flush() {
+	w.opened()
+	http.NewResponseController(w.ResponseWriter).Flush()
+}
+
+// Unwrap lets http.ResponseController reach the connection's own writer.
+func (w *openingWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // ownFilesOutside refuses the server's own files (the audit log, the
 // bearer tokens, the enrolled passkeys) inside -root: the file tools would

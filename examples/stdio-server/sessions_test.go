@@ -2,7 +2,12 @@ package main
 
 import (
 	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
 	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // TestRedteamSessionsAreCapped: over -http anyone who can reach the
@@ -48,5 +53,37 @@ func TestMaxSessionsDefault(t *testing.T) {
 	err := run(t.Context(), nil, nil, config{policyPath: "policy.yaml", httpAddr: "127.0.0.1:0", maxSessions: -1, ap: approvalFlags{linkTTL: defaultEnrollLinkTTL}})
 	if err == nil {
 		t.Fatal("-max-sessions -1 accepted")
+	}
+}
+
+// TestSessionCapCountsEachSessionOnce: a request that opened a session
+// was counted twice, as open and as still opening, from its answer until
+// its handler returned, so a client that initialized again on the answer
+// was refused below the cap (CI saw session 20 of 20 refused). The
+// handler here holds its return until the next session is open.
+func TestSessionCapCountsEachSessionOnce(t *testing.T) {
+	s := mcp.NewServer(&mcp.Implementation{Name: "cap", Version: "1"}, nil)
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{JSONResponse: true})
+	hold := make(chan struct{})
+	var held atomic.Bool
+	lingering := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h.ServeHTTP(w, r)
+		if r.Header.Get("Mcp-Session-Id") == "" && held.CompareAndSwap(false, true) {
+			http.NewResponseController(w).Flush()
+			<-hold // the answer is out; the handler has not returned
+		}
+	})
+	srv := httptest.NewServer(capSessions(s, 2, lingering))
+	defer srv.Close()
+	defer close(hold)
+	addr := strings.TrimPrefix(srv.URL, "http://")
+	if code, sid := post(t, addr, "", initialize); code != http.StatusOK || sid == "" {
+		t.Fatalf("session 1 of 2: %d", code)
+	}
+	if code, sid := post(t, addr, "", initialize); code != http.StatusOK || sid == "" {
+		t.Fatalf("session 2 of 2 while the first one's handler lingers: %d", code)
+	}
+	if code, _ := post(t, addr, "", initialize); code != http.StatusServiceUnavailable {
+		t.Fatalf("session 3 of a cap of 2: %d, want 503", code)
 	}
 }
