@@ -119,7 +119,7 @@ func TestAgreesWithReference(t *testing.T) {
 		{"encoded", &dlp.Options{DetectEncoding: true}, 200},
 		{"encoded-depth2", &dlp.Options{DetectEncoding: true, EncodingDepth: 2}, 80},
 	}
-	if testing.Short() {
+	if testing.Short() || dlp.RaceDetector {
 		for i := range configs {
 			configs[i].docs /= 5
 		}
