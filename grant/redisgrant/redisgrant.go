@@ -39,7 +39,6 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -177,15 +176,20 @@ func (s *Store) Consume(ctx context.Context, q grant.Query, now time.Time) (gran
 		if !covers && g.Expires.After(now) {
 			continue
 		}
+		if err := ctx.Err(); err != nil {
+			return u, s.fail("consume", err) // not sent: nothing to give back
+		}
 		res, err := consumeScript.Run(ctx, s.c, []string{key, receipt}, g.ID, now.UnixMilli(), b2i(covers), s.receiptTTL().Milliseconds()).Slice()
 		if err != nil {
-			var reply redis.Error
-			if covers && (redisx.ReplyLost(err) || errors.As(err, &reply)) {
+			if covers && redisx.MayHaveRun(err) {
 				// Redis may have taken a use for a call the guard now
 				// asks about again: give it back by the receipt, or a
-				// lost reply would spend a use the human granted. An
-				// error reply may answer the client's resend of a
-				// consume whose first reply was lost.
+				// lost reply would spend a use the human granted.
+				// Whatever go-redis reports (a late reply ends as
+				// context.DeadlineExceeded once it retries), an
+				// attempt may have run; an error reply may answer the
+				// client's resend of a consume whose first reply was
+				// lost.
 				s.undo(context.WithoutCancel(ctx), key, receipt, g)
 			}
 			return u, s.fail("consume", err)

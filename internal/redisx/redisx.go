@@ -3,9 +3,7 @@ package redisx
 
 import (
 	"errors"
-	"io"
 	"net"
-	"syscall"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -27,15 +25,20 @@ func HonoursDeadlines(c any) bool {
 	return true
 }
 
-// ReplyLost reports whether err came while reading a reply: the command
-// was written and Redis may have run it, so a store undoes what it may
-// have written by the token it sent. A refused dial, a pool timeout or a
-// cancelled context sent nothing; an error reply is Redis's answer.
-func ReplyLost(err error) bool {
-	var re redis.Error
-	if errors.As(err, &re) {
-		return false
-	}
+// MayHaveRun reports whether a command that failed with err may have
+// run in Redis, so that a store undoes what it may have written by the
+// token it sent. Any error may: go-redis resends a command whose
+// connection reset or whose reply timed out (MaxRetries, default 3) and
+// reports only the last attempt's error, so a late reply ends as
+// context.DeadlineExceeded from the backoff before a resend, a reset as
+// a refused dial or a pool timeout of the resend, and an error reply may
+// answer a resend of a command that ran. A closed client sent nothing,
+// and a last attempt that could not connect leaves nothing to undo: an
+// undo could not connect either (Redis is down or unreachable; this also
+// keeps a dead Redis from costing every denial a second Timeout). A
+// caller whose context was done before it called go-redis sent nothing
+// and need not ask.
+func MayHaveRun(err error) bool {
 	var op *net.OpError
-	return (errors.As(err, &op) && op.Op == "read") || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET)
+	return err != nil && !errors.Is(err, redis.ErrClosed) && !(errors.As(err, &op) && op.Op == "dial")
 }

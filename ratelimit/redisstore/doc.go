@@ -45,7 +45,9 @@
 // it later (a stalled or paused Redis): no reservation outlives a call that
 // was already denied, no budget is charged for it. A script Redis ran in
 // time whose reply was lost on the way back is undone by the token it was
-// sent with: a reservation is dropped, a charge taken back by its receipt
+// sent with, whatever error go-redis reports (with its retries, a late
+// reply ends as context.DeadlineExceeded, like a dead Redis, so such a
+// denial takes up to one more Timeout): a reservation is dropped, a charge taken back by its receipt
 // (kept for twice the Timeout plus the QueueTimeout and a second), and a
 // commit that landed stands, so the call goes on. A write the client
 // sends again after its connection reset (go-redis retries by default)

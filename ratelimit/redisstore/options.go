@@ -10,7 +10,10 @@ type Options struct {
 	// Timeout bounds each operation once it holds one of MaxConcurrent
 	// slots, on top of the caller's context (default 500ms). A check that
 	// takes longer fails closed with [ratelimit.ErrUnavailable]; a script
-	// that reaches Redis after the deadline does nothing.
+	// that reaches Redis after the deadline does nothing. A write that
+	// fails without an answer (a charge, a reservation, a commit) may
+	// have landed, so it is taken back or looked up within one more
+	// Timeout: such a denial takes up to twice the Timeout.
 	Timeout time.Duration
 	// MaxConcurrent is how many operations may use the client at once
 	// (default: the client's PoolSize for a *redis.Client, else 10 per

@@ -284,15 +284,18 @@ func (s *Store) run(ctx context.Context, op string, sc *redis.Script, keys []str
 	}
 	full := make([]any, 0, 2+len(args))
 	full = append(full, micros(dl), nowArg)
+	if err := ctx.Err(); err != nil {
+		// Not sent: nothing to undo.
+		return nil, s.fail(op, err)
+	}
 	v, err := sc.Run(ctx, s.c, keys, append(full, args...)...).Result()
+	if redisx.MayHaveRun(err) {
+		// Whatever the error, an attempt of go-redis's may have run: a
+		// late reply ends as context.DeadlineExceeded once go-redis
+		// retries it, and an error reply may answer a resend.
+		return nil, sentError{s.fail(op, err)}
+	}
 	if err != nil {
-		var reply redis.Error
-		if redisx.ReplyLost(err) || errors.As(err, &reply) {
-			// An error reply may answer the client's retry of a command
-			// whose first reply was lost (go-redis resends on a reset
-			// connection): the first may have run.
-			return nil, sentError{s.fail(op, err)}
-		}
 		return nil, s.fail(op, err)
 	}
 	return v, nil
@@ -300,7 +303,8 @@ func (s *Store) run(ctx context.Context, op string, sc *redis.Script, keys []str
 
 // sentError is an error of a script that was sent: Redis may have run it
 // and only its reply was lost (late past the timeout, or the connection
-// dropped), so what it wrote may stand.
+// dropped, whatever go-redis's last retry reported), so what it wrote may
+// stand.
 type sentError struct{ error }
 
 func (e sentError) Unwrap() error { return e.error }

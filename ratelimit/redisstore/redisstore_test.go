@@ -349,8 +349,15 @@ func TestRedisKilledFailsClosedAndRecovers(t *testing.T) {
 		if !errors.Is(err, ratelimit.ErrUnavailable) || !strings.Contains(err.Error(), "redis") {
 			t.Errorf("%s with Redis killed: %v, want ErrUnavailable naming redis", name, err)
 		}
-		if elapsed > timeout+200*time.Millisecond {
-			t.Errorf("%s took %v to fail, want within the %v timeout", name, elapsed, timeout)
+		// A reservation that timed out may have landed (go-redis reports
+		// a dead Redis and a late reply alike, as the deadline), so it is
+		// released by its token, within one more timeout.
+		limit := timeout
+		if name == "guard" {
+			limit = 2 * timeout
+		}
+		if elapsed > limit+200*time.Millisecond {
+			t.Errorf("%s took %v to fail, want within %v", name, elapsed, limit)
 		}
 	}
 

@@ -1,0 +1,123 @@
+package redisstore_test
+
+import (
+	"context"
+	"errors"
+	"net"
+	"slices"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/gatehouse-dev/gatehouse/internal/redistest"
+	"github.com/gatehouse-dev/gatehouse/ratelimit"
+	"github.com/gatehouse-dev/gatehouse/ratelimit/redisstore"
+)
+
+// defaultLateStore is lateStore on a go-redis client with its default
+// retries (MaxRetries 3), as a deployment creates it: the lost-reply
+// tests before it all turned the retries off.
+func defaultLateStore(t *testing.T, armed *atomic.Bool, prefix string) *redisstore.Store {
+	t.Helper()
+	srv := redistest.Start(t)
+	c := redis.NewClient(&redis.Options{
+		Addr: srv.Addr(), ContextTimeoutEnabled: true,
+		Dialer: func(ctx context.Context, network, addr string) (net.Conn, error) {
+			var d net.Dialer
+			conn, err := d.DialContext(ctx, network, addr)
+			if err != nil {
+				return nil, err
+			}
+			return lateConn{conn, armed, 400 * time.Millisecond}, nil
+		},
+	})
+	t.Cleanup(func() { c.Close() })
+	return newStore(t, c, &redisstore.Options{Prefix: prefix, Timeout: 200 * time.Millisecond})
+}
+
+// A charge Redis ran whose reply came back after the Timeout, on a client
+// with go-redis's default retries: go-redis retries the read timeout, its
+// backoff finds the context done, and the error it returns is
+// context.DeadlineExceeded, which the store read as "nothing was sent".
+// The call was denied and the charge stood (red team rtp): the lost-reply
+// undo only worked with MaxRetries -1. Every error of a sent script now
+// counts as one that may have run.
+func TestRedteamLateChargeReplyWithRetries(t *testing.T) {
+	var armed atomic.Bool
+	s := defaultLateStore(t, &armed, "dlatecharge:")
+	ctx := context.Background()
+	now := time.Now()
+	counters := func(add int64) []ratelimit.Counter {
+		return []ratelimit.Counter{{Name: "requests", Add: add, Max: 10, TTL: time.Hour}, {Name: "cost", Add: 5 * add, Max: 1000, TTL: time.Hour}}
+	}
+	values := func() []int64 {
+		t.Helper()
+		res, err := s.Spend(ctx, "agent", counters(0), ratelimit.SpendCheck, now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Values
+	}
+	if _, err := s.Spend(ctx, "agent", counters(1), ratelimit.SpendCommit, now); err != nil {
+		t.Fatal(err)
+	}
+	armed.Store(true)
+	if _, err := s.Spend(ctx, "agent", counters(1), ratelimit.SpendCommit, now); !errors.Is(err, ratelimit.ErrUnavailable) {
+		t.Fatalf("a charge whose reply came late: %v, want ErrUnavailable", err)
+	}
+	if got := values(); !slices.Equal(got, []int64{1, 5}) {
+		t.Fatalf("counters after a denied charge whose reply came late: %v, want [1 5] (taken back)", got)
+	}
+	// Near miss: a charge with a context already cancelled is not sent and
+	// changes nothing; the next answered charge counts.
+	dead, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, err := s.Spend(dead, "agent", counters(1), ratelimit.SpendCommit, now); err == nil {
+		t.Fatal("a charge with a cancelled context succeeded")
+	}
+	if _, err := s.Spend(ctx, "agent", counters(2), ratelimit.SpendCommit, now); err != nil {
+		t.Fatal(err)
+	}
+	if got := values(); !slices.Equal(got, []int64{3, 15}) {
+		t.Fatalf("counters after an answered charge: %v, want [3 15]", got)
+	}
+}
+
+// The same for a step: a reservation whose reply came late stayed
+// reserved for ReservationTTL (every retry "already being decided"), and
+// a commit whose reply came late was denied with its step consumed (its
+// retry refused as a replay) (red team rtp).
+func TestRedteamLateStepReplyWithRetries(t *testing.T) {
+	var armed atomic.Bool
+	s := defaultLateStore(t, &armed, "dlatestep:")
+	g, err := ratelimit.NewGuard(&ratelimit.GuardOptions{Store: s})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	r, err := g.Begin(ctx, stepOf("agent", "c", 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	armed.Store(true)
+	if _, err := g.Begin(ctx, stepOf("agent", "c", 2)); !errors.Is(err, ratelimit.ErrUnavailable) {
+		t.Fatalf("a reservation whose reply came late: %v, want ErrUnavailable", err)
+	}
+	r, err = g.Begin(ctx, stepOf("agent", "c", 2))
+	if err != nil {
+		t.Fatalf("step 2 after its reservation's reply came late: %v", err)
+	}
+	armed.Store(true)
+	if err := r.Commit(ctx); err != nil {
+		t.Fatalf("a commit that landed but whose reply came late: %v", err)
+	}
+	var le *ratelimit.Error
+	if _, err := g.Begin(ctx, stepOf("agent", "c", 2)); !errors.As(err, &le) || le.Code != ratelimit.CodeReplay {
+		t.Fatalf("step 2 after its commit: %v, want a replay", err)
+	}
+}
