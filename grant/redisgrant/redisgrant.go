@@ -13,10 +13,12 @@
 // unlimited) and x:<id> (expiry, Unix milliseconds of the caller's clock).
 // The key expires a minute after its longest-lived grant, so principals
 // that stop using grants leave nothing behind. Each use taken or given
-// back also leaves a receipt, <key>r:<token>, for twice the Timeout and a
-// second: a use whose reply was lost is given back by it, and a use or
-// refund the client sends again after its connection reset (go-redis
-// retries by default) finds it and changes nothing more.
+// back also leaves a receipt, <key>r:<token>, for as long as the grant
+// can be used (a minute past its expiry, at least twice the Timeout and
+// a second): a use whose reply was lost is given back by it, and a use or
+// refund that reaches Redis again, however late (go-redis resends after a
+// connection reset, and the first copy may still be on its way), finds it
+// and changes nothing more.
 //
 // # Security
 //
@@ -179,7 +181,7 @@ func (s *Store) Consume(ctx context.Context, q grant.Query, now time.Time) (gran
 		if err := ctx.Err(); err != nil {
 			return u, s.fail("consume", err) // not sent: nothing to give back
 		}
-		res, err := consumeScript.Run(ctx, s.c, []string{key, receipt}, g.ID, now.UnixMilli(), b2i(covers), s.receiptTTL().Milliseconds()).Slice()
+		res, err := consumeScript.Run(ctx, s.c, []string{key, receipt}, g.ID, now.UnixMilli(), b2i(covers), s.receiptLife(g, now).Milliseconds()).Slice()
 		if err != nil {
 			if covers && redisx.MayHaveRun(err) {
 				// Redis may have taken a use for a call the guard now
@@ -190,7 +192,7 @@ func (s *Store) Consume(ctx context.Context, q grant.Query, now time.Time) (gran
 				// attempt may have run; an error reply may answer the
 				// client's resend of a consume whose first reply was
 				// lost.
-				s.undo(context.WithoutCancel(ctx), key, receipt, g)
+				s.undo(context.WithoutCancel(ctx), key, receipt, g, now)
 			}
 			return u, s.fail("consume", err)
 		}
@@ -205,17 +207,30 @@ func (s *Store) Consume(ctx context.Context, q grant.Query, now time.Time) (gran
 	return u, grant.ErrNoGrant
 }
 
-// receiptTTL is how long a use's receipt lives: past the consume's own
-// timeout and the undo's, with a second to spare.
+// receiptTTL is how long a use's receipt lives at least: past the
+// consume's own timeout and the undo's, with a second to spare.
 func (s *Store) receiptTTL() time.Duration { return 2*s.o.Timeout + time.Second }
 
-// undo gives back the use of g a consume may have taken before its reply
-// was lost. A failure leaves the use taken: the human is asked again,
-// never a use granted twice.
-func (s *Store) undo(ctx context.Context, key, receipt string, g grant.Grant) {
+// receiptLife is how long the receipt of a use or refund of g, or its
+// undo, lives: as long as g can be used, like the principal's key (a
+// minute past its expiry). The scripts carry no deadline, so a copy of
+// a consume or refund held on its way to Redis (a congested path, a
+// stalled proxy, the first copy of one go-redis sent again) can land any
+// time while g is there: a shorter receipt let it take a second use, or
+// a use its undo had already given back (red team rtp). Receipts are
+// written for finite uses only, so a grant leaves at most its uses and
+// refunds behind.
+func (s *Store) receiptLife(g grant.Grant, now time.Time) time.Duration {
+	return max(s.receiptTTL(), g.Expires.Sub(now)+time.Minute)
+}
+
+// undo gives back the use of g a consume at now may have taken before
+// its reply was lost. A failure leaves the use taken: the human is asked
+// again, never a use granted twice.
+func (s *Store) undo(ctx context.Context, key, receipt string, g grant.Grant, now time.Time) {
 	ctx, cancel := context.WithTimeout(ctx, s.o.Timeout)
 	defer cancel()
-	_ = undoScript.Run(ctx, s.c, []string{key, receipt}, g.ID, g.Uses, s.receiptTTL().Milliseconds()).Err()
+	_ = undoScript.Run(ctx, s.c, []string{key, receipt}, g.ID, g.Uses, s.receiptLife(g, now).Milliseconds()).Err()
 }
 
 // newToken is a random token naming one consume's receipt.
@@ -336,7 +351,7 @@ func (s *Store) Refund(ctx context.Context, g grant.Grant, now time.Time) error 
 	ctx, cancel := context.WithTimeout(ctx, s.o.Timeout)
 	defer cancel()
 	key := s.Key(g.Principal)
-	n, err := refundScript.Run(ctx, s.c, []string{key, key + "r:" + newToken()}, g.ID, now.UnixMilli(), g.Uses, s.receiptTTL().Milliseconds()).Int64()
+	n, err := refundScript.Run(ctx, s.c, []string{key, key + "r:" + newToken()}, g.ID, now.UnixMilli(), g.Uses, s.receiptLife(g, now).Milliseconds()).Int64()
 	if err != nil {
 		return s.fail("refund", err)
 	}

@@ -32,7 +32,7 @@ func TestUndoBeforeALateConsume(t *testing.T) {
 	}
 	key := s.Key("user:bob")
 	receipt := key + "r:" + newToken()
-	s.undo(ctx, key, receipt, g)
+	s.undo(ctx, key, receipt, g, now)
 	res, err := consumeScript.Run(ctx, c, []string{key, receipt}, g.ID, now.UnixMilli(), 1, s.receiptTTL().Milliseconds()).Slice()
 	if err != nil {
 		t.Fatal(err)
@@ -48,7 +48,7 @@ func TestUndoBeforeALateConsume(t *testing.T) {
 	if u, err := s.Consume(ctx, granttest.Query("user:bob"), now); err != nil || u.Grant.Left != 2 {
 		t.Fatalf("a use: %+v %v", u, err)
 	}
-	s.undo(ctx, key, key+"r:"+newToken(), g)
+	s.undo(ctx, key, key+"r:"+newToken(), g, now)
 	if live, _, _ := s.List(ctx, "user:bob", now); len(live) != 1 || live[0].Left != 2 {
 		t.Fatalf("after a stray undo: %+v, want 2 uses left", live)
 	}
