@@ -66,11 +66,11 @@ func TestRedteamLateConsumeReplyWithRetries(t *testing.T) {
 }
 
 // holdStore is a Store with a Timeout of 200ms (receipts live 1.4s) on a
-// go-redis client with its default retries, through a holdProxy.
-func holdStore(t *testing.T, hold time.Duration, reset bool) (*redisgrant.Store, *holdProxy) {
+// go-redis client with its default retries, through a HoldProxy.
+func holdStore(t *testing.T, hold time.Duration, reset bool) (*redisgrant.Store, *redistest.HoldProxy) {
 	t.Helper()
 	srv := redistest.Start(t)
-	p := newHoldProxy(t, srv.Addr(), hold, reset)
+	p := redistest.NewHoldProxy(t, srv.Addr(), hold, reset)
 	c := redis.NewClient(&redis.Options{Addr: p.Addr(), ContextTimeoutEnabled: true})
 	t.Cleanup(func() { c.Close() })
 	s, err := redisgrant.New(context.Background(), c, &redisgrant.Options{Timeout: 200 * time.Millisecond, Warn: func(string) {}})
@@ -113,7 +113,7 @@ func TestRedteamHeldConsumeAfterItsUndo(t *testing.T) {
 	if u, err := s.Consume(ctx, q, now); err != nil || u.Grant.Left != 2 {
 		t.Fatalf("first use: %+v %v", u, err)
 	}
-	p.armed.Store(true)
+	p.Armed.Store(true)
 	if _, err := s.Consume(ctx, q, now); !errors.Is(err, grant.ErrUnavailable) {
 		t.Fatalf("a use held on its way: %v, want ErrUnavailable", err)
 	}
@@ -151,7 +151,7 @@ func TestRedteamHeldRefundAfterItsResend(t *testing.T) {
 			t.Fatalf("use with %d to be left: %+v %v", want, u, err)
 		}
 	}
-	p.armed.Store(true)
+	p.Armed.Store(true)
 	want := 2
 	if err := s.Refund(ctx, u.Grant, now); err != nil {
 		want = 1 // failed: it may have given nothing back
@@ -186,7 +186,7 @@ func TestRedteamHeldConsumeAfterItsResend(t *testing.T) {
 	if u, err := s.Consume(ctx, q, now); err != nil || u.Grant.Left != 2 {
 		t.Fatalf("first use: %+v %v", u, err)
 	}
-	p.armed.Store(true)
+	p.Armed.Store(true)
 	want := 1
 	if u, err := s.Consume(ctx, q, now); err != nil {
 		want = 2 // denied: it must have taken nothing

@@ -47,12 +47,17 @@
 // time whose reply was lost on the way back is undone by the token it was
 // sent with, whatever error go-redis reports (with its retries, a late
 // reply ends as context.DeadlineExceeded, like a dead Redis, so such a
-// denial takes up to one more Timeout): a reservation is dropped, a charge taken back by its receipt
-// (kept for twice the Timeout plus the QueueTimeout and a second), and a
-// commit that landed stands, so the call goes on. A write the client
-// sends again after its connection reset (go-redis retries by default)
-// finds its token and changes nothing more: a charge, refund, forced
-// charge, reservation or commit lands once. Time is the caller's,
+// denial takes up to one more Timeout): a reservation is dropped, a
+// charge taken back by its receipt, and a commit that landed stands, so
+// the call goes on. A write the client sends again after its connection
+// reset (go-redis retries by default) finds its token and changes nothing
+// more: a charge, refund, forced charge, reservation or commit lands
+// once. A receipt, and the mark its undo leaves, lives twice the Timeout
+// plus the QueueTimeout and a second, and at least until its write's
+// deadline has passed in Redis's clock, so that no copy of the write
+// (one go-redis sent again, one held on its way) runs once it is gone,
+// even when the replica's clock and Redis's disagree (a Redis clock
+// behind the replicas' keeps receipts longer). Time is the caller's,
 // moved on by the wait for a slot, or Redis TIME with Options.ServerClock.
 // A numeric field that is present but not what the scripts write ("abc",
 // "nan", hex, overflow) raises an error naming the key: corrupt state is

@@ -428,10 +428,11 @@ func (s *Store) spendArgs(scope string, counters []ratelimit.Counter, mode ratel
 	return keys, args
 }
 
-// receiptTTL is how long a charge's receipt lives: past the charge's own
-// timeout, a wait for a slot and the uncharge's timeout, with a second to
-// spare. Receipts are one small key per write (charge, forced charge,
-// refund) for this long.
+// receiptTTL is how long a charge's receipt lives at least: past the
+// charge's own timeout, a wait for a slot and the uncharge's timeout,
+// with a second to spare; the scripts keep it until the write's deadline
+// has passed in Redis's clock too (life in the prelude). Receipts are one
+// small key per write (charge, forced charge, refund) for this long.
 func (s *Store) receiptTTL() time.Duration { return 2*s.timeout + s.queue + time.Second }
 
 // uncharge takes back a charge whose reply was lost, if it landed. keys

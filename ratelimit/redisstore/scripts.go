@@ -24,6 +24,13 @@ local now = rnow
 if ARGV[2] ~= '' then
   now = tonumber(ARGV[2])
 end
+-- life(ms): how long a receipt or its undo lives, in ms: at least ms, and
+-- until this script's deadline has passed in Redis's clock, so that no
+-- copy of the write (a resend, a copy held on its way) can still run
+-- once it is gone, however far the replica's clock is from Redis's.
+local function life(ms)
+  return math.max(tonumber(ms), math.ceil((tonumber(ARGV[1]) - rnow) / 1000) + 1000)
+end
 local function int(v, key, field)
   if not v then
     return 0
@@ -136,7 +143,8 @@ return {1, math.floor((now - allow_at) / t), 0}
 // spent at most half of every limit, makes room.
 //
 // KEYS[i] counter i, then the write's receipt (written by a commit, a
-// forced charge or a refund for ARGV receipt_ms, a few seconds: a resend
+// forced charge or a refund for ARGV receipt_ms, a few seconds, and at
+// least until the write's deadline has passed in Redis's clock: a resend
 // of the same write finds it and changes nothing, and unchargeScript
 // takes a commit back by it when the reply is lost), then when present the marker and
 // the loss key, then the indexes and the record when capped; ARGV[3] mode (1 check, 2 commit,
@@ -195,7 +203,7 @@ if mode == 4 then
       end
     end
   end
-  redis.call('SET', KEYS[n + 1], '1', 'PX', ARGV[#ARGV - 1])
+  redis.call('SET', KEYS[n + 1], '1', 'PX', life(ARGV[#ARGV - 1]))
   out[1] = -1
   return out
 end
@@ -227,7 +235,7 @@ if mode == 3 or (mode == 2 and out[1] < 0) then
       redis.call('PEXPIRE', KEYS[i], ARGV[4 * i + 5])
     end
   end
-  redis.call('SET', KEYS[n + 1], '1', 'PX', ARGV[#ARGV - 1])
+  redis.call('SET', KEYS[n + 1], '1', 'PX', life(ARGV[#ARGV - 1]))
   if cap > 0 then
     -- The record names every live counter with its limit, and lives as
     -- long as the longest, so that an eviction deletes every one.
@@ -248,14 +256,16 @@ return out
 // unchargeScript takes back a charge whose reply was lost, if it landed:
 // its receipt is there. Counters that expired since are not written. The
 // receipt is left undone either way, so that a charge that reaches Redis
-// after it (its command stalled on the way) changes nothing.
+// after it (its command stalled on the way) changes nothing: until this
+// script's deadline, which is past the charge's (it was sent later), has
+// passed in Redis's clock, and the charge can no longer run.
 //
 // KEYS counters, then the receipt; ARGV each counter's add, then
 // receipt_ms. Returns 1 if the charge was taken back, 0 if it had not
 // landed (or was taken back).
 var unchargeScript = redis.NewScript(prelude + `
 local r = redis.call('GET', KEYS[#KEYS])
-redis.call('SET', KEYS[#KEYS], '-', 'PX', ARGV[#ARGV])
+redis.call('SET', KEYS[#KEYS], '-', 'PX', life(ARGV[#ARGV]))
 if r ~= '1' then
   return 0
 end

@@ -1,4 +1,4 @@
-package redisgrant_test
+package redistest
 
 import (
 	"bytes"
@@ -10,27 +10,29 @@ import (
 	"time"
 )
 
-// holdProxy passes TCP between go-redis and Redis. Once armed, it holds
-// the next EVALSHA a client sends for hold before passing it on, as a
-// congested path or a stalled proxy does; with reset it also drops the
-// client's connection at once, so go-redis resends the script on a new
-// one while the first copy is still on its way.
-type holdProxy struct {
+// HoldProxy passes TCP between a client and a Redis. Once armed, it holds
+// the next EVALSHA a client sends for Hold before passing it on, as a
+// congested path or a stalled proxy does; with Reset it also drops the
+// client's connection at once, so go-redis sends the script again on a
+// new connection while the first copy is still on its way. The held copy
+// reaches Redis on its own connection, whose reply goes nowhere.
+type HoldProxy struct {
+	Armed atomic.Bool
 	ln    net.Listener
 	to    string
 	hold  time.Duration
 	reset bool
-	armed atomic.Bool
 	wg    sync.WaitGroup
 }
 
-func newHoldProxy(t *testing.T, to string, hold time.Duration, reset bool) *holdProxy {
+// NewHoldProxy starts a HoldProxy to addr, closed at t.Cleanup.
+func NewHoldProxy(t testing.TB, addr string, hold time.Duration, reset bool) *HoldProxy {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &holdProxy{ln: ln, to: to, hold: hold, reset: reset}
+	p := &HoldProxy{ln: ln, to: addr, hold: hold, reset: reset}
 	p.wg.Add(1)
 	go p.serve()
 	t.Cleanup(func() {
@@ -40,9 +42,10 @@ func newHoldProxy(t *testing.T, to string, hold time.Duration, reset bool) *hold
 	return p
 }
 
-func (p *holdProxy) Addr() string { return p.ln.Addr().String() }
+// Addr is the address clients dial.
+func (p *HoldProxy) Addr() string { return p.ln.Addr().String() }
 
-func (p *holdProxy) serve() {
+func (p *HoldProxy) serve() {
 	defer p.wg.Done()
 	for {
 		c, err := p.ln.Accept()
@@ -68,20 +71,19 @@ func (p *holdProxy) serve() {
 	}
 }
 
-// forward copies the client's bytes to Redis, holding the armed one.
-func (p *holdProxy) forward(c, up net.Conn) {
+// forward copies the client's bytes to Redis, holding the armed script.
+func (p *HoldProxy) forward(c, up net.Conn) {
 	buf := make([]byte, 64<<10)
 	for {
 		n, err := c.Read(buf)
 		if n > 0 {
 			chunk := buf[:n]
-			if bytes.Contains(bytes.ToLower(chunk), []byte("evalsha")) && p.armed.CompareAndSwap(true, false) {
+			if bytes.Contains(bytes.ToLower(chunk), []byte("evalsha")) && p.Armed.CompareAndSwap(true, false) {
 				if p.reset {
 					c.Close()
 				}
 				time.Sleep(p.hold)
 				_, _ = up.Write(chunk)
-				// Redis answers into the void; then the path is gone.
 				_ = up.SetReadDeadline(time.Now().Add(time.Second))
 				return
 			}
