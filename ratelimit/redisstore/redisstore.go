@@ -267,6 +267,20 @@ func (s *Store) run(ctx context.Context, op string, sc *redis.Script, keys []str
 	if err := s.recheck(ctx); err != nil {
 		return nil, err
 	}
+	return s.exec(ctx, op, sc, keys, now, args...)
+}
+
+// undo runs a script that takes back what a write may have left (an
+// uncharge, a release) without waiting on the server check: it only
+// lowers state, and a check that fell due and failed while the write's
+// reply was lost (the same hiccup) would leave the denied call charged
+// or its step reserved (red team rtp).
+func (s *Store) undo(ctx context.Context, op string, sc *redis.Script, keys []string, args ...any) (any, error) {
+	return s.exec(ctx, op, sc, keys, time.Time{}, args...)
+}
+
+// exec is run without the server check.
+func (s *Store) exec(ctx context.Context, op string, sc *redis.Script, keys []string, now time.Time, args ...any) (any, error) {
 	waited, err := s.acquire(ctx, op)
 	if err != nil {
 		return nil, err
@@ -444,5 +458,5 @@ func (s *Store) uncharge(ctx context.Context, keys []string, counters []ratelimi
 		args[i] = c.Add
 	}
 	args = append(args, s.receiptTTL().Milliseconds())
-	_, _ = s.run(ctx, "budget uncharge", unchargeScript, keys, time.Time{}, args...)
+	_, _ = s.undo(ctx, "budget uncharge", unchargeScript, keys, args...)
 }
