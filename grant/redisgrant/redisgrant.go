@@ -18,7 +18,10 @@
 // a second): a use whose reply was lost is given back by it, and a use or
 // refund that reaches Redis again, however late (go-redis resends after a
 // connection reset, and the first copy may still be on its way), finds it
-// and changes nothing more.
+// and changes nothing more. A Create whose reply was lost is withdrawn,
+// leaving <key>r:<grant id> for as long as the grant could be used, so
+// that a copy of it landing later stores nothing; a Create go-redis sends
+// again finds its grant and leaves it as it is.
 //
 // # Security
 //
@@ -148,16 +151,39 @@ func (s *Store) Create(ctx context.Context, g grant.Grant, now time.Time) ([]gra
 	}
 	ctx, cancel := context.WithTimeout(ctx, s.o.Timeout)
 	defer cancel()
-	res, err := createScript.Run(ctx, s.c, []string{s.Key(g.Principal)},
+	key := s.Key(g.Principal)
+	keys := []string{key, key + "r:" + g.ID}
+	if err := ctx.Err(); err != nil {
+		return nil, s.fail("create", err) // not sent
+	}
+	res, err := createScript.Run(ctx, s.c, keys,
 		g.ID, js, g.Left, g.Expires.UnixMilli(), now.UnixMilli(), s.o.MaxPerPrincipal).Slice()
 	if err != nil {
+		if redisx.MayHaveRun(err) {
+			// Redis may hold the grant while the caller records it as
+			// refused: withdraw it by its id, or a grant the audit log
+			// does not record would let calls through.
+			s.withdraw(context.WithoutCancel(ctx), keys, g, now)
+		}
 		return nil, s.fail("create", err)
 	}
 	ok, expired := reply(res)
-	if ok != 1 {
-		return expired, fmt.Errorf("%w: the principal holds %d live grants; revoke one first", grant.ErrCapacity, s.o.MaxPerPrincipal)
+	switch ok {
+	case 1:
+		return expired, nil
+	case -1:
+		return expired, fmt.Errorf("%w: redis grant store create: this grant was withdrawn after its reply was lost; nothing was stored", grant.ErrUnavailable)
 	}
-	return expired, nil
+	return expired, fmt.Errorf("%w: the principal holds %d live grants; revoke one first", grant.ErrCapacity, s.o.MaxPerPrincipal)
+}
+
+// withdraw removes g, whose Create at now failed after it may have
+// landed, and marks it withdrawn for as long as it could be used. A
+// failure leaves the grant stored: Redis cannot be reached to remove it.
+func (s *Store) withdraw(ctx context.Context, keys []string, g grant.Grant, now time.Time) {
+	ctx, cancel := context.WithTimeout(ctx, s.o.Timeout)
+	defer cancel()
+	_ = withdrawScript.Run(ctx, s.c, keys, g.ID, s.receiptLife(g, now).Milliseconds()).Err()
 }
 
 // Consume implements [grant.Store]: the candidates are read with HGETALL

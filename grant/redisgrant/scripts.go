@@ -9,10 +9,17 @@ import (
 // Every script answers {status, left, expired grant JSON...}: the grants
 // it found expired and deleted, each returned to exactly one caller.
 
-// createScript: KEYS[1]; ARGV id, json, left, expires_ms, now_ms, cap.
-// Expired grants are swept first (lossless), then a principal at its cap
-// is refused (status 0).
+// createScript: KEYS[1], KEYS[2] the grant's withdrawal mark; ARGV id,
+// json, left, expires_ms, now_ms, cap. A grant its Create withdrew (the
+// reply was lost) is not stored (status -1); a grant already stored is
+// this Create again (go-redis's resend after its connection reset, or a
+// copy held on its way) and is left as it is, its uses taken since
+// included (status 1). Expired grants are swept first (lossless), then
+// a principal at its cap is refused (status 0).
 var createScript = redis.NewScript(`
+if redis.call('EXISTS', KEYS[2]) == 1 then return {-1, 0} end
+local had = redis.call('HGET', KEYS[1], 'n:' .. ARGV[1])
+if had then return {1, tonumber(had)} end
 local now = tonumber(ARGV[5])
 local out = {0, 0}
 local all = redis.call('HGETALL', KEYS[1])
@@ -103,6 +110,15 @@ if not x or not n or tonumber(x) <= tonumber(ARGV[2]) then return 0 end
 if n >= 0 and n < tonumber(ARGV[3]) then redis.call('HSET', KEYS[1], 'n:' .. id, n + 1) end
 redis.call('SET', KEYS[2], '1', 'PX', ARGV[4])
 return 1
+`)
+
+// withdrawScript: KEYS[1], KEYS[2] the grant's withdrawal mark; ARGV
+// id, mark_ms. Removes a grant whose Create may have landed although it
+// failed, and marks it withdrawn so that a copy of the Create that lands
+// later stores nothing.
+var withdrawScript = redis.NewScript(`
+redis.call('SET', KEYS[2], '-', 'PX', ARGV[2])
+return redis.call('HDEL', KEYS[1], 'g:' .. ARGV[1], 'n:' .. ARGV[1], 'x:' .. ARGV[1])
 `)
 
 // revokeScript: KEYS[1]; ARGV id. Returns the grant's JSON, or nil.
