@@ -19,9 +19,12 @@
 // refund that reaches Redis again, however late (go-redis resends after a
 // connection reset, and the first copy may still be on its way), finds it
 // and changes nothing more. A Create whose reply was lost is withdrawn,
-// leaving <key>r:<grant id> for as long as the grant could be used, so
-// that a copy of it landing later stores nothing; a Create go-redis sends
-// again finds its grant and leaves it as it is.
+// and a revoked grant marked, by <key>r:<grant id> for as long as the
+// grant could be used, so that a copy of its Create landing later stores
+// nothing (a revoked grant's mark lives grant.MaxDuration and a minute);
+// a Create go-redis sends again finds its grant and leaves it as it is. A Revoke's receipt holds the grant for twice the Timeout and a
+// second: its resend is answered with it, and a Revoke whose reply was
+// lost reads it.
 //
 // # Security
 //
@@ -351,7 +354,21 @@ func (s *Store) scan(ctx context.Context) ([]string, error) {
 func (s *Store) Revoke(ctx context.Context, principal, id string) (grant.Grant, error) {
 	ctx, cancel := context.WithTimeout(ctx, s.o.Timeout)
 	defer cancel()
-	v, err := revokeScript.Run(ctx, s.c, []string{s.Key(principal)}, id).Text()
+	key := s.Key(principal)
+	receipt := key + "r:" + newToken()
+	if err := ctx.Err(); err != nil {
+		return grant.Grant{}, s.fail("revoke", err) // not sent
+	}
+	v, err := revokeScript.Run(ctx, s.c, []string{key, receipt, key + "r:" + id}, id, s.receiptTTL().Milliseconds(), time.Now().UnixMilli(), (grant.MaxDuration + time.Minute).Milliseconds()).Text()
+	if err != nil && err != redis.Nil && redisx.MayHaveRun(err) {
+		// The revocation may have landed: its receipt tells, so that
+		// the caller audits it (a retry would find no grant).
+		rctx, rcancel := context.WithTimeout(context.WithoutCancel(ctx), s.o.Timeout)
+		if r, rerr := receiptScript.Run(rctx, s.c, []string{receipt}).Text(); rerr == nil {
+			v, err = r, nil
+		}
+		rcancel()
+	}
 	if err == redis.Nil {
 		return grant.Grant{}, grant.ErrNotFound
 	}

@@ -121,13 +121,31 @@ redis.call('SET', KEYS[2], '-', 'PX', ARGV[2])
 return redis.call('HDEL', KEYS[1], 'g:' .. ARGV[1], 'n:' .. ARGV[1], 'x:' .. ARGV[1])
 `)
 
-// revokeScript: KEYS[1]; ARGV id. Returns the grant's JSON, or nil.
+// revokeScript: KEYS[1], KEYS[2] the revocation's receipt, KEYS[3] the
+// grant's withdrawal mark; ARGV id, receipt_ms, now_ms, mark_ms.
+// Returns the grant's JSON, or nil. The receipt holds the JSON for
+// receipt_ms, so that this revocation sent again (go-redis's resend
+// after its connection reset) is answered with it, and one whose reply
+// was lost can read it; the mark keeps a copy of the grant's Create that
+// lands later from storing it again, for as long as the grant could be
+// used: mark_ms (the longest lifetime of a scope and a minute), or its
+// expiry by now_ms and a minute if later.
 var revokeScript = redis.NewScript(`
+local r = redis.call('GET', KEYS[2])
+if r then return r end
 local g = redis.call('HGET', KEYS[1], 'g:' .. ARGV[1])
 if not g then return false end
+local x = tonumber(redis.call('HGET', KEYS[1], 'x:' .. ARGV[1]))
 redis.call('HDEL', KEYS[1], 'g:' .. ARGV[1], 'n:' .. ARGV[1], 'x:' .. ARGV[1])
+redis.call('SET', KEYS[2], g, 'PX', ARGV[2])
+local life = tonumber(ARGV[4])
+if x then life = math.max(life, x - tonumber(ARGV[3]) + 60000) end
+redis.call('SET', KEYS[3], '-', 'PX', life)
 return g
 `)
+
+// receiptScript: KEYS[1] a receipt. Returns what it holds, or nil.
+var receiptScript = redis.NewScript(`return redis.call('GET', KEYS[1])`)
 
 // reply splits a script's answer into its status and the expired grants.
 func reply(res []any) (int64, []grant.Grant) {
