@@ -79,6 +79,9 @@ func (s *MemoryStore) Create(ctx context.Context, g Grant, now time.Time) ([]Gra
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if _, ok := s.by[g.Principal][g.ID]; ok {
+		return nil, nil // this Create again: its uses taken since stay taken
+	}
 	expired := s.sweepLocked(g.Principal, now, true)
 	m := s.by[g.Principal]
 	if m == nil {

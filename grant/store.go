@@ -16,7 +16,9 @@ import (
 // checks the contract.
 type Store interface {
 	// Create stores g, refusing it with ErrCapacity when g.Principal holds
-	// the store's maximum of live grants.
+	// the store's maximum of live grants. A grant already stored (its ID)
+	// is left as it is, the uses taken since included: a Create sent
+	// twice stores one grant.
 	Create(ctx context.Context, g Grant, now time.Time) (expired []Grant, err error)
 	// Consume takes one use of a live grant that covers q, trying
 	// candidates in the order of [Less]; ErrNoGrant when none does.

@@ -51,6 +51,34 @@ func TestStore(t *testing.T, maxPerPrincipal int, newStores func(t *testing.T) (
 	t.Run("ListRevoke", func(t *testing.T) { testListRevoke(t, newStores) })
 	t.Run("Order", func(t *testing.T) { testOrder(t, newStores) })
 	t.Run("Refund", func(t *testing.T) { testRefund(t, newStores) })
+	t.Run("CreateAgain", func(t *testing.T) { testCreateAgain(t, newStores) })
+}
+
+// testCreateAgain: a Create of a grant already stored (a Create sent
+// twice, as go-redis resends one whose connection reset) changes nothing:
+// the uses taken in between stay taken (red team rtp).
+func testCreateAgain(t *testing.T, newStores func(t *testing.T) (a, b grant.Store)) {
+	ctx := context.Background()
+	a, b := newStores(t)
+	g := NewGrant(t, "user:alice", three, T0)
+	create(t, a, g, T0)
+	if u, err := b.Consume(ctx, Query("user:alice"), T0); err != nil || u.Grant.Left != 2 {
+		t.Fatalf("first use: %+v %v", u, err)
+	}
+	create(t, b, g, T0)
+	for want := 1; want >= 0; want-- {
+		if u, err := a.Consume(ctx, Query("user:alice"), T0); err != nil || u.Grant.Left != want {
+			t.Fatalf("use with %d to be left after the grant was created again: %+v %v", want, u, err)
+		}
+	}
+	if _, err := a.Consume(ctx, Query("user:alice"), T0); !errors.Is(err, grant.ErrNoGrant) {
+		t.Fatalf("a fourth use of a grant of three created twice: %v, want ErrNoGrant", err)
+	}
+	// Spent, it is not made new either.
+	create(t, b, g, T0)
+	if _, err := a.Consume(ctx, Query("user:alice"), T0); !errors.Is(err, grant.ErrNoGrant) {
+		t.Fatalf("a use of a spent grant created again: %v, want ErrNoGrant", err)
+	}
 }
 
 var three = grant.Scope{ID: "15m-3", Duration: 15 * time.Minute, Uses: 3}
