@@ -121,3 +121,82 @@ func TestRedteamLateStepReplyWithRetries(t *testing.T) {
 		t.Fatalf("step 2 after its commit: %v, want a replay", err)
 	}
 }
+
+// Two steps of one conversation in flight at once (an agent's parallel
+// tool calls), on two replicas: step 2's commit landed and its
+// connection reset, and step 3's commit landed on the other replica
+// before go-redis resent step 2's. The conversation's one "last commit"
+// field then named step 3, so the resend answered "lost", the store's
+// check of whether the commit landed said no, and step 2 was denied with
+// its step consumed: its retry was refused as a replay (red team rtp).
+// Each commit now leaves its token on its own step for a few seconds.
+func TestRedteamRetriedCommitBesideAnother(t *testing.T) {
+	srv := redistest.Start(t)
+	var armed, between atomic.Bool
+	var r3 *ratelimit.Reservation
+	c := redis.NewClient(&redis.Options{
+		Addr: srv.Addr(), ContextTimeoutEnabled: true,
+		Dialer: func(ctx context.Context, network, addr string) (net.Conn, error) {
+			if between.CompareAndSwap(true, false) {
+				// Before go-redis's resend: the other replica commits step 3.
+				if err := r3.Commit(context.Background()); err != nil {
+					return nil, err
+				}
+			}
+			var d net.Dialer
+			conn, err := d.DialContext(ctx, network, addr)
+			if err != nil {
+				return nil, err
+			}
+			return droppedConn{conn, &armed}, nil
+		},
+	})
+	t.Cleanup(func() { c.Close() })
+	s := newStore(t, c, &redisstore.Options{Prefix: "beside:", Timeout: 2 * time.Second})
+	other := newStore(t, newClient(t, srv.Addr()), &redisstore.Options{Prefix: "beside:", Timeout: 2 * time.Second})
+	g, err := ratelimit.NewGuard(&ratelimit.GuardOptions{Store: s})
+	if err != nil {
+		t.Fatal(err)
+	}
+	og, err := ratelimit.NewGuard(&ratelimit.GuardOptions{Store: other})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	r1, err := g.Begin(ctx, stepOf("agent", "c", 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r1.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	r2, err := g.Begin(ctx, stepOf("agent", "c", 2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r3, err = og.Begin(ctx, stepOf("agent", "c", 3)); err != nil {
+		t.Fatal(err)
+	}
+	armed.Store(true)
+	between.Store(true)
+	if err := r2.Commit(ctx); err != nil {
+		t.Fatalf("step 2's commit, resent after its connection reset beside step 3's: %v", err)
+	}
+	if between.Load() {
+		t.Fatal("go-redis did not resend the commit")
+	}
+	var le *ratelimit.Error
+	for _, step := range []int64{2, 3} {
+		if _, err := g.Begin(ctx, stepOf("agent", "c", step)); !errors.As(err, &le) || le.Code != ratelimit.CodeReplay {
+			t.Fatalf("step %d after its commit: %v, want a replay", step, err)
+		}
+	}
+	// Near miss: the next step goes on.
+	r4, err := g.Begin(ctx, stepOf("agent", "c", 4))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r4.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -321,6 +321,10 @@ if #KEYS - (cap > 0 and 2 or 0) >= 5 and step > 1 and not known then
   end
 end
 local cur = redis.call('GET', KEYS[2])
+if cur and string.sub(cur, 1, 1) == '=' then
+  -- Committed a moment ago (its conversation's state is gone since).
+  return {2, last, rep}
+end
 if cur then
   local sep = string.find(cur, '|', 1, true)
   if not sep then
@@ -366,10 +370,21 @@ return {1, last, rep}
 //
 // KEYS as reserveScript (without the marker and the loss key); ARGV step,
 // token, fp, max_repeats, conversation_px_ms, scope, conversation_ttl_us,
-// cap, index member. Returns 1 ok, 4 repetitive (reservation dropped), 5 lost (also when
-// the conversation was evicted since its reservation).
+// cap, index member, receipt_ms. A commit within receipt_ms (see life)
+// of the conversation's last leaves the last one's token on its step,
+// "=token", for as long. Returns 1 ok, 4 repetitive
+// (reservation dropped), 5 lost (also when the conversation was evicted
+// since its reservation).
 var commitScript = redis.NewScript(prelude + tombLua + `
 local cur = redis.call('GET', KEYS[2])
+if cur and string.sub(cur, 1, 1) == '=' then
+  -- This step's commit landed: this commit again (a client's retry after
+  -- its connection reset), or another caller's.
+  if cur == '=' .. ARGV[4] then
+    return 1
+  end
+  return 5
+end
 if not cur then
   local done = redis.call('HMGET', KEYS[1], 'ok', 'last')
   if done[1] == ARGV[4] and tonumber(ARGV[3]) <= int(done[2], KEYS[1], 'last') then
@@ -404,7 +419,17 @@ local step = tonumber(ARGV[3])
 if step > last then
   last = step
 end
-redis.call('HSET', KEYS[1], 'last', last, 'fp', ARGV[5], 'rep', rep, 'ok', ARGV[4])
+-- 'ok' names the conversation's last commit (its token, step and time),
+-- for a resend of it or the check of a commit whose reply was lost. A
+-- commit a few seconds after another (a parallel step's) leaves the
+-- other's token on its step for as long, so that its resend or check
+-- still finds it.
+local prev = redis.call('HMGET', KEYS[1], 'ok', 'oks', 'okt')
+local hold = life(ARGV[12])
+if prev[1] and prev[2] and prev[3] and rnow - int(prev[3], KEYS[1], 'okt') < hold * 1000 then
+  redis.call('SET', string.sub(KEYS[2], 1, #KEYS[2] - #ARGV[3]) .. prev[2], '=' .. prev[1], 'PX', hold)
+end
+redis.call('HSET', KEYS[1], 'last', last, 'fp', ARGV[5], 'rep', rep, 'ok', ARGV[4], 'oks', ARGV[3], 'okt', string.format('%.0f', rnow))
 redis.call('PEXPIRE', KEYS[1], ARGV[7])
 redis.call('ZADD', KEYS[3], now + tonumber(ARGV[9]), ARGV[8])
 redis.call('PEXPIRE', KEYS[3], ARGV[7])
@@ -416,11 +441,13 @@ return 1
 
 // committedScript tells whether the commit of token landed, when its
 // reply was lost: the commit script leaves its token in the
-// conversation's 'ok' field (until the next commit of the conversation).
+// conversation's 'ok' field until the next commit of the conversation,
+// and then on its step if that came within a few seconds.
 //
-// KEYS[1] conversation hash; ARGV token. Returns 1 committed, else 0.
+// KEYS[1] conversation hash, KEYS[2] the step; ARGV token. Returns 1
+// committed, else 0.
 var committedScript = redis.NewScript(`
-if redis.call('HGET', KEYS[1], 'ok') == ARGV[1] then
+if redis.call('GET', KEYS[2]) == '=' .. ARGV[1] or redis.call('HGET', KEYS[1], 'ok') == ARGV[1] then
   return 1
 end
 return 0

@@ -81,9 +81,9 @@ func (s *Store) Commit(ctx context.Context, scope string, step int64, token stri
 		keys = append(keys, s.convIndex(), s.tombs())
 	}
 	v, err := s.run(ctx, "step commit", commitScript, keys, now,
-		step, token, fp.String(), p.MaxRepeats, (p.ConversationTTL + expirySlack).Milliseconds(), scope, p.ConversationTTL.Microseconds(), s.boxed.convCap, convMember(scope))
+		step, token, fp.String(), p.MaxRepeats, (p.ConversationTTL + expirySlack).Milliseconds(), scope, p.ConversationTTL.Microseconds(), s.boxed.convCap, convMember(scope), s.receiptTTL().Milliseconds())
 	if err != nil {
-		if maybeRan(err) && s.committed(context.WithoutCancel(ctx), scope, token) {
+		if maybeRan(err) && s.committed(context.WithoutCancel(ctx), scope, step, token) {
 			// The reply was lost, not the commit: the step is consumed, so
 			// the call goes on (denying it would consume a step for a
 			// refused call, and its retry would be a replay).
@@ -109,9 +109,9 @@ func (s *Store) Release(ctx context.Context, scope string, step int64, token str
 
 // committed reports whether the commit of token in scope landed, asked
 // after its reply was lost; false when that cannot be learned either.
-func (s *Store) committed(ctx context.Context, scope, token string) bool {
+func (s *Store) committed(ctx context.Context, scope string, step int64, token string) bool {
 	ctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
-	n, err := committedScript.Run(ctx, s.c, []string{s.convKey(scope)}, token).Int64()
+	n, err := committedScript.Run(ctx, s.c, []string{s.convKey(scope), s.stepKey(scope, step)}, token).Int64()
 	return err == nil && n == 1
 }
