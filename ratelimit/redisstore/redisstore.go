@@ -179,6 +179,7 @@ func (s *Store) Health() redisx.Health { return s.health }
 //	P bm:{scope}                the scope's counters: key -> limit; "=" -> level (caps)
 //	P c:{owner}len:scope        conversation hash: last, fp, rep, seen, ok, oks, okt (last commit's token, step, time)
 //	P c:{owner}len:scope:step   reservation of one step: token|expiry; or, a few seconds, =token of its commit, when another came soon after
+//	P c:{owner}len:scope:step!token  a released reservation's token, for receiptTTL (a few seconds)
 //	P o:{owner}                 the owner's live conversations, scored by expiry
 //	P marker:2                  when this Redis's data began (no expiry)
 //	P lost:2                    when it last lost its data, if seen (no expiry)

@@ -294,6 +294,9 @@ return 1
 // 3 in flight, 4 repetitive, 6 state lost (or evicted), 7 owner at its
 // cap, 8 refused at the cap of live conversations.
 var reserveScript = redis.NewScript(prelude + convLua + `
+if redis.call('EXISTS', KEYS[2] .. '!' .. ARGV[7]) == 1 then
+  return redis.error_reply('gatehouse: this reservation was released before it ran; nothing was changed')
+end
 local step = tonumber(ARGV[3])
 local cap = tonumber(ARGV[13])
 local st = redis.call('HMGET', KEYS[1], 'last', 'fp', 'rep', 'seen')
@@ -453,10 +456,16 @@ end
 return 0
 `)
 
-// releaseScript drops a reservation if token holds it.
+// releaseScript drops a reservation if token holds it, and leaves the
+// token undone (KEYS[1] .. '!' .. token) for receipt_ms and at least until
+// its deadline has passed in Redis's clock (see life), so that a
+// reservation of that token that reaches Redis after it (its command
+// held on the way while the caller was told it failed) reserves nothing.
 //
-// KEYS[1] the step's reservation; ARGV token. Returns 1 if dropped, else 0.
+// KEYS[1] the step's reservation; ARGV token, receipt_ms. Returns 1 if
+// dropped, else 0.
 var releaseScript = redis.NewScript(prelude + `
+redis.call('SET', KEYS[1] .. '!' .. ARGV[3], '-', 'PX', life(ARGV[4]))
 local cur = redis.call('GET', KEYS[1])
 if cur and string.sub(cur, 1, #ARGV[3] + 1) == ARGV[3] .. '|' then
   redis.call('DEL', KEYS[1])

@@ -103,7 +103,7 @@ func (s *Store) Release(ctx context.Context, scope string, step int64, token str
 	if err := ratelimit.CheckKey("conversation scope", scope); err != nil {
 		return err
 	}
-	_, err := s.undo(ctx, "step release", releaseScript, []string{s.stepKey(scope, step)}, token)
+	_, err := s.undo(ctx, "step release", releaseScript, []string{s.stepKey(scope, step)}, token, s.receiptTTL().Milliseconds())
 	return err
 }
 
