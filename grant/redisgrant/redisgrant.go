@@ -22,9 +22,10 @@
 // and a revoked grant marked, by <key>r:<grant id> for as long as the
 // grant could be used, so that a copy of its Create landing later stores
 // nothing (a revoked grant's mark lives grant.MaxDuration and a minute);
-// a Create go-redis sends again finds its grant and leaves it as it is. A Revoke's receipt holds the grant for twice the Timeout and a
-// second: its resend is answered with it, and a Revoke whose reply was
-// lost reads it.
+// a Create go-redis sends again finds its grant and leaves it as it is.
+// A Revoke's receipt holds the grant for twice the Timeout and a second:
+// its resend is answered with it, and a Revoke whose reply was lost
+// reads it.
 //
 // # Security
 //

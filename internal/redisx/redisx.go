@@ -27,17 +27,14 @@ func HonoursDeadlines(c any) bool {
 
 // MayHaveRun reports whether a command that failed with err may have
 // run in Redis, so that a store undoes what it may have written by the
-// token it sent. Any error may: go-redis resends a command whose
+// token it sent. Nearly any error may: go-redis resends a command whose
 // connection reset or whose reply timed out (MaxRetries, default 3) and
 // reports only the last attempt's error, so a late reply ends as
-// context.DeadlineExceeded from the backoff before a resend, a reset as
-// a refused dial or a pool timeout of the resend, and an error reply may
-// answer a resend of a command that ran. A closed client sent nothing,
-// and a last attempt that could not connect leaves nothing to undo: an
-// undo could not connect either (Redis is down or unreachable; this also
-// keeps a dead Redis from costing every denial a second Timeout). A
-// caller whose context was done before it called go-redis sent nothing
-// and need not ask.
+// context.DeadlineExceeded from the backoff before a resend (as a dead
+// Redis does), and an error reply may answer a resend of a command that
+// ran. Only a closed client sent nothing, and a last attempt that could
+// not connect leaves nothing an undo could reach. A caller whose context
+// was done before it called go-redis sent nothing and need not ask.
 func MayHaveRun(err error) bool {
 	var op *net.OpError
 	return err != nil && !errors.Is(err, redis.ErrClosed) && !(errors.As(err, &op) && op.Op == "dial")
