@@ -1,6 +1,7 @@
 package mcpredact_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"testing"
 
@@ -23,6 +24,27 @@ func BenchmarkResultStructured(b *testing.B) {
 	}
 	res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "12 services"}},
 		StructuredContent: map[string]any{"services": rows}, Meta: mcp.Meta{"page": 1}}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, f, err := mcpredact.Result(s, res, nil); err != nil || len(f) != 0 {
+			b.Fatal(err, f)
+		}
+	}
+}
+
+// BenchmarkResultJSONText: a clean tool result whose one text is about 1
+// KiB of JSON, walked as a tree (as a typed go-sdk tool's text copy).
+func BenchmarkResultJSONText(b *testing.B) {
+	s, err := dlp.New(dlp.Builtin(), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	rows := make([]any, 12)
+	for i := range rows {
+		rows[i] = map[string]any{"id": i, "name": fmt.Sprintf("service-%d", i), "status": "running", "region": "eu-west-1"}
+	}
+	raw, _ := json.Marshal(map[string]any{"services": rows})
+	res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(raw)}}}
 	b.ReportAllocs()
 	for b.Loop() {
 		if _, f, err := mcpredact.Result(s, res, nil); err != nil || len(f) != 0 {

@@ -19,6 +19,8 @@ type walker struct {
 	findings []dlp.Finding
 	changed  bool
 	err      error
+	// jsonDepth is how many JSON documents in strings the walk is inside.
+	jsonDepth int
 }
 
 // scanned is a string already redacted as part of a group (joined content
@@ -28,9 +30,15 @@ type scanned string
 func (w *walker) walk(v any) any {
 	switch x := v.(type) {
 	case string:
+		if doc, ok := w.jsonText(x); ok {
+			x = doc
+		}
 		out, _ := w.text(x)
 		return out
 	case scanned:
+		if doc, ok := w.jsonText(string(x)); ok {
+			return doc
+		}
 		return string(x)
 	case json.Number:
 		if out, changed := w.text(string(x)); changed {

@@ -1,0 +1,131 @@
+package mcpredact
+
+import (
+	"bytes"
+	"encoding/json"
+	"reflect"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/gatehouse-dev/gatehouse/dlp"
+)
+
+// maxJSONTextDepth bounds how many JSON documents inside JSON strings the
+// walk opens, one inside the other.
+const maxJSONTextDepth = 4
+
+// jsonText walks a string that is a whole JSON object or array (a tool's
+// output as text: a go-sdk tool with a typed output sends its structured
+// content again as a TextContent of its JSON; most tools return JSON only
+// as text) as the tree it is, so that a member's name is read with its
+// value there as in structured content: in text, only the text rules read
+// a name, and {"Passwort": ...}, {"Name": "DB_PASS", "Value": ...} or
+// {"privKey": ...} reached the client (red team rtq). When the walk
+// redacts something, the document is returned encoded again from the
+// redacted tree (the members in name order, indented where the text was
+// on several lines); otherwise, or when the text scan redacts the same
+// (its output keeps the text's layout), ok is false and the string is left
+// to the text scan. A document with two members of one name is left to
+// the text scan too.
+func (w *walker) jsonText(s string) (out string, ok bool) {
+	if w.jsonDepth >= maxJSONTextDepth || !looksJSON(s) || !mayNameCredential(s) {
+		return "", false
+	}
+	tree, err := decodeTree([]byte(s))
+	if err != nil {
+		return "", false
+	}
+	was, found, werr := w.changed, len(w.findings), w.err
+	w.changed = false
+	w.jsonDepth++
+	tree = w.walk(tree)
+	w.jsonDepth--
+	w.err = werr // a text that looks like an image item is no image item
+	hit := w.changed
+	w.changed = was
+	if !hit || sameAsText(w.s, s, tree) {
+		w.findings = w.findings[:found]
+		return "", false
+	}
+	w.changed = true
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if strings.Contains(s, "\n") {
+		enc.SetIndent("", "  ")
+	}
+	if err := enc.Encode(tree); err != nil {
+		return "", false
+	}
+	return strings.TrimSuffix(b.String(), "\n"), true
+}
+
+// sameAsText reports whether the text scan of s redacts what the walk of
+// its tree did.
+func sameAsText(sc *dlp.Scanner, s string, tree any) bool {
+	out, _ := sc.Redact(s)
+	t, err := decodeTree([]byte(out))
+	return err == nil && reflect.DeepEqual(t, tree)
+}
+
+// looksJSON reports whether s, trimmed of white space, starts and ends as
+// a JSON object or array does.
+func looksJSON(s string) bool {
+	s = strings.TrimSpace(s)
+	if len(s) < 2 {
+		return false
+	}
+	first, last := s[0], s[len(s)-1]
+	return first == '{' && last == '}' || first == '[' && last == ']'
+}
+
+// nameTriggers are what every name the named scan reads holds, in ASCII
+// lower case: credentialWords, the triggers of classify, and a JSON Web
+// Key's "kty"; triggerPairs is a set of their first two bytes.
+var nameTriggers, triggerPairs = func() ([]string, *[1 << 16 / 64]uint64) {
+	ts := append([]string{"kty"}, credentialWords...)
+	for _, t := range triggers {
+		if !slices.Contains(ts, t) {
+			ts = append(ts, t)
+		}
+	}
+	var pairs [1 << 16 / 64]uint64
+	for _, t := range ts {
+		k := uint16(t[0])<<8 | uint16(t[1])
+		pairs[k/64] |= 1 << (k % 64)
+	}
+	return ts, &pairs
+}()
+
+// mayNameCredential reports whether a JSON text may hold a name the named
+// scan reads: a trigger in any case, or a rune above ASCII. A text without
+// one is left to the text scan alone, which has seen it whole.
+func mayNameCredential(s string) bool {
+	lower := func(c byte) byte {
+		if c >= 'A' && c <= 'Z' {
+			return c + 'a' - 'A'
+		}
+		return c
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= utf8.RuneSelf {
+			return true
+		}
+		if i+1 == len(s) {
+			break
+		}
+		c0, c1 := lower(c), lower(s[i+1])
+		k := uint16(c0)<<8 | uint16(c1)
+		if triggerPairs[k/64]&(1<<(k%64)) == 0 {
+			continue
+		}
+		for _, t := range nameTriggers {
+			if t[0] == c0 && t[1] == c1 && i+len(t) <= len(s) && strings.EqualFold(s[i:i+len(t)], t) {
+				return true
+			}
+		}
+	}
+	return false
+}

@@ -1,0 +1,71 @@
+package mcpredact_test
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/gatehouse-dev/gatehouse/internal/mcpredact"
+)
+
+// Red team rtq: a JSON document sent as text (a typed go-sdk tool's text
+// copy of its structured content, or a tool that returns JSON as text) was
+// scanned by the text rules alone, so the names the named scan reads in
+// structured content did not count there.
+
+// rtqText returns the text the client receives for a result of one text.
+func rtqText(t *testing.T, text string) (string, int) {
+	t.Helper()
+	res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}
+	out, f, err := mcpredact.Result(scanner(t), res, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out.(*mcp.CallToolResult).Content[0].(*mcp.TextContent).Text, len(f)
+}
+
+func TestRedTeamRTQ_JSONTextNamedScan(t *testing.T) {
+	for name, doc := range map[string]string{
+		"Passwort":       `{"Passwort": "` + rtmPassword + `", "host": "db.internal"}`,
+		"Name/Value":     `{"env": [{"Name": "DB_PASS", "Value": "` + rtmPassword + `"}], "host": "db.internal"}`,
+		"privKey":        `{"signing": {"privKey": "` + rtmToken + `"}, "host": "db.internal"}`,
+		"array":          `[{"k": "STRIPE_SECRET", "v": "` + rtmToken + `"}, {"host": "db.internal"}]`,
+		"env array":      "{\n  \"Env\": [\"PATH=/usr/bin\", \"DB_PASS=" + rtmPassword + "\"],\n  \"host\": \"db.internal\"\n}",
+		"JSON in JSON":   `{"body": "{\"Passwort\": \"` + rtmPassword + `\"}", "host": "db.internal"}`,
+		"padded":         "\n  " + `{"passphrase": "` + rtmPassword + `", "host": "db.internal"}` + "\n",
+		"fullwidth name": `{"ｐａｓｓｗｏｒｄ": "` + rtmPassword + `", "host": "db.internal"}`,
+	} {
+		got, n := rtqText(t, doc)
+		if strings.Contains(got, rtmPassword) || strings.Contains(got, rtmToken) || n == 0 {
+			t.Errorf("%s: a secret reached the client (%d findings): %s", name, n, got)
+		}
+		if !json.Valid([]byte(got)) || !strings.Contains(got, "db.internal") {
+			t.Errorf("%s: more than the secret changed: %s", name, got)
+		}
+	}
+}
+
+// Near misses: JSON texts without a secret go out byte for byte, a secret
+// the text rules find keeps the text's layout, and a text that merely
+// looks like an image item is not withheld.
+func TestRedTeamRTQ_JSONTextNearMisses(t *testing.T) {
+	for _, doc := range []string{
+		`{"type":"object","properties":{"password":{"type":"string","minLength":12,"format":"password"}},"required":["password"]}`,
+		`{"passwordChangedAt": "2026-11-24T10:00:00Z",   "sessionId": "7f3a9c2e-1b4d-4e8a-9c3f-2a1b3c4d5e6f"}`,
+		`[{"name": "DB_PASSWORD", "valueFrom": {"secretKeyRef": {"name": "db", "key": "password"}}}]`,
+		`{"type": "image", "data": "not base64 at all!", "mimeType": "image/png", "token": "none"}`,
+		`{"Passwort": "x", "Passwort": "y"}`,
+		`{not json, "password": "`,
+	} {
+		if got, n := rtqText(t, doc); got != doc || n != 0 {
+			t.Errorf("changed (%d findings):\n%s\n->\n%s", n, doc, got)
+		}
+	}
+	doc := "{\n    \"z\": 1,\n    \"password\": \"" + rtmPassword + "\"\n}"
+	got, _ := rtqText(t, doc)
+	if want := strings.Replace(doc, rtmPassword, "[REDACTED:generic-password]", 1); got != want {
+		t.Errorf("a secret the text rules find lost the text's layout:\n%s\nwant\n%s", got, want)
+	}
+}
