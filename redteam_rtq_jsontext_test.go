@@ -72,3 +72,24 @@ func TestRedTeamRTQ_NamedSecretsInJSONText(t *testing.T) {
 		}
 	}
 }
+
+// A credential's name in Cyrillic, or in a table's header apart from its
+// value, reached a real client from structured content (red team rtq;
+// internal/mcpredact has every spelling and the near misses).
+func TestRedTeamRTQ_NamesApartReachNoClient(t *testing.T) {
+	doc := map[string]any{
+		"db":      map[string]any{"host": "db.internal", "пароль": rtmPw},
+		"columns": []any{"user", "password"},
+		"rows":    []any{[]any{"admin", rtmPw}},
+		"pairs":   []any{[]any{"api_key", rtkKey}},
+	}
+	_, cs := connectAt(t, rtServer(t, map[string]*mcp.CallToolResult{
+		"structured": {Content: []mcp.Content{&mcp.TextContent{Text: "ok"}}, StructuredContent: doc},
+	}), "agent", nil, "")
+	got, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "leak", Arguments: map[string]any{"case": "structured"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(got.StructuredContent)
+	rtmNoSecret(t, "structured content", string(b))
+}

@@ -6,7 +6,6 @@ import (
 	"reflect"
 	"slices"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/gatehouse-dev/gatehouse/dlp"
 )
@@ -80,49 +79,59 @@ func looksJSON(s string) bool {
 	return first == '{' && last == '}' || first == '[' && last == ']'
 }
 
-// nameTriggers are what every name the named scan reads holds, in ASCII
+// textTriggers are what every name the named scan reads holds, in ASCII
 // lower case: credentialWords, the triggers of classify, and a JSON Web
-// Key's "kty"; triggerPairs is a set of their first two bytes.
-var nameTriggers, triggerPairs = func() ([]string, *[1 << 16 / 64]uint64) {
+// Key's "kty".
+var textTriggers = func() wordSet {
 	ts := append([]string{"kty"}, credentialWords...)
 	for _, t := range triggers {
 		if !slices.Contains(ts, t) {
 			ts = append(ts, t)
 		}
 	}
-	var pairs [1 << 16 / 64]uint64
-	for _, t := range ts {
-		k := uint16(t[0])<<8 | uint16(t[1])
-		pairs[k/64] |= 1 << (k % 64)
-	}
-	return ts, &pairs
+	return newWordSet(ts)
 }()
 
 // mayNameCredential reports whether a JSON text may hold a name the named
 // scan reads: a trigger in any case, or a rune above ASCII. A text without
 // one is left to the text scan alone, which has seen it whole.
 func mayNameCredential(s string) bool {
+	return !ascii(s) || textTriggers.in(s)
+}
+
+// wordSet finds ASCII words (lower case, two bytes or more) in a string in
+// any case, in one pass: a bit set of their first two bytes says where to
+// compare.
+type wordSet struct {
+	words []string
+	pairs *[1 << 16 / 64]uint64
+}
+
+func newWordSet(words []string) wordSet {
+	ws := wordSet{words: words, pairs: new([1 << 16 / 64]uint64)}
+	for _, w := range words {
+		k := uint16(w[0])<<8 | uint16(w[1])
+		ws.pairs[k/64] |= 1 << (k % 64)
+	}
+	return ws
+}
+
+// in reports whether s holds one of the words in any ASCII case.
+func (ws wordSet) in(s string) bool {
 	lower := func(c byte) byte {
 		if c >= 'A' && c <= 'Z' {
 			return c + 'a' - 'A'
 		}
 		return c
 	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c >= utf8.RuneSelf {
-			return true
-		}
-		if i+1 == len(s) {
-			break
-		}
-		c0, c1 := lower(c), lower(s[i+1])
+	for i := 0; i+1 < len(s); i++ {
+		c0, c1 := lower(s[i]), lower(s[i+1])
 		k := uint16(c0)<<8 | uint16(c1)
-		if triggerPairs[k/64]&(1<<(k%64)) == 0 {
+		if ws.pairs[k/64]&(1<<(k%64)) == 0 {
 			continue
 		}
-		for _, t := range nameTriggers {
-			if t[0] == c0 && t[1] == c1 && i+len(t) <= len(s) && strings.EqualFold(s[i:i+len(t)], t) {
+		for _, w := range ws.words {
+			if w[0] == c0 && w[1] == c1 && i+len(w) <= len(s) && strings.EqualFold(s[i:i+len(w)], w) {
 				return true
 			}
 		}

@@ -69,3 +69,49 @@ func TestRedTeamRTQ_JSONTextNearMisses(t *testing.T) {
 		t.Errorf("a secret the text rules find lost the text's layout:\n%s\nwant\n%s", got, want)
 	}
 }
+
+// A credential's name in another script, spelled with symbols, or kept
+// apart from its value (a table's header, a name/value pair whose members
+// share a prefix, a two-element row) reached the client from structured
+// content: the look-alike folding that reads pаssword as Latin turned
+// пароль and токен into no word at all (red team rtq).
+func TestRedTeamRTQ_NamesApartFromValues(t *testing.T) {
+	s := scanner(t)
+	cases := map[string]map[string]any{
+		"пароль":          {"пароль": rtmPassword},
+		"токен":           {"токен": rtmToken},
+		"секрет":          {"секрет": rtmToken},
+		"令牌":              {"访问令牌": rtmToken},
+		"数据库密码":           {"数据库密码": rtmPassword},
+		"heslo":           {"heslo": rtmPassword},
+		"mdp":             {"mdp": rtmPassword},
+		"p@ssword":        {"p@ssword": rtmPassword},
+		"p@ssw0rd":        {"p@ssw0rd": rtmPassword},
+		"pa$$word":        {"pa$$word": rtmPassword},
+		"columns/rows":    {"columns": []any{"user", "password"}, "rows": []any{[]any{"admin", rtmPassword}}},
+		"column objects":  {"fields": []any{map[string]any{"name": "user"}, map[string]any{"name": "api_key"}}, "data": []any{[]any{"admin", rtmToken}}},
+		"header row":      {"csv": []any{[]any{"host", "user", "Passwort"}, []any{"db", "admin", rtmPassword}}},
+		"pair row":        {"items": []any{[]any{"password", rtmPassword}, []any{"user", "admin"}}},
+		"prefixed pair":   {"params": []any{map[string]any{"paramName": "password", "paramValue": rtmPassword}}},
+		"prefixed secret": {"secretName": "STRIPE_KEY", "secretValue": rtmToken},
+	}
+	for name, v := range cases {
+		got, n := rtmStructured(t, s, v)
+		if strings.Contains(got, rtmPassword) || strings.Contains(got, rtmToken) || n == 0 {
+			t.Errorf("%s: a secret reached the client (%d findings): %s", name, n, got)
+		}
+	}
+	// Near misses: names and values that are no secret stay.
+	for _, v := range []map[string]any{
+		{"columns": []any{"user", "password_set", "passwordChangedAt"}, "rows": []any{[]any{"alice", "true", "2026-11-24T10:00:00Z"}}},
+		{"columns": []any{"user", "password"}, "rows": []any{[]any{"alice", ""}, []any{"bob", "********"}}},
+		{"secrets": []any{"db-password", "api-key"}, "fields": []any{"password", "password_confirmation"}},
+		{"params": []any{map[string]any{"paramName": "timeout", "paramValue": "Fake-Pa55word!"}}},
+		{"compass": "north-2", "p@": "x1", "дата": "2026-11-24", "пароли": json.Number("3")},
+		{"header": []any{"id", "password"}, "note": "one row", "rows": []any{[]any{"1"}}},
+	} {
+		if got, n := rtmStructured(t, s, v); n != 0 {
+			t.Errorf("%d findings in a value with no secret: %s", n, got)
+		}
+	}
+}

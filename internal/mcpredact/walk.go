@@ -46,6 +46,7 @@ func (w *walker) walk(v any) any {
 		}
 		return x
 	case []any:
+		w.namedRows(x)
 		w.joinTexts(x)
 		w.joinRows(x)
 		w.joinColumns(x)
@@ -67,6 +68,7 @@ func (w *walker) object(m map[string]any) map[string]any {
 	}
 	w.kubernetesSecret(m)
 	w.namedMembers(m)
+	w.namedColumns(m)
 	w.joinNumbered(m)
 	if t := str(m["type"]); t == "image" || t == "audio" {
 		if d, ok := m["data"].(string); ok {
