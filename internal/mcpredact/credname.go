@@ -39,7 +39,7 @@ var passwordWords = map[string]bool{
 	// Red team rtq: more languages, and French's abbreviation.
 	"mdp": true, "口令": true, "암호": true, "şifre": true, "sifre": true, "heslo": true, "jelszó": true, "jelszo": true,
 	"lozinka": true, "geslo": true, "kodeord": true, "passord": true, "parool": true, "κωδικός": true, "סיסמה": true,
-	"पासवर्ड": true, "รหัสผ่าน": true, "mậtkhẩu": true, "pword": true, "clave": true,
+	"पासवर्ड": true, "รหัสผ่าน": true, "mậtkhẩu": true, "pword": true,
 }
 
 // secretWords are the head words of a secret's name that say so alone.
@@ -279,7 +279,7 @@ var lookAlikes = map[rune]rune{
 // passed over without being split into words.
 var triggers = []string{"pass", "pw", "secret", "key", "token", "auth", "cred", "cookie", "jwt", "bearer", "sig", "hmac", "kek", "dek", "psk", "sas",
 	"wort", "contrase", "senha", "wachtwoord", "haslo", "parol", "salasana", "losenord", "adgangskode",
-	"mdp", "sifre", "heslo", "jelszo", "lozinka", "geslo", "kodeord", "jeton", "clave", "ssw", "$$", "@ss", "w0rd"}
+	"mdp", "sifre", "heslo", "jelszo", "lozinka", "geslo", "kodeord", "jeton", "ssw", "$$", "@ss", "w0rd"}
 
 // triggerSet finds the triggers.
 var triggerSet = newWordSet(triggers)
