@@ -27,13 +27,50 @@ const maxJSONTextDepth = 4
 // (its output keeps the text's layout), ok is false and the string is left
 // to the text scan. A document with two members of one name is left to
 // the text scan too.
+//
+// A text that is not one document is read line by line: each line that
+// ends a JSON object started on it (NDJSON logs, "INFO request {...}") is
+// walked as its own document.
 func (w *walker) jsonText(s string) (out string, ok bool) {
-	if w.jsonDepth >= maxJSONTextDepth || !looksJSON(s) || !mayNameCredential(s) {
+	if w.jsonDepth >= maxJSONTextDepth || !mayJSON(s) || !mayNameCredential(s) {
 		return "", false
+	}
+	if out, ok, decoded := w.jsonDoc(s); decoded {
+		return out, ok
+	}
+	return w.jsonLines(s)
+}
+
+// jsonLines walks the JSON objects that end the lines of s.
+func (w *walker) jsonLines(s string) (string, bool) {
+	lines := strings.SplitAfter(s, "\n")
+	changed := false
+	for i, line := range lines {
+		body := strings.TrimRight(line, " \t\r\n")
+		start := strings.IndexByte(body, '{')
+		if start < 0 || !strings.HasSuffix(body, "}") || !strings.Contains(body[start:], `":`) {
+			continue
+		}
+		if out, ok, _ := w.jsonDoc(body[start:]); ok {
+			lines[i] = body[:start] + out + line[len(body):]
+			changed = true
+		}
+	}
+	if !changed {
+		return "", false
+	}
+	return strings.Join(lines, ""), true
+}
+
+// jsonDoc walks s when it is one JSON document (decoded), and returns it
+// encoded again when the walk redacted more than the text scan would.
+func (w *walker) jsonDoc(s string) (out string, ok, decoded bool) {
+	if !looksJSON(s) {
+		return "", false, false
 	}
 	tree, err := decodeTree([]byte(s))
 	if err != nil {
-		return "", false
+		return "", false, false
 	}
 	was, found, werr := w.changed, len(w.findings), w.err
 	w.changed = false
@@ -45,7 +82,7 @@ func (w *walker) jsonText(s string) (out string, ok bool) {
 	w.changed = was
 	if !hit || sameAsText(w.s, s, tree) {
 		w.findings = w.findings[:found]
-		return "", false
+		return "", false, true
 	}
 	w.changed = true
 	var b bytes.Buffer
@@ -55,9 +92,15 @@ func (w *walker) jsonText(s string) (out string, ok bool) {
 		enc.SetIndent("", "  ")
 	}
 	if err := enc.Encode(tree); err != nil {
-		return "", false
+		return "", false, true
 	}
-	return strings.TrimSuffix(b.String(), "\n"), true
+	return strings.TrimSuffix(b.String(), "\n"), true, true
+}
+
+// mayJSON reports whether s may be, or have lines that end in, a JSON
+// object or array.
+func mayJSON(s string) bool {
+	return looksJSON(s) || strings.Contains(s, `":`) && strings.Contains(s, "}")
 }
 
 // sameAsText reports whether the text scan of s redacts what the walk of

@@ -115,3 +115,36 @@ func TestRedTeamRTQ_NamesApartFromValues(t *testing.T) {
 		}
 	}
 }
+
+// A JSON object at the end of a line (NDJSON logs, a log line with a JSON
+// payload) is read with its names too; the rest of the text stays.
+func TestRedTeamRTQ_JSONLines(t *testing.T) {
+	for name, doc := range map[string]string{
+		"ndjson":   `{"level":"info","msg":"start"}` + "\n" + `{"level":"debug","msg":"connect","db":{"host":"db.internal","privKey":"` + rtmToken + `"}}` + "\n",
+		"log line": "2026-11-24T10:00:00Z DEBUG request body={\"k\": \"STRIPE_SECRET\", \"v\": \"" + rtmToken + "\"}\r\nnext line db.internal",
+		"prefix":   "db.internal config: {\"signing\": {\"privKey\": \"" + rtmToken + "\"}}",
+	} {
+		got, n := rtqText(t, doc)
+		if strings.Contains(got, rtmPassword) || strings.Contains(got, rtmToken) || n == 0 {
+			t.Errorf("%s: a secret reached the client (%d findings): %s", name, n, got)
+		}
+		if !strings.Contains(got, "db.internal") {
+			t.Errorf("%s: more than the secret changed: %s", name, got)
+		}
+	}
+	doc := "2026-11-24T10:00:00Z DEBUG request body={\"user\": \"app\", \"pw\": \"" + rtmPassword + "\"}\r\nnext line\n"
+	got, _ := rtqText(t, doc)
+	if want := strings.Replace(doc, rtmPassword, "[REDACTED:json-password-member]", 1); got != want {
+		t.Errorf("the text around the document changed:\n%q\nwant\n%q", got, want)
+	}
+	// Near misses: code with braces and JSON-like lines, no secret.
+	for _, doc := range []string{
+		"func f() {\n\tm := map[string]string{\"token\": tokenName}\n}\n",
+		`{"level":"info","msg":"password changed","user":"alice"}` + "\n" + `{"level":"info","token_type":"Bearer"}`,
+		"x = {\"key\": \"sort\"}\ny = {\"apiKey\": \"${API_KEY}\"}",
+	} {
+		if got, n := rtqText(t, doc); got != doc || n != 0 {
+			t.Errorf("changed (%d findings):\n%s\n->\n%s", n, doc, got)
+		}
+	}
+}
