@@ -3,6 +3,7 @@ package mcpredact_test
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -45,6 +46,24 @@ func BenchmarkResultJSONText(b *testing.B) {
 	}
 	raw, _ := json.Marshal(map[string]any{"services": rows})
 	res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(raw)}}}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, f, err := mcpredact.Result(s, res, nil); err != nil || len(f) != 0 {
+			b.Fatal(err, f)
+		}
+	}
+}
+
+// BenchmarkResultCodeText: a clean tool result whose one text is about 1
+// KiB of code that mentions keys and tokens on many lines (a header line
+// is looked for, jsonText and textTable).
+func BenchmarkResultCodeText(b *testing.B) {
+	s, err := dlp.New(dlp.Builtin(), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	line := "\tif key, ok := m[tokenName]; ok && len(key) > 0 { return key, nil }\n"
+	res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: strings.Repeat(line, 1024/len(line))}}}
 	b.ReportAllocs()
 	for b.Loop() {
 		if _, f, err := mcpredact.Result(s, res, nil); err != nil || len(f) != 0 {

@@ -148,3 +148,35 @@ func TestRedTeamRTQ_JSONLines(t *testing.T) {
 		}
 	}
 }
+
+// A table sent as text names a credential's column once, in its header:
+// its cells are read under the column's name (red team rtq).
+func TestRedTeamRTQ_TextTables(t *testing.T) {
+	for name, doc := range map[string]string{
+		"csv":      "host,user,password\ndb.internal,admin," + rtmPassword + "\n",
+		"tsv":      "user\tpassword\thost\nadmin\t" + rtmPassword + "\tdb.internal\n",
+		"semi":     "user;Passwort\r\nadmin;" + rtmPassword + "\r\ndb.internal;x\r\n",
+		"markdown": "| host | api_key |\n|---|---|\n| db.internal | " + rtmToken + " |\n",
+		"psql":     " host        | pw\n-------------+----------------\n db.internal | " + rtmPassword + "\n(1 row)\n",
+	} {
+		got, n := rtqText(t, doc)
+		if strings.Contains(got, rtmPassword) || strings.Contains(got, rtmToken) || n == 0 {
+			t.Errorf("%s: a secret reached the client (%d findings): %q", name, n, got)
+		}
+		if !strings.Contains(got, "db.internal") || strings.Count(got, "\n") != strings.Count(doc, "\n") {
+			t.Errorf("%s: more than the secret changed: %q", name, got)
+		}
+	}
+	// Near misses: tables whose credential-named columns hold no secret,
+	// and code that looks like a header.
+	for _, doc := range []string{
+		"user,password_set,password_changed\nalice,true,2026-11-24T10:00:00Z\n",
+		"| field | type | description |\n|---|---|---|\n| password | string | The new password (min 12 chars) |\n",
+		"id,token\n1,\n2,none\n",
+		"password, err := readPassword(fd)\nif err != nil {\n\treturn err\n}\n",
+	} {
+		if got, n := rtqText(t, doc); got != doc || n != 0 {
+			t.Errorf("changed (%d findings):\n%s\n->\n%s", n, doc, got)
+		}
+	}
+}

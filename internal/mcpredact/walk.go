@@ -32,12 +32,17 @@ func (w *walker) walk(v any) any {
 	case string:
 		if doc, ok := w.jsonText(x); ok {
 			x = doc
+		} else if t, ok := w.textTable(x); ok {
+			x = t
 		}
 		out, _ := w.text(x)
 		return out
 	case scanned:
 		if doc, ok := w.jsonText(string(x)); ok {
 			return doc
+		}
+		if t, ok := w.textTable(string(x)); ok {
+			return t
 		}
 		return string(x)
 	case json.Number:
