@@ -12,7 +12,8 @@ import (
 // spelled with symbols (пароль, 密码 with a fullwidth colon, contraseña,
 // Passwort, mot de passe, PASS_WORD, p@ssw0rd), a token named in another
 // language (токен, 令牌), a password in a query string's pw=, in a SQL
-// statement (IDENTIFIED BY, WITH PASSWORD) reached a real client as text.
+// statement (IDENTIFIED BY, WITH PASSWORD) or in a table's column named
+// password (CSV, Markdown) reached a real client as text.
 func TestRedTeamRTQ_PasswordWordsReachNoClient(t *testing.T) {
 	texts := map[string]string{
 		"russian":  "пароль: " + rtmPw,
@@ -26,6 +27,8 @@ func TestRedTeamRTQ_PasswordWordsReachNoClient(t *testing.T) {
 		"token":    "токен: " + rtkKey,
 		"query":    "GET https://app.example.com/login?user=a&pw=" + rtmPw + " HTTP/1.1",
 		"sql":      "CREATE USER app IDENTIFIED BY '" + rtmPw + "';\nALTER USER app WITH PASSWORD '" + rtmPw + "';",
+		"csv":      "user,password\nadmin," + rtmPw + "\n",
+		"markdown": "| user | Passwort |\n|---|---|\n| admin | " + rtmPw + " |\n",
 	}
 	res := map[string]*mcp.CallToolResult{}
 	for name, text := range texts {
