@@ -28,12 +28,15 @@ const maxJSONTextDepth = 4
 // to the text scan. A document with two members of one name is left to
 // the text scan too.
 //
-// A text that is not one document is read line by line: each line that
-// ends a JSON object started on it (NDJSON logs, "INFO request {...}") is
-// walked as its own document.
+// A text that is not one document is read for the documents inside it
+// (jsonLines).
 func (w *walker) jsonText(s string) (out string, ok bool) {
 	if w.jsonDepth >= maxJSONTextDepth || !mayJSON(s) || !mayNameCredential(s) {
 		return "", false
+	}
+	if rest, ok := strings.CutPrefix(s, "\ufeff"); ok { // a byte order mark
+		out, ok := w.jsonText(rest)
+		return "\ufeff" + out, ok
 	}
 	if out, ok, decoded := w.jsonDoc(s); decoded {
 		return out, ok
@@ -41,25 +44,46 @@ func (w *walker) jsonText(s string) (out string, ok bool) {
 	return w.jsonLines(s)
 }
 
-// jsonLines walks the JSON objects that end the lines of s.
+// jsonLines walks the JSON documents inside s: from the first { or [ of
+// a line, the value a JSON decoder reads there, on one line or over
+// several (NDJSON, a log line's payload, a document after a heading, in a
+// Markdown code fence or after an XSSI prefix). The text around them
+// stays as it is.
 func (w *walker) jsonLines(s string) (string, bool) {
-	lines := strings.SplitAfter(s, "\n")
-	changed := false
-	for i, line := range lines {
-		body := strings.TrimRight(line, " \t\r\n")
-		start := strings.IndexByte(body, '{')
-		if start < 0 || !strings.HasSuffix(body, "}") || !strings.Contains(body[start:], `":`) {
+	var b strings.Builder
+	done, changed := 0, false
+	for at := 0; at < len(s); {
+		end := strings.IndexByte(s[at:], '\n')
+		if end < 0 {
+			end = len(s)
+		} else {
+			end += at + 1
+		}
+		start := strings.IndexAny(s[at:end], "{[")
+		if start < 0 {
+			at = end
 			continue
 		}
-		if out, ok, _ := w.jsonDoc(body[start:]); ok {
-			lines[i] = body[:start] + out + line[len(body):]
-			changed = true
+		start += at
+		dec := json.NewDecoder(strings.NewReader(s[start:]))
+		var raw json.RawMessage
+		if dec.Decode(&raw) != nil {
+			at = end
+			continue
 		}
+		stop := start + int(dec.InputOffset())
+		if out, ok, _ := w.jsonDoc(s[start:stop]); ok {
+			b.WriteString(s[done:start])
+			b.WriteString(out)
+			done, changed = stop, true
+		}
+		at = max(stop, end)
 	}
 	if !changed {
 		return "", false
 	}
-	return strings.Join(lines, ""), true
+	b.WriteString(s[done:])
+	return b.String(), true
 }
 
 // jsonDoc walks s when it is one JSON document (decoded), and returns it
@@ -97,8 +121,8 @@ func (w *walker) jsonDoc(s string) (out string, ok, decoded bool) {
 	return strings.TrimSuffix(b.String(), "\n"), true, true
 }
 
-// mayJSON reports whether s may be, or have lines that end in, a JSON
-// object or array.
+// mayJSON reports whether s may be, or hold, a JSON object or array with
+// a member.
 func mayJSON(s string) bool {
 	return looksJSON(s) || strings.Contains(s, `":`) && strings.Contains(s, "}")
 }
@@ -114,7 +138,7 @@ func sameAsText(sc *dlp.Scanner, s string, tree any) bool {
 // looksJSON reports whether s, trimmed of white space, starts and ends as
 // a JSON object or array does.
 func looksJSON(s string) bool {
-	s = strings.TrimSpace(s)
+	s = strings.TrimSpace(strings.TrimPrefix(s, "\ufeff"))
 	if len(s) < 2 {
 		return false
 	}

@@ -116,13 +116,18 @@ func TestRedTeamRTQ_NamesApartFromValues(t *testing.T) {
 	}
 }
 
-// A JSON object at the end of a line (NDJSON logs, a log line with a JSON
-// payload) is read with its names too; the rest of the text stays.
+// A JSON document inside a text (NDJSON logs, a log line's payload, a
+// Markdown code fence, after an XSSI prefix or a byte order mark) is read
+// with its names too; the rest of the text stays.
 func TestRedTeamRTQ_JSONLines(t *testing.T) {
 	for name, doc := range map[string]string{
 		"ndjson":   `{"level":"info","msg":"start"}` + "\n" + `{"level":"debug","msg":"connect","db":{"host":"db.internal","privKey":"` + rtmToken + `"}}` + "\n",
 		"log line": "2026-11-24T10:00:00Z DEBUG request body={\"k\": \"STRIPE_SECRET\", \"v\": \"" + rtmToken + "\"}\r\nnext line db.internal",
 		"prefix":   "db.internal config: {\"signing\": {\"privKey\": \"" + rtmToken + "\"}}",
+		"fence":    "Here is db.internal's config:\n\n```json\n{\n  \"signing\": {\n    \"privKey\": \"" + rtmToken + "\"\n  }\n}\n```\n",
+		"xssi":     ")]}'\n[{\"host\": \"db.internal\", \"privKey\": \"" + rtmToken + "\"}]",
+		"bom":      "\ufeff{\"host\": \"db.internal\", \"privKey\": \"" + rtmToken + "\"}",
+		"two docs": "{\"host\": \"db.internal\"}\n\nand then\n{\n \"k\": \"STRIPE_SECRET\",\n \"v\": \"" + rtmToken + "\"\n}\n",
 	} {
 		got, n := rtqText(t, doc)
 		if strings.Contains(got, rtmPassword) || strings.Contains(got, rtmToken) || n == 0 {
