@@ -3,6 +3,7 @@ package mcpredact
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"reflect"
 	"slices"
 	"strings"
@@ -52,7 +53,10 @@ func (w *walker) jsonText(s string) (out string, ok bool) {
 func (w *walker) jsonLines(s string) (string, bool) {
 	var b strings.Builder
 	done, changed := 0, false
-	for at := 0; at < len(s); {
+	// The decoders read at most twice the text: one started on every line
+	// of "[\n[\n[\n..." would read to the end each time.
+	read := &countingReader{budget: 2*len(s) + 64<<10}
+	for at := 0; at < len(s) && read.budget > 0; {
 		end := strings.IndexByte(s[at:], '\n')
 		if end < 0 {
 			end = len(s)
@@ -65,7 +69,8 @@ func (w *walker) jsonLines(s string) (string, bool) {
 			continue
 		}
 		start += at
-		dec := json.NewDecoder(strings.NewReader(s[start:]))
+		read.r = strings.NewReader(s[start:])
+		dec := json.NewDecoder(read)
 		var raw json.RawMessage
 		if dec.Decode(&raw) != nil {
 			at = end
@@ -84,6 +89,24 @@ func (w *walker) jsonLines(s string) (string, bool) {
 	}
 	b.WriteString(s[done:])
 	return b.String(), true
+}
+
+// countingReader reads from r until its budget of bytes is spent.
+type countingReader struct {
+	r      io.Reader
+	budget int
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	if c.budget <= 0 {
+		return 0, io.ErrUnexpectedEOF
+	}
+	if len(p) > c.budget {
+		p = p[:c.budget]
+	}
+	n, err := c.r.Read(p)
+	c.budget -= n
+	return n, err
 }
 
 // jsonDoc walks s when it is one JSON document (decoded), and returns it
