@@ -27,7 +27,8 @@ func (w *walker) textTable(s string) (string, bool) {
 		}
 		var ms []member
 		rows := map[int][]any{}
-		for j := i + 1; j < len(lines); j++ {
+		j := i + 1
+		for ; j < len(lines); j++ {
 			cells := splitCells(lines[j], d)
 			if len(cells) != len(cs) {
 				if separatorLine(lines[j]) {
@@ -52,6 +53,7 @@ func (w *walker) textTable(s string) (string, bool) {
 			}
 		}
 		w.changed = before || w.changed
+		i = j - 1 // the rows are no header: each line is read once
 	}
 	if !changed {
 		return "", false
