@@ -24,6 +24,13 @@ var (
 	// or an ancestor of it ("/"), where a command would leave a startup
 	// file (~/.profile) that runs later outside the sandbox.
 	ErrWritableHome = errors.New("confine: the command's default writable directories hold the home directory (its startup files run unconfined later): set CommandOptions.Dir to a project directory, or name the writable directories in CommandOptions.Writable")
+	// ErrWritableLink: a writable directory (the working directory, the
+	// temporary directory or a Writable entry) is reached through a
+	// symbolic link this process's user owns. A command confined earlier
+	// could have made it where it could write (ln -s ~/.config build), so
+	// that the next command's writable "build" is the user's configuration
+	// (red team rtq).
+	ErrWritableLink = errors.New("confine: a writable directory is reached through a symbolic link this user owns (a command could have made it to point anywhere): name the directory the link points to, or remove the link")
 )
 
 // CommandOptions configure Command. A nil *CommandOptions means defaults.
@@ -64,7 +71,10 @@ type CommandOptions struct {
 	// program's configuration that runs later outside the sandbox. A
 	// protected path under a writable directory stays unreachable. An
 	// empty, non-nil Writable lets it write nowhere but those devices. Set
-	// WriteAnywhere to let the command write wherever it may read.
+	// WriteAnywhere to let the command write wherever it may read. A
+	// writable directory (default or listed) reached through a symbolic
+	// link this user owns is refused with ErrWritableLink: a command may
+	// have made the link, where it could write, to point at ~/.config.
 	Writable []string
 	// WriteAnywhere lets the command change everything it may reach (every
 	// path but the protected ones), as Command did before Writable.
@@ -95,6 +105,9 @@ func writableRoots(o CommandOptions) ([]string, error) {
 	for _, d := range w {
 		if !filepath.IsAbs(d) {
 			d = filepath.Join(base, d)
+		}
+		if l := plantedLink(d); l != "" {
+			return nil, fmt.Errorf("%w (%s in %s)", ErrWritableLink, l, d)
 		}
 		d = resolved(d)
 		if def && holdsHome(d) {

@@ -64,7 +64,9 @@
 // working directory, the temporary directory, /dev/shm and the devices
 // /dev/null, /dev/zero, /dev/full and /dev/tty; Command refuses that
 // default where the working or temporary directory is the home directory
-// or an ancestor of it, with ErrWritableHome) and reads and executes
+// or an ancestor of it, with ErrWritableHome, and any writable directory
+// reached through a symbolic link this user owns, which an earlier
+// command could have made, with ErrWritableLink) and reads and executes
 // the rest: a line added to ~/.profile, an autostart entry or another
 // program's configuration would run later, unconfined, and read the
 // protected paths. What it writes in those places may still be run by

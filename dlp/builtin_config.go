@@ -121,9 +121,10 @@ func configRules() []Rule {
 			[]string{"users:\n- name: admin\n  user:\n    client-key-data: " + b64(120) + "\n"},
 			[]string{"client-key-data: " + b64(20), "client-certificate-data: " + b64(120)}),
 		mk("connection-string-password",
-			`(?i)[;?&](?:password|pwd)=(?P<secret>[^;&\s"'{}]{4,128})(?:[;&\s"']|$)`,
+			`(?i)[;?&](?:password|pwd|passwd|passphrase|pw|pass|`+passwordNames+`)=(?P<secret>[^;&\s"'{}]{4,128})(?:[;&\s"']|$)`,
 			"Password in an ADO.NET, ODBC or JDBC connection string (Server=...;Password=...;).",
-			[]string{"Server=tcp:db.example.net,1433;Database=app;User ID=app;Password=" + "Fake-Pa55" + ";Encrypt=True;", "jdbc:sqlserver://db:1433;user=app;pwd=" + b62(10) + ";"},
+			[]string{"Server=tcp:db.example.net,1433;Database=app;User ID=app;Password=" + "Fake-Pa55" + ";Encrypt=True;", "jdbc:sqlserver://db:1433;user=app;pwd=" + b62(10) + ";",
+				"https://app.example.com/login?user=a&pw=" + "Fake-Pa55word!", "/auth?senha=" + "Fake-Pa55word!" + "&x=1"},
 			[]string{"Server=db;Database=app;Integrated Security=true;", "Server=db;Password=${DB_PASSWORD};", "Password=;", "Pwd=xxxx;"}),
 		mk("session-cookie",
 			`(?i)\b(?:set-)?cookie:[^\n]{0,512}?\b(?:session(?:id)?|sessid|phpsessid|jsessionid|connect\.sid|_session|[a-z0-9]{1,32}_session|asp\.net_sessionid|__secure-[a-z0-9_-]{1,32}|__host-[a-z0-9_-]{1,32}|sid|remember_token|auth_token)=(?P<secret>[A-Za-z0-9%+/._:=-]{16,1000})`,
@@ -136,6 +137,14 @@ func configRules() []Rule {
 			[]string{"database:\n  password: " + "Fake-Pa55word" + "\n", "smtp_password: " + b62(18)},
 			[]string{"password: ${DB_PASSWORD}", "password_min_length: 12", "Password: cfg.Password,", "password: !vault |", "db_password: projects/p/secrets/db-password/versions/3",
 				"password_reset_url: https://example.com/reset", "password: user_password"}),
+		mk("sql-password",
+			`(?i)(?:\bidentified[ \t]{1,4}(?:with[ \t]{1,4}[A-Za-z0-9_]{1,32}[ \t]{1,4})?by(?:[ \t]{1,4}password)?[ \t]{1,4}(?:'(?P<secret>[^'\s]{1,128})'|"(?P<secret2>[^"\s]{1,128})"|(?P<secret3>[A-Za-z0-9_#$!@%^*+.-]{4,128}))|[ \t]password(?:[ \t]{0,4}=)?[ \t]{0,4}'(?P<secret4>[^'\s]{1,128})')(?:[\s;,)]|$)`,
+			"Password in a SQL statement that creates or changes an account: IDENTIFIED BY (MySQL, Oracle, unquoted too), PASSWORD '...' (PostgreSQL's WITH, LOGIN and ENCRYPTED PASSWORD, SET PASSWORD =) (red team rtq); not a template or placeholder.",
+			[]string{"CREATE USER app IDENTIFIED BY '" + "Fake-Pa55word!" + "';", "ALTER USER app WITH PASSWORD '" + "Fake-Pa55word!" + "';",
+				"CREATE ROLE app LOGIN PASSWORD '" + "Fake-Pa55word!" + "';", "alter user scott identified by " + "Fake_Pa55word" + ";",
+				"CREATE USER 'app'@'%' IDENTIFIED WITH mysql_native_password BY '" + "Fake-Pa55word!" + "';"},
+			[]string{"ALTER USER app WITH PASSWORD NULL;", "CREATE USER app IDENTIFIED BY '${DB_PASSWORD}';", "identified by password hash",
+				"users are identified by email", "ALTER USER app WITH PASSWORD :'pw';", "log in with password", "./migrate --db-password '" + "Fake-Pa55word!" + "'"}),
 		mk("password-hash",
 			`\$(?:apr1\$[./A-Za-z0-9]{1,8}\$[./A-Za-z0-9]{22}|2[aby]\$[0-9]{2}\$[./A-Za-z0-9]{53}|[56]\$(?:rounds=[0-9]{1,9}\$)?[./A-Za-z0-9]{1,16}\$[./A-Za-z0-9]{43,86}|y\$[./A-Za-z0-9]{1,12}\$[./A-Za-z0-9]{1,64}\$[./A-Za-z0-9]{43})`,
 			"Password hash in crypt(3) form, as in htpasswd and shadow files ($apr1$, $2b$ bcrypt, $5$/$6$ SHA-crypt, $y$ yescrypt): crackable offline.",
@@ -144,7 +153,7 @@ func configRules() []Rule {
 	}
 	for i := range rules {
 		switch rules[i].Name {
-		case "netrc-password", "pgpass-entry", "connection-string-password", "config-password-unquoted":
+		case "netrc-password", "pgpass-entry", "connection-string-password", "config-password-unquoted", "sql-password":
 			rules[i].Exclude = notSecret
 			rules[i].MinEntropy = 2.5
 		case "kubernetes-secret-data-listed", "kubernetes-secret-json-listed":

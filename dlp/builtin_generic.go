@@ -25,7 +25,26 @@ const (
 	// generic-secret-key: a quoted value (quotes bare or escaped) holding a
 	// digit or symbol, or an unquoted token of at least 16 characters after
 	// an equals sign.
-	secretTail    = `(?:` + escQuote + `[ \t]{0,4}(?:=|:=|:|=>)[ \t]{0,4}(?:"(?P<secret>[A-Za-z]{0,255}[^A-Za-z"\s][^"\s]{0,255})"|'(?P<secret2>[A-Za-z]{0,255}[^A-Za-z'\s][^'\s]{0,255})'|\\{1,7}"(?P<secret4>[A-Za-z]{0,255}[^A-Za-z"\s\\][^"\s\\]{0,255})\\{1,7}")|=(?P<secret3>[A-Za-z0-9_.~+-](?:[A-Za-z0-9_.~+/-]|%[0-9A-Fa-f][0-9A-Fa-f]){15,255}))`
+	secretTail = `(?:` + escQuote + `[ \t]{0,4}` + assign + `[ \t]{0,4}(?:"(?P<secret>[A-Za-z]{0,255}[^A-Za-z"\s][^"\s]{0,255})"|'(?P<secret2>[A-Za-z]{0,255}[^A-Za-z'\s][^'\s]{0,255})'|\\{1,7}"(?P<secret4>[A-Za-z]{0,255}[^A-Za-z"\s\\][^"\s\\]{0,255})\\{1,7}")|=(?P<secret3>[A-Za-z0-9_.~+-](?:[A-Za-z0-9_.~+/-]|%[0-9A-Fa-f][0-9A-Fa-f]){15,255}))`
+	// passwordNames are a password's names to the password rules: the
+	// English ones, spelled apart or with symbols for letters (PASS_WORD,
+	// p@ssw0rd, pa$$word), and the words of other languages, which reached
+	// the client as "пароль: ...", "密码：...", "mot de passe: ..." (red
+	// team rtq). A Latin-script word of another language starts a name or
+	// follows _ or a non-word byte (theslogan holds no heslo); a word of
+	// another script has no such boundary.
+	// Two sets, each small enough for the scanner to derive the
+	// literals it looks for.
+	passwordNames = `pass[_ -]word|p[@4]ss(?:w[o0]rd|wd)|pa\$\$w[o0]rd|passw0rd` +
+		`|(?:\b|_)(?:passwort|kennwort|contrase(?:ñ|n)as?|mot[_ -]?de[_ -]?passe|senha|wachtwoord|hasło|l(?:ö|o)senord|salasana|adgangskode` +
+		`|heslo|jelsz(?:ó|o)|lozinka|geslo|kodeord|passord|parool|(?:ş|s)ifre|mdp)`
+	passwordScripts = `пароль|密码|密碼|口令|パスワード|비밀번호|암호|κωδικός`
+	// secretNamesIntl are the words for a token or a secret in other
+	// languages (red team rtq), read by generic-secret and
+	// generic-secret-unquoted.
+	secretNamesIntl = `(?:\b|_)jeton|токен|секрет|令牌|秘密|密钥|秘钥|密鑰|토큰|トークン|シークレット`
+	// assign is a name's assignment: = := : => or a fullwidth colon.
+	assign        = `(?:=|:=|:|=>|：)`
 	unquotedValue = `[A-Za-z0-9_~+-](?:[A-Za-z0-9_.~+/-]|%[0-9A-Fa-f][0-9A-Fa-f]){14,510}[A-Za-z0-9_~+/-]={0,2}`
 )
 
@@ -75,13 +94,30 @@ func genericRules() []Rule {
 			[]string{"Authorization: Basic " + "ZmFrZTpub3RyZWFs" + "X2V4YW1wbGU="},
 			[]string{"Authorization: Basic <credentials>", "basic auth is configured"}),
 		mk("generic-password",
-			`(?i)(?:(?:password|passwd|pwd|passphrase|passcode)[A-Za-z0-9_.-]{0,16}|`+envPassword+`)(?:`+escQuote+`[ \t]{0,4}(?:=|:=|:|=>)[ \t]{0,4}(?:"(?P<secret>[A-Za-z]{0,127}[^A-Za-z"\s][^"\s]{0,127})"|'(?P<secret2>[A-Za-z]{0,127}[^A-Za-z'\s][^'\s]{0,127})'|\\{1,7}"(?P<secret4>[A-Za-z]{0,127}[^A-Za-z"\s\\][^"\s\\]{0,127})\\{1,7}")|=(?P<secret3>[^\s"'`+"`"+`,;()<>\[\]{}&/$][^\s"'`+"`"+`,;()<>\[\]{}&]{7,127}))`,
+			`(?i)(?:(?:password|passwd|pwd|passphrase|passcode)[A-Za-z0-9_.-]{0,16}|`+envPassword+`)(?:`+escQuote+`[ \t]{0,4}`+assign+`[ \t]{0,4}(?:"(?P<secret>[A-Za-z]{0,127}[^A-Za-z"\s][^"\s]{0,127})"|'(?P<secret2>[A-Za-z]{0,127}[^A-Za-z'\s][^'\s]{0,127})'|\\{1,7}"(?P<secret4>[A-Za-z]{0,127}[^A-Za-z"\s\\][^"\s\\]{0,127})\\{1,7}")|=(?P<secret3>[^\s"'`+"`"+`,;()<>\[\]{}&/$][^\s"'`+"`"+`,;()<>\[\]{}&]{7,127}))`,
 			"A quoted value holding a digit or symbol assigned to a password-like name, or an unquoted value of at least 8 bytes in NAME=value form that is not a path or a variable; entropy at least 2.5 bits per byte.",
 			[]string{`password = "` + "Fake-Pa55word!" + `"`, "DB_PASSWORD=" + "Fake-Pa55word!", `{"pwd": "` + "Fake-Pa55word!" + `"}`, "PASSWORD=changeme"},
 			[]string{`password = "aaaaaaaaaaaa"`, "password := os.Getenv(\"DB_PASSWORD\")", "Enter your password: ", `password = ""`,
 				"PASSWORD_FILE=/run/secrets/db_password", `encodeUserPassword: "encodeUserPassword"`, "password=${DB_PASSWORD}",
 				"DB_PASSWORD=projects/p/secrets/db-password/versions/3", "password_reset_url=https://example.com/reset?step=1",
 				`password = "{{ vault_db_password }}"`, `password: "%DB_PASSWORD%"`, `password_secret = "projects/p/secrets/db-password/versions/3"`}),
+		mk("generic-password-words",
+			`(?i)(?:`+passwordNames+`)[A-Za-z0-9_.-]{0,16}`+escQuote+`[ \t]{0,4}`+assign+`[ \t]{0,4}(?:"(?P<secret>[A-Za-z]{0,127}[^A-Za-z"\s][^"\s]{0,127})"|'(?P<secret2>[A-Za-z]{0,127}[^A-Za-z'\s][^'\s]{0,127})'|(?P<secret3>[^\s"'#,;(){}\[\]<>|&*!%@$=:`+"`"+`][^\s"',;(){}\[\]<>&`+"`"+`]{3,127})(?:[\s<,;]|$))`,
+			"A password named in another language written in Latin letters (contraseña, Passwort, mot de passe, senha, hasło, ...) or spelled apart or with symbols (PASS_WORD, p@ssw0rd, pa$$word), assigned with = : => or a fullwidth colon, quoted or not (red team rtq): a value holding a digit or symbol, entropy at least 2.5 bits per byte, not a template, path, URL, identifier or placeholder.",
+			[]string{"PASS_WORD=" + "Fake-Pa55word!", `p@ssw0rd = "` + "Fake-Pa55word!" + `"`, `mot_de_passe="` + "Fake-Pa55word!" + `"`,
+				"contraseña: " + "Fake-Pa55word!", "Passwort: " + "Fake-Pa55word!", "mot de passe: " + "Fake-Pa55word!", "senha = " + "Fake-Pa55word!"},
+			[]string{`theSlogan = "Just-Do-1t!"`, "theslogan: Just-Do-1t!", "contraseña incorrecta", "Passwort: ********",
+				"sifre: ${SIFRE}", "senha = getSenha()", "mot de passe: voir le coffre"}),
+		mk("generic-password-scripts",
+			`(?i)(?:`+passwordScripts+`)[^\s"'=:：]{0,16}`+escQuote+`[ \t]{0,4}`+assign+`[ \t]{0,4}(?:"(?P<secret>[A-Za-z]{0,127}[^A-Za-z"\s][^"\s]{0,127})"|'(?P<secret2>[A-Za-z]{0,127}[^A-Za-z'\s][^'\s]{0,127})'|(?P<secret3>[^\s"'#,;(){}\[\]<>|&*!%@$=:`+"`"+`][^\s"',;(){}\[\]<>&`+"`"+`]{3,127})(?:[\s<,;]|$))`,
+			"A password named in a script other than Latin (пароль, 密码, 数据库密码, パスワード, 비밀번호), assigned with = : => or a fullwidth colon, quoted or not (red team rtq): a value holding a digit or symbol, entropy at least 2.5 bits per byte, not a template, path, URL, identifier or placeholder.",
+			[]string{"пароль=" + "Fake-Pa55word!", "パスワード: " + "Fake-Pa55word!", "数据库密码：" + "Fake-Pa55word!", `{"비밀번호": "` + "Fake-Pa55word!" + `"}`},
+			[]string{"пароль изменён: 2026-11-24T10:00:00Z", "密码已更新：2026-11-24", "パスワード: ********"}),
+		mk("generic-secret-words",
+			`(?i)(?:`+secretNamesIntl+`)[A-Za-z0-9_.-]{0,16}`+escQuote+`[ \t]{0,4}`+assign+`[ \t]{0,4}(?:"(?P<secret>[^"\s]{16,255})"|'(?P<secret2>[^'\s]{16,255})'|(?P<secret3>`+unquotedValue+`))`,
+			"A token or secret named in another language (jeton, токен, секрет, 令牌, 秘密, 密钥, 토큰, トークン), assigned with = : => or a fullwidth colon, quoted or not (red team rtq): at least 16 characters, entropy at least 3.5 bits per byte, not a template, path, URL, resource name or identifier.",
+			[]string{"токен: " + b62(32), "访问令牌：" + b62(32), "jeton=" + b62(32), `{"секрет": "` + b62(32) + `"}`},
+			[]string{"jetonCount=12", "токен: ${TOKEN}", "令牌：" + fill("ab", 32), "jeton: mon-jeton-de-test-v2"}),
 		mk("generic-secret",
 			`(?i)(?:api[_-]?key|apikey|secret[_-]?key|client[_-]?secret|access[_-]?token|auth[_-]?token|api[_-]?token|private[_-]?token|session[_-]?token|refresh[_-]?token|security[_-]?token|id[_-]?token|secret)[A-Za-z0-9_.-]{0,16}`+secretTail,
 			"A value holding a digit or symbol assigned to an api_key, secret or token-like name; entropy at least 3.5 bits per byte.",
@@ -108,7 +144,7 @@ func genericRules() []Rule {
 	}
 	for i := range rules {
 		switch rules[i].Name {
-		case "generic-secret-unquoted", "generic-secret-flag":
+		case "generic-secret-unquoted", "generic-secret-flag", "generic-secret-words":
 			rules[i].MinEntropy = 3.5
 			// Words (lower, Capitalized or CamelCase, with a short number)
 			// and numbers joined by -, _ or / are names: Kubernetes object
@@ -116,7 +152,7 @@ func genericRules() []Rule {
 			// (Enabled-After-30-Days, 86400s-sliding-window), secret
 			// manager paths (Prod/Database/Credentials).
 			rules[i].Exclude = notSecret + `|^` + nameWord + `(?:[-_/]` + nameWord + `)+$|^[A-Za-z]+$`
-		case "generic-password":
+		case "generic-password", "generic-password-words", "generic-password-scripts":
 			rules[i].MinEntropy = 2.5
 			rules[i].Exclude = notSecret
 		case "generic-secret":

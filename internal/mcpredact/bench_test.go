@@ -1,7 +1,9 @@
 package mcpredact_test
 
 import (
+	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -27,6 +29,81 @@ func BenchmarkResultStructured(b *testing.B) {
 	for b.Loop() {
 		if _, f, err := mcpredact.Result(s, res, nil); err != nil || len(f) != 0 {
 			b.Fatal(err, f)
+		}
+	}
+}
+
+// BenchmarkResultJSONText: a clean tool result whose one text is about 1
+// KiB of JSON, walked as a tree (as a typed go-sdk tool's text copy).
+func BenchmarkResultJSONText(b *testing.B) {
+	s, err := dlp.New(dlp.Builtin(), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	rows := make([]any, 12)
+	for i := range rows {
+		rows[i] = map[string]any{"id": i, "name": fmt.Sprintf("service-%d", i), "status": "running", "region": "eu-west-1"}
+	}
+	raw, _ := json.Marshal(map[string]any{"services": rows})
+	res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(raw)}}}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, f, err := mcpredact.Result(s, res, nil); err != nil || len(f) != 0 {
+			b.Fatal(err, f)
+		}
+	}
+}
+
+// BenchmarkResultCodeText: a clean tool result whose one text is about 1
+// KiB of code that mentions keys and tokens on many lines (a header line
+// is looked for, jsonText and textTable).
+func BenchmarkResultCodeText(b *testing.B) {
+	s, err := dlp.New(dlp.Builtin(), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	line := "\tif key, ok := m[tokenName]; ok && len(key) > 0 { return key, nil }\n"
+	res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: strings.Repeat(line, 1024/len(line))}}}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, f, err := mcpredact.Result(s, res, nil); err != nil || len(f) != 0 {
+			b.Fatal(err, f)
+		}
+	}
+}
+
+// BenchmarkResultOpenBrackets: a text of 200,000 lines that each open a
+// JSON array never closed, after a member that sends it down the slow
+// path. A decoder started on every line read to the end each time (24 s
+// for 400 KB before the read budget of jsonLines; now milliseconds).
+func BenchmarkResultOpenBrackets(b *testing.B) {
+	s, err := dlp.New(dlp.Builtin(), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	text := `{"token": 1}` + "\n" + strings.Repeat("[\n", 200000)
+	res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, _, err := mcpredact.Result(s, res, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkResultHeaderLines: 50,000 lines that each read as a header
+// naming a password column; each line is read once, not as the header of
+// all the lines after it.
+func BenchmarkResultHeaderLines(b *testing.B) {
+	s, err := dlp.New(dlp.Builtin(), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: strings.Repeat("user,password\n", 50000)}}}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, _, err := mcpredact.Result(s, res, nil); err != nil {
+			b.Fatal(err)
 		}
 	}
 }

@@ -36,6 +36,10 @@ var passwordWords = map[string]bool{
 	"passwort": true, "kennwort": true, "contraseña": true, "contrasena": true, "passe": true, "senha": true,
 	"wachtwoord": true, "hasło": true, "haslo": true, "parol": true, "parola": true, "пароль": true, "lösenord": true,
 	"losenord": true, "salasana": true, "adgangskode": true, "密码": true, "密碼": true, "パスワード": true, "비밀번호": true,
+	// Red team rtq: more languages, and French's abbreviation.
+	"mdp": true, "口令": true, "암호": true, "şifre": true, "sifre": true, "heslo": true, "jelszó": true, "jelszo": true,
+	"lozinka": true, "geslo": true, "kodeord": true, "passord": true, "parool": true, "κωδικός": true, "סיסמה": true,
+	"पासवर्ड": true, "รหัสผ่าน": true, "mậtkhẩu": true, "pword": true,
 }
 
 // secretWords are the head words of a secret's name that say so alone.
@@ -43,6 +47,9 @@ var secretWords = map[string]bool{
 	"secret": true, "token": true, "apikey": true, "privkey": true, "privatekey": true, "secretkey": true, "kek": true,
 	"dek": true, "psk": true, "credential": true, "credentials": true, "cred": true, "creds": true, "auth": true,
 	"authorization": true, "cookie": true, "jwt": true, "bearer": true, "sig": true, "hmac": true, "sas": true,
+	// Red team rtq: the same words in other languages.
+	"jeton": true, "токен": true, "секрет": true, "令牌": true, "秘密": true, "密钥": true, "秘钥": true, "密鑰": true,
+	"토큰": true, "トークン": true, "シークレット": true, "秘密鍵": true,
 }
 
 // keyQualifiers are the words before "key" that make it a secret key
@@ -86,7 +93,60 @@ func classify(name string) credClass {
 	if name == "" || len(name) > 128 || !mayName(name) {
 		return notCredential
 	}
-	ws := nameWords(name)
+	// A word in another script is read as it is written, and with its
+	// Latin look-alikes as Latin letters (пароль is no Latin word: mapped,
+	// it read as "пapoль" and was no password's name, red team rtq); a
+	// word with @ $ or 0 between letters as the letters they stand for
+	// (p@ssw0rd, pa$$word).
+	if c := classifyWords(nameWords(name, true)); c != notCredential {
+		return c
+	}
+	if !ascii(name) {
+		if c := classifyWords(nameWords(name, false)); c != notCredential {
+			return c
+		}
+	}
+	if l := unLeet(name); l != name {
+		return classifyWords(nameWords(l, true))
+	}
+	return notCredential
+}
+
+func ascii(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+// unLeet returns name with @ $ and 0 between letters (or doubled: pa$$)
+// read as a, s and o.
+func unLeet(name string) string {
+	b := []byte(name)
+	letter := func(i int) bool {
+		return i >= 0 && i < len(b) && (b[i] >= 'a' && b[i] <= 'z' || b[i] >= 'A' && b[i] <= 'Z' || b[i] == '$')
+	}
+	for i, c := range b {
+		var r byte
+		switch c {
+		case '@':
+			r = 'a'
+		case '$':
+			r = 's'
+		case '0':
+			r = 'o'
+		}
+		if r != 0 && letter(i-1) && letter(i+1) {
+			b[i] = r
+		}
+	}
+	return string(b)
+}
+
+// classifyWords reports what a name's words say its value is.
+func classifyWords(ws []string) credClass {
 	for len(ws) > 1 && valueWords[ws[len(ws)-1]] {
 		ws = ws[:len(ws)-1]
 	}
@@ -126,14 +186,28 @@ func classify(name string) credClass {
 	if p, ok := strings.CutSuffix(head, "key"); ok && keyQualifiers[p] {
 		return secretName
 	}
+	// A word of a script that runs words together: 数据库密码 (the
+	// database's password), 访问令牌.
+	if head[0] >= utf8.RuneSelf {
+		for w := range passwordWords {
+			if w[0] >= utf8.RuneSelf && strings.HasSuffix(head, w) {
+				return passwordName
+			}
+		}
+		for w := range secretWords {
+			if w[0] >= utf8.RuneSelf && strings.HasSuffix(head, w) {
+				return secretName
+			}
+		}
+	}
 	return notCredential
 }
 
 // nameWords splits a name into lower-case words at separators, at
 // camelCase boundaries (APIKey: api, key) and at digits, after folding it
 // to NFKC and mapping look-alike letters to Latin ones.
-func nameWords(name string) []string {
-	name = foldName(name)
+func nameWords(name string, latin bool) []string {
+	name = foldName(name, latin)
 	var ws []string
 	rs := []rune(name)
 	start := -1
@@ -165,8 +239,8 @@ func nameWords(name string) []string {
 
 // foldName returns name in NFKC form with invisible runes removed and
 // Cyrillic and Greek look-alikes of Latin letters mapped to them
-// (pаssword with a Cyrillic а is password to a reader).
-func foldName(name string) string {
+// (pаssword with a Cyrillic а is password to a reader) when latin is set.
+func foldName(name string, latin bool) string {
 	ascii := true
 	for i := 0; i < len(name); i++ {
 		if name[i] >= utf8.RuneSelf {
@@ -182,7 +256,7 @@ func foldName(name string) string {
 		if unicode.Is(unicode.Cf, r) {
 			return -1
 		}
-		if l, ok := lookAlikes[r]; ok {
+		if l, ok := lookAlikes[r]; ok && latin {
 			return l
 		}
 		return r
@@ -204,23 +278,15 @@ var lookAlikes = map[rune]rune{
 // ASCII lower case: a name with none of them (and no rune above ASCII) is
 // passed over without being split into words.
 var triggers = []string{"pass", "pw", "secret", "key", "token", "auth", "cred", "cookie", "jwt", "bearer", "sig", "hmac", "kek", "dek", "psk", "sas",
-	"wort", "contrase", "senha", "wachtwoord", "haslo", "parol", "salasana", "losenord", "adgangskode"}
+	"wort", "contrase", "senha", "wachtwoord", "haslo", "parol", "salasana", "losenord", "adgangskode",
+	"mdp", "sifre", "heslo", "jelszo", "lozinka", "geslo", "kodeord", "jeton", "ssw", "$$", "@ss", "w0rd"}
+
+// triggerSet finds the triggers.
+var triggerSet = newWordSet(triggers)
 
 // mayName reports whether name holds a trigger in any case, or a rune
 // above ASCII (a fullwidth or look-alike spelling, a name in another
 // script), without allocating.
 func mayName(name string) bool {
-	for i := 0; i < len(name); i++ {
-		if name[i] >= utf8.RuneSelf {
-			return true
-		}
-	}
-	for _, t := range triggers {
-		for i := 0; i+len(t) <= len(name); i++ {
-			if strings.EqualFold(name[i:i+len(t)], t) {
-				return true
-			}
-		}
-	}
-	return false
+	return !ascii(name) || triggerSet.in(name)
 }

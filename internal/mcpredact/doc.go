@@ -26,7 +26,15 @@
 // Members whose names say they hold a credential are scanned with their
 // names, then under the canonical name of what the name says (named.go,
 // credname.go), so that every spelling of the name reaches the scanner's
-// generic rules.
+// generic rules; so are the cells of a table under a credential-named
+// column (tables.go). A string that is a JSON document, or whose lines end
+// in JSON objects (NDJSON, a log line's payload), is walked as a tree too
+// (jsontext.go), at most four documents deep: a tool's JSON output sent as
+// text is read with its names as structured content is; so is a table
+// sent as text (CSV, TSV, Markdown, psql's output: texttable.go), whose
+// header names a column. Not read with their names: YAML, quoted CSV
+// cells that hold the separator, and a JSON text with two members of one
+// name; the text rules alone see them.
 //
 // When nothing is found the original value is returned as it is. When
 // something is, the redacted tree is decoded into a new value of the same

@@ -69,8 +69,11 @@ func Result(s *dlp.Scanner, res mcp.Result, o *Options) (mcp.Result, []dlp.Findi
 // plainTextClean is the fast path of the common result: a tool result of
 // text items and nothing else (no _meta, annotations, structured content,
 // input requests or state), whose only strings are its texts and constant
-// keys. When the texts, scanned joined as the full walk scans them, hold
-// nothing, the result goes out as it is, without being encoded and walked.
+// keys, and no text a JSON document (or with lines that end in one) that
+// may name a credential (walked as a tree: jsonText) or a table naming
+// one (textTable). When the
+// texts, scanned joined as the full walk scans them, hold nothing, the
+// result goes out as it is, without being encoded and walked.
 func plainTextClean(s *dlp.Scanner, res mcp.Result) bool {
 	r, ok := res.(*mcp.CallToolResult)
 	if !ok || r.Meta != nil || r.StructuredContent != nil || r.InputRequests != nil || r.RequestState != "" || len(r.Content) == 0 {
@@ -80,8 +83,8 @@ func plainTextClean(s *dlp.Scanner, res mcp.Result) bool {
 	texts := one[:0]
 	for _, c := range r.Content {
 		t, ok := c.(*mcp.TextContent)
-		if !ok || t == nil || t.Meta != nil || t.Annotations != nil {
-			return false
+		if !ok || t == nil || t.Meta != nil || t.Annotations != nil || mayJSON(t.Text) && mayNameCredential(t.Text) || hasTextTable(t.Text) {
+			return false // a JSON text is walked as a tree (jsonText)
 		}
 		texts = append(texts, t.Text)
 	}

@@ -16,7 +16,7 @@ import (
 
 const key = "AKIA" + "Z7Q3MV2KXH4PLW6N"
 
-func scanner(t *testing.T) *dlp.Scanner {
+func scanner(t testing.TB) *dlp.Scanner {
 	t.Helper()
 	s, err := dlp.New(dlp.Builtin(), &dlp.Options{DetectEncoding: true})
 	if err != nil {

@@ -62,7 +62,7 @@ func isNumber(v any) bool {
 // credentialName reports whether a member's name holds one of the
 // credentialWords, in any case.
 func credentialName(name string) bool {
-	l := strings.ToLower(foldName(name))
+	l := strings.ToLower(foldName(name, true))
 	for _, word := range credentialWords {
 		if strings.Contains(l, word) {
 			return true

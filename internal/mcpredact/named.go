@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"slices"
 	"strings"
+	"unicode"
 
 	"github.com/gatehouse-dev/gatehouse/dlp"
 )
@@ -140,13 +141,48 @@ func pairs(m map[string]any) []pair {
 		}
 	}
 	if name == "" {
-		return nil
+		return prefixedPairs(m)
 	}
 	ps := make([]pair, len(values))
 	for i, v := range values {
 		ps[i] = pair{name, v}
 	}
 	return ps
+}
+
+// prefixedPairs returns m's name/value pairs whose two members share a
+// prefix ({"paramName": "password", "paramValue": ...}, {"secretKey":
+// ..., "secretValue": ...}: red team rtq).
+func prefixedPairs(m map[string]any) []pair {
+	var ps []pair
+	for k, v := range m {
+		f := foldKey(k)
+		p, ok := strings.CutSuffix(f, "name")
+		if !ok {
+			p, ok = strings.CutSuffix(f, "key")
+		}
+		name := str(v)
+		if !ok || p == "" || name == "" || !credentialName(name) && classify(name) == notCredential {
+			continue
+		}
+		for vk, vv := range m {
+			if fv := foldKey(vk); (fv == p+"value" || fv == p+"val") && (isString(vv) || isNumber(vv)) {
+				ps = append(ps, pair{name, vk})
+			}
+		}
+	}
+	return ps
+}
+
+// foldKey is k in lower case without _ - . or spaces.
+func foldKey(k string) string {
+	return strings.Map(func(r rune) rune {
+		switch r {
+		case '_', '-', '.', ' ':
+			return -1
+		}
+		return unicode.ToLower(r)
+	}, k)
 }
 
 // keyIn reports whether k is one of names (lower case, no separators)
@@ -230,9 +266,9 @@ func (w *walker) scanNamed(ms []member) {
 }
 
 // namedStrings scans the values an array's strings name: environment
-// strings (["DB_PASS=...", ...], as a container's Env) and flags with
+// strings (["DB_PASS=...", ...], as a container's Env), flags with
 // their values (["--pass", "...", "--api-key=..."], as a command's
-// arguments), under the canonical name of what the name says (red team
+// arguments) and names with theirs (["password", "..."]), under the canonical name of what the name says (red team
 // rtm). The text rules read only the spellings they list (DB_PASSWORD=).
 func (w *walker) namedStrings(items []any) {
 	var ms []member
@@ -242,7 +278,6 @@ func (w *walker) namedStrings(items []any) {
 			continue
 		}
 		name, _, assigned := strings.Cut(s, "=")
-		flag := strings.HasPrefix(name, "-")
 		if !envName(strings.TrimLeft(name, "-")) {
 			continue
 		}
@@ -251,11 +286,19 @@ func (w *walker) namedStrings(items []any) {
 		case c == notCredential:
 		case assigned:
 			ms = append(ms, member{name: c.canonical(), at: i, list: items, prefix: name + "="})
-		case flag && i+1 < len(items) && isString(items[i+1]):
+		case i+1 < len(items) && isString(items[i+1]) && (strings.HasPrefix(name, "-") || namePair(items)):
 			ms = append(ms, member{name: c.canonical(), at: i + 1, list: items})
 		}
 	}
 	w.scanNamed(ms)
+}
+
+// namePair reports whether items is a name and its value (["password",
+// "..."], a row of a key/value table: red team rtq), not two names
+// (["db-password", "api-key"]).
+func namePair(items []any) bool {
+	v := str(items[1])
+	return len(items) == 2 && !credentialName(v) && classify(v) == notCredential
 }
 
 // envName reports whether s is a variable's or a flag's name: letters,

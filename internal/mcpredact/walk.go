@@ -19,6 +19,8 @@ type walker struct {
 	findings []dlp.Finding
 	changed  bool
 	err      error
+	// jsonDepth is how many JSON documents in strings the walk is inside.
+	jsonDepth int
 }
 
 // scanned is a string already redacted as part of a group (joined content
@@ -28,9 +30,20 @@ type scanned string
 func (w *walker) walk(v any) any {
 	switch x := v.(type) {
 	case string:
+		if doc, ok := w.jsonText(x); ok {
+			x = doc
+		} else if t, ok := w.textTable(x); ok {
+			x = t
+		}
 		out, _ := w.text(x)
 		return out
 	case scanned:
+		if doc, ok := w.jsonText(string(x)); ok {
+			return doc
+		}
+		if t, ok := w.textTable(string(x)); ok {
+			return t
+		}
 		return string(x)
 	case json.Number:
 		if out, changed := w.text(string(x)); changed {
@@ -38,6 +51,7 @@ func (w *walker) walk(v any) any {
 		}
 		return x
 	case []any:
+		w.namedRows(x)
 		w.joinTexts(x)
 		w.joinRows(x)
 		w.joinColumns(x)
@@ -59,6 +73,7 @@ func (w *walker) object(m map[string]any) map[string]any {
 	}
 	w.kubernetesSecret(m)
 	w.namedMembers(m)
+	w.namedColumns(m)
 	w.joinNumbered(m)
 	if t := str(m["type"]); t == "image" || t == "audio" {
 		if d, ok := m["data"].(string); ok {

@@ -1,0 +1,38 @@
+package mcpredact_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/gatehouse-dev/gatehouse/internal/mcpredact"
+)
+
+// FuzzTextResult: a text result (JSON documents, tables, anything) never
+// makes Result fail or panic, and an AWS key planted at any place of it
+// never reaches the client whole.
+func FuzzTextResult(f *testing.F) {
+	for _, seed := range []string{
+		`{"Passwort": "x", "a": [1, {"b": "c"}]}`, "user,password\nadmin,x\n", "```json\n{\"k\": \"v\"}\n```",
+		"[\n[\n{\"token\": 1}", "| a | pw |\n|---|---|\n| b | c |", "\ufeff{\"a\":\"{\\\"b\\\": 1}\"}",
+	} {
+		f.Add(seed, uint(len(seed)/2))
+	}
+	s := scanner(f)
+	f.Fuzz(func(t *testing.T, text string, at uint) {
+		at %= uint(len(text) + 1)
+		for at > 0 && at < uint(len(text)) && text[at]&0xC0 == 0x80 {
+			at-- // plant on a rune boundary
+		}
+		planted := text[:at] + " " + key + " " + text[at:]
+		res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: planted}}}
+		out, _, err := mcpredact.Result(s, res, nil)
+		if err != nil {
+			t.Fatalf("Result: %v", err)
+		}
+		if got := out.(*mcp.CallToolResult).Content[0].(*mcp.TextContent).Text; strings.Contains(got, key) {
+			t.Fatalf("the planted key survived in %q", got)
+		}
+	})
+}

@@ -1,0 +1,230 @@
+package mcpredact
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"reflect"
+	"slices"
+	"strings"
+
+	"github.com/gatehouse-dev/gatehouse/dlp"
+)
+
+// maxJSONTextDepth bounds how many JSON documents inside JSON strings the
+// walk opens, one inside the other.
+const maxJSONTextDepth = 4
+
+// jsonText walks a string that is a whole JSON object or array (a tool's
+// output as text: a go-sdk tool with a typed output sends its structured
+// content again as a TextContent of its JSON; most tools return JSON only
+// as text) as the tree it is, so that a member's name is read with its
+// value there as in structured content: in text, only the text rules read
+// a name, and {"Passwort": ...}, {"Name": "DB_PASS", "Value": ...} or
+// {"privKey": ...} reached the client (red team rtq). When the walk
+// redacts something, the document is returned encoded again from the
+// redacted tree (the members in name order, indented where the text was
+// on several lines); otherwise, or when the text scan redacts the same
+// (its output keeps the text's layout), ok is false and the string is left
+// to the text scan. A document with two members of one name is left to
+// the text scan too.
+//
+// A text that is not one document is read for the documents inside it
+// (jsonLines).
+func (w *walker) jsonText(s string) (out string, ok bool) {
+	if w.jsonDepth >= maxJSONTextDepth || !mayJSON(s) || !mayNameCredential(s) {
+		return "", false
+	}
+	if rest, ok := strings.CutPrefix(s, "\ufeff"); ok { // a byte order mark
+		out, ok := w.jsonText(rest)
+		return "\ufeff" + out, ok
+	}
+	if out, ok, decoded := w.jsonDoc(s); decoded {
+		return out, ok
+	}
+	return w.jsonLines(s)
+}
+
+// jsonLines walks the JSON documents inside s: from the first { or [ of
+// a line, the value a JSON decoder reads there, on one line or over
+// several (NDJSON, a log line's payload, a document after a heading, in a
+// Markdown code fence or after an XSSI prefix). The text around them
+// stays as it is.
+func (w *walker) jsonLines(s string) (string, bool) {
+	var b strings.Builder
+	done, changed := 0, false
+	// The decoders read at most twice the text: one started on every line
+	// of "[\n[\n[\n..." would read to the end each time.
+	read := &countingReader{budget: 2*len(s) + 64<<10}
+	for at := 0; at < len(s) && read.budget > 0; {
+		end := strings.IndexByte(s[at:], '\n')
+		if end < 0 {
+			end = len(s)
+		} else {
+			end += at + 1
+		}
+		start := strings.IndexAny(s[at:end], "{[")
+		if start < 0 {
+			at = end
+			continue
+		}
+		start += at
+		read.r = strings.NewReader(s[start:])
+		dec := json.NewDecoder(read)
+		var raw json.RawMessage
+		if dec.Decode(&raw) != nil {
+			at = end
+			continue
+		}
+		stop := start + int(dec.InputOffset())
+		if out, ok, _ := w.jsonDoc(s[start:stop]); ok {
+			b.WriteString(s[done:start])
+			b.WriteString(out)
+			done, changed = stop, true
+		}
+		at = max(stop, end)
+	}
+	if !changed {
+		return "", false
+	}
+	b.WriteString(s[done:])
+	return b.String(), true
+}
+
+// countingReader reads from r until its budget of bytes is spent.
+type countingReader struct {
+	r      io.Reader
+	budget int
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	if c.budget <= 0 {
+		return 0, io.ErrUnexpectedEOF
+	}
+	if len(p) > c.budget {
+		p = p[:c.budget]
+	}
+	n, err := c.r.Read(p)
+	c.budget -= n
+	return n, err
+}
+
+// jsonDoc walks s when it is one JSON document (decoded), and returns it
+// encoded again when the walk redacted more than the text scan would.
+func (w *walker) jsonDoc(s string) (out string, ok, decoded bool) {
+	if !looksJSON(s) {
+		return "", false, false
+	}
+	tree, err := decodeTree([]byte(s))
+	if err != nil {
+		return "", false, false
+	}
+	was, found, werr := w.changed, len(w.findings), w.err
+	w.changed = false
+	w.jsonDepth++
+	tree = w.walk(tree)
+	w.jsonDepth--
+	w.err = werr // a text that looks like an image item is no image item
+	hit := w.changed
+	w.changed = was
+	if !hit || sameAsText(w.s, s, tree) {
+		w.findings = w.findings[:found]
+		return "", false, true
+	}
+	w.changed = true
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if strings.Contains(s, "\n") {
+		enc.SetIndent("", "  ")
+	}
+	if err := enc.Encode(tree); err != nil {
+		return "", false, true
+	}
+	return strings.TrimSuffix(b.String(), "\n"), true, true
+}
+
+// mayJSON reports whether s may be, or hold, a JSON object or array with
+// a member.
+func mayJSON(s string) bool {
+	return looksJSON(s) || strings.Contains(s, `":`) && strings.Contains(s, "}")
+}
+
+// sameAsText reports whether the text scan of s redacts what the walk of
+// its tree did.
+func sameAsText(sc *dlp.Scanner, s string, tree any) bool {
+	out, _ := sc.Redact(s)
+	t, err := decodeTree([]byte(out))
+	return err == nil && reflect.DeepEqual(t, tree)
+}
+
+// looksJSON reports whether s, trimmed of white space, starts and ends as
+// a JSON object or array does.
+func looksJSON(s string) bool {
+	s = strings.TrimSpace(strings.TrimPrefix(s, "\ufeff"))
+	if len(s) < 2 {
+		return false
+	}
+	first, last := s[0], s[len(s)-1]
+	return first == '{' && last == '}' || first == '[' && last == ']'
+}
+
+// textTriggers are what every name the named scan reads holds, in ASCII
+// lower case: credentialWords, the triggers of classify, and a JSON Web
+// Key's "kty".
+var textTriggers = func() wordSet {
+	ts := append([]string{"kty"}, credentialWords...)
+	for _, t := range triggers {
+		if !slices.Contains(ts, t) {
+			ts = append(ts, t)
+		}
+	}
+	return newWordSet(ts)
+}()
+
+// mayNameCredential reports whether a JSON text may hold a name the named
+// scan reads: a trigger in any case, or a rune above ASCII. A text without
+// one is left to the text scan alone, which has seen it whole.
+func mayNameCredential(s string) bool {
+	return !ascii(s) || textTriggers.in(s)
+}
+
+// wordSet finds ASCII words (lower case, two bytes or more) in a string in
+// any case, in one pass: a bit set of their first two bytes says where to
+// compare.
+type wordSet struct {
+	words []string
+	pairs *[1 << 16 / 64]uint64
+}
+
+func newWordSet(words []string) wordSet {
+	ws := wordSet{words: words, pairs: new([1 << 16 / 64]uint64)}
+	for _, w := range words {
+		k := uint16(w[0])<<8 | uint16(w[1])
+		ws.pairs[k/64] |= 1 << (k % 64)
+	}
+	return ws
+}
+
+// in reports whether s holds one of the words in any ASCII case.
+func (ws wordSet) in(s string) bool {
+	lower := func(c byte) byte {
+		if c >= 'A' && c <= 'Z' {
+			return c + 'a' - 'A'
+		}
+		return c
+	}
+	for i := 0; i+1 < len(s); i++ {
+		c0, c1 := lower(s[i]), lower(s[i+1])
+		k := uint16(c0)<<8 | uint16(c1)
+		if ws.pairs[k/64]&(1<<(k%64)) == 0 {
+			continue
+		}
+		for _, w := range ws.words {
+			if w[0] == c0 && w[1] == c1 && i+len(w) <= len(s) && strings.EqualFold(s[i:i+len(w)], w) {
+				return true
+			}
+		}
+	}
+	return false
+}
