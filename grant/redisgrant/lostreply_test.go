@@ -40,24 +40,22 @@ func (c lateConn) Read(b []byte) (int, error) {
 	return c.Conn.Read(b)
 }
 
-// TestLostConsumeReplyGivesTheUseBack: a grant use Redis took in time
-// whose reply came back after the Timeout. The guard asked the human
-// again (the store was unavailable), and the use was gone: a grant of
-// three uses let two calls through. The store gives the use back by its
-// receipt; a consume that never reached Redis takes nothing, and the
-// answered ones count.
-func TestLostConsumeReplyGivesTheUseBack(t *testing.T) {
+// lateStore is a store over a client whose next EVALSHA, once armed, is
+// answered 400 ms late, past the store's 200 ms Timeout; maxRetries is
+// go-redis's (0: its default of 3 retries, -1: none).
+func lateStore(t *testing.T, maxRetries int) (*redisgrant.Store, *atomic.Bool) {
+	t.Helper()
 	srv := redistest.Start(t)
-	var armed atomic.Bool
+	armed := new(atomic.Bool)
 	c := redis.NewClient(&redis.Options{
-		Addr: srv.Addr(), ContextTimeoutEnabled: true, MaxRetries: -1,
+		Addr: srv.Addr(), ContextTimeoutEnabled: true, MaxRetries: maxRetries,
 		Dialer: func(ctx context.Context, network, addr string) (net.Conn, error) {
 			var d net.Dialer
 			conn, err := d.DialContext(ctx, network, addr)
 			if err != nil {
 				return nil, err
 			}
-			return lateConn{conn, &armed, new(atomic.Bool), 400 * time.Millisecond}, nil
+			return lateConn{conn, armed, new(atomic.Bool), 400 * time.Millisecond}, nil
 		},
 	})
 	t.Cleanup(func() { c.Close() })
@@ -65,6 +63,17 @@ func TestLostConsumeReplyGivesTheUseBack(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return s, armed
+}
+
+// TestLostConsumeReplyGivesTheUseBack: a grant use Redis took in time
+// whose reply came back after the Timeout. The guard asked the human
+// again (the store was unavailable), and the use was gone: a grant of
+// three uses let two calls through. The store gives the use back by its
+// receipt; a consume that never reached Redis takes nothing, and the
+// answered ones count.
+func TestLostConsumeReplyGivesTheUseBack(t *testing.T) {
+	s, armed := lateStore(t, -1)
 	ctx := context.Background()
 	now := granttest.T0
 	g := granttest.NewGrant(t, "user:alice", grant.Scope{ID: "15m-3", Duration: 15 * time.Minute, Uses: 3}, now)

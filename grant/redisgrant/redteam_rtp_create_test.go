@@ -23,24 +23,7 @@ import (
 // team rtp). A Create that may have landed is now withdrawn by its id,
 // and a copy of it that lands later stores nothing.
 func TestRedteamLateCreateReplyLeavesNoGrant(t *testing.T) {
-	srv := redistest.Start(t)
-	var armed atomic.Bool
-	c := redis.NewClient(&redis.Options{
-		Addr: srv.Addr(), ContextTimeoutEnabled: true,
-		Dialer: func(ctx context.Context, network, addr string) (net.Conn, error) {
-			var d net.Dialer
-			conn, err := d.DialContext(ctx, network, addr)
-			if err != nil {
-				return nil, err
-			}
-			return lateConn{conn, &armed, new(atomic.Bool), 400 * time.Millisecond}, nil
-		},
-	})
-	t.Cleanup(func() { c.Close() })
-	s, err := redisgrant.New(context.Background(), c, &redisgrant.Options{Timeout: 200 * time.Millisecond, Warn: func(string) {}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, armed := lateStore(t, 0)
 	ctx := context.Background()
 	now := granttest.T0
 	// The first grant loads the script (a late NOSCRIPT reply would keep

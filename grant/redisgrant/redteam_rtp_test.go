@@ -3,8 +3,6 @@ package redisgrant_test
 import (
 	"context"
 	"errors"
-	"net"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -23,24 +21,7 @@ import (
 // was sent" (redisx.ReplyLost). The human was asked again and the use stayed taken (red
 // team rtp): the undo only worked with MaxRetries -1.
 func TestRedteamLateConsumeReplyWithRetries(t *testing.T) {
-	srv := redistest.Start(t)
-	var armed atomic.Bool
-	c := redis.NewClient(&redis.Options{
-		Addr: srv.Addr(), ContextTimeoutEnabled: true,
-		Dialer: func(ctx context.Context, network, addr string) (net.Conn, error) {
-			var d net.Dialer
-			conn, err := d.DialContext(ctx, network, addr)
-			if err != nil {
-				return nil, err
-			}
-			return lateConn{conn, &armed, new(atomic.Bool), 400 * time.Millisecond}, nil
-		},
-	})
-	t.Cleanup(func() { c.Close() })
-	s, err := redisgrant.New(context.Background(), c, &redisgrant.Options{Timeout: 200 * time.Millisecond, Warn: func(string) {}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, armed := lateStore(t, 0)
 	ctx := context.Background()
 	now := granttest.T0
 	g := granttest.NewGrant(t, "user:alice", grant.Scope{ID: "15m-3", Duration: 15 * time.Minute, Uses: 3}, now)
