@@ -5,6 +5,8 @@ import (
 	"path"
 	"strings"
 	"unicode"
+
+	"github.com/gatehouse-dev/gatehouse/internal/pct"
 )
 
 // maxPercentRounds bounds repeated percent-decoding ("%252e" -> "%2e" -> ".").
@@ -54,7 +56,7 @@ func canonPath(p string) string {
 // separates words in free text.
 func PathText(s string) string {
 	for range maxPercentRounds {
-		d := percentDecode(s)
+		d := pct.Decode(s)
 		if d == s {
 			break
 		}
@@ -106,39 +108,6 @@ func asciiLowerNoControls(s string) string {
 		}
 	}
 	return string(b)
-}
-
-// percentDecode decodes every valid %XX escape of s; invalid ones stay.
-func percentDecode(s string) string {
-	i := strings.IndexByte(s, '%')
-	if i < 0 {
-		return s
-	}
-	b := make([]byte, 0, len(s))
-	b = append(b, s[:i]...)
-	for ; i < len(s); i++ {
-		if s[i] == '%' && i+2 < len(s) && ishex(s[i+1]) && ishex(s[i+2]) {
-			b = append(b, unhex(s[i+1])<<4|unhex(s[i+2]))
-			i += 2
-			continue
-		}
-		b = append(b, s[i])
-	}
-	return string(b)
-}
-
-func ishex(c byte) bool {
-	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
-}
-
-func unhex(c byte) byte {
-	switch {
-	case '0' <= c && c <= '9':
-		return c - '0'
-	case 'a' <= c && c <= 'f':
-		return c - 'a' + 10
-	}
-	return c - 'A' + 10
 }
 
 // Clean returns the canonical form of one path as a policy writes it:

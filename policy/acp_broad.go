@@ -11,6 +11,7 @@ import (
 
 	"golang.org/x/text/unicode/norm"
 
+	"github.com/gatehouse-dev/gatehouse/internal/pct"
 	"github.com/gatehouse-dev/gatehouse/normalize"
 )
 
@@ -274,7 +275,7 @@ func globNumber(glob string) string {
 // maxFoldLen bytes, foldLong.
 func foldValue(s string) string {
 	for range 3 {
-		d := percentDecoded(s)
+		d := pct.Decode(s)
 		if d == s {
 			break
 		}
@@ -365,37 +366,4 @@ func compatDecomposition(r rune) []byte {
 		return nil
 	}
 	return d
-}
-
-// percentDecoded decodes every valid %XX escape of s; invalid ones stay.
-func percentDecoded(s string) string {
-	i := strings.IndexByte(s, '%')
-	if i < 0 {
-		return s
-	}
-	b := make([]byte, 0, len(s))
-	b = append(b, s[:i]...)
-	for ; i < len(s); i++ {
-		if s[i] == '%' && i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2]) {
-			b = append(b, hexVal(s[i+1])<<4|hexVal(s[i+2]))
-			i += 2
-			continue
-		}
-		b = append(b, s[i])
-	}
-	return string(b)
-}
-
-func isHex(c byte) bool {
-	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
-}
-
-func hexVal(c byte) byte {
-	switch {
-	case c <= '9':
-		return c - '0'
-	case c >= 'a':
-		return c - 'a' + 10
-	}
-	return c - 'A' + 10
 }
