@@ -32,12 +32,14 @@ func (c lateConn) Read(b []byte) (int, error) {
 }
 
 // lateStore is a store, with a Timeout of 200ms, on a real Redis whose
-// connections delay the next reply by 400ms once armed is set.
-func lateStore(t *testing.T, armed *atomic.Bool, prefix string) *redisstore.Store {
+// connections delay the next reply by 400ms once armed is set;
+// maxRetries is go-redis's (0: its default of 3 retries, as a deployment
+// has it; -1: none).
+func lateStore(t *testing.T, armed *atomic.Bool, prefix string, maxRetries int) *redisstore.Store {
 	t.Helper()
 	srv := redistest.Start(t)
 	c := redis.NewClient(&redis.Options{
-		Addr: srv.Addr(), ContextTimeoutEnabled: true, MaxRetries: -1,
+		Addr: srv.Addr(), ContextTimeoutEnabled: true, MaxRetries: maxRetries,
 		Dialer: func(ctx context.Context, network, addr string) (net.Conn, error) {
 			var d net.Dialer
 			conn, err := d.DialContext(ctx, network, addr)
@@ -60,7 +62,7 @@ func lateStore(t *testing.T, armed *atomic.Bool, prefix string) *redisstore.Stor
 // reservation when the reply is lost.
 func TestLostReserveReplyLeavesNoGhost(t *testing.T) {
 	var armed atomic.Bool
-	s := lateStore(t, &armed, "late:")
+	s := lateStore(t, &armed, "late:", -1)
 	g, err := ratelimit.NewGuard(&ratelimit.GuardOptions{Store: s})
 	if err != nil {
 		t.Fatal(err)
@@ -99,7 +101,7 @@ func TestLostReserveReplyLeavesNoGhost(t *testing.T) {
 // still fails and leaves the step free.
 func TestLostCommitReplyIsKnown(t *testing.T) {
 	var armed atomic.Bool
-	s := lateStore(t, &armed, "latecommit:")
+	s := lateStore(t, &armed, "latecommit:", -1)
 	g, err := ratelimit.NewGuard(&ratelimit.GuardOptions{Store: s})
 	if err != nil {
 		t.Fatal(err)
@@ -145,7 +147,7 @@ func TestLostCommitReplyIsKnown(t *testing.T) {
 // Redis takes nothing back, and a check or refund leaves no receipt.
 func TestLostChargeReplyIsTakenBack(t *testing.T) {
 	var armed atomic.Bool
-	s := lateStore(t, &armed, "latecharge:")
+	s := lateStore(t, &armed, "latecharge:", -1)
 	ctx := context.Background()
 	now := time.Now()
 	counters := func(add int64) []ratelimit.Counter {

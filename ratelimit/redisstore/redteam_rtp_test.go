@@ -16,27 +16,6 @@ import (
 	"github.com/gatehouse-dev/gatehouse/ratelimit/redisstore"
 )
 
-// defaultLateStore is lateStore on a go-redis client with its default
-// retries (MaxRetries 3), as a deployment creates it: the lost-reply
-// tests before it all turned the retries off.
-func defaultLateStore(t *testing.T, armed *atomic.Bool, prefix string) *redisstore.Store {
-	t.Helper()
-	srv := redistest.Start(t)
-	c := redis.NewClient(&redis.Options{
-		Addr: srv.Addr(), ContextTimeoutEnabled: true,
-		Dialer: func(ctx context.Context, network, addr string) (net.Conn, error) {
-			var d net.Dialer
-			conn, err := d.DialContext(ctx, network, addr)
-			if err != nil {
-				return nil, err
-			}
-			return lateConn{conn, armed, 400 * time.Millisecond}, nil
-		},
-	})
-	t.Cleanup(func() { c.Close() })
-	return newStore(t, c, &redisstore.Options{Prefix: prefix, Timeout: 200 * time.Millisecond})
-}
-
 // A charge Redis ran whose reply came back after the Timeout, on a client
 // with go-redis's default retries: go-redis retries the read timeout, its
 // backoff finds the context done, and the error it returns is
@@ -46,7 +25,7 @@ func defaultLateStore(t *testing.T, armed *atomic.Bool, prefix string) *redissto
 // counts as one that may have run.
 func TestRedteamLateChargeReplyWithRetries(t *testing.T) {
 	var armed atomic.Bool
-	s := defaultLateStore(t, &armed, "dlatecharge:")
+	s := lateStore(t, &armed, "dlatecharge:", 0)
 	ctx := context.Background()
 	now := time.Now()
 	counters := func(add int64) []ratelimit.Counter {
@@ -91,7 +70,7 @@ func TestRedteamLateChargeReplyWithRetries(t *testing.T) {
 // retry refused as a replay) (red team rtp).
 func TestRedteamLateStepReplyWithRetries(t *testing.T) {
 	var armed atomic.Bool
-	s := defaultLateStore(t, &armed, "dlatestep:")
+	s := lateStore(t, &armed, "dlatestep:", 0)
 	g, err := ratelimit.NewGuard(&ratelimit.GuardOptions{Store: s})
 	if err != nil {
 		t.Fatal(err)
