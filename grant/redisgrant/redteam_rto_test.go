@@ -43,15 +43,13 @@ func (c resetConn) Read(b []byte) (int, error) {
 	return c.Conn.Read(b)
 }
 
-// A grant use whose connection reset after Redis took it is sent again by
-// go-redis (MaxRetries defaults to 3) with the same receipt. The retry
-// found the receipt and answered "gone": the use was taken and the
-// guard asked the human again (ErrNoGrant), or took a use of the next
-// grant that covered the call (red team rto). The retry is now answered
-// as the use that was taken, once.
-func TestRedteamRetriedConsumeIsOnce(t *testing.T) {
+// resetStore is a store over a client with go-redis's default retries
+// whose connection, once armed, is reset after the next EVALSHA has gone
+// out, so go-redis sends it again on a new one.
+func resetStore(t *testing.T) (*redisgrant.Store, *atomic.Bool) {
+	t.Helper()
 	srv := redistest.Start(t)
-	var armed atomic.Bool
+	armed := new(atomic.Bool)
 	c := redis.NewClient(&redis.Options{
 		Addr: srv.Addr(), ContextTimeoutEnabled: true,
 		Dialer: func(ctx context.Context, network, addr string) (net.Conn, error) {
@@ -60,7 +58,7 @@ func TestRedteamRetriedConsumeIsOnce(t *testing.T) {
 			if err != nil {
 				return nil, err
 			}
-			return resetConn{conn, &armed, new(atomic.Bool)}, nil
+			return resetConn{conn, armed, new(atomic.Bool)}, nil
 		},
 	})
 	t.Cleanup(func() { c.Close() })
@@ -68,6 +66,17 @@ func TestRedteamRetriedConsumeIsOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return s, armed
+}
+
+// A grant use whose connection reset after Redis took it is sent again by
+// go-redis (MaxRetries defaults to 3) with the same receipt. The retry
+// found the receipt and answered "gone": the use was taken and the
+// guard asked the human again (ErrNoGrant), or took a use of the next
+// grant that covered the call (red team rto). The retry is now answered
+// as the use that was taken, once.
+func TestRedteamRetriedConsumeIsOnce(t *testing.T) {
+	s, armed := resetStore(t)
 	ctx := context.Background()
 	now := granttest.T0
 	for _, uses := range []int{3, 5} {
@@ -118,24 +127,7 @@ func TestRedteamRetriedConsumeIsOnce(t *testing.T) {
 // grant returned two uses (red team rto). A refund now leaves a receipt
 // its resend finds.
 func TestRedteamRetriedRefundIsOnce(t *testing.T) {
-	srv := redistest.Start(t)
-	var armed atomic.Bool
-	c := redis.NewClient(&redis.Options{
-		Addr: srv.Addr(), ContextTimeoutEnabled: true,
-		Dialer: func(ctx context.Context, network, addr string) (net.Conn, error) {
-			var d net.Dialer
-			conn, err := d.DialContext(ctx, network, addr)
-			if err != nil {
-				return nil, err
-			}
-			return resetConn{conn, &armed, new(atomic.Bool)}, nil
-		},
-	})
-	t.Cleanup(func() { c.Close() })
-	s, err := redisgrant.New(context.Background(), c, &redisgrant.Options{Timeout: 2 * time.Second, Warn: func(string) {}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, armed := resetStore(t)
 	ctx := context.Background()
 	now := granttest.T0
 	g := granttest.NewGrant(t, "user:alice", grant.Scope{ID: "15m-3", Duration: 15 * time.Minute, Uses: 3}, now)
@@ -144,6 +136,7 @@ func TestRedteamRetriedRefundIsOnce(t *testing.T) {
 	}
 	q := granttest.Query("user:alice")
 	var u grant.Use
+	var err error
 	for range 3 {
 		if u, err = s.Consume(ctx, q, now); err != nil {
 			t.Fatal(err)
