@@ -6,6 +6,7 @@ import (
 	"path"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -287,11 +288,30 @@ func foldValue(s string) string {
 	return normalize.Name(s)
 }
 
-// foldLong is the fold of a string over maxFoldLen, in one pass: invisible
-// and control runes removed, fullwidth ASCII mapped to ASCII, simple lower
-// case, white space trimmed. It agrees with normalize.Name on ASCII and
-// on the fullwidth forms; other NFKC compatibility forms stay as written.
+// foldLong is the fold of a string over maxFoldLen, as normalize.Name
+// folds it but at a small cost per byte: one pass that removes invisible
+// and control runes, maps fullwidth ASCII, ß, the other NFKC compatibility
+// forms and full case folds from runeFolds, and lowers case; white space
+// trimmed. A text with a rune that composes with the one before it or is
+// reordered by NFC (a combining mark, a Hangul vowel) is first put in
+// canonical order and composed (NFC), folded, and composed again, so that
+// "cafe\u0301" is "café" and "\u1f88\u0301" is "\u1f04\u03b9", as
+// normalize.Name has them (TestFoldLongAgreesWithNameSequences).
 func foldLong(s string) string {
+	t := runeFolds()
+	out, marks := t.pass(s)
+	if marks {
+		out, _ = t.pass(norm.NFC.String(s))
+		// NFC puts a CGJ after 30 marks in a row (UAX #15 stream-safe
+		// format); normalize.Name removes it as an invisible rune.
+		out = strings.ReplaceAll(norm.NFC.String(out), "\u034f", "")
+	}
+	return strings.TrimSpace(out)
+}
+
+// pass is foldLong's rune-by-rune pass. marks reports a rune read or
+// written that NFC may compose or reorder.
+func (t *foldTable) pass(s string) (_ string, marks bool) {
 	var b strings.Builder
 	b.Grow(len(s))
 	for _, r := range s {
@@ -312,58 +332,86 @@ func foldLong(s string) string {
 		case r == 0x3000:
 			r = ' '
 		default:
-			if compatFold(&b, r) {
+			if t.is(&t.mark, r) {
+				marks = true
+			}
+			if t.is(&t.has, r) {
+				f := t.to[r]
+				b.WriteString(f.s)
+				marks = marks || f.marks
 				continue
 			}
 		}
 		b.WriteRune(unicode.ToLower(r))
 	}
-	return strings.TrimSpace(b.String())
+	return b.String(), marks
 }
 
-// compatFold writes the fold of r when it has an NFKC compatibility
-// decomposition ("𝐩" and "ᵖ" are "p", "ﬁ" is "fi") or a full case fold
-// of more than one rune (ß, ẞ are "ss"), as normalize.Name maps them, and
-// reports whether it did. A canonical decomposition (é) is left as it is:
-// NFKC composes it again.
-func compatFold(b *strings.Builder, r rune) bool {
-	if r == 'ß' || r == 'ẞ' {
-		b.WriteString("ss")
-		return true
-	}
-	if r < rune(len(compatLow)) && !compatLow[r] {
-		return false
-	}
-	d := compatDecomposition(r)
-	if d == nil {
-		return false
-	}
-	for _, c := range string(d) {
-		if !normalize.Invisible(c) && !unicode.IsControl(c) {
-			b.WriteRune(unicode.ToLower(c))
+// runeFolds maps each rune that normalize.Name changes other than by
+// unicode.ToLower to what Name makes of it inside a string: NFKC
+// compatibility forms ("𝐩" and "ᵖ" are "p", "ﬁ" is "fi", "¨" is " \u0308"),
+// full case folds (ß is "ss", İ is "i\u0307", ς is "σ", Cherokee small
+// letters are capitals), canonical singletons. Built from normalize.Name
+// itself at the first long value (about 30 ms), so that the two cannot
+// drift apart; TestFoldLongAgreesWithNameEveryRune checks every rune.
+var runeFolds = sync.OnceValue(runeFolds0)
+
+// runeFolds0 builds runeFolds' table.
+func runeFolds0() *foldTable {
+	t := &foldTable{to: make(map[rune]foldTo)}
+	var buf [2*utf8.UTFMax + 2]byte
+	for r := rune(0x80); r <= unicode.MaxRune; r++ {
+		if 0xD800 <= r && r <= 0xDFFF {
+			continue
+		}
+		n := utf8.EncodeRune(buf[:], r)
+		if !norm.NFC.Properties(buf[:n]).BoundaryBefore() {
+			t.set(&t.mark, r)
+		}
+		if 0xAC00 <= r && r <= 0xD7A3 || unicode.SimpleFold(r) == r && norm.NFKD.Properties(buf[:n]).Decomposition() == nil {
+			continue // Hangul syllables: canonical, and NFC composes them again
+		}
+		// Between two '|', which compose with nothing, so that the leading
+		// space of a compatibility form ("¨") is not trimmed.
+		b := append(append(append(buf[:0], '|'), string(r)...), '|')
+		v := normalize.Name(string(b))
+		v = v[1 : len(v)-1]
+		if v != string(unicode.ToLower(r)) {
+			t.to[r] = foldTo{s: v, marks: composes(v)}
+			t.set(&t.has, r)
 		}
 	}
-	return true
+	return t
 }
 
-// compatLow marks the runes below U+0800 (Latin, Greek, Cyrillic, ...)
-// that compatDecomposition maps, so that text in those scripts costs
-// foldLong no table lookups.
-var compatLow = func() (m [0x800]bool) {
-	for r := range rune(len(m)) {
-		m[r] = compatDecomposition(r) != nil
+// composes reports whether s holds a rune that NFC may compose with the
+// rune before it or reorder.
+func composes(s string) bool {
+	for i := 0; i < len(s); {
+		p := norm.NFC.PropertiesString(s[i:])
+		if !p.BoundaryBefore() {
+			return true
+		}
+		i += max(p.Size(), 1)
 	}
-	return m
-}()
-
-// compatDecomposition is r's NFKC decomposition when it is a
-// compatibility one only (no canonical decomposition), else nil.
-func compatDecomposition(r rune) []byte {
-	var buf [utf8.UTFMax]byte
-	n := utf8.EncodeRune(buf[:], r)
-	d := norm.NFKC.Properties(buf[:n]).Decomposition()
-	if d == nil || norm.NFC.Properties(buf[:n]).Decomposition() != nil {
-		return nil
-	}
-	return d
+	return false
 }
+
+// foldTable is runeFolds' table: has marks the runes that to maps, mark
+// the runes that NFC may compose with the rune before them or reorder.
+type foldTable struct {
+	has, mark runeSet
+	to        map[rune]foldTo
+}
+
+// foldTo is what a rune folds to; marks: it holds a rune that NFC may
+// compose or reorder.
+type foldTo struct {
+	s     string
+	marks bool
+}
+
+type runeSet [(unicode.MaxRune + 1) / 64]uint64
+
+func (*foldTable) set(s *runeSet, r rune)     { s[r>>6] |= 1 << (r & 63) }
+func (*foldTable) is(s *runeSet, r rune) bool { return s[r>>6]&(1<<(r&63)) != 0 }

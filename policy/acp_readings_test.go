@@ -132,8 +132,8 @@ rules:
 // in one cheap pass; it now maps NFKC compatibility forms (mathematical
 // letters, ligatures, superscripts) and ß as normalize.Name does, so
 // padding "𝐩𝐫𝐨𝐝" past 16 KiB no longer skips a deny rule that catches
-// it unpadded. (A canonical decomposition, "cafe\u0301", is not
-// composed past 16 KiB: documented.)
+// it unpadded; and a canonical decomposition, "CAFE\u0301", is composed
+// as normalize.Name composes it (before, it passed "*café*" padded).
 func TestACPDenyLongValueCompatibilityForms(t *testing.T) {
 	p, err := policy.Parse([]byte(`version: "1"
 default_action: allow
@@ -161,10 +161,15 @@ rules:
 		{"run", "command", pad + "Straße", policy.Block},
 		{"run", "command", pad + "ﬁle", policy.Block},
 		{"run", "command", pad + "CAFÉ", policy.Block},
+		{"run", "command", pad + "CAFE\u0301", policy.Block},
+		{"run", "command", "cafe\u200b\u0301" + pad, policy.Block},
+		{"run", "command", pad + "ca\uff26e\u0301", policy.Block},
 		// Near misses.
 		{"deploy", "env", "𝐩𝐫𝐨𝐝𝐮𝐜𝐭𝐢𝐨𝐧" + pad, policy.Allow},
 		{"run", "command", pad + "strase", policy.Allow},
 		{"run", "command", pad + "cafe", policy.Allow},
+		{"run", "command", pad + "cafe\u0300", policy.Allow},
+		{"run", "command", pad + "cafe\u0327", policy.Allow},
 	}
 	for _, c := range cases {
 		d := p.Evaluate(policy.Request{Method: "tools/call", Tool: c.tool, Args: map[string]any{c.arg: c.value}})

@@ -126,3 +126,15 @@ func BenchmarkEvaluateACPLongValue(b *testing.B) {
 	p := mustParse(b, src)
 	benchEval(b, p, policy.Request{Method: "tools/call", Tool: "run", Args: map[string]any{"command": strings.Repeat("é ", (1<<20)/3)}}, policy.Allow)
 }
+
+// BenchmarkEvaluateACPLongMarks is BenchmarkEvaluateACPLongValue with a
+// mebibyte of decomposed letters ("e\u0301 "): the fold's slow path, which
+// composes before and after its pass.
+func BenchmarkEvaluateACPLongMarks(b *testing.B) {
+	src := "version: \"1\"\ndefault_action: allow\nrules:\n"
+	for i := range 20 {
+		src += "  - match: {tool: run, args: {command: \"rm" + strings.Repeat("x", i) + " *\"}}\n    action: deny\n"
+	}
+	p := mustParse(b, src)
+	benchEval(b, p, policy.Request{Method: "tools/call", Tool: "run", Args: map[string]any{"command": strings.Repeat("e\u0301 ", (1<<20)/4)}}, policy.Allow)
+}
