@@ -112,6 +112,10 @@ func TestRedteamDefaultWritableIsNoStartupPlace(t *testing.T) {
 	t.Setenv("TMPDIR", filepath.Join(h.dir, "cfg", "autostart"))
 	refused("TMPDIR in XDG_CONFIG_HOME", proj)
 	t.Setenv("XDG_CONFIG_HOME", "")
+	runtime := t.TempDir()
+	t.Setenv("XDG_RUNTIME_DIR", runtime)
+	t.Setenv("TMPDIR", runtime)
+	refused("TMPDIR $XDG_RUNTIME_DIR (systemd user units)", proj)
 	for _, d := range []string{".config/autostart", ".local/bin", ".cargo/bin"} {
 		if ents, _ := os.ReadDir(filepath.Join(h.dir, d)); len(ents) != 0 {
 			t.Errorf("~/%s was written: %v", d, ents)

@@ -82,7 +82,8 @@ const maxHomeEntries = 8192
 //   - an XDG configuration or data directory ($XDG_CONFIG_HOME,
 //     $XDG_DATA_HOME, $XDG_CONFIG_DIRS, $XDG_DATA_DIRS), held or lain in
 //     (autostart entries, applications);
-//   - a directory on PATH, held.
+//   - a directory on PATH, or $XDG_RUNTIME_DIR/systemd (where systemd
+//     looks for user units), held.
 //
 // The places are this process's (its environment, its account): where the
 // user's own programs, run later outside the sandbox, look; a HOME or PATH
@@ -116,7 +117,11 @@ func startupPlace(d string) string {
 			}
 		}
 	}
-	for _, x := range filepath.SplitList(os.Getenv("PATH")) {
+	held := filepath.SplitList(os.Getenv("PATH"))
+	if r := os.Getenv("XDG_RUNTIME_DIR"); filepath.IsAbs(r) {
+		held = append(held, filepath.Join(r, "systemd")) // user units systemd loads
+	}
+	for _, x := range held {
 		for _, p := range spellings(x) {
 			if under(p, d) {
 				return p
