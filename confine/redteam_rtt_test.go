@@ -138,6 +138,17 @@ func TestRedteamStartupPlaceSpellingsAndNearMisses(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// ~/bin is put on PATH at the next login (Debian's ~/.profile), even
+	// where it is not on PATH yet.
+	if err := os.MkdirAll(h.dir+"/bin/sub", 0o700); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("TMPDIR", t.TempDir())
+	for _, dir := range []string{h.dir + "/bin", h.dir + "/bin/sub"} {
+		if _, err := confine.Command(context.Background(), h.p, &confine.CommandOptions{Dir: dir}, "true"); !errors.Is(err, confine.ErrWritableHome) {
+			t.Errorf("Dir %s, not on PATH: %v, want ErrWritableHome", dir, err)
+		}
+	}
 	t.Setenv("TMPDIR", "/proc/self/root"+h.dir+"/.config")
 	if _, err := confine.Command(context.Background(), h.p, &confine.CommandOptions{Dir: proj}, "true"); !errors.Is(err, confine.ErrWritableHome) && !errors.Is(err, confine.ErrWritableLink) {
 		t.Errorf("TMPDIR through /proc/self/root: %v, want a refusal", err)

@@ -74,7 +74,8 @@ const maxHomeEntries = 8192
 // that the resolved directory d holds or lies in, or "" (red teams rto,
 // rtt):
 //
-//   - the home directory ($HOME or the account's), held;
+//   - the home directory ($HOME or the account's), held, and ~/bin, lain
+//     in: the login shell puts it on PATH once it exists;
 //   - a hidden entry of home (~/.config, ~/.local, ~/.ssh, ~/.gnupg,
 //     ~/.cargo, ~/.bashrc) or what a symbolic link there points to, held
 //     or lain in: the shells, the desktop, systemd, ssh, git and the
@@ -99,6 +100,9 @@ func startupPlace(d string) string {
 	for _, h := range homes {
 		if under(h, d) {
 			return h
+		}
+		if under(d, filepath.Join(h, "bin")) {
+			return filepath.Join(h, "bin") // on PATH at the next login (Debian's ~/.profile)
 		}
 		if rel, ok := strings.CutPrefix(d, h+"/"); ok && strings.HasPrefix(rel, ".") {
 			first, _, _ := strings.Cut(rel, "/")
