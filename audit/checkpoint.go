@@ -17,7 +17,11 @@ import (
 const (
 	checkpointContext   = "gatehouse-audit-checkpoint-v1\n"
 	checkpointContextV2 = "gatehouse-audit-checkpoint-v2\n"
+	checkpointContextV3 = "gatehouse-audit-checkpoint-v3\n"
 )
+
+// MaxLogName bounds Options.LogName and a checkpoint's log member.
+const MaxLogName = 256
 
 // maxCheckpointLine bounds a checkpoint line.
 const maxCheckpointLine = 4096
@@ -32,10 +36,16 @@ const maxCheckpointLine = 4096
 // cannot be mixed in (format v2). It is empty in v1 checkpoints, which
 // still verify, and when a Writer cannot know it (New with an Anchor, or a
 // log whose first file was deleted before any v2 checkpoint was written).
+//
+// Log names the log (the server) the checkpoint belongs to (format v3,
+// Options.LogName), so that where two servers sign with one key, one's log
+// swapped whole for the other's is refused by a Verify that expects the
+// name (VerifyOptions.Log). It is empty in v1 and v2 checkpoints.
 type Checkpoint struct {
 	Seq       uint64 `json:"seq"`
 	EventHash string `json:"event_hash"`
 	Genesis   string `json:"genesis_hash,omitempty"`
+	Log       string `json:"log,omitempty"`
 	Timestamp string `json:"timestamp"`
 	Signature string `json:"signature"` // standard base64 (RFC 4648 §4) Ed25519 signature
 }
@@ -43,15 +53,21 @@ type Checkpoint struct {
 // SignedMessage returns the bytes the signature covers: the context string
 // followed by the RFC 8785 form of {"event_hash","seq","timestamp"} (v1),
 // or, with Genesis, "gatehouse-audit-checkpoint-v2\n" and the RFC 8785 form
-// of {"event_hash","genesis_hash","seq","timestamp"}.
+// of {"event_hash","genesis_hash","seq","timestamp"}, or, with Log,
+// "gatehouse-audit-checkpoint-v3\n" and the RFC 8785 form of
+// {"event_hash","genesis_hash" (when set),"log","seq","timestamp"}.
 func (c *Checkpoint) SignedMessage() []byte {
 	b := []byte(checkpointContext)
-	if c.Genesis != "" {
+	switch {
+	case c.Log != "":
+		b = []byte(checkpointContextV3)
+	case c.Genesis != "":
 		b = []byte(checkpointContextV2)
 	}
 	b = append(b, `{"event_hash":`...)
 	b = appendString(b, []byte(c.EventHash))
 	b = c.appendGenesis(b)
+	b = c.appendLog(b)
 	b = append(b, `,"seq":`...)
 	b = strconv.AppendUint(b, c.Seq, 10)
 	b = append(b, `,"timestamp":`...)
@@ -84,6 +100,7 @@ func (c *Checkpoint) AppendLine(b []byte) []byte {
 	b = append(b, `{"event_hash":`...)
 	b = appendString(b, []byte(c.EventHash))
 	b = c.appendGenesis(b)
+	b = c.appendLog(b)
 	b = append(b, `,"seq":`...)
 	b = strconv.AppendUint(b, c.Seq, 10)
 	b = append(b, `,"signature":`...)
@@ -100,17 +117,42 @@ func (c *Checkpoint) appendGenesis(b []byte) []byte {
 	return appendString(append(b, `,"genesis_hash":`...), []byte(c.Genesis))
 }
 
-// ParseCheckpoint parses one checkpoint line (without its newline), v1 or
-// v2 (with genesis_hash). It checks the shape, not the signature.
+func (c *Checkpoint) appendLog(b []byte) []byte {
+	if c.Log == "" {
+		return b
+	}
+	return appendString(append(b, `,"log":`...), []byte(c.Log))
+}
+
+// ValidLogName reports why name cannot name a log in a checkpoint, or nil:
+// it must be 1 to MaxLogName bytes of printable ASCII without a quote or a
+// backslash, so that it reads the same in the JSON line, in an error and
+// on a terminal (no newline, escape or look-alike character).
+func ValidLogName(name string) error {
+	if name == "" || len(name) > MaxLogName {
+		return fmt.Errorf("audit: log name must be 1 to %d bytes, not %d", MaxLogName, len(name))
+	}
+	for i := 0; i < len(name); i++ {
+		if c := name[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
+			return fmt.Errorf("audit: log name %q holds byte %#02x: use printable ASCII without quote or backslash", name, c)
+		}
+	}
+	return nil
+}
+
+// ParseCheckpoint parses one checkpoint line (without its newline), v1, v2
+// (with genesis_hash) or v3 (with log). It checks the shape, not the
+// signature.
 func ParseCheckpoint(line []byte) (Checkpoint, error) {
 	var cp Checkpoint
 	var c canon
 	if err := c.transform(line); err != nil {
 		return cp, err
 	}
-	if c.out[0] != '{' || (len(c.mem) != 4 && len(c.mem) != 5) {
-		return cp, errors.New("audit: checkpoint is not an object with exactly seq, event_hash, timestamp, signature and optionally genesis_hash")
+	if c.out[0] != '{' || len(c.mem) < 4 || len(c.mem) > 6 {
+		return cp, errors.New("audit: checkpoint is not an object with exactly seq, event_hash, timestamp, signature and optionally genesis_hash and log")
 	}
+	seen := 0
 	for _, m := range c.mem {
 		val := string(c.out[m.Start+m.Value : m.End])
 		var ok bool
@@ -121,7 +163,12 @@ func ParseCheckpoint(line []byte) (Checkpoint, error) {
 			cp.EventHash, ok = plainString(val)
 		case "genesis_hash":
 			cp.Genesis, ok = plainString(val)
-			ok = ok && cp.Genesis != "" && len(c.mem) == 5
+			ok = ok && cp.Genesis != ""
+			seen++
+		case "log":
+			cp.Log, ok = plainString(val)
+			ok = ok && ValidLogName(cp.Log) == nil
+			seen++
 		case "timestamp":
 			cp.Timestamp, ok = plainString(val)
 		case "signature":
@@ -130,6 +177,9 @@ func ParseCheckpoint(line []byte) (Checkpoint, error) {
 		if !ok {
 			return cp, fmt.Errorf("audit: checkpoint member %q is missing or has the wrong type", m.Name)
 		}
+	}
+	if len(c.mem) != 4+seen {
+		return cp, errors.New("audit: checkpoint is not an object with exactly seq, event_hash, timestamp, signature and optionally genesis_hash and log")
 	}
 	return cp, nil
 }
@@ -153,10 +203,13 @@ type checkpointReader struct {
 	br   *bufio.Reader
 	pub  ed25519.PublicKey
 	name string
-	line int
-	next *Checkpoint // the next checkpoint not yet matched
-	last uint64      // seq of the last checkpoint read
-	done bool
+	log  string // VerifyOptions.Log
+	// named: a checkpoint naming log was read.
+	named bool
+	line  int
+	next  *Checkpoint // the next checkpoint not yet matched
+	last  uint64      // seq of the last checkpoint read
+	done  bool
 	// genesis is the chain's genesis hash: its first event's hash when the
 	// stream has it, else the first matched v2 checkpoint's genesis_hash.
 	genesis string
@@ -198,6 +251,17 @@ func (k *checkpointReader) advance() error {
 	}
 	if !cp.VerifySignature(k.pub) {
 		return k.fail(KindCheckpointForged, cp.Seq, "", "", "signature does not verify")
+	}
+	if k.log != "" {
+		// Checkpoints naming no log (v1, v2) are those written before the
+		// server was given its name; none may follow one naming it.
+		switch {
+		case cp.Log != "" && cp.Log != k.log:
+			return k.fail(KindWrongLog, cp.Seq, strconv.Quote(k.log), strconv.Quote(cp.Log), "a signed checkpoint of another log")
+		case cp.Log == "" && k.named:
+			return k.fail(KindWrongLog, cp.Seq, strconv.Quote(k.log), "no log name", "a signed checkpoint naming no log after ones naming it")
+		}
+		k.named = k.named || cp.Log != ""
 	}
 	if cp.Seq <= k.last {
 		return k.fail(KindCheckpointForged, cp.Seq, "seq > "+strconv.FormatUint(k.last, 10),
@@ -243,6 +307,7 @@ func (k *checkpointReader) match(v *verifier, e eventInfo) error {
 	}
 	v.sum.Checkpoints++
 	v.sum.LastCheckpointSeq = e.seq
+	v.sum.Log = k.next.Log
 	return k.advance()
 }
 
@@ -252,6 +317,9 @@ func (k *checkpointReader) finish(v *verifier) error {
 		if err := k.advance(); err != nil {
 			return err
 		}
+	}
+	if k.log != "" && !k.named {
+		return k.fail(KindWrongLog, 0, strconv.Quote(k.log), "no checkpoint naming a log", "no signed checkpoint names the log")
 	}
 	if k.next != nil {
 		return k.fail(KindTruncated, k.next.Seq, "seq "+strconv.FormatUint(k.next.Seq, 10),

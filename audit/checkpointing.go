@@ -18,7 +18,7 @@ func (w *Writer) checkpointDue(now time.Time) *Checkpoint {
 		return nil
 	}
 	w.ckDueSeq, w.ckDueTime = w.seq, now
-	return &Checkpoint{Seq: w.seq, EventHash: w.last, Genesis: w.genesis, Timestamp: now.UTC().Format(TimeFormat)}
+	return &Checkpoint{Seq: w.seq, EventHash: w.last, Genesis: w.genesis, Log: w.o.LogName, Timestamp: now.UTC().Format(TimeFormat)}
 }
 
 // Checkpoint writes a signed checkpoint of the last event now, once that
@@ -42,7 +42,7 @@ func (w *Writer) Checkpoint(ctx context.Context) error {
 		return nil
 	}
 	now := w.o.Clock()
-	cp := &Checkpoint{Seq: seq, EventHash: w.last, Genesis: w.genesis, Timestamp: now.UTC().Format(TimeFormat)}
+	cp := &Checkpoint{Seq: seq, EventHash: w.last, Genesis: w.genesis, Log: w.o.LogName, Timestamp: now.UTC().Format(TimeFormat)}
 	w.ckDueSeq, w.ckDueTime = seq, now
 	w.mu.Unlock()
 	if w.o.Durability != DurabilityNone {

@@ -67,10 +67,13 @@
 // chain. A symlink at the log's name is followed (the lock, rotated files and
 // checkpoints are the target's), so two names of one log share the lock;
 // a log file with a second name (a hard link) is refused. Checkpoints (format v2) carry the chain's genesis hash, so a
-// checkpoint of another chain signed with the same key is refused. A
-// checkpoint does not name the log or server it belongs to, so where two
-// servers sign with one key, a log swapped whole (events and checkpoints)
-// for the other server's verifies: give each server its own key. The lock
+// checkpoint of another chain signed with the same key is refused. With
+// [Options].LogName, checkpoints (format v3) also name the log (the
+// server) they belong to, under the signature, and a Verify given
+// [VerifyOptions].Log refuses a log swapped whole (events and checkpoints)
+// for another server's signed with the same key ([KindWrongLog]); without
+// them, such a swapped log verifies (v2 checkpoints name no log), so give
+// each server its own key or its own name (red team rtt). The lock
 // is advisory and local: on a network file system (NFS), flock may not
 // exclude a writer on another host, so keep each log on a local disk or
 // give each host its own log.

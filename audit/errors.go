@@ -82,6 +82,11 @@ const (
 	// KindCheckpointMismatch: a validly signed checkpoint names a different
 	// event_hash than the log holds at that seq (the log was rewritten).
 	KindCheckpointMismatch
+	// KindWrongLog: a validly signed checkpoint names another log than
+	// VerifyOptions.Log (format v3): a log swapped whole for another
+	// server's signed with the same key; or, with VerifyOptions.Log set,
+	// a checkpoint that names no log (v1, v2).
+	KindWrongLog
 )
 
 var kindNames = [...]string{
@@ -99,6 +104,7 @@ var kindNames = [...]string{
 	KindTruncated:          "truncated log",
 	KindCheckpointForged:   "forged checkpoint",
 	KindCheckpointMismatch: "checkpoint mismatch",
+	KindWrongLog:           "checkpoint of another log",
 }
 
 // String returns a short lowercase name such as "tampered event".

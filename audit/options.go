@@ -84,6 +84,13 @@ type Options struct {
 	// both zero, only Close and Checkpoint write them.
 	CheckpointEvery    int
 	CheckpointInterval time.Duration
+	// LogName names the log (the server writing it) in every signed
+	// checkpoint (format v3), so that where two servers sign with one key,
+	// a Verify given VerifyOptions.Log refuses the other's log swapped in
+	// whole (KindWrongLog). 1 to MaxLogName bytes of printable ASCII
+	// without a quote or a backslash (ValidLogName); "" writes v2
+	// checkpoints, naming no log.
+	LogName string
 
 	// NewChainOnBroken (Open only): when the existing log's chain is broken,
 	// move its files aside to "<path>.broken.<time>" and start a new chain
@@ -125,6 +132,11 @@ func (o *Options) validate() (Options, error) {
 		return c, errors.New("audit: checkpoints need a Signer")
 	case c.Anchor != nil && (c.Anchor.Seq == 0 || !validHash(c.Anchor.Hash)):
 		return c, errors.New("audit: Anchor needs a seq >= 1 and a sha256: hash")
+	}
+	if c.LogName != "" {
+		if err := ValidLogName(c.LogName); err != nil {
+			return c, err
+		}
 	}
 	if c.Signer != nil {
 		if _, ok := c.Signer.Public().(ed25519.PublicKey); !ok {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 )
 
 // logState is what recovery found, before anything is changed on disk.
@@ -63,7 +64,7 @@ func recoverLog(path string, o *Options) (Recovery, logState, error) {
 	}
 	if o.Signer != nil && o.Checkpoints == nil {
 		pub := o.Signer.Public().(ed25519.PublicKey)
-		if err := checkCheckpointTail(path, st.anchor, pub, &st); err != nil {
+		if err := checkCheckpointTail(path, st.anchor, pub, o.LogName, &st); err != nil {
 			return Recovery{}, st, err
 		}
 	}
@@ -159,8 +160,10 @@ func tailOf(name string, max int, base func() (*Anchor, error)) (Anchor, int64, 
 }
 
 // checkCheckpointTail checks the last checkpoint against the log's last
-// event: a checkpoint beyond it means the log lost events it had signed for.
-func checkCheckpointTail(path string, a Anchor, pub ed25519.PublicKey, st *logState) error {
+// event: a checkpoint beyond it means the log lost events it had signed for;
+// one naming another log than logName (or a log, when logName is empty),
+// that this Writer would continue another server's log, or stop naming it.
+func checkCheckpointTail(path string, a Anchor, pub ed25519.PublicKey, logName string, st *logState) error {
 	name := path + ".checkpoints"
 	buf, _, err := readTail(name, 2*(maxCheckpointLine+1))
 	if errors.Is(err, os.ErrNotExist) {
@@ -186,6 +189,9 @@ func checkCheckpointTail(path string, a Anchor, pub ed25519.PublicKey, st *logSt
 		return &ChainError{Kind: KindCheckpointForged, File: name, Seq: cp.Seq, Msg: "signature does not verify"}
 	}
 	switch {
+	case cp.Log != "" && cp.Log != logName:
+		return &ChainError{Kind: KindWrongLog, File: name, Seq: cp.Seq, Want: strconv.Quote(logName), Got: strconv.Quote(cp.Log),
+			Msg: "the log's checkpoints name another log: set Options.LogName to the name of the server that wrote it"}
 	case cp.Seq > a.Seq:
 		return &ChainError{Kind: KindTruncated, File: path, Seq: cp.Seq, Want: fmt.Sprintf("seq %d", cp.Seq),
 			Got: fmt.Sprintf("last seq %d", a.Seq), Msg: "a signed checkpoint covers events the log does not have"}

@@ -38,6 +38,15 @@ type VerifyOptions struct {
 	// when empty). Errors of the checkpoint kinds give its name as File and
 	// a line of it as Line.
 	CheckpointsName string
+	// Log, when set, is the log name every checkpoint must carry
+	// (Options.LogName, format v3): a checkpoint naming another log, one
+	// naming none (v1, v2) after one naming Log, or a stream with no
+	// checkpoint naming Log, is a KindWrongLog error (checkpoints written
+	// before the server was given its name, v1 and v2, may precede the
+	// named ones). Empty accepts any, and v1 and v2 checkpoints verify as
+	// before; Summary.Log reports the name the last matched checkpoint
+	// carried, for the caller to compare.
+	Log string
 	// Each, when set, is called with every event once its hash and link
 	// are verified, in log order: a caller can list events, or find those
 	// of one trace, in the same bounded-memory pass.
@@ -83,6 +92,9 @@ type Summary struct {
 	// log; LastCheckpointSeq the highest seq they cover.
 	Checkpoints       int
 	LastCheckpointSeq uint64
+	// Log is the log name the matched checkpoints carry (format v3), ""
+	// when they name none.
+	Log string
 	// Traced is the number of events that carry a trace_id.
 	Traced int
 	// Repairs is the number of events a Writer logged about the log itself
@@ -168,7 +180,13 @@ func newVerifier(opts *VerifyOptions) (*verifier, error) {
 		if o.CheckpointsName == "" {
 			o.CheckpointsName = "checkpoints"
 		}
+		if o.Log != "" {
+			if err := ValidLogName(o.Log); err != nil {
+				return nil, err
+			}
+		}
 		v.ck = newCheckpointReader(o.Checkpoints, o.PublicKey, o.CheckpointsName)
+		v.ck.log = o.Log
 	}
 	return v, nil
 }

@@ -350,7 +350,7 @@ func (w *Writer) Close() error {
 	}
 	var cp *Checkpoint
 	if w.o.Signer != nil && w.err == nil && w.seq > w.ckDueSeq {
-		cp = &Checkpoint{Seq: w.seq, EventHash: w.last, Genesis: w.genesis, Timestamp: w.o.Clock().UTC().Format(TimeFormat)}
+		cp = &Checkpoint{Seq: w.seq, EventHash: w.last, Genesis: w.genesis, Log: w.o.LogName, Timestamp: w.o.Clock().UTC().Format(TimeFormat)}
 		w.ckDueSeq = w.seq
 	}
 	w.closed = true

@@ -2,10 +2,7 @@ package confine
 
 import (
 	"errors"
-	"fmt"
 	"os"
-	"os/user"
-	"path/filepath"
 	"strings"
 	"time"
 )
@@ -19,11 +16,14 @@ var (
 	// too many (a relative protected path matched in too many places, or a
 	// directory with too many entries along a protected path).
 	ErrTooMany = errors.New("confine: too many paths to confine the command")
-	// ErrWritableHome: the default writable places (the working directory
-	// and the temporary directory) include the home directory, or are it
-	// or an ancestor of it ("/"), where a command would leave a startup
-	// file (~/.profile) that runs later outside the sandbox.
-	ErrWritableHome = errors.New("confine: the command's default writable directories hold the home directory (its startup files run unconfined later): set CommandOptions.Dir to a project directory, or name the writable directories in CommandOptions.Writable")
+	// ErrWritableHome: a default writable place (the working directory
+	// or the temporary directory) is the home directory or an ancestor of
+	// it ("/"), or lies where files run later outside the sandbox: inside
+	// a hidden directory of home (~/.config/autostart, ~/.local/bin,
+	// ~/.ssh), inside or holding an XDG configuration or data directory,
+	// holding a directory on PATH (~/bin) or what a hidden entry of home
+	// links to (~/.bashrc -> ~/dotfiles/bashrc); see [CommandOptions].Writable.
+	ErrWritableHome = errors.New("confine: the command's default writable directories hold the home directory or are in a place whose files run unconfined later (a hidden directory of home, an XDG directory, a directory on PATH): set CommandOptions.Dir to a project directory, or name the writable directories in CommandOptions.Writable")
 	// ErrWritableLink: a writable directory (the working directory, the
 	// temporary directory or a Writable entry) is reached through a
 	// symbolic link this process's user owns. A command confined earlier
@@ -65,12 +65,19 @@ type CommandOptions struct {
 	// read-only (read and execute). A relative entry is under Dir. nil
 	// means Dir (the working directory) and the temporary directory
 	// (os.TempDir), refused with ErrWritableHome where either is the home
-	// directory or an ancestor of it (/), with /dev/shm and the
+	// directory or an ancestor of it (/), or lies in a place whose files
+	// run later (a hidden directory of home such as ~/.config or ~/.local,
+	// what a hidden entry of home links to, an XDG configuration or data
+	// directory) or holds a directory on PATH (~/bin), with /dev/shm and the
 	// devices /dev/null, /dev/zero, /dev/full and /dev/tty: a command cannot
 	// leave a startup file (~/.profile), an autostart entry or another
 	// program's configuration that runs later outside the sandbox. A
 	// protected path under a writable directory stays unreachable. An
-	// empty, non-nil Writable lets it write nowhere but those devices. Set
+	// empty, non-nil Writable lets it write nowhere but those devices. A
+	// directory named here is taken as named, even such a place: naming it
+	// is the caller's choice, as WriteAnywhere is (the default is what
+	// nobody chose: a TMPDIR from the environment, the server's working
+	// directory). Set
 	// WriteAnywhere to let the command write wherever it may read. A
 	// writable directory (default or listed) reached through a symbolic
 	// link this user owns is refused with ErrWritableLink: a command may
@@ -83,69 +90,6 @@ type CommandOptions struct {
 
 // devices are the files a command may write to under the default Writable.
 var devices = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/tty"}
-
-// writableRoots are the directories o lets a command change, resolved, or
-// nil for everywhere (WriteAnywhere). A relative entry is under the
-// command's working directory, as the command's own relative paths are.
-// The default (nil Writable) is refused with ErrWritableHome where it
-// would hold the home directory.
-func writableRoots(o CommandOptions) ([]string, error) {
-	if o.WriteAnywhere {
-		return nil, nil
-	}
-	base, err := filepath.Abs(o.Dir) // "" is the current directory
-	if err != nil {
-		return nil, err
-	}
-	w, def := o.Writable, o.Writable == nil
-	if def {
-		w = []string{base, os.TempDir(), "/dev/shm"}
-	}
-	out := make([]string, 0, len(w))
-	for _, d := range w {
-		if !filepath.IsAbs(d) {
-			d = filepath.Join(base, d)
-		}
-		if l := plantedLink(d); l != "" {
-			return nil, fmt.Errorf("%w (%s in %s)", ErrWritableLink, l, d)
-		}
-		d = resolved(d)
-		if def && holdsHome(d) {
-			return nil, fmt.Errorf("%w (%s)", ErrWritableHome, d)
-		}
-		out = append(out, d)
-	}
-	return out, nil
-}
-
-// resolved is p with its symbolic links resolved, or cleaned where it
-// does not exist.
-func resolved(p string) string {
-	if real, err := filepath.EvalSymlinks(p); err == nil {
-		return real
-	}
-	return filepath.Clean(p)
-}
-
-// holdsHome reports whether d is the user's home directory ($HOME, or
-// the account's) or an ancestor of it.
-func holdsHome(d string) bool {
-	homes := []string{os.Getenv("HOME")}
-	if u, err := user.Current(); err == nil {
-		homes = append(homes, u.HomeDir)
-	}
-	for _, h := range homes {
-		if filepath.IsAbs(h) && (under(resolved(h), d) || under(filepath.Clean(h), d)) {
-			return true
-		}
-	}
-	return false
-}
-
-// under reports whether p is root or inside it.
-func under(p, root string) bool {
-	return p == root || root == "/" || strings.HasPrefix(p, root+"/")
-}
 
 // minimalEnv is the environment a command gets when the caller passes
 // none: what programs need to run, none of the secrets a server's

@@ -64,7 +64,10 @@
 // working directory, the temporary directory, /dev/shm and the devices
 // /dev/null, /dev/zero, /dev/full and /dev/tty; Command refuses that
 // default where the working or temporary directory is the home directory
-// or an ancestor of it, with ErrWritableHome, and any writable directory
+// or an ancestor of it, lies in a hidden directory of home, in what a
+// hidden entry of home links to or in an XDG configuration or data
+// directory, or holds a directory on PATH, with ErrWritableHome (a
+// directory named in Writable is taken as named), and any writable directory
 // reached through a symbolic link this user owns, which an earlier
 // command could have made, with ErrWritableLink) and reads and executes
 // the rest: a line added to ~/.profile, an autostart entry or another

@@ -15,9 +15,11 @@
 //	gatehouse policy test [-v] CASES.yaml
 //	    Runs policytest YAML cases (package policy/policytest) against the
 //	    policy; a failing case prints as CASES.yaml:LINE: FAIL case N ...
-//	gatehouse audit verify [-pubkey FILE] [-checkpoints FILE] [-events | -trace ID] LOG...
+//	gatehouse audit verify [-pubkey FILE] [-checkpoints FILE] [-log NAME] [-events | -trace ID] LOG...
 //	    Re-verifies the hash chain of audit logs and, with -pubkey, their
-//	    signed checkpoints; a failure names the file, line and kind. -events
+//	    signed checkpoints; a failure names the file, line and kind. -log
+//	    NAME requires every checkpoint to name that log (audit.Options.LogName),
+//	    refusing another server's log signed with the same key. -events
 //	    lists each event with its trace_id and span_id; -trace ID only the
 //	    events of one OpenTelemetry trace.
 //	gatehouse scopes lint FILE...

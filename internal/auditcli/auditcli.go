@@ -72,8 +72,9 @@ func Run(prog string, args []string, stdout, stderr io.Writer) int {
 	maxLine := fs.Int("max-line", audit.DefaultMaxLineBytes, "longest line accepted, in `bytes`")
 	events := fs.Bool("events", false, "list every verified event with its trace_id and span_id")
 	trace := fs.String("trace", "", "list the verified events of this trace `ID` (32 hex digits)")
+	logName := fs.String("log", "", "the log `NAME` every signed checkpoint must carry (the server's audit.Options.LogName); needs -pubkey")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: %s [-pubkey FILE] [-checkpoints FILE] [-events | -trace ID] LOG...\n\n", prog)
+		fmt.Fprintf(stderr, "usage: %s [-pubkey FILE] [-checkpoints FILE] [-log NAME] [-events | -trace ID] LOG...\n\n", prog)
 		fmt.Fprintln(stderr, "Verifies the hash chain of gatehouse audit logs (and signed checkpoints with -pubkey).")
 		fmt.Fprintln(stderr, "exit status: 0 ok, 1 finding or failed check, 2 usage error or unreadable input (a failed verification prints its file and line)")
 		fmt.Fprintln(stderr, "\nflags:")
@@ -106,9 +107,18 @@ func Run(prog string, args []string, stdout, stderr io.Writer) int {
 	if *events || *trace != "" {
 		opts.Each = lister(stdout, strings.ToLower(*trace))
 	}
-	if *ckFile != "" && *pubFile == "" {
-		fmt.Fprintf(stderr, "%s: -checkpoints needs -pubkey\n", prog)
-		return ExitUsage
+	for _, f := range [...]struct{ name, v string }{{"-checkpoints", *ckFile}, {"-log", *logName}} {
+		if f.v != "" && *pubFile == "" {
+			fmt.Fprintf(stderr, "%s: %s needs -pubkey\n", prog, f.name)
+			return ExitUsage
+		}
+	}
+	if *logName != "" {
+		if err := audit.ValidLogName(*logName); err != nil {
+			fmt.Fprintf(stderr, "%s: -log: %v\n", prog, err)
+			return ExitUsage
+		}
+		opts.Log = *logName
 	}
 	if *pubFile != "" {
 		f, err := checkpoints(opts, *pubFile, *ckFile, logs[len(logs)-1])
@@ -170,6 +180,11 @@ func reportSummary(stdout io.Writer, sum audit.Summary, files int, checkpoints b
 	fmt.Fprintf(stdout, "  events with a trace id: %d\n", sum.Traced)
 	if checkpoints {
 		fmt.Fprintf(stdout, "  signed checkpoints matched: %d (last at seq %d)\n", sum.Checkpoints, sum.LastCheckpointSeq)
+		if sum.Log != "" {
+			fmt.Fprintf(stdout, "  log named by the checkpoints: %s\n", printable(sum.Log))
+		} else if sum.Checkpoints > 0 {
+			fmt.Fprintln(stdout, "  the checkpoints name no log: a log of another server signed with the same key would verify too (-log)")
+		}
 		if from := max(sum.LastCheckpointSeq+1, sum.FirstSeq); sum.Events > 0 && sum.LastSeq >= from {
 			fmt.Fprintf(stdout, "  not covered by a signed checkpoint: %d event(s), seq %d..%d (written since the last checkpoint, "+
 				"or appended by someone who can write the log; events cut after them cannot be detected)\n", sum.LastSeq-from+1, from, sum.LastSeq)

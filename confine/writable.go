@@ -1,0 +1,163 @@
+package confine
+
+import (
+	"fmt"
+	"os"
+	"os/user"
+	"path/filepath"
+	"strings"
+)
+
+// writableRoots are the directories o lets a command change, resolved, or
+// nil for everywhere (WriteAnywhere). A relative entry is under the
+// command's working directory, as the command's own relative paths are.
+// The default (nil Writable) is refused with ErrWritableHome where it
+// would hold the home directory or lie in a startup place
+// (startupPlace); an entry the caller names is taken as named.
+func writableRoots(o CommandOptions) ([]string, error) {
+	if o.WriteAnywhere {
+		return nil, nil
+	}
+	base, err := filepath.Abs(o.Dir) // "" is the current directory
+	if err != nil {
+		return nil, err
+	}
+	w, def := o.Writable, o.Writable == nil
+	if def {
+		w = []string{base, os.TempDir(), "/dev/shm"}
+	}
+	out := make([]string, 0, len(w))
+	for _, d := range w {
+		if !filepath.IsAbs(d) {
+			d = filepath.Join(base, d)
+		}
+		if l := plantedLink(d); l != "" {
+			return nil, fmt.Errorf("%w (%s in %s)", ErrWritableLink, l, d)
+		}
+		d = resolved(d)
+		if def {
+			if place := startupPlace(d); place != "" {
+				return nil, fmt.Errorf("%w (%s, in or holding %s)", ErrWritableHome, d, place)
+			}
+		}
+		out = append(out, d)
+	}
+	return out, nil
+}
+
+// resolved is p with its symbolic links resolved, or cleaned where it
+// does not exist.
+func resolved(p string) string {
+	if real, err := filepath.EvalSymlinks(p); err == nil {
+		return real
+	}
+	return filepath.Clean(p)
+}
+
+// spellings are p cleaned and resolved, once each where they agree; a
+// relative or empty p has none.
+func spellings(p string) []string {
+	if !filepath.IsAbs(p) {
+		return nil
+	}
+	c, r := filepath.Clean(p), resolved(p)
+	if c == r {
+		return []string{c}
+	}
+	return []string{c, r}
+}
+
+// maxHomeEntries bounds the entries of home startupPlace reads.
+const maxHomeEntries = 8192
+
+// startupPlace returns a place whose files run later, outside the sandbox,
+// that the resolved directory d holds or lies in, or "" (red teams rto,
+// rtt):
+//
+//   - the home directory ($HOME or the account's), held, and ~/bin, lain
+//     in: the login shell puts it on PATH once it exists;
+//   - a hidden entry of home (~/.config, ~/.local, ~/.ssh, ~/.gnupg,
+//     ~/.cargo, ~/.bashrc) or what a symbolic link there points to, held
+//     or lain in: the shells, the desktop, systemd, ssh, git and the
+//     package managers read and run what is there;
+//   - an XDG configuration or data directory ($XDG_CONFIG_HOME,
+//     $XDG_DATA_HOME, $XDG_CONFIG_DIRS, $XDG_DATA_DIRS), held or lain in
+//     (autostart entries, applications);
+//   - a directory on PATH, or $XDG_RUNTIME_DIR/systemd (where systemd
+//     looks for user units), held.
+//
+// The places are this process's (its environment, its account): where the
+// user's own programs, run later outside the sandbox, look; a HOME or PATH
+// the caller gives the command (CommandOptions.Env) is the command's own,
+// confined like it. Every place is compared as spelled (cleaned) and resolved, so a home
+// that is a symbolic link or is spelled with a trailing slash is the same.
+func startupPlace(d string) string {
+	var homes []string
+	homes = append(homes, spellings(os.Getenv("HOME"))...)
+	if u, err := user.Current(); err == nil {
+		homes = append(homes, spellings(u.HomeDir)...)
+	}
+	for _, h := range homes {
+		if under(h, d) {
+			return h
+		}
+		if under(d, filepath.Join(h, "bin")) {
+			return filepath.Join(h, "bin") // on PATH at the next login (Debian's ~/.profile)
+		}
+		if rel, ok := strings.CutPrefix(d, h+"/"); ok && strings.HasPrefix(rel, ".") {
+			first, _, _ := strings.Cut(rel, "/")
+			return filepath.Join(h, first)
+		}
+		if t := hiddenTarget(h, d); t != "" {
+			return t
+		}
+	}
+	for _, name := range []string{"XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CONFIG_DIRS", "XDG_DATA_DIRS"} {
+		for _, x := range filepath.SplitList(os.Getenv(name)) {
+			for _, p := range spellings(x) {
+				if under(p, d) || under(d, p) {
+					return p
+				}
+			}
+		}
+	}
+	held := filepath.SplitList(os.Getenv("PATH"))
+	if r := os.Getenv("XDG_RUNTIME_DIR"); filepath.IsAbs(r) {
+		held = append(held, filepath.Join(r, "systemd")) // user units systemd loads
+	}
+	for _, x := range held {
+		for _, p := range spellings(x) {
+			if under(p, d) {
+				return p
+			}
+		}
+	}
+	return ""
+}
+
+// hiddenTarget returns the target of a symbolic link among the hidden
+// entries of home h (~/.config -> ~/dotfiles/config, ~/.bashrc ->
+// ~/dotfiles/bashrc) that d holds or lies in, or "".
+func hiddenTarget(h, d string) string {
+	f, err := os.Open(h)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	entries, _ := f.ReadDir(maxHomeEntries)
+	for _, e := range entries {
+		if !strings.HasPrefix(e.Name(), ".") || e.Type()&os.ModeSymlink == 0 {
+			continue
+		}
+		t, err := filepath.EvalSymlinks(filepath.Join(h, e.Name()))
+		if err == nil && (under(t, d) || under(d, t)) {
+			return t
+		}
+	}
+	return ""
+}
+
+// under reports whether p is root or inside it.
+func under(p, root string) bool {
+	return p == root || root == "/" || strings.HasPrefix(p, root+"/")
+}
