@@ -29,12 +29,23 @@
 // generic rules; so are the cells of a table under a credential-named
 // column (tables.go). A string that is a JSON document, or whose lines end
 // in JSON objects (NDJSON, a log line's payload), is walked as a tree too
-// (jsontext.go), at most four documents deep: a tool's JSON output sent as
-// text is read with its names as structured content is; so is a table
-// sent as text (CSV, TSV, Markdown, psql's output: texttable.go), whose
-// header names a column. Not read with their names: YAML, quoted CSV
-// cells that hold the separator, and a JSON text with two members of one
-// name; the text rules alone see them.
+// (jsontext.go): a tool's JSON output sent as text is read with its names
+// as structured content is; so is a table sent as text (CSV with RFC 4180
+// quoting, TSV, Markdown, psql's output: texttable.go), whose header
+// names a column, and YAML whose keys may name a credential (a manifest's
+// env list, "- {name: API_KEY, value: ...}", block scalars, in a Markdown
+// fence too: yamltext.go), read with go.yaml.in/yaml/v4 and its redacted
+// values written back in place. A JSON text with two members of one name
+// is read as the first reader and the last one see it, each other
+// duplicate under its name (dupdoc.go). Documents in strings are opened
+// sixteen deep (JSON's escapes double at each level, so that is 2^16
+// backslashes) within a budget of eight times the text; a string past
+// either that may hold a document naming a credential is withheld whole
+// as "[REDACTED:nested-document]". Still left to the text rules alone: a
+// value with white space inside it (a passphrase of words), YAML that does
+// not parse (prose around it outside a code fence, tabs for indentation),
+// an alias of a YAML collection, and a CSV past its reading budget (read
+// split at the separator).
 //
 // When nothing is found the original value is returned as it is. When
 // something is, the redacted tree is decoded into a new value of the same

@@ -21,6 +21,9 @@ type walker struct {
 	err      error
 	// jsonDepth is how many JSON documents in strings the walk is inside.
 	jsonDepth int
+	// docBudget is what is left of the bytes the walk may read in
+	// documents inside one string (enterDoc).
+	docBudget int
 }
 
 // scanned is a string already redacted as part of a group (joined content
@@ -34,6 +37,8 @@ func (w *walker) walk(v any) any {
 			x = doc
 		} else if t, ok := w.textTable(x); ok {
 			x = t
+		} else if y, ok := w.yamlText(x); ok {
+			x = y
 		}
 		out, _ := w.text(x)
 		return out
@@ -43,6 +48,9 @@ func (w *walker) walk(v any) any {
 		}
 		if t, ok := w.textTable(string(x)); ok {
 			return t
+		}
+		if y, ok := w.yamlText(string(x)); ok {
+			return y
 		}
 		return string(x)
 	case json.Number:
@@ -62,6 +70,8 @@ func (w *walker) walk(v any) any {
 		return x
 	case map[string]any:
 		return w.object(x)
+	case *dupObject:
+		return w.dupObject(x)
 	}
 	return v
 }
