@@ -103,3 +103,30 @@ func indent(s, by string) string {
 	}
 	return strings.Join(lines, "")
 }
+
+// A setting about passwords or a key's identifier is no credential, in
+// any form a tool sends it as text (red team rtr): they went out
+// redacted. The credentials beside them are still found.
+func TestRedTeamRTR_SettingsAndIDsInText(t *testing.T) {
+	const uuid = "3f2a9c7e-b41d-4e0a-9d2f-6c1b8e5a7f30"
+	for _, doc := range []string{
+		"password_policy=strong-passwords-only\n",
+		"auth:\n  password_policy: strong-passwords-only\n  api_key_id: " + uuid + "\n",
+		`{"password_policy": "strong-passwords-only", "api_key_id": "` + uuid + `"}`,
+		"name,api_key_id,password_policy\nci," + uuid + ",strong-passwords-only\n",
+		"env:\n  - name: API_KEY_ID\n    value: " + uuid + "\n",
+	} {
+		if got, n := rtqText(t, doc); got != doc || n != 0 {
+			t.Errorf("changed (%d findings):\n%s\n->\n%s", n, doc, got)
+		}
+	}
+	for _, doc := range []string{
+		"password_policy=strong\npassword=" + rtmPassword + "\nhost=db.internal\n",
+		"auth:\n  api_key_id: " + uuid + "\n  api_key: " + rtmToken + "\nhost: db.internal\n",
+		`{"api_key_id": "` + uuid + `", "api_key": "` + uuid + `", "pw": "` + rtmPassword + `", "host": "db.internal"}`,
+	} {
+		if got, leak := rtrLeaks(t, doc); leak || strings.Count(got, uuid) > 1 && strings.Contains(doc, `"api_key": "`+uuid) {
+			t.Errorf("a secret reached the client: %q", got)
+		}
+	}
+}
