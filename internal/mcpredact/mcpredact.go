@@ -86,7 +86,7 @@ func plainTextClean(s *dlp.Scanner, res mcp.Result) bool {
 		if !ok || t == nil || t.Meta != nil || t.Annotations != nil {
 			return false
 		}
-		if mayNameCredential(t.Text) && (mayJSON(t.Text) || hasTextTable(t.Text) || yamlKeyLine(t.Text)) {
+		if mayNameCredential(t.Text) && (mayJSON(t.Text) || tableLines(t.Text) || yamlKeyLine(t.Text)) {
 			return false // walked as a tree (jsonText, textTable, yamlText)
 		}
 		texts = append(texts, t.Text)

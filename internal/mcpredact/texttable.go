@@ -183,10 +183,11 @@ func (w *walker) scanTable(ms []member) bool {
 	return hit
 }
 
-// hasTextTable reports whether s holds a header line naming a
-// credential's column followed by a row (or a rule line) of its width.
-func hasTextTable(s string) bool {
-	if !strings.Contains(s, "\n") || !mayNameCredential(s) {
+// tableLines reports whether s holds a header line naming a
+// credential's column followed by a row (or a rule line) of its width
+// (after mayNameCredential).
+func tableLines(s string) bool {
+	if !strings.Contains(s, "\n") {
 		return false
 	}
 	for {
