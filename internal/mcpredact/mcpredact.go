@@ -86,8 +86,8 @@ func plainTextClean(s *dlp.Scanner, res mcp.Result) bool {
 		if !ok || t == nil || t.Meta != nil || t.Annotations != nil {
 			return false
 		}
-		if mayNameCredential(t.Text) && (mayJSON(t.Text) || tableLines(t.Text) || yamlKeyLine(t.Text)) {
-			return false // walked as a tree (jsonText, textTable, yamlText)
+		if mayNameCredential(t.Text) && (mayJSON(t.Text) || tableLines(t.Text) || yamlKeyLine(t.Text) || assignLines(t.Text)) {
+			return false // walked (jsonText, textTable, yamlText, assignText)
 		}
 		texts = append(texts, t.Text)
 	}

@@ -250,6 +250,7 @@ func (w *walker) scanNamed(ms []member) {
 		// rtr): it is scanned as a single quote, and a redacted value
 		// keeps the single quotes.
 		v = strings.ReplaceAll(v, `"`, `'`)
+		v = joinLines(v)
 		parts = append(parts, glue, v)
 		sep = `", `
 	}
@@ -330,4 +331,23 @@ func envName(s string) bool {
 		}
 	}
 	return true
+}
+
+// joinLines returns a value written over several lines, each one word (a
+// key or password wrapped in a YAML block scalar, a PEM-like column), as
+// the one word it is: a rule's quoted value ends at the line break, and
+// "password: |\n  Fake-\n  Pa55word!" reached the client (red team rtr).
+// A value whose lines hold spaces (prose) is returned as it is.
+func joinLines(v string) string {
+	if !strings.Contains(v, "\n") {
+		return v
+	}
+	lines := strings.Split(v, "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimSpace(l)
+		if strings.ContainsAny(lines[i], " \t") {
+			return v
+		}
+	}
+	return strings.Join(lines, "")
 }

@@ -208,10 +208,11 @@ func tableLines(s string) bool {
 func tableHeader(line string) (byte, []credClass) {
 	// A column's name is short, a few words at most; not code, an
 	// assignment or a comment.
-	quoted := strings.Contains(line, `"`) // a CSV header's quoted names
-	if len(line) > 64*34 || strings.ContainsAny(strings.ReplaceAll(line, `"`, ""), "=:(){}\"'/#*<>") || !triggerSet.in(line) && ascii(line) {
+	// A CSV header may quote its names (read with encoding/csv below).
+	if len(line) > 64*34 || strings.ContainsAny(line, "=:(){}'/#*<>") || !triggerSet.in(line) && ascii(line) {
 		return 0, nil
 	}
+	quoted := strings.IndexByte(line, '"') >= 0
 	for i := 0; i < len(tableDelims); i++ {
 		d := tableDelims[i]
 		if strings.IndexByte(line, d) < 0 || quoted && d == '|' {

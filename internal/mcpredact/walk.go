@@ -39,6 +39,8 @@ func (w *walker) walk(v any) any {
 			x = t
 		} else if y, ok := w.yamlText(x); ok {
 			x = y
+		} else if a, ok := w.assignText(x); ok {
+			x = a
 		}
 		out, _ := w.text(x)
 		return out
@@ -51,6 +53,9 @@ func (w *walker) walk(v any) any {
 		}
 		if y, ok := w.yamlText(string(x)); ok {
 			return y
+		}
+		if a, ok := w.assignText(string(x)); ok {
+			return a
 		}
 		return string(x)
 	case json.Number:

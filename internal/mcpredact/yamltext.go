@@ -35,11 +35,23 @@ func (w *walker) yamlText(s string) (string, bool) {
 	if !w.enterDoc(s) {
 		return w.nestedDocument(), true
 	}
-	out, ok := w.yamlDoc(s)
-	if ok {
-		return out, true
+	tries := 8
+	return w.yamlParts(s, &tries)
+}
+
+// yamlParts walks s as YAML; when it does not parse, the YAML in its
+// Markdown code fences, or else before and after the line the parser
+// stopped at (prose around a manifest: "Note: the pod is: running"), at
+// most tries parses in all.
+func (w *walker) yamlParts(s string, tries *int) (string, bool) {
+	if *tries <= 0 || !mayYAML(s) {
+		return "", false
 	}
-	// YAML in a Markdown code fence, after prose.
+	*tries--
+	out, ok, bad := w.yamlDoc(s)
+	if ok || bad == 0 {
+		return out, ok
+	}
 	var b strings.Builder
 	done, changed := 0, false
 	for at := 0; ; {
@@ -47,12 +59,37 @@ func (w *walker) yamlText(s string) (string, bool) {
 		if start < 0 {
 			break
 		}
-		if out, ok := w.yamlDoc(s[start:end]); ok {
+		if out, ok := w.yamlParts(s[start:end], tries); ok {
 			b.WriteString(s[done:start])
 			b.WriteString(out)
 			done, changed = end, true
 		}
 		at = end
+	}
+	if !changed {
+		lines := lineStarts(s)
+		if bad > len(lines) {
+			return "", false
+		}
+		cut := lines[bad-1]
+		before, bok := w.yamlParts(s[:cut], tries)
+		if bok {
+			b.WriteString(before)
+			done, changed = cut, true
+		}
+		// The next line that starts a mapping at the left margin.
+		for _, at := range lines[bad:] {
+			line, _, _ := strings.Cut(s[at:], "\n")
+			if _, _, ok := yamlKey(line); !ok || strings.HasPrefix(line, " ") || strings.HasPrefix(line, "-") {
+				continue
+			}
+			if after, ok := w.yamlParts(s[at:], tries); ok {
+				b.WriteString(s[done:at])
+				b.WriteString(after)
+				done, changed = len(s), true
+			}
+			break
+		}
 	}
 	if !changed {
 		return "", false
@@ -101,8 +138,9 @@ func (r yamlRef) get() any {
 }
 
 // yamlDoc walks s when it is YAML (every document of it), and returns it
-// with the redacted values written back.
-func (w *walker) yamlDoc(s string) (string, bool) {
+// with the redacted values written back; bad is the line (from 1) where
+// the parser stopped on an error, or 0.
+func (w *walker) yamlDoc(s string) (out string, ok bool, bad int) {
 	var docs []*yaml.Node
 	dec := yaml.NewDecoder(strings.NewReader(s))
 	for {
@@ -112,10 +150,29 @@ func (w *walker) yamlDoc(s string) (string, bool) {
 			break
 		}
 		if err != nil {
-			return "", false
+			return "", false, errorLine(err)
 		}
 		docs = append(docs, &n)
 	}
+	out, ok = w.yamlTrees(s, docs)
+	return out, ok, 0
+}
+
+// errorLine returns the line of a YAML error, or 0.
+func errorLine(err error) int {
+	var les *yaml.LoadErrors
+	if errors.As(err, &les) && len(les.Errors) > 0 {
+		return les.Errors[0].Mark.Line
+	}
+	var le *yaml.LoadError
+	if errors.As(err, &le) {
+		return le.Mark.Line
+	}
+	return 0
+}
+
+// yamlTrees walks the documents of s and writes the redacted values back.
+func (w *walker) yamlTrees(s string, docs []*yaml.Node) (string, bool) {
 	var refs []yamlRef
 	var trees []any
 	for _, d := range docs {
@@ -456,7 +513,7 @@ func yamlKeyLine(s string) bool {
 // end after it.
 func yamlKey(line string) (key, value string, ok bool) {
 	line = strings.TrimRight(line, "\r")
-	t := strings.TrimLeft(line, " ")
+	t := strings.TrimLeft(line, " \t")
 	for {
 		switch {
 		case strings.HasPrefix(t, "- "), strings.HasPrefix(t, "{"):
