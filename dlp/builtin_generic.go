@@ -1,7 +1,5 @@
 package dlp
 
-import "strings"
-
 // Formats not tied to one vendor: private keys, JWTs, credentials in URLs
 // and headers, and generic secret assignments.
 
@@ -51,32 +49,28 @@ const (
 	// and generic-secret start from.
 	passwordNamesEN    = `password|passwd|pwd|passphrase|passcode`
 	genericSecretNames = `api[_-]?key|apikey|secret[_-]?key|client[_-]?secret|access[_-]?token|auth[_-]?token|api[_-]?token|private[_-]?token|session[_-]?token|refresh[_-]?token|security[_-]?token|id[_-]?token|secret`
-	// passwordValue is generic-password's assignment and value
-	// (envPasswordValue: the same with its groups renamed, for the
-	// branch after an environment variable's name).
-	passwordValue = `(?:` + escQuote + `[ \t]{0,4}` + assign + `[ \t]{0,4}(?:"(?P<secret>[A-Za-z]{0,127}[^A-Za-z"\s][^"\s]{0,127})"|'(?P<secret2>[A-Za-z]{0,127}[^A-Za-z'\s][^'\s]{0,127})'|\\{1,7}"(?P<secret4>[A-Za-z]{0,127}[^A-Za-z"\s\\][^"\s\\]{0,127})\\{1,7}")|=(?P<secret3>[^\s"'` + "`" + `,;()<>\[\]{}&/$][^\s"'` + "`" + `,;()<>\[\]{}&]{7,127}))`
 	// passwordMeta and secretMeta are the last words of a name that say
 	// its value describes or identifies a credential, not that it is one
 	// (password_policy, api_key_id: red team rtr).
-	passwordMeta  = `(?:polic(?:y|ies)|rules?|length|strength|complexity|pattern|regexp?|format|type|mode|age|expiry|expiration|history|prompt|label|field|id)`
+	passwordMeta  = `(?:polic(?:y|ies)|rules?|(?:min|max)?[_.-]?length|strength|complexity|pattern|regexp?|format|type|mode|age|expiry|expiration|history|prompt|label|field|id)`
 	secretMeta    = `(?:ids?|version|arn|ref|type|polic(?:y|ies)|length|header|label|field|format)`
 	unquotedValue = `[A-Za-z0-9_~+-](?:[A-Za-z0-9_.~+/-]|%[0-9A-Fa-f][0-9A-Fa-f]){14,510}[A-Za-z0-9_~+/-]={0,2}`
 )
 
-var envPasswordValue = strings.NewReplacer("<secret>", "<secret5>", "<secret2>", "<secret6>", "<secret3>", "<secret7>", "<secret4>", "<secret8>").Replace(passwordValue)
-
-// settingTail is the branch a generic rule tries first after a
-// credential's name: the rest of a name whose last word is one of meta
-// (password_policy, apiKeyId), its assignment and its value, with an
-// empty secret group. A match whose redacted part is empty is dropped,
-// and the rule's own branch cannot start where this one matched
-// (leftmost-first): a setting about a credential, or its identifier, is
-// no credential (red team rtr). RE2 has no look-ahead to leave such names
-// out of the rule's name instead; as a branch after the name, the
-// literals the scanner derives from the name stay as they were.
-func settingTail(meta string) string {
-	return `[A-Za-z0-9_.-]{0,16}?[_.-]?(?i:` + meta + `)` + escQuote + `[ \t]{0,4}` + assign +
-		`[ \t]{0,4}(?:"[^"\n]{0,255}"|'[^'\n]{0,255}'|\\{1,7}"[^"\n\\]{0,255}\\{1,7}"|[^\s"',;]{0,255})(?P<secret0>)`
+// metaName is the branch a generic rule tries first after a credential's
+// name: a last word that says the value describes or identifies a
+// credential (password_policy, apiKeyId), with an empty secret group
+// before the rule's own. A match whose first secret group is empty is
+// dropped, and leftmost-first matching takes this branch whenever the
+// rest of the rule matches after it: a setting about a credential, or its
+// identifier, is no credential (red team rtr). RE2 has no look-ahead to
+// leave such names out of the rule's name instead. As a branch of the
+// name, the literals the scanner derives and the literals every match
+// must hold stay as they were; the first draft, a branch of its own that
+// took the assignment and value, made the rules look at every password's
+// name (2-3x slower on a manifest full of them).
+func metaName(meta string) string {
+	return `[_.-]?(?i:` + meta + `)(?P<secret0>)`
 }
 
 func genericRules() []Rule {
@@ -125,7 +119,7 @@ func genericRules() []Rule {
 			[]string{"Authorization: Basic " + "ZmFrZTpub3RyZWFs" + "X2V4YW1wbGU="},
 			[]string{"Authorization: Basic <credentials>", "basic auth is configured"}),
 		mk("generic-password",
-			`(?i)(?:(?:`+passwordNamesEN+`)(?:`+settingTail(passwordMeta)+`|[A-Za-z0-9_.-]{0,16}`+passwordValue+`)|`+envPassword+envPasswordValue+`)`,
+			`(?i)(?:(?:`+passwordNamesEN+`)(?:`+metaName(passwordMeta)+`|[A-Za-z0-9_.-]{0,16})|`+envPassword+`)(?:`+escQuote+`[ \t]{0,4}`+assign+`[ \t]{0,4}(?:"(?P<secret>[A-Za-z]{0,127}[^A-Za-z"\s][^"\s]{0,127})"|'(?P<secret2>[A-Za-z]{0,127}[^A-Za-z'\s][^'\s]{0,127})'|\\{1,7}"(?P<secret4>[A-Za-z]{0,127}[^A-Za-z"\s\\][^"\s\\]{0,127})\\{1,7}")|=(?P<secret3>[^\s"'`+"`"+`,;()<>\[\]{}&/$][^\s"'`+"`"+`,;()<>\[\]{}&]{7,127}))`,
 			"A quoted value holding a digit or symbol assigned to a password-like name, or an unquoted value of at least 8 bytes in NAME=value form that is not a path or a variable; entropy at least 2.5 bits per byte.",
 			[]string{`password = "` + "Fake-Pa55word!" + `"`, "DB_PASSWORD=" + "Fake-Pa55word!", `{"pwd": "` + "Fake-Pa55word!" + `"}`, "PASSWORD=changeme"},
 			[]string{`password = "aaaaaaaaaaaa"`, "password := os.Getenv(\"DB_PASSWORD\")", "Enter your password: ", `password = ""`,
@@ -150,14 +144,14 @@ func genericRules() []Rule {
 			[]string{"токен: " + b62(32), "访问令牌：" + b62(32), "jeton=" + b62(32), `{"секрет": "` + b62(32) + `"}`},
 			[]string{"jetonCount=12", "токен: ${TOKEN}", "令牌：" + fill("ab", 32), "jeton: mon-jeton-de-test-v2"}),
 		mk("generic-secret",
-			`(?i)(?:`+genericSecretNames+`)(?:`+settingTail(secretMeta)+`|[A-Za-z0-9_.-]{0,16}`+secretTail+`)`,
+			`(?i)(?:`+genericSecretNames+`)(?:`+metaName(secretMeta)+`|[A-Za-z0-9_.-]{0,16})`+secretTail,
 			"A value holding a digit or symbol assigned to an api_key, secret or token-like name; entropy at least 3.5 bits per byte.",
 			[]string{`api_key: "` + b62(32) + `"`, "CLIENT_SECRET=" + b62(40), `secret = '` + b62(24) + `'`},
 			[]string{`api_key: "` + fill("ab", 32) + `"`, `secret = "short"`, "the secret is out", `access_token: "xxxxxxxxxxxxxxxxxxxxxxxx"`,
 				`apiKeyHeader: "encodeQueryComponentWithHeader"`, "SECRET_FILE=/run/secrets/signing_key", `client_secret: "${OAUTH_CLIENT_SECRET}"`,
 				"secret_name=projects/p/secrets/api-key/versions/latest", `api_token_url = "https://auth.example.com/oauth2/token"`, `secret: "{{ .Values.secret }}"`}),
 		mk("generic-secret-unquoted",
-			`(?:(?i:`+secretNames+`)(?:`+settingTail(secretMeta)+`|[A-Za-z0-9_.-]{0,16}(?:[ \t]{0,4}:[ \t]{1,4}|=)(?P<secret>`+unquotedValue+`))|(?:token|Token|TOKEN)[:=][ \t]{0,4}(?P<secret2>`+unquotedValue+`))`,
+			`(?:(?i:`+secretNames+`)(?:`+metaName(secretMeta)+`|[A-Za-z0-9_.-]{0,16})(?:[ \t]{0,4}:[ \t]{1,4}|=)|(?:token|Token|TOKEN)[:=][ \t]{0,4})(?P<secret>`+unquotedValue+`)`,
 			"An unquoted value of at least 16 characters after an api_key, secret or token-like name and a colon or an equals sign: YAML and properties files, HTTP headers (X-Api-Key: ..., as curl -v prints them), query strings, command-line flags (--token=...); entropy at least 3.5 bits per byte, not a template, path, URL, resource name or identifier.",
 			[]string{"client_secret: " + b62(32), "> X-Api-Key: " + b62(24), "x-auth-token: " + b62(40), "  refreshToken: " + b62(48),
 				"cli --token=" + b62(32), "GET /hook?token=" + b62(32) + "&x=1", "api_key: " + b62(40) + "=="},
