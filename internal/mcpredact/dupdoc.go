@@ -153,14 +153,31 @@ func (w *walker) dupObject(d *dupObject) *dupObject {
 			d.vals[i] = m[k]
 		}
 	}
+	// Each other duplicate under its name, all in one scan.
 	seen := map[string]int{}
+	var first, second []member
+	var held []map[string]any
+	var at []int
 	for i, k := range d.keys {
 		seen[k]++
-		if seen[k] > 1 && seen[k] < count[k] { // neither the first nor the last
-			m := map[string]any{k: d.vals[i]}
-			w.namedMembers(m)
-			d.vals[i] = m[k]
+		if seen[k] == 1 || seen[k] == count[k] {
+			continue // read in a view above
 		}
+		c := classify(k)
+		if c == notCredential && !credentialName(k) {
+			continue
+		}
+		m := map[string]any{k: d.vals[i]}
+		held, at = append(held, m), append(at, i)
+		first = appendStrings(first, k, m, k, d.vals[i])
+		if c != notCredential {
+			second = appendClassified(second, c, m, k, d.vals[i])
+		}
+	}
+	w.scanNamed(first)
+	w.scanNamed(second)
+	for j, m := range held {
+		d.vals[at[j]] = m[d.keys[at[j]]]
 	}
 	for i := range d.vals {
 		d.vals[i] = w.walk(d.vals[i])

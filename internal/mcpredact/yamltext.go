@@ -10,6 +10,8 @@ import (
 	"unicode/utf8"
 
 	"go.yaml.in/yaml/v4"
+
+	"github.com/gatehouse-dev/gatehouse/dlp"
 )
 
 // A tool that returns a Kubernetes or Compose manifest, a Helm values file
@@ -249,16 +251,29 @@ type yamlEdit struct {
 // the walk redacted: then the text is left to it, with its layout.
 func textCovers(w *walker, s string, edits []yamlEdit) bool {
 	_, fs := w.s.Redact(s)
-	for _, e := range edits {
-		covered := false
-		for _, f := range fs {
-			for _, r := range f.Ranges {
-				if r.Start < e.end && e.start < r.End {
-					covered = true
-				}
-			}
+	var rs []dlp.Range
+	for _, f := range fs {
+		rs = append(rs, f.Ranges...)
+	}
+	slices.SortFunc(rs, func(a, b dlp.Range) int { return a.Start - b.Start })
+	// Merged, the ranges are disjoint and sorted by start and by end.
+	var merged []dlp.Range
+	for _, r := range rs {
+		if n := len(merged); n > 0 && r.Start <= merged[n-1].End {
+			merged[n-1].End = max(merged[n-1].End, r.End)
+			continue
 		}
-		if !covered {
+		merged = append(merged, r)
+	}
+	for _, e := range edits {
+		// The last range that starts before the edit ends.
+		i, _ := slices.BinarySearchFunc(merged, e.end, func(r dlp.Range, end int) int {
+			if r.Start < end {
+				return -1
+			}
+			return 1
+		})
+		if i == 0 || merged[i-1].End <= e.start {
 			return false
 		}
 	}
