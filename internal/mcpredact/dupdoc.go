@@ -181,6 +181,9 @@ func (w *walker) dupObject(d *dupObject) *dupObject {
 	}
 	for i := range d.vals {
 		d.vals[i] = w.walk(d.vals[i])
+		if w.keysInText {
+			continue
+		}
 		if nk, changed := w.text(d.keys[i]); changed {
 			d.keys[i] = nk
 		}

@@ -157,7 +157,10 @@ func (w *walker) jsonDoc(s string) (out string, ok, decoded bool) {
 	was, found, werr := w.changed, len(w.findings), w.err
 	w.changed = false
 	w.jsonDepth++
+	keys := w.keysInText
+	w.keysInText = false // a JSON key may hide a secret in escapes
 	tree = w.walk(tree)
+	w.keysInText = keys
 	w.jsonDepth--
 	w.err = werr // a text that looks like an image item is no image item
 	hit := w.changed

@@ -21,6 +21,10 @@ type walker struct {
 	err      error
 	// jsonDepth is how many JSON documents in strings the walk is inside.
 	jsonDepth int
+	// keysInText: the object keys being walked are written as they are
+	// in a text the scan reads whole (a YAML text), so they are not
+	// scanned one by one.
+	keysInText bool
 	// docBudget is what is left of the bytes the walk may read in
 	// documents inside one string (enterDoc).
 	docBudget int
@@ -102,6 +106,10 @@ func (w *walker) object(m map[string]any) map[string]any {
 	slices.Sort(keys)
 	for _, k := range keys {
 		v := w.walk(m[k])
+		if w.keysInText {
+			m[k] = v
+			continue
+		}
 		nk, changed := w.text(k)
 		if !changed {
 			m[k] = v

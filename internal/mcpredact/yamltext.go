@@ -183,9 +183,14 @@ func (w *walker) yamlTrees(s string, docs []*yaml.Node) (string, bool) {
 	was, found := w.changed, len(w.findings)
 	w.changed = false
 	w.jsonDepth++
+	keys := w.keysInText
+	// Without a backslash, no key hides a secret in escapes: the keys are
+	// as the text scan reads them.
+	w.keysInText = strings.IndexByte(s, '\\') < 0
 	for i := range trees {
 		trees[i] = w.walk(trees[i])
 	}
+	w.keysInText = keys
 	w.jsonDepth--
 	hit := w.changed
 	w.changed = was
@@ -377,6 +382,13 @@ func yamlScalar(n *yaml.Node) any {
 		return nil
 	case "!!bool":
 		return n.Value == "true" || n.Value == "True" || n.Value == "TRUE"
+	}
+	if n.Style&(yaml.DoubleQuotedStyle|yaml.FoldedStyle) == 0 {
+		// Written as it is in the text, which the text scan reads whole
+		// after the walk: only the named scans read it again. A
+		// double-quoted scalar may hide a secret in escapes (\x67hp_...)
+		// and a folded one joins its lines, so they are scanned too.
+		return scanned(n.Value)
 	}
 	return n.Value
 }
