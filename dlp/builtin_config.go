@@ -132,7 +132,7 @@ func configRules() []Rule {
 			[]string{"Cookie: theme=dark; sessionid=" + b62(32), "Set-Cookie: __Host-auth=" + b62(48) + "; Path=/; Secure; HttpOnly"},
 			[]string{"Cookie: theme=dark; lang=en", "Set-Cookie: sessionid=deleted; Max-Age=0", "Cookie: sessionid=aaaaaaaaaaaaaaaaaaaa"}),
 		mk("config-password-unquoted",
-			`(?im)(?:password|passwd|passphrase|pwd)[A-Za-z0-9_.-]{0,16}[ \t]{0,4}:[ \t]{1,4}(?P<secret>[^\s"'#,;(){}\[\]<>|&*!%@$`+"`"+`][^\s"',;(){}\[\]<>&`+"`"+`]{3,127})`,
+			`(?im)(?:password|passwd|passphrase|pwd)(?:`+metaName(passwordMeta, passwordMetaCamel)+`|[A-Za-z0-9_.-]{0,16})[ \t]{0,4}:[ \t]{1,4}(?P<secret>[^\s"'#,;(){}\[\]<>|&*!%@$`+"`"+`][^\s"',;(){}\[\]<>&`+"`"+`]{3,127})`,
 			"Unquoted YAML or properties password value (password: value) that is not a template, URL, path, resource name, identifier or placeholder word.",
 			[]string{"database:\n  password: " + "Fake-Pa55word" + "\n", "smtp_password: " + b62(18)},
 			[]string{"password: ${DB_PASSWORD}", "password_min_length: 12", "Password: cfg.Password,", "password: !vault |", "db_password: projects/p/secrets/db-password/versions/3",

@@ -47,7 +47,7 @@ func fileRules() []Rule {
 			[]string{`<add key="ApiKey" value="$(ApiKey)"/>`, `<add key="Password" value="changeme"/>`, `<add key="PasswordMinLength" value="12"/>`, `<add key="ApiUrl" value="https://api.example.com/v1"/>`,
 				`<add key="ApiKey" value="YOUR_API_KEY_HERE"/>`}),
 		mk("config-password-spaced",
-			`(?i)(?:password|passwd|passphrase|pwd)[A-Za-z0-9_.-]{0,16}[ \t]{0,4}[=:][ \t]{0,4}(?P<secret>[^\s"'#,;(){}\[\]<>|&*!%@$=:`+"`"+`][^\s"',;(){}\[\]<>&`+"`"+`]{3,127})(?:[\s<]|$)`,
+			`(?i)(?:password|passwd|passphrase|pwd)(?:`+metaName(passwordMeta, passwordMetaCamel)+`|[A-Za-z0-9_.-]{0,16})[ \t]{0,4}[=:][ \t]{0,4}(?P<secret>[^\s"'#,;(){}\[\]<>|&*!%@$=:`+"`"+`][^\s"',;(){}\[\]<>&`+"`"+`]{3,127})(?:[\s<]|$)`,
 			"Unquoted password in a properties, INI or .pypirc file written with spaces around the = or without a space after the colon (password = value, db.password:value): a value with a digit or symbol that ends the line or word, entropy at least 2.5 bits per byte, not a template, path, URL, identifier or call.",
 			[]string{"[pypi]\nusername = deploy\npassword = " + "Fake-Pa55word!" + "\n", "spring.datasource.password = " + "Fake-Pa55word!", "db.password:" + "Fake-Pa55word!"},
 			[]string{"password = getPassword();", "password = None", "password = self._password", "passwd: files systemd", "password = changeme", "password = ${DB_PASSWORD}",

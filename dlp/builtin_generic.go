@@ -44,9 +44,41 @@ const (
 	// generic-secret-unquoted.
 	secretNamesIntl = `(?:\b|_)jeton|токен|секрет|令牌|秘密|密钥|秘钥|密鑰|토큰|トークン|シークレット`
 	// assign is a name's assignment: = := : => or a fullwidth colon.
-	assign        = `(?:=|:=|:|=>|：)`
-	unquotedValue = `[A-Za-z0-9_~+-](?:[A-Za-z0-9_.~+/-]|%[0-9A-Fa-f][0-9A-Fa-f]){14,510}[A-Za-z0-9_~+/-]={0,2}`
+	assign = `(?:=|:=|:|=>|：)`
+	// passwordNamesEN and genericSecretNames are the names generic-password
+	// and generic-secret start from.
+	passwordNamesEN    = `password|passwd|pwd|passphrase|passcode`
+	genericSecretNames = `api[_-]?key|apikey|secret[_-]?key|client[_-]?secret|access[_-]?token|auth[_-]?token|api[_-]?token|private[_-]?token|session[_-]?token|refresh[_-]?token|security[_-]?token|id[_-]?token|secret`
+	// passwordMeta and secretMeta are the last words of a name that say
+	// its value describes or identifies a credential, not that it is one
+	// (password_policy, api_key_id: red team rtr).
+	passwordMeta = `(?:polic(?:y|ies)|rules?|(?:min|max)?[_.-]?length|strength|complexity|pattern|regexp?|format|type|mode|age|expiry|expiration|history|prompt|label|field|id)`
+	secretMeta   = `(?:ids?|version|arn|ref|type|polic(?:y|ies)|length|header|label|field|format)`
+	// passwordMetaCamel and secretMetaCamel are the same words in camel
+	// case (passwordPolicy, apiKeyId).
+	passwordMetaCamel = `(?:Polic(?:y|ies)|Rules?|(?:Min|Max)?Length|Strength|Complexity|Pattern|Regexp?|Format|Type|Mode|Age|Expiry|Expiration|History|Prompt|Label|Field|I[dD])`
+	secretMetaCamel   = `(?:I[dD]s?|Version|A[rR][nN]|Ref|Type|Polic(?:y|ies)|Length|Header|Label|Field|Format)`
+	unquotedValue     = `[A-Za-z0-9_~+-](?:[A-Za-z0-9_.~+/-]|%[0-9A-Fa-f][0-9A-Fa-f]){14,510}[A-Za-z0-9_~+/-]={0,2}`
 )
+
+// metaName is the branch a generic rule tries first after a credential's
+// name: a last word that says the value describes or identifies a
+// credential (password_policy, apiKeyId), with an empty secret group
+// before the rule's own. A match whose first secret group is empty is
+// dropped, and leftmost-first matching takes this branch whenever the
+// rest of the rule matches after it: a setting about a credential, or its
+// identifier, is no credential (red team rtr). RE2 has no look-ahead to
+// leave such names out of the rule's name instead. As a branch of the
+// name, the literals the scanner derives and the literals every match
+// must hold stay as they were; the first draft, a branch of its own that
+// took the assignment and value, made the rules look at every password's
+// name (2-3x slower on a manifest full of them). The word follows a
+// separator or starts with a capital (camel, written so): with the
+// separator optional, the NFA added a thread for every word, case-folded,
+// after every password's name.
+func metaName(meta, camel string) string {
+	return `(?:[_.-](?i:` + meta + `)|(?-i:` + camel + `))(?P<secret0>)`
+}
 
 func genericRules() []Rule {
 	b62 := func(n int) string { return fill(fakeAlnum, n) }
@@ -94,7 +126,7 @@ func genericRules() []Rule {
 			[]string{"Authorization: Basic " + "ZmFrZTpub3RyZWFs" + "X2V4YW1wbGU="},
 			[]string{"Authorization: Basic <credentials>", "basic auth is configured"}),
 		mk("generic-password",
-			`(?i)(?:(?:password|passwd|pwd|passphrase|passcode)[A-Za-z0-9_.-]{0,16}|`+envPassword+`)(?:`+escQuote+`[ \t]{0,4}`+assign+`[ \t]{0,4}(?:"(?P<secret>[A-Za-z]{0,127}[^A-Za-z"\s][^"\s]{0,127})"|'(?P<secret2>[A-Za-z]{0,127}[^A-Za-z'\s][^'\s]{0,127})'|\\{1,7}"(?P<secret4>[A-Za-z]{0,127}[^A-Za-z"\s\\][^"\s\\]{0,127})\\{1,7}")|=(?P<secret3>[^\s"'`+"`"+`,;()<>\[\]{}&/$][^\s"'`+"`"+`,;()<>\[\]{}&]{7,127}))`,
+			`(?i)(?:(?:`+passwordNamesEN+`)(?:`+metaName(passwordMeta, passwordMetaCamel)+`|[A-Za-z0-9_.-]{0,16})|`+envPassword+`)(?:`+escQuote+`[ \t]{0,4}`+assign+`[ \t]{0,4}(?:"(?P<secret>[A-Za-z]{0,127}[^A-Za-z"\s][^"\s]{0,127})"|'(?P<secret2>[A-Za-z]{0,127}[^A-Za-z'\s][^'\s]{0,127})'|\\{1,7}"(?P<secret4>[A-Za-z]{0,127}[^A-Za-z"\s\\][^"\s\\]{0,127})\\{1,7}")|=(?P<secret3>[^\s"'`+"`"+`,;()<>\[\]{}&/$][^\s"'`+"`"+`,;()<>\[\]{}&]{7,127}))`,
 			"A quoted value holding a digit or symbol assigned to a password-like name, or an unquoted value of at least 8 bytes in NAME=value form that is not a path or a variable; entropy at least 2.5 bits per byte.",
 			[]string{`password = "` + "Fake-Pa55word!" + `"`, "DB_PASSWORD=" + "Fake-Pa55word!", `{"pwd": "` + "Fake-Pa55word!" + `"}`, "PASSWORD=changeme"},
 			[]string{`password = "aaaaaaaaaaaa"`, "password := os.Getenv(\"DB_PASSWORD\")", "Enter your password: ", `password = ""`,
@@ -119,14 +151,14 @@ func genericRules() []Rule {
 			[]string{"токен: " + b62(32), "访问令牌：" + b62(32), "jeton=" + b62(32), `{"секрет": "` + b62(32) + `"}`},
 			[]string{"jetonCount=12", "токен: ${TOKEN}", "令牌：" + fill("ab", 32), "jeton: mon-jeton-de-test-v2"}),
 		mk("generic-secret",
-			`(?i)(?:api[_-]?key|apikey|secret[_-]?key|client[_-]?secret|access[_-]?token|auth[_-]?token|api[_-]?token|private[_-]?token|session[_-]?token|refresh[_-]?token|security[_-]?token|id[_-]?token|secret)[A-Za-z0-9_.-]{0,16}`+secretTail,
+			`(?i)(?:`+genericSecretNames+`)(?:`+metaName(secretMeta, secretMetaCamel)+`|[A-Za-z0-9_.-]{0,16})`+secretTail,
 			"A value holding a digit or symbol assigned to an api_key, secret or token-like name; entropy at least 3.5 bits per byte.",
 			[]string{`api_key: "` + b62(32) + `"`, "CLIENT_SECRET=" + b62(40), `secret = '` + b62(24) + `'`},
 			[]string{`api_key: "` + fill("ab", 32) + `"`, `secret = "short"`, "the secret is out", `access_token: "xxxxxxxxxxxxxxxxxxxxxxxx"`,
 				`apiKeyHeader: "encodeQueryComponentWithHeader"`, "SECRET_FILE=/run/secrets/signing_key", `client_secret: "${OAUTH_CLIENT_SECRET}"`,
 				"secret_name=projects/p/secrets/api-key/versions/latest", `api_token_url = "https://auth.example.com/oauth2/token"`, `secret: "{{ .Values.secret }}"`}),
 		mk("generic-secret-unquoted",
-			`(?:(?i:`+secretNames+`)[A-Za-z0-9_.-]{0,16}(?:[ \t]{0,4}:[ \t]{1,4}|=)|(?:token|Token|TOKEN)[:=][ \t]{0,4})(?P<secret>`+unquotedValue+`)`,
+			`(?:(?i:`+secretNames+`)(?:`+metaName(secretMeta, secretMetaCamel)+`|[A-Za-z0-9_.-]{0,16})(?:[ \t]{0,4}:[ \t]{1,4}|=)|(?:token|Token|TOKEN)[:=][ \t]{0,4})(?P<secret>`+unquotedValue+`)`,
 			"An unquoted value of at least 16 characters after an api_key, secret or token-like name and a colon or an equals sign: YAML and properties files, HTTP headers (X-Api-Key: ..., as curl -v prints them), query strings, command-line flags (--token=...); entropy at least 3.5 bits per byte, not a template, path, URL, resource name or identifier.",
 			[]string{"client_secret: " + b62(32), "> X-Api-Key: " + b62(24), "x-auth-token: " + b62(40), "  refreshToken: " + b62(48),
 				"cli --token=" + b62(32), "GET /hook?token=" + b62(32) + "&x=1", "api_key: " + b62(40) + "=="},

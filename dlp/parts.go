@@ -35,9 +35,15 @@ func (s *Scanner) RedactParts(parts []string) (out []string, findings []Finding)
 	}
 	agg := aggregator{s: s}
 	agg.add(sp, 0)
-	off = 0
+	// The spans are sorted and disjoint: each part reads only those from
+	// the first that ends after its start (a scan of every span for every
+	// part was quadratic: 50,000 parts with a secret each took seconds).
+	off, j := 0, 0
 	for i, p := range parts {
-		out[i] = s.redactShare(p, off, sp)
+		for j < len(sp) && sp[j].end <= off {
+			j++
+		}
+		out[i] = s.redactShare(p, off, sp[j:])
 		off += len(p)
 	}
 	return out, agg.list()
@@ -45,10 +51,13 @@ func (s *Scanner) RedactParts(parts []string) (out []string, findings []Finding)
 
 // redactShare returns part, which starts at off in the concatenation, with
 // the bytes of every span (in concatenation offsets) that falls in it
-// replaced by the span's marker.
+// replaced by the span's marker. sp is sorted by start.
 func (s *Scanner) redactShare(part string, off int, sp []span) string {
 	var local []span
 	for _, x := range sp {
+		if x.start >= off+len(part) {
+			break
+		}
 		a, b := max(x.start, off)-off, min(x.end, off+len(part))-off
 		if a < b {
 			local = append(local, span{start: a, end: b, rule: x.rule})

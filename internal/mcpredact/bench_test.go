@@ -107,3 +107,25 @@ func BenchmarkResultHeaderLines(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkResultYAMLText: a clean tool result whose one text is about 1
+// KiB of a Kubernetes manifest with credential-named env entries read from
+// a Secret (valueFrom): the text is parsed as YAML and walked (yamlText).
+func BenchmarkResultYAMLText(b *testing.B) {
+	s, err := dlp.New(dlp.Builtin(), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var m strings.Builder
+	m.WriteString("apiVersion: v1\nkind: Pod\nmetadata:\n  name: app\nspec:\n  containers:\n  - name: app\n    image: app:1.2.3\n    env:\n")
+	for i := 0; m.Len() < 1000; i++ {
+		fmt.Fprintf(&m, "    - name: DB_PASSWORD_%d\n      valueFrom:\n        secretKeyRef: {name: db, key: password}\n", i)
+	}
+	res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: m.String()}}}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, f, err := mcpredact.Result(s, res, nil); err != nil || len(f) != 0 {
+			b.Fatal(err, f)
+		}
+	}
+}

@@ -29,12 +29,31 @@
 // generic rules; so are the cells of a table under a credential-named
 // column (tables.go). A string that is a JSON document, or whose lines end
 // in JSON objects (NDJSON, a log line's payload), is walked as a tree too
-// (jsontext.go), at most four documents deep: a tool's JSON output sent as
-// text is read with its names as structured content is; so is a table
-// sent as text (CSV, TSV, Markdown, psql's output: texttable.go), whose
-// header names a column. Not read with their names: YAML, quoted CSV
-// cells that hold the separator, and a JSON text with two members of one
-// name; the text rules alone see them.
+// (jsontext.go): a tool's JSON output sent as text is read with its names
+// as structured content is; so is a table sent as text (CSV with RFC 4180
+// quoting, TSV, Markdown, psql's output: texttable.go), whose header
+// names a column; YAML whose keys may name a credential (a manifest's
+// env list, "- {name: API_KEY, value: ...}", block scalars, in a Markdown
+// fence or around lines of prose too: yamltext.go), read with
+// go.yaml.in/yaml/v4 and its redacted values written back in place,
+// double-quoted; and the lines of configuration text that assign a value
+// to a credential's name (properties, INI, TOML, .env, YAML indented with
+// tabs: assign.go). A JSON or YAML object with two members of one name is
+// read as the first reader and the last one see it, each other duplicate
+// under its name (dupdoc.go). A value is scanned with its name without
+// the white space around it, with a double quote in it read as a single
+// one (a redacted value keeps the single quotes), and, written over lines
+// of one word each (a block scalar), as the one word. Documents in
+// strings are opened sixteen deep (JSON's escapes double at each level:
+// 2^16 backslashes) within a budget of eight times the text and 1 MiB; a
+// string past either that may hold a document naming a credential is
+// withheld whole as "[REDACTED:nested-document]". Still left to the text
+// rules alone (red team rtr): a value with spaces inside a line (a
+// passphrase of words), a credential's name and value as a YAML flow
+// sequence ("- [DB_PASS, ...]"), YAML that neither parses nor sits in a
+// fence or around one line of prose, an alias of a YAML collection, a
+// CSV past its reading budget (then split at the separator), and an
+// assignment whose value reads as code (a call, an index, a statement).
 //
 // When nothing is found the original value is returned as it is. When
 // something is, the redacted tree is decoded into a new value of the same

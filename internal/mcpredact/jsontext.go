@@ -11,9 +11,38 @@ import (
 	"github.com/gatehouse-dev/gatehouse/dlp"
 )
 
-// maxJSONTextDepth bounds how many JSON documents inside JSON strings the
-// walk opens, one inside the other.
-const maxJSONTextDepth = 4
+// maxJSONTextDepth bounds how many documents inside strings (JSON, YAML)
+// the walk opens, one inside the other. Each JSON level doubles the
+// backslashes before the innermost quotes, so a JSON text n bytes long
+// nests at most log2(n) deep: at four levels, the fifth went to the text
+// rules alone, which do not read the names (red team rtr). A string that
+// may hold a document naming a credential deeper than this, or after the
+// walk has read its budget of documents, is withheld whole
+// (nestedDocument): the walk fails closed.
+const maxJSONTextDepth = 16
+
+// nestedRule is the rule name of a document withheld for its depth.
+const nestedRule = "nested-document"
+
+// nestedDocument withholds a string the walk will not open: too deep, or
+// past the budget of bytes read in documents (docBudget).
+func (w *walker) nestedDocument() string {
+	w.add([]dlp.Finding{{Rule: nestedRule, Count: 1}})
+	w.changed = true
+	return "[REDACTED:" + nestedRule + "]"
+}
+
+// enterDoc reports whether the walk may open s as a document: it starts
+// a budget of bytes at the top (eight times the text and 1 MiB), which
+// the documents inside it spend; block scalars nest YAML without
+// escaping, n bytes about sqrt(2n) deep.
+func (w *walker) enterDoc(s string) bool {
+	if w.jsonDepth == 0 {
+		w.docBudget = 8*len(s) + 1<<20
+	}
+	w.docBudget -= len(s)
+	return w.jsonDepth < maxJSONTextDepth && w.docBudget >= 0
+}
 
 // jsonText walks a string that is a whole JSON object or array (a tool's
 // output as text: a go-sdk tool with a typed output sends its structured
@@ -26,14 +55,17 @@ const maxJSONTextDepth = 4
 // redacted tree (the members in name order, indented where the text was
 // on several lines); otherwise, or when the text scan redacts the same
 // (its output keeps the text's layout), ok is false and the string is left
-// to the text scan. A document with two members of one name is left to
-// the text scan too.
+// to the text scan. A document with two members of one name is read with
+// both (dupdoc.go).
 //
 // A text that is not one document is read for the documents inside it
 // (jsonLines).
 func (w *walker) jsonText(s string) (out string, ok bool) {
-	if w.jsonDepth >= maxJSONTextDepth || !mayJSON(s) || !mayNameCredential(s) {
+	if !mayJSON(s) || !mayNameCredential(s) {
 		return "", false
+	}
+	if !w.enterDoc(s) {
+		return w.nestedDocument(), true
 	}
 	if rest, ok := strings.CutPrefix(s, "\ufeff"); ok { // a byte order mark
 		out, ok := w.jsonText(rest)
@@ -117,12 +149,18 @@ func (w *walker) jsonDoc(s string) (out string, ok, decoded bool) {
 	}
 	tree, err := decodeTree([]byte(s))
 	if err != nil {
-		return "", false, false
+		// Two members of one name: read with both (dupdoc.go).
+		if tree, err = decodeDups(s); err != nil {
+			return "", false, false
+		}
 	}
 	was, found, werr := w.changed, len(w.findings), w.err
 	w.changed = false
 	w.jsonDepth++
+	keys := w.keysInText
+	w.keysInText = false // a JSON key may hide a secret in escapes
 	tree = w.walk(tree)
+	w.keysInText = keys
 	w.jsonDepth--
 	w.err = werr // a text that looks like an image item is no image item
 	hit := w.changed

@@ -70,8 +70,8 @@ func Result(s *dlp.Scanner, res mcp.Result, o *Options) (mcp.Result, []dlp.Findi
 // text items and nothing else (no _meta, annotations, structured content,
 // input requests or state), whose only strings are its texts and constant
 // keys, and no text a JSON document (or with lines that end in one) that
-// may name a credential (walked as a tree: jsonText) or a table naming
-// one (textTable). When the
+// may name a credential (walked as a tree: jsonText), a table naming
+// one (textTable) or YAML whose keys may (yamlText). When the
 // texts, scanned joined as the full walk scans them, hold nothing, the
 // result goes out as it is, without being encoded and walked.
 func plainTextClean(s *dlp.Scanner, res mcp.Result) bool {
@@ -83,8 +83,11 @@ func plainTextClean(s *dlp.Scanner, res mcp.Result) bool {
 	texts := one[:0]
 	for _, c := range r.Content {
 		t, ok := c.(*mcp.TextContent)
-		if !ok || t == nil || t.Meta != nil || t.Annotations != nil || mayJSON(t.Text) && mayNameCredential(t.Text) || hasTextTable(t.Text) {
-			return false // a JSON text is walked as a tree (jsonText)
+		if !ok || t == nil || t.Meta != nil || t.Annotations != nil {
+			return false
+		}
+		if mayNameCredential(t.Text) && (mayJSON(t.Text) || tableLines(t.Text) || yamlKeyLine(t.Text) || assignLines(t.Text)) {
+			return false // walked (jsonText, textTable, yamlText, assignText)
 		}
 		texts = append(texts, t.Text)
 	}

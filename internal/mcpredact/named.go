@@ -227,14 +227,31 @@ func (w *walker) scanNamed(ms []member) {
 		return cmp.Or(strings.Compare(a.key, b.key), strings.Compare(a.name, b.name), a.at-b.at)
 	})
 	parts := make([]string, 0, 2*len(ms)+1)
+	// A value is scanned without the white space around it: a rule's
+	// quoted value ends at white space, and {"password": "...\n"} (a YAML
+	// block scalar's line end, red team rtr) reached the client.
+	pads := make([][2]string, len(ms))
 	sep := "{"
-	for _, x := range ms {
+	for i, x := range ms {
 		glue := ""
 		if !x.joined {
 			q, _ := json.Marshal(x.name)
 			glue = sep + string(q) + `: "`
 		}
-		parts = append(parts, glue, x.get())
+		v := x.get()
+		t := strings.TrimSpace(v)
+		if t != "" && t != v {
+			at := strings.Index(v, t)
+			pads[i] = [2]string{v[:at], v[at+len(t):]}
+			v = t
+		}
+		// A double quote inside a value ended the rules' quoted value
+		// ({"password": "Fake\"Pa55word!"} reached the client, red team
+		// rtr): it is scanned as a single quote, and a redacted value
+		// keeps the single quotes.
+		v = strings.ReplaceAll(v, `"`, `'`)
+		v = joinLines(v)
+		parts = append(parts, glue, v)
 		sep = `", `
 	}
 	parts = append(parts, `"}`)
@@ -250,7 +267,7 @@ func (w *walker) scanNamed(ms []member) {
 	changed := false
 	for i, x := range ms {
 		if out[2*i+1] != parts[2*i+1] {
-			x.set(scanned(out[2*i+1]))
+			x.set(scanned(pads[i][0] + out[2*i+1] + pads[i][1]))
 			changed = true
 		}
 	}
@@ -314,4 +331,23 @@ func envName(s string) bool {
 		}
 	}
 	return true
+}
+
+// joinLines returns a value written over several lines, each one word (a
+// key or password wrapped in a YAML block scalar, a PEM-like column), as
+// the one word it is: a rule's quoted value ends at the line break, and
+// "password: |\n  Fake-\n  Pa55word!" reached the client (red team rtr).
+// A value whose lines hold spaces (prose) is returned as it is.
+func joinLines(v string) string {
+	if !strings.Contains(v, "\n") {
+		return v
+	}
+	lines := strings.Split(v, "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimSpace(l)
+		if strings.ContainsAny(lines[i], " \t") {
+			return v
+		}
+	}
+	return strings.Join(lines, "")
 }

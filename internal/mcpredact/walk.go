@@ -21,6 +21,13 @@ type walker struct {
 	err      error
 	// jsonDepth is how many JSON documents in strings the walk is inside.
 	jsonDepth int
+	// keysInText: the object keys being walked are written as they are
+	// in a text the scan reads whole (a YAML text), so they are not
+	// scanned one by one.
+	keysInText bool
+	// docBudget is what is left of the bytes the walk may read in
+	// documents inside one string (enterDoc).
+	docBudget int
 }
 
 // scanned is a string already redacted as part of a group (joined content
@@ -34,6 +41,10 @@ func (w *walker) walk(v any) any {
 			x = doc
 		} else if t, ok := w.textTable(x); ok {
 			x = t
+		} else if y, ok := w.yamlText(x); ok {
+			x = y
+		} else if a, ok := w.assignText(x); ok {
+			x = a
 		}
 		out, _ := w.text(x)
 		return out
@@ -43,6 +54,12 @@ func (w *walker) walk(v any) any {
 		}
 		if t, ok := w.textTable(string(x)); ok {
 			return t
+		}
+		if y, ok := w.yamlText(string(x)); ok {
+			return y
+		}
+		if a, ok := w.assignText(string(x)); ok {
+			return a
 		}
 		return string(x)
 	case json.Number:
@@ -62,6 +79,8 @@ func (w *walker) walk(v any) any {
 		return x
 	case map[string]any:
 		return w.object(x)
+	case *dupObject:
+		return w.dupObject(x)
 	}
 	return v
 }
@@ -87,6 +106,10 @@ func (w *walker) object(m map[string]any) map[string]any {
 	slices.Sort(keys)
 	for _, k := range keys {
 		v := w.walk(m[k])
+		if w.keysInText {
+			m[k] = v
+			continue
+		}
 		nk, changed := w.text(k)
 		if !changed {
 			m[k] = v
