@@ -93,6 +93,7 @@
 //		Durability:      audit.DurabilityGroup,
 //		MaxFileBytes:    64 << 20,
 //		Signer:          key, // ed25519.PrivateKey
+//		LogName:         "billing-mcp", // checkpoints name their log: Verify with VerifyOptions.Log
 //		CheckpointEvery: 1000,
 //		HashArgs:        true,
 //	})
