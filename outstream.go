@@ -156,7 +156,7 @@ func (st *streams) joinText(s *dlp.Scanner, sc *vault.Scrubber, key streamKey, t
 	size := min(max(streamTail, sc.Reach()-1), maxStreamTail)
 	marks := sc.StreamMarks(tail, text)
 	if s == nil {
-		st.keep(key, tail, text, -1, size)
+		st.keep(key, tail, text, -1, "", size)
 		return merge(text, len(tail), marks, nil), nil
 	}
 	var out string
@@ -171,7 +171,8 @@ func (st *streams) joinText(s *dlp.Scanner, sc *vault.Scrubber, key streamKey, t
 		_, before := s.Redact(tail)
 		findings = subtract(joined, before)
 	}
-	st.keep(key, tail, text, openAt(joined, len(tail)+len(text)), size)
+	open, rule := openAt(joined, len(tail)+len(text), lastLine(tail, text))
+	st.keep(key, tail, text, open, blockHead(tail+text, open, rule), size)
 	if len(marks) > 0 {
 		out = merge(text, len(tail), marks, joined)
 	}
@@ -219,17 +220,27 @@ func merge(text string, off int, marks []vault.Mark, findings []dlp.Finding) str
 
 // openAt returns where the secret that runs to the end of a text of n
 // bytes starts (the leftmost, when several rules matched up to the end),
-// or -1: such a secret may go on in the next message.
-func openAt(findings []dlp.Finding, n int) int {
-	open := -1
+// or -1: such a secret may go on in the next message. So may one that runs
+// to last, the start of an unfinished last line (an entry of a data block
+// cut before its colon).
+func openAt(findings []dlp.Finding, n, last int) (open int, rule string) {
+	open = -1
 	for _, f := range findings {
 		for _, r := range f.Ranges {
-			if r.End == n && (open < 0 || r.Start < open) {
-				open = r.Start
+			if (r.End == n || r.End == last) && (open < 0 || r.Start < open) {
+				open, rule = r.Start, f.Rule
 			}
 		}
 	}
-	return open
+	return open, rule
+}
+
+// lastLine returns where the last line of tail+text starts.
+func lastLine(tail, text string) int {
+	if i := strings.LastIndexByte(text, '\n'); i >= 0 {
+		return len(tail) + i + 1
+	}
+	return strings.LastIndexByte(tail, '\n') + 1
 }
 
 // subtract returns the findings of a that b does not account for, per rule:
@@ -252,7 +263,7 @@ func subtract(a, b []dlp.Finding) []dlp.Finding {
 
 // remember keeps the last streamTail bytes of tail+text for key (keep).
 func (st *streams) remember(key streamKey, tail, text string, open int) {
-	st.keep(key, tail, text, open, streamTail)
+	st.keep(key, tail, text, open, "", streamTail)
 }
 
 // keep keeps the last size bytes of tail+text for key. When a secret
@@ -264,8 +275,13 @@ func (st *streams) remember(key streamKey, tail, text string, open int) {
 // grows. Left to the last 4 KiB, the lines of a long key (RSA 4096 with a
 // timestamp on each line is over 6 KiB) went out in the clear once its
 // BEGIN line dropped off.
-func (st *streams) keep(key streamKey, tail, text string, open, size int) {
+//
+// A head (blockHead) is the header of a data block open at the end: the
+// kept end is the head and the block's entries (keepBlock).
+func (st *streams) keep(key streamKey, tail, text string, open int, head string, size int) {
 	switch n := len(tail) + len(text); {
+	case head != "":
+		tail = keepBlock(tail+text, head, open, size)
 	case open >= 0 && n-open > size:
 		joined := tail + text
 		head := joined[open : open+size/2]

@@ -176,7 +176,7 @@ func TestRedTeamRTH_KeepInRange(t *testing.T) {
 			tail := strings.Repeat("t\n", min(n, size)/2)
 			text := strings.Repeat("x", n)
 			for open := -1; open <= len(tail)+len(text); open += max(1, (len(tail)+len(text))/37) {
-				st.keep(k, tail, text, open, size)
+				st.keep(k, tail, text, open, "", size)
 				got := st.tails[k].tail
 				if len(got) > size || (text != "" && !strings.HasSuffix(got, text[max(0, len(text)-64):])) {
 					t.Fatalf("size %d n %d open %d: kept %d bytes", size, n, open, len(got))

@@ -84,6 +84,17 @@ func configRules() []Rule {
 			[]string{"apiVersion: v1\nkind: Secret\nmetadata:\n  name: db\ntype: Opaque\ndata:\n  password: " + "RmFrZS1QYTU1d29yZA==" + "\n  user: YXBw\n",
 				"kind: Secret\nstringData:\n  token: " + b64(40) + "\n"},
 			[]string{"apiVersion: v1\nkind: ConfigMap\ndata:\n  level: info\n", "kind: Secret\nmetadata:\n  name: x\n"}),
+		mk("kubernetes-secret-stringdata",
+			// stringData is a Secret's field only (no other kind of the
+			// core API has it): its block is a Secret's data whatever comes
+			// before or after it, a kind after it or in a message sent long
+			// before (red team rts). Starts with its literal, as the rules
+			// around it do.
+			`stringData:[ \t]{0,4}\r?\n(?P<secret>`+k8sEntries+`)`,
+			"stringData values of a Kubernetes Secret manifest in YAML, with or without its kind in view (every entry, any length).",
+			[]string{"apiVersion: v1\nstringData:\n  password: hunter2-but-longer\n  user: app\nkind: Secret\n",
+				"- stringData:\n    token: " + b64(40) + "\n"},
+			[]string{"apiVersion: v1\nkind: ConfigMap\ndata:\n  level: info\n", "stringData: {}\n", "stringData:\nkind: Secret\n"}),
 		mk("kubernetes-secret-json",
 			// Each Kubernetes rule starts with one literal ("kind:", "\"kind\"",
 			// "data:", "\"data\""), which Go's regexp skips to: their

@@ -131,9 +131,14 @@
 // an XML value or after a space ("changeme"). A Kubernetes Secret's data
 // without its kind in the same text is recognized only as kubectl prints
 // it (apiVersion first, every value padded base64 of at least 8 bytes);
-// streamed in messages, the part of a data block more than 4 KiB (the kept
-// end of a stream) past its "data:" line goes out in the clear; stringData
-// is not recognized without its kind.
+// stringData is recognized with or without its kind. A text longer than
+// ChunkSize is cut between rounds before a rule's whole match (a Secret's
+// "kind: Secret ... data:" lines go with its entries), and the root
+// package's streams of messages keep a data block's header for as long as
+// the block goes on; a single data block longer than ChunkSize (a
+// Kubernetes object is at most 1 MiB) is redacted only up to the end of
+// the round it starts in, and in JSON (kubectl -o json) streamed in
+// messages, only up to the kept end of the stream (4 KiB).
 //
 // # Concurrency
 //

@@ -13,6 +13,10 @@ type span struct {
 	start, end int
 	rule       int32
 	enc        encoding
+	// lead is how far the rule's match starts before the secret: the
+	// context that makes it one ("kind: Secret ... data:" before a
+	// Secret's entries). A chunked scan does not cut inside it (round).
+	lead int
 }
 
 type window struct{ lo, hi int }
@@ -155,7 +159,7 @@ func (s *Scanner) matchAll(cands []span, text string, ri int32, base int) []span
 	}
 	for _, m := range r.re.FindAllStringSubmatchIndex(text, -1) {
 		if a, b, ok := r.pick(text, m); ok {
-			cands = append(cands, span{start: base + a, end: base + b, rule: ri})
+			cands = append(cands, span{start: base + a, end: base + b, rule: ri, lead: a - m[0]})
 		}
 	}
 	return cands
@@ -215,7 +219,7 @@ func (s *Scanner) matchWindows(cands []span, text string, ri int32, ws []window)
 				a, b, ok = r.pick(win, m)
 			}
 			if ok {
-				cands = append(cands, span{start: w.lo + a, end: w.lo + b, rule: ri})
+				cands = append(cands, span{start: w.lo + a, end: w.lo + b, rule: ri, lead: a - m[0]})
 			}
 		}
 	}
@@ -258,7 +262,7 @@ func (s *Scanner) matchAnchored(cands []span, text string, ri int32, starts []wi
 				continue
 			}
 			if a, b, ok := r.pick(text, m); ok {
-				cands = append(cands, span{start: a, end: b, rule: ri})
+				cands = append(cands, span{start: a, end: b, rule: ri, lead: a - m[0]})
 			}
 			next = m[1]
 			p = next - 1

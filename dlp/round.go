@@ -8,7 +8,8 @@ package dlp
 // of up to Overlap bytes that starts before the end is seen whole in this round
 // or the next. It is moved back to the start of the whitespace-delimited token
 // it falls in (so the next chunk starts where a word starts and an encoded run
-// is not split), and before any span that crosses it. A token that fills the
+// is not split), and before any span that crosses it, and before the
+// context of its rule's match. A token that fills the
 // whole chunk is cut at a multiple of 4 bytes from its start, which keeps
 // base64 and hex aligned.
 func (s *Scanner) round(text string, final bool) (int, []span) {
@@ -26,21 +27,22 @@ func (s *Scanner) round(text string, final bool) (int, []span) {
 	} else {
 		cut &^= 3
 	}
-	for i, x := range sp {
-		if x.end <= cut {
-			continue
-		}
-		if x.start < cut {
-			cut = x.start
-		}
-		if cut == 0 {
-			// A span from the very start crosses the cut: settle it whole.
-			cut = x.end
-			i++
-		}
-		return cut, sp[:i]
+	// The spans are sorted and disjoint: those that end after the cut are
+	// the last ones. The next round starts where the earliest of their
+	// rules' matches starts, with the context that makes a secret one: cut
+	// at the secret itself, a Secret's entries went on without "kind:
+	// Secret ... data:" before them and out in the clear (red team rts).
+	i := len(sp)
+	for i > 0 && sp[i-1].end > cut {
+		i--
+		cut = min(cut, sp[i].start-sp[i].lead)
 	}
-	return cut, sp
+	if cut <= 0 && i < len(sp) {
+		// A span from the very start crosses the cut: settle it whole.
+		cut = sp[i].end
+		i++
+	}
+	return cut, sp[:i]
 }
 
 func isSpace(b byte) bool {
