@@ -289,19 +289,28 @@ func foldValue(s string) string {
 }
 
 // foldLong is the fold of a string over maxFoldLen, as normalize.Name
-// folds it but at a small cost per byte: one pass that removes invisible
-// and control runes, maps fullwidth ASCII, ß, the other NFKC compatibility
-// forms and full case folds from runeFolds, and lowers case; white space
-// trimmed. A text with a rune that composes with the one before it or is
-// reordered by NFC (a combining mark, a Hangul vowel) is first put in
-// canonical order and composed (NFC), folded, and composed again, so that
-// "cafe\u0301" is "café" and "\u1f88\u0301" is "\u1f04\u03b9", as
-// normalize.Name has them (TestFoldLongAgreesWithNameSequences).
+// folds it but at a small cost per byte: one pass that maps fullwidth
+// ASCII, ß, the other NFKC compatibility forms and full case folds from
+// runeFolds (U+00A0 and U+2002 are a space, as NFKC has them before
+// Name removes invisible runes), removes invisible and control runes, and
+// lowers case; white space trimmed. A text with a rune that composes with
+// the one before it or is reordered by NFC (a combining mark, a Hangul
+// vowel) is instead put in canonical order and composed (NFC), folded, and
+// composed again, so that "cafe\u0301" is "café" and "\u1f88\u0301" is
+// "\u1f04\u03b9", as normalize.Name has them
+// (TestFoldLongAgreesWithNameSequences); the first pass stops at the first
+// such rune. When the text also holds a compatibility form with a mark that
+// folding changes (U+037A is " \u0345", whose mark is ι folded), it is put
+// in NFKC instead of NFC, so that the mark is reordered before it is
+// folded, as Name does.
 func foldLong(s string) string {
 	t := runeFolds()
-	out, marks := t.pass(s)
+	out, marks, _ := t.pass(s, true)
 	if marks {
-		out, _ = t.pass(norm.NFC.String(s))
+		var nfkc bool
+		if out, _, nfkc = t.pass(norm.NFC.String(s), false); nfkc {
+			out, _, _ = t.pass(norm.NFKC.String(s), false)
+		}
 		// NFC puts a CGJ after 30 marks in a row (UAX #15 stream-safe
 		// format); normalize.Name removes it as an invisible rune.
 		out = strings.ReplaceAll(norm.NFC.String(out), "\u034f", "")
@@ -310,11 +319,16 @@ func foldLong(s string) string {
 }
 
 // pass is foldLong's rune-by-rune pass. marks reports a rune read or
-// written that NFC may compose or reorder.
-func (t *foldTable) pass(s string) (_ string, marks bool) {
+// written that NFC may compose or reorder; with stop, pass returns at the
+// first (its text is then of no use). nfkc reports a rune of foldTable's
+// kmark.
+func (t *foldTable) pass(s string, stop bool) (_ string, marks, nfkc bool) {
 	var b strings.Builder
 	b.Grow(len(s))
 	for _, r := range s {
+		if marks && stop {
+			return "", true, nfkc
+		}
 		switch {
 		case r < 0x80:
 			if r < 0x20 || r == 0x7f {
@@ -325,26 +339,27 @@ func (t *foldTable) pass(s string) (_ string, marks bool) {
 			}
 			b.WriteByte(byte(r))
 			continue
-		case normalize.Invisible(r) || unicode.IsControl(r):
-			continue
 		case 0xFF01 <= r && r <= 0xFF5E:
 			r -= 0xFF01 - 0x21
-		case r == 0x3000:
-			r = ' '
+		case t.is(&t.has, r):
+			// Before the removal of invisible runes: normalize.Name
+			// removes them after NFKC, which makes U+00A0, U+2002 or
+			// U+3000 a space, kept.
+			f := t.to[r]
+			b.WriteString(f.s)
+			marks = marks || f.marks || t.is(&t.mark, r)
+			nfkc = nfkc || t.is(&t.kmark, r)
+			continue
+		case normalize.Invisible(r) || unicode.IsControl(r):
+			continue
 		default:
 			if t.is(&t.mark, r) {
 				marks = true
 			}
-			if t.is(&t.has, r) {
-				f := t.to[r]
-				b.WriteString(f.s)
-				marks = marks || f.marks
-				continue
-			}
 		}
 		b.WriteRune(unicode.ToLower(r))
 	}
-	return b.String(), marks
+	return b.String(), marks, nfkc
 }
 
 // runeFolds maps each rune that normalize.Name changes other than by
@@ -379,6 +394,9 @@ func runeFolds0() *foldTable {
 		if v != string(unicode.ToLower(r)) {
 			t.to[r] = foldTo{s: v, marks: composes(v)}
 			t.set(&t.has, r)
+			if foldsMark(norm.NFKD.String(string(r))) && !foldsMark(norm.NFD.String(string(r))) {
+				t.set(&t.kmark, r)
+			}
 		}
 	}
 	return t
@@ -397,11 +415,24 @@ func composes(s string) bool {
 	return false
 }
 
+// foldsMark reports whether s holds a non-starter that case folding
+// changes (U+0345, folded to ι).
+func foldsMark(s string) bool {
+	for _, r := range s {
+		if norm.NFC.PropertiesString(string(r)).CCC() != 0 && unicode.SimpleFold(r) != r {
+			return true
+		}
+	}
+	return false
+}
+
 // foldTable is runeFolds' table: has marks the runes that to maps, mark
-// the runes that NFC may compose with the rune before them or reorder.
+// the runes that NFC may compose with the rune before them or reorder,
+// kmark the runes whose compatibility decomposition, not their canonical
+// one, holds a mark that folding changes (U+037A).
 type foldTable struct {
-	has, mark runeSet
-	to        map[rune]foldTo
+	has, mark, kmark runeSet
+	to               map[rune]foldTo
 }
 
 // foldTo is what a rune folds to; marks: it holds a rune that NFC may

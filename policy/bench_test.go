@@ -138,3 +138,15 @@ func BenchmarkEvaluateACPLongMarks(b *testing.B) {
 	p := mustParse(b, src)
 	benchEval(b, p, policy.Request{Method: "tools/call", Tool: "run", Args: map[string]any{"command": strings.Repeat("e\u0301 ", (1<<20)/4)}}, policy.Allow)
 }
+
+// BenchmarkEvaluateACPLongExpanding is BenchmarkEvaluateACPLongMarks with
+// the form NFKC expands most, U+FDFA (3 bytes, 33 folded), each before a
+// mark: a mebibyte is folded to 9 MiB (red team rtv).
+func BenchmarkEvaluateACPLongExpanding(b *testing.B) {
+	src := "version: \"1\"\ndefault_action: allow\nrules:\n"
+	for i := range 20 {
+		src += "  - match: {tool: run, args: {command: \"rm" + strings.Repeat("x", i) + " *\"}}\n    action: deny\n"
+	}
+	p := mustParse(b, src)
+	benchEval(b, p, policy.Request{Method: "tools/call", Tool: "run", Args: map[string]any{"command": strings.Repeat("\ufdfa\u0301", (1<<20)/5)}}, policy.Allow)
+}
