@@ -55,7 +55,12 @@
 // path (".env") is enforced where it exists under the command's working
 // directory when the command starts, and a directory there that cannot be
 // searched for one (unreadable, or deeper than PATH_MAX) is not granted at
-// all. Landlock does not govern metadata: a command can still stat,
+// all. Every path is granted by its resolved form, which the helper opens
+// following no symbolic link (openat2 with RESOLVE_NO_SYMLINKS): an entry
+// or a writable directory swapped for a link between Command's check and
+// the helper's Landlock rules (by a command confined earlier, running at
+// the same time) fails the command instead of granting the link's target.
+// Landlock does not govern metadata: a command can still stat,
 // chmod, chown (as the owner), change the times and set extended
 // attributes of a protected path, though never read or write its
 // content; and a command run as root can read raw block devices (/dev

@@ -1,0 +1,99 @@
+package confine_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gatehouse-dev/gatehouse/confine"
+)
+
+// Command checks the writable directories (and every other path it
+// grants) by path in the server, and the helper it starts opened the same
+// paths again, following symbolic links, to give them to Landlock. A
+// command confined earlier in the same place (running as this user, with
+// that place writable) that swaps the working directory for a symbolic
+// link in between (another command the agent runs at the same time)
+// made the link's target writable: here ~/.config/autostart, a startup
+// place Command refuses (red team rtv). The helper now opens every path
+// it grants without following a symbolic link this user owns, and fails.
+func TestRedteamSwappedForALinkAfterTheCheck(t *testing.T) {
+	requireLandlock(t)
+	h := newHome(t)
+	t.Setenv("HOME", h.dir)
+	t.Setenv("TMPDIR", t.TempDir())
+	autostart := filepath.Join(h.dir, ".config", "autostart")
+	if err := os.MkdirAll(autostart, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for i, opts := range []confine.CommandOptions{{}, {Writable: []string{"."}}} {
+		proj := filepath.Join(h.dir, "work", "proj"+string(rune('a'+i)))
+		if err := os.MkdirAll(proj, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		opts.Dir = proj
+		cmd, err := confine.Command(context.Background(), h.p, &opts, "sh", "-c", "echo x > "+proj+"/evil.desktop")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Rename(proj, proj+".old"); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(autostart, proj); err != nil {
+			t.Fatal(err)
+		}
+		out, err := cmd.CombinedOutput()
+		if _, serr := os.Stat(filepath.Join(autostart, "evil.desktop")); serr == nil {
+			t.Errorf("Writable %q: the command wrote ~/.config/autostart through the link (%v):\n%s", opts.Writable, err, out)
+			os.Remove(filepath.Join(autostart, "evil.desktop"))
+		} else if err == nil {
+			t.Errorf("Writable %q: the command succeeded:\n%s", opts.Writable, out)
+		}
+	}
+	// Near miss: a directory left as it was checked is written.
+	proj := filepath.Join(h.dir, "work", "projc")
+	if err := os.MkdirAll(proj, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	cmd, err := confine.Command(context.Background(), h.p, &confine.CommandOptions{Dir: proj}, "sh", "-c", "echo x > f")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Errorf("the unchanged project: %v\n%s", err, out)
+	}
+}
+
+// The same for a path granted inside the working directory: where it
+// holds a protected path (.env), its entries are granted one by one, and
+// one swapped for a link to ~/.ssh after the check gave the command
+// ~/.ssh, a protected path (red team rtv).
+func TestRedteamEntrySwappedForALinkToAProtectedPath(t *testing.T) {
+	requireLandlock(t)
+	h := newHome(t)
+	t.Setenv("HOME", h.dir)
+	t.Setenv("TMPDIR", t.TempDir())
+	proj := filepath.Join(h.dir, "work", "proj")
+	if err := os.MkdirAll(filepath.Join(proj, "src"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(proj, ".env"), []byte(marker), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd, err := confine.Command(context.Background(), h.p, &confine.CommandOptions{Dir: proj}, "cat", "src/id_rsa")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(filepath.Join(proj, "src"), filepath.Join(proj, "src.old")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(h.dir, ".ssh"), filepath.Join(proj, "src")); err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.CombinedOutput()
+	if strings.Contains(string(out), marker) || err == nil {
+		t.Errorf("the command read ~/.ssh/id_rsa through the swapped entry (%v):\n%s", err, out)
+	}
+}
