@@ -2,6 +2,7 @@ package confine_test
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -95,5 +96,54 @@ func TestRedteamEntrySwappedForALinkToAProtectedPath(t *testing.T) {
 	out, err := cmd.CombinedOutput()
 	if strings.Contains(string(out), marker) || err == nil {
 		t.Errorf("the command read ~/.ssh/id_rsa through the swapped entry (%v):\n%s", err, out)
+	}
+}
+
+// An empty or relative PATH entry ("/usr/bin:", "::", ".") is the working
+// directory of whoever runs a command later: a user whose shell is in the
+// project runs the "ls" a confined command left there. Such an entry was
+// skipped (it is no absolute place), and the default writable directories
+// passed (red team rtv); a PATH holding one now refuses them, as a
+// directory on PATH is refused.
+func TestRedteamRelativePathEntryRefusesTheDefault(t *testing.T) {
+	requireLandlock(t)
+	h := newHome(t)
+	t.Setenv("HOME", h.dir)
+	t.Setenv("TMPDIR", t.TempDir())
+	proj := filepath.Join(h.dir, "work", "proj")
+	if err := os.MkdirAll(proj, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	path := os.Getenv("PATH")
+	for _, p := range []string{path + ":", ":" + path, strings.Replace(path, ":", "::", 1), path + ":.", path + ":bin", path + ":./node_modules/.bin"} {
+		t.Setenv("PATH", p)
+		cmd, err := confine.Command(context.Background(), h.p, &confine.CommandOptions{Dir: proj}, "sh", "-c", "echo x > ls")
+		if err == nil {
+			out, _ := cmd.CombinedOutput()
+			t.Errorf("PATH %q: the command ran with its working directory writable:\n%s", p, out)
+			continue
+		}
+		if !errors.Is(err, confine.ErrWritableHome) {
+			t.Errorf("PATH %q: %v, want ErrWritableHome", p, err)
+		}
+	}
+	// Near misses: absolute entries only; or the writable directories
+	// named by the caller.
+	for _, o := range []struct {
+		path string
+		opts confine.CommandOptions
+	}{
+		{path, confine.CommandOptions{Dir: proj}},
+		{path + ":", confine.CommandOptions{Dir: proj, Writable: []string{proj}}},
+	} {
+		t.Setenv("PATH", o.path)
+		cmd, err := confine.Command(context.Background(), h.p, &o.opts, "sh", "-c", "echo x > f")
+		if err != nil {
+			t.Errorf("PATH %q, Writable %q: %v", o.path, o.opts.Writable, err)
+			continue
+		}
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Errorf("PATH %q, Writable %q: %v\n%s", o.path, o.opts.Writable, err, out)
+		}
 	}
 }

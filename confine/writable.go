@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/user"
 	"path/filepath"
+	"strconv"
 	"strings"
 )
 
@@ -84,7 +85,9 @@ const maxHomeEntries = 8192
 //     $XDG_DATA_HOME, $XDG_CONFIG_DIRS, $XDG_DATA_DIRS), held or lain in
 //     (autostart entries, applications);
 //   - a directory on PATH, or $XDG_RUNTIME_DIR/systemd (where systemd
-//     looks for user units), held.
+//     looks for user units), held; and any directory where PATH has an
+//     empty or relative entry ("/usr/bin:", "::", "."), which is the
+//     working directory of whoever runs a command later.
 //
 // The places are this process's (its environment, its account): where the
 // user's own programs, run later outside the sandbox, look; a HOME or PATH
@@ -122,6 +125,14 @@ func startupPlace(d string) string {
 		}
 	}
 	held := filepath.SplitList(os.Getenv("PATH"))
+	for _, x := range held {
+		if !filepath.IsAbs(x) {
+			// "/usr/bin:", "::", ".", "node_modules/.bin": the working
+			// directory of whoever runs a command later, which may be
+			// any writable directory (red team rtv).
+			return "the relative PATH entry " + strconv.Quote(x) + ", a later shell's working directory"
+		}
+	}
 	if r := os.Getenv("XDG_RUNTIME_DIR"); filepath.IsAbs(r) {
 		held = append(held, filepath.Join(r, "systemd")) // user units systemd loads
 	}
