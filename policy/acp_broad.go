@@ -36,12 +36,14 @@ type argViews struct {
 
 	server    string // Request.Server folded, once serverSet
 	serverSet bool
+
+	named int // bytes folded by normalize.Name so far (maxNameBytes)
 }
 
 // serverName is the request's server name folded as values are, made once.
 func (vs *argViews) serverName(s string) string {
 	if !vs.serverSet {
-		vs.server, vs.serverSet = foldValue(s), true
+		vs.server, vs.serverSet = vs.fold(s), true
 	}
 	return vs.server
 }
@@ -70,27 +72,27 @@ func (vs *argViews) get(name string, v any) *broadView {
 		i := vs.n
 		vs.n++
 		vs.names[i] = name
-		vs.views[i].fill(v)
+		vs.views[i].fill(vs, v)
 		return &vs.views[i]
 	}
 	if vs.more == nil {
 		vs.more = map[string]*broadView{}
 	}
 	bv := &broadView{}
-	bv.fill(v)
+	bv.fill(vs, v)
 	vs.more[name] = bv
 	return bv
 }
 
-func (bv *broadView) fill(v any) {
+func (bv *broadView) fill(vs *argViews, v any) {
 	if s, ok := v.(string); ok {
-		t := foldValue(s)
+		t := vs.fold(s)
 		bv.one, bv.isOne = t, true
 		bv.readings(t)
 		bv.same = t == s && len(bv.strs) == 0 && len(bv.nums) == 0
 		return
 	}
-	bv.add(v, 0)
+	bv.add(vs, v, 0)
 }
 
 // readings adds what a handler may read the folded string t as besides
@@ -162,10 +164,10 @@ func unquoted(t string) string {
 	return strings.TrimRight(t, ".")
 }
 
-func (bv *broadView) add(v any, depth int) {
+func (bv *broadView) add(vs *argViews, v any, depth int) {
 	switch x := v.(type) {
 	case string:
-		t := foldValue(x)
+		t := vs.fold(x)
 		bv.strs = append(bv.strs, t)
 		bv.readings(t)
 	case json.Number:
@@ -180,7 +182,7 @@ func (bv *broadView) add(v any, depth int) {
 			return
 		}
 		for _, e := range x {
-			bv.add(e, depth+1)
+			bv.add(vs, e, depth+1)
 		}
 	case map[string]any:
 		// An object's members are read case-insensitively by
@@ -190,7 +192,7 @@ func (bv *broadView) add(v any, depth int) {
 			bv.closed = true
 			return
 		}
-		bv.strs = append(bv.strs, foldValue(s))
+		bv.strs = append(bv.strs, vs.fold(s))
 	}
 }
 
@@ -275,6 +277,34 @@ func globNumber(glob string) string {
 // invisible and control runes removed, white space trimmed); over
 // maxFoldLen bytes, foldLong.
 func foldValue(s string) string {
+	s = pctDecoded(s)
+	if len(s) > maxFoldLen {
+		return foldLong(s)
+	}
+	return normalize.Name(s)
+}
+
+// maxNameBytes bounds the bytes of one call's argument values folded with
+// normalize.Name: past it, each further value is folded by foldLong,
+// whatever its length. Without it an array of strings just under
+// maxFoldLen (each "\ufdfa\u0301", which NFKC expands elevenfold) cost
+// normalize.Name's price for a whole mebibyte, about 750 ms, twelve times
+// foldLong's for most text (red team rtv).
+const maxNameBytes = 64 << 10
+
+// fold is foldValue within the call's budget of normalize.Name bytes.
+func (vs *argViews) fold(s string) string {
+	s = pctDecoded(s)
+	if len(s) > maxFoldLen || vs.named+len(s) > maxNameBytes {
+		return foldLong(s)
+	}
+	vs.named += len(s)
+	return normalize.Name(s)
+}
+
+// pctDecoded is s with percent escapes decoded, three rounds at most, as
+// protected paths have them.
+func pctDecoded(s string) string {
 	for range 3 {
 		d := pct.Decode(s)
 		if d == s {
@@ -282,10 +312,7 @@ func foldValue(s string) string {
 		}
 		s = d
 	}
-	if len(s) > maxFoldLen {
-		return foldLong(s)
-	}
-	return normalize.Name(s)
+	return s
 }
 
 // foldLong is the fold of a string over maxFoldLen, as normalize.Name

@@ -68,8 +68,9 @@
 // folded JSON text of an object (encoding/json reads member names
 // case-insensitively: {"PRIVILEGED":true}), and any
 // value it cannot match (over [MaxArgLen], no JSON representation, nested
-// too deeply). Each argument is folded once per call; a string over 16 KiB
-// is folded to the same form in one cheap pass (invisible runes, and each
+// too deeply). Each argument is folded once per call; a string over 16 KiB,
+// and every string once a call's values have had 64 KiB folded by
+// normalize.Name, is folded to the same form in one cheap pass (invisible runes, and each
 // rune as normalize.Name maps it alone, from a table built from
 // normalize.Name), plus canonical composition before and after it when the
 // string holds a combining mark ("e\u0301"), so its cost stays linear:

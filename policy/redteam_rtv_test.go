@@ -56,3 +56,45 @@ rules:
 		}
 	}
 }
+
+// Past 64 KiB of argument values folded with normalize.Name in one call,
+// the rest are folded by the cheap pass whatever their length (an array
+// of strings just under 16 KiB cost Name's price for a whole mebibyte);
+// a short value after the budget is still caught in every spelling a
+// deny rule catches alone (red team rtv).
+func TestACPDenyShortValueAfterTheNameBudget(t *testing.T) {
+	p, err := policy.Parse([]byte(`version: "1"
+default_action: allow
+rules:
+  - match: {tool: run, args: {pad: "*zzz*"}}
+    action: deny
+  - match: {tool: run, args: {command: "*rm -rf*"}}
+    action: deny
+  - match: {tool: run, args: {command: "*café*"}}
+    action: deny
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pad []any
+	for range 5 {
+		pad = append(pad, strings.Repeat("\u00e9\u0301", 4<<10)) // 16 KiB each
+	}
+	for _, c := range []struct {
+		value string
+		want  policy.Outcome
+	}{
+		{"rm\u00a0-rf /", policy.Block},
+		{"RM -RF /", policy.Block},
+		{"CAFE\u0301", policy.Block},
+		{"ca\uff26\u00c9", policy.Block},
+		{"rm\u200b -rf", policy.Block},
+		{"cafe", policy.Allow},
+		{"rm -f", policy.Allow},
+	} {
+		d := p.Evaluate(policy.Request{Method: "tools/call", Tool: "run", Args: map[string]any{"pad": pad, "command": c.value}})
+		if d.Outcome != c.want {
+			t.Errorf("%+q after 80 KiB of other values: %v (%s), want %v", c.value, d.Outcome, d.Reason, c.want)
+		}
+	}
+}
