@@ -326,10 +326,10 @@ func pctDecoded(s string) string {
 // composed again, so that "cafe\u0301" is "café" and "\u1f88\u0301" is
 // "\u1f04\u03b9", as normalize.Name has them
 // (TestFoldLongAgreesWithNameSequences); the first pass stops at the first
-// such rune. When the text also holds a compatibility form with a mark that
-// folding changes (U+037A is " \u0345", whose mark is ι folded), it is put
-// in NFKC instead of NFC, so that the mark is reordered before it is
-// folded, as Name does.
+// such rune. When the text also holds a mark that folding changes (U+0345,
+// ι folded), alone or in a compatibility form (U+037A is " \u0345"), it
+// is put in NFKC instead of NFC, so that the mark is reordered and
+// composed before it is folded, as Name does.
 func foldLong(s string) string {
 	t := runeFolds()
 	out, marks, _ := t.pass(s, true)
@@ -421,7 +421,7 @@ func runeFolds0() *foldTable {
 		if v != string(unicode.ToLower(r)) {
 			t.to[r] = foldTo{s: v, marks: composes(v)}
 			t.set(&t.has, r)
-			if foldsMark(norm.NFKD.String(string(r))) && !foldsMark(norm.NFD.String(string(r))) {
+			if foldsMark(norm.NFKD.String(string(r))) && (!foldsMark(norm.NFD.String(string(r))) || t.is(&t.mark, r)) {
 				t.set(&t.kmark, r)
 			}
 		}
@@ -456,7 +456,11 @@ func foldsMark(s string) bool {
 // foldTable is runeFolds' table: has marks the runes that to maps, mark
 // the runes that NFC may compose with the rune before them or reorder,
 // kmark the runes whose compatibility decomposition, not their canonical
-// one, holds a mark that folding changes (U+037A).
+// one, holds a mark that folding changes (U+037A), and that mark itself
+// (U+0345): folded, it is a starter (ι), which no longer moves nor
+// composes, so the compatibility forms around it must be decomposed,
+// reordered and composed first, as NFKC does before Name folds
+// ("\U0001d6c0\u2dfc\u0345" is "ωιⷼ": 𝛀 is Ω, which takes the mark).
 type foldTable struct {
 	has, mark, kmark runeSet
 	to               map[rune]foldTo

@@ -28,6 +28,11 @@ func TestFoldLongAgreesWithName(t *testing.T) {
 		"stra\u00dfe", "STRA\u1e9eE", "\u0130", "i\u0307",
 		"e\u200b\u0301", "x\u0301y", "\u1f88\u0301", "\u0345\u0303",
 		"a" + strings.Repeat("\u0301\u0323", 40) + "b",
+		// U+0345 is ι folded, a starter: what NFKC composes with it or
+		// moves before it (compatibility forms) comes first (red team
+		// rtv).
+		"\U0001d6c0\u2dfc\u0345", "\u32f0\u0345\u073a\u2cef\uff9f", "\U0001d6c8\u0345\u09cd",
+		"\u3308\u0345\uff9e", "\u1d6e\u0345", "\u2126\u0301\u0345", "\U0001d6c0\u0345",
 		// Near misses: marks that compose with nothing, or with a base
 		// of their own.
 		"\u0301cafe", "cafe\u0300", "q\u0301",

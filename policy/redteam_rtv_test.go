@@ -24,6 +24,8 @@ rules:
     action: deny
   - match: {tool: run, args: {command: "*a \u0301ι*"}}
     action: deny
+  - match: {tool: run, args: {command: "*ωι*"}}
+    action: deny
 `))
 	if err != nil {
 		t.Fatal(err)
@@ -40,6 +42,7 @@ rules:
 		{"rm\u205f-rf /", policy.Block},
 		{"DROP\u2009TABLE users", policy.Block},
 		{"a\u037a\u0301", policy.Block},
+		{"\U0001d6c0\u2dfc\u0345", policy.Block}, // 𝛀 is Ω, which takes the mark before it is ι
 		// Near misses: the invisible runes that are no space are still
 		// removed, and a space kept is still one word break.
 		{"rm\u200b-rf /", policy.Allow},
