@@ -147,3 +147,32 @@ func TestRedteamRelativePathEntryRefusesTheDefault(t *testing.T) {
 		}
 	}
 }
+
+// ~/bin is refused as a default writable directory even off PATH (the
+// login shell adds it), but only as spelled: where ~/bin is a link into a
+// project (~/bin -> ~/src/tools/bin), a working directory holding or in
+// the link's target passed (red team rtv).
+func TestRedteamHomeBinLinkTarget(t *testing.T) {
+	requireLandlock(t)
+	h := newHome(t)
+	t.Setenv("HOME", h.dir)
+	t.Setenv("TMPDIR", t.TempDir())
+	tools := filepath.Join(h.dir, "src", "tools")
+	for _, d := range []string{tools + "/bin", h.dir + "/src/other"} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(tools+"/bin", filepath.Join(h.dir, "bin")); err != nil {
+		t.Fatal(err)
+	}
+	for _, dir := range []string{tools, tools + "/bin", h.dir + "/src"} {
+		if _, err := confine.Command(context.Background(), h.p, &confine.CommandOptions{Dir: dir}, "true"); !errors.Is(err, confine.ErrWritableHome) {
+			t.Errorf("Dir %s, ~/bin -> %s/bin: %v, want ErrWritableHome", dir, tools, err)
+		}
+	}
+	// Near miss: a sibling of the link's target.
+	if _, err := confine.Command(context.Background(), h.p, &confine.CommandOptions{Dir: h.dir + "/src/other"}, "true"); err != nil {
+		t.Errorf("Dir ~/src/other: %v", err)
+	}
+}

@@ -75,8 +75,9 @@ const maxHomeEntries = 8192
 // that the resolved directory d holds or lies in, or "" (red teams rto,
 // rtt):
 //
-//   - the home directory ($HOME or the account's), held, and ~/bin, lain
-//     in: the login shell puts it on PATH once it exists;
+//   - the home directory ($HOME or the account's), held, and ~/bin (and
+//     what it links to), held or lain in: the login shell puts it on PATH
+//     once it exists;
 //   - a hidden entry of home (~/.config, ~/.local, ~/.ssh, ~/.gnupg,
 //     ~/.cargo, ~/.bashrc) or what a symbolic link there points to, held
 //     or lain in: the shells, the desktop, systemd, ssh, git and the
@@ -104,8 +105,13 @@ func startupPlace(d string) string {
 		if under(h, d) {
 			return h
 		}
-		if under(d, filepath.Join(h, "bin")) {
-			return filepath.Join(h, "bin") // on PATH at the next login (Debian's ~/.profile)
+		for _, b := range spellings(filepath.Join(h, "bin")) {
+			// On PATH at the next login (Debian's ~/.profile); where it
+			// is a link (~/bin -> ~/src/tools/bin), its target too, held
+			// or lain in (red team rtv).
+			if under(d, b) || under(b, d) {
+				return b
+			}
 		}
 		if rel, ok := strings.CutPrefix(d, h+"/"); ok && strings.HasPrefix(rel, ".") {
 			first, _, _ := strings.Cut(rel, "/")
