@@ -176,3 +176,31 @@ func TestRedteamHomeBinLinkTarget(t *testing.T) {
 		t.Errorf("Dir ~/src/other: %v", err)
 	}
 }
+
+// $XDG_RUNTIME_DIR/systemd was refused only where a default writable
+// directory held it; one inside it ($XDG_RUNTIME_DIR/systemd/user, where
+// systemd --user loads units from) passed (red team rtv).
+func TestRedteamInsideRuntimeSystemd(t *testing.T) {
+	requireLandlock(t)
+	h := newHome(t)
+	t.Setenv("HOME", h.dir)
+	runtime := t.TempDir()
+	t.Setenv("XDG_RUNTIME_DIR", runtime)
+	proj := filepath.Join(h.dir, "work", "proj")
+	for _, d := range []string{proj, runtime + "/systemd/user", runtime + "/systemd/transient", runtime + "/other"} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tmp := range []string{runtime + "/systemd/user", runtime + "/systemd/transient"} {
+		t.Setenv("TMPDIR", tmp)
+		if _, err := confine.Command(context.Background(), h.p, &confine.CommandOptions{Dir: proj}, "true"); !errors.Is(err, confine.ErrWritableHome) {
+			t.Errorf("TMPDIR %s: %v, want ErrWritableHome", tmp, err)
+		}
+	}
+	// Near miss: elsewhere in the runtime directory.
+	t.Setenv("TMPDIR", runtime+"/other")
+	if _, err := confine.Command(context.Background(), h.p, &confine.CommandOptions{Dir: proj}, "true"); err != nil {
+		t.Errorf("TMPDIR $XDG_RUNTIME_DIR/other: %v", err)
+	}
+}

@@ -85,8 +85,8 @@ const maxHomeEntries = 8192
 //   - an XDG configuration or data directory ($XDG_CONFIG_HOME,
 //     $XDG_DATA_HOME, $XDG_CONFIG_DIRS, $XDG_DATA_DIRS), held or lain in
 //     (autostart entries, applications);
-//   - a directory on PATH, or $XDG_RUNTIME_DIR/systemd (where systemd
-//     looks for user units), held; and any directory where PATH has an
+//   - a directory on PATH, held, and $XDG_RUNTIME_DIR/systemd (where
+//     systemd looks for user units), held or lain in; and any directory where PATH has an
 //     empty or relative entry ("/usr/bin:", "::", "."), which is the
 //     working directory of whoever runs a command later.
 //
@@ -140,7 +140,13 @@ func startupPlace(d string) string {
 		}
 	}
 	if r := os.Getenv("XDG_RUNTIME_DIR"); filepath.IsAbs(r) {
-		held = append(held, filepath.Join(r, "systemd")) // user units systemd loads
+		// User units systemd loads ($XDG_RUNTIME_DIR/systemd/user,
+		// .../transient): held or lain in (red team rtv).
+		for _, p := range spellings(filepath.Join(r, "systemd")) {
+			if under(p, d) || under(d, p) {
+				return p
+			}
+		}
 	}
 	for _, x := range held {
 		for _, p := range spellings(x) {
