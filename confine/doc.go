@@ -71,7 +71,8 @@
 // default where the working or temporary directory is the home directory
 // or an ancestor of it, lies in a hidden directory of home, in what a
 // hidden entry of home links to or in an XDG configuration or data
-// directory, or holds a directory on PATH, or PATH has an empty or
+// directory (/etc/xdg, /usr/share where the variables are unset), in /etc,
+// /usr, /boot or /var/spool when run as root, or holds a directory on PATH, or PATH has an empty or
 // relative entry (the working directory of a later shell), with
 // ErrWritableHome (a
 // directory named in Writable is taken as named), and any writable directory

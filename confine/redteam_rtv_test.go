@@ -204,3 +204,39 @@ func TestRedteamInsideRuntimeSystemd(t *testing.T) {
 		t.Errorf("TMPDIR $XDG_RUNTIME_DIR/other: %v", err)
 	}
 }
+
+// The XDG directories were compared only where their variables are set;
+// unset, the specification's defaults apply (/etc/xdg, /usr/local/share,
+// /usr/share: autostart entries, applications), and a server run as root
+// (a container) whose working or temporary directory was /etc/xdg, or
+// /etc itself (cron.d, profile.d, systemd units), let a command leave what
+// runs later as root, unconfined (red team rtv).
+func TestRedteamSystemStartupPlaces(t *testing.T) {
+	requireLandlock(t)
+	h := newHome(t)
+	t.Setenv("HOME", h.dir)
+	proj := filepath.Join(h.dir, "work", "proj")
+	if err := os.MkdirAll(proj, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"XDG_CONFIG_DIRS", "XDG_DATA_DIRS"} {
+		os.Unsetenv(name)
+		t.Cleanup(func() { os.Unsetenv(name) })
+	}
+	tmps := []string{"/etc/xdg/autostart", "/etc/xdg", "/usr/share/applications", "/usr/local/share"}
+	if os.Geteuid() == 0 {
+		tmps = append(tmps, "/etc", "/etc/cron.d", "/etc/profile.d", "/etc/systemd/system")
+	}
+	for _, tmp := range tmps {
+		t.Setenv("TMPDIR", tmp)
+		if _, err := confine.Command(context.Background(), h.p, &confine.CommandOptions{Dir: proj}, "true"); !errors.Is(err, confine.ErrWritableHome) {
+			t.Errorf("TMPDIR %s, XDG_CONFIG_DIRS and XDG_DATA_DIRS unset: %v, want ErrWritableHome", tmp, err)
+		}
+	}
+	// Near miss: a set XDG_CONFIG_DIRS replaces the default.
+	t.Setenv("XDG_CONFIG_DIRS", "/opt/xdg")
+	t.Setenv("TMPDIR", t.TempDir())
+	if _, err := confine.Command(context.Background(), h.p, &confine.CommandOptions{Dir: proj}, "true"); err != nil {
+		t.Errorf("a project and a temporary directory: %v", err)
+	}
+}

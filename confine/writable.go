@@ -83,8 +83,10 @@ const maxHomeEntries = 8192
 //     or lain in: the shells, the desktop, systemd, ssh, git and the
 //     package managers read and run what is there;
 //   - an XDG configuration or data directory ($XDG_CONFIG_HOME,
-//     $XDG_DATA_HOME, $XDG_CONFIG_DIRS, $XDG_DATA_DIRS), held or lain in
+//     $XDG_DATA_HOME, $XDG_CONFIG_DIRS, $XDG_DATA_DIRS, or where unset
+//     /etc/xdg, /usr/local/share and /usr/share), held or lain in
 //     (autostart entries, applications);
+//   - run as root, /etc, /usr, /boot and /var/spool, held or lain in;
 //   - a directory on PATH, held, and $XDG_RUNTIME_DIR/systemd (where
 //     systemd looks for user units), held or lain in; and any directory where PATH has an
 //     empty or relative entry ("/usr/bin:", "::", "."), which is the
@@ -122,7 +124,20 @@ func startupPlace(d string) string {
 		}
 	}
 	for _, name := range []string{"XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CONFIG_DIRS", "XDG_DATA_DIRS"} {
-		for _, x := range filepath.SplitList(os.Getenv(name)) {
+		v := os.Getenv(name)
+		if v == "" {
+			v = xdgDefaults[name] // the specification's, unset (red team rtv)
+		}
+		for _, x := range filepath.SplitList(v) {
+			for _, p := range spellings(x) {
+				if under(p, d) || under(d, p) {
+					return p
+				}
+			}
+		}
+	}
+	if os.Geteuid() == 0 {
+		for _, x := range rootPlaces {
 			for _, p := range spellings(x) {
 				if under(p, d) || under(d, p) {
 					return p
@@ -157,6 +172,17 @@ func startupPlace(d string) string {
 	}
 	return ""
 }
+
+// xdgDefaults are the XDG Base Directory specification's system
+// directories where their variables are unset (the home ones are hidden
+// directories of home).
+var xdgDefaults = map[string]string{"XDG_CONFIG_DIRS": "/etc/xdg", "XDG_DATA_DIRS": "/usr/local/share:/usr/share"}
+
+// rootPlaces are, for a server run as root (a container), the system's
+// places whose files run later as root: /etc (cron.d, profile.d, systemd
+// units, sudoers.d), /usr (its programs, systemd's units), /boot and the
+// cron and at spools.
+var rootPlaces = []string{"/etc", "/usr", "/boot", "/var/spool"}
 
 // hiddenTarget returns the target of a symbolic link among the hidden
 // entries of home h (~/.config -> ~/dotfiles/config, ~/.bashrc ->
