@@ -240,3 +240,48 @@ func TestRedteamSystemStartupPlaces(t *testing.T) {
 		t.Errorf("a project and a temporary directory: %v", err)
 	}
 }
+
+// A dotfile manager such as GNU Stow links each package at the highest
+// level it can: ~/.config is a real directory and ~/.config/nvim a link to
+// ~/dotfiles/nvim/.config/nvim (whose init.lua runs when the user opens
+// the editor), or ~/.config/autostart/x.desktop a link to a file there.
+// Only the links among home's own hidden entries were followed, so a
+// working directory ~/dotfiles passed (red team rtv). Links inside hidden
+// directories, four levels down, are followed too.
+func TestRedteamStowedLinkInsideHiddenDirectory(t *testing.T) {
+	requireLandlock(t)
+	h := newHome(t)
+	t.Setenv("HOME", h.dir)
+	t.Setenv("TMPDIR", t.TempDir())
+	t.Setenv("XDG_CONFIG_HOME", "")
+	dots := filepath.Join(h.dir, "dotfiles")
+	for _, d := range []string{dots + "/nvim/.config/nvim", dots + "/desktop", h.dir + "/.config/autostart", h.dir + "/src/proj", h.dir + "/.local/share/x"} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(dots+"/desktop/x.desktop", nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for link, target := range map[string]string{
+		h.dir + "/.config/nvim":                dots + "/nvim/.config/nvim",
+		h.dir + "/.config/autostart/x.desktop": dots + "/desktop/x.desktop",
+		h.dir + "/.local/share/x/link":         h.dir + "/src/proj",
+	} {
+		if err := os.Symlink(target, link); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, dir := range []string{dots, dots + "/nvim", dots + "/desktop", h.dir + "/src/proj"} {
+		if _, err := confine.Command(context.Background(), h.p, &confine.CommandOptions{Dir: dir}, "true"); !errors.Is(err, confine.ErrWritableHome) {
+			t.Errorf("Dir %s, linked from a hidden directory of home: %v, want ErrWritableHome", dir, err)
+		}
+	}
+	// Near miss: a project no hidden entry links to.
+	if err := os.MkdirAll(h.dir+"/src/other", 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := confine.Command(context.Background(), h.p, &confine.CommandOptions{Dir: h.dir + "/src/other"}, "true"); err != nil {
+		t.Errorf("Dir ~/src/other: %v", err)
+	}
+}

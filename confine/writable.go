@@ -79,9 +79,10 @@ const maxHomeEntries = 8192
 //     what it links to), held or lain in: the login shell puts it on PATH
 //     once it exists;
 //   - a hidden entry of home (~/.config, ~/.local, ~/.ssh, ~/.gnupg,
-//     ~/.cargo, ~/.bashrc) or what a symbolic link there points to, held
-//     or lain in: the shells, the desktop, systemd, ssh, git and the
-//     package managers read and run what is there;
+//     ~/.cargo, ~/.bashrc) or what a symbolic link there, or inside one
+//     down to four levels, points to, held or lain in: the shells, the
+//     desktop, systemd, ssh, git and the package managers read and run
+//     what is there;
 //   - an XDG configuration or data directory ($XDG_CONFIG_HOME,
 //     $XDG_DATA_HOME, $XDG_CONFIG_DIRS, $XDG_DATA_DIRS, or where unset
 //     /etc/xdg, /usr/local/share and /usr/share), held or lain in
@@ -184,27 +185,54 @@ var xdgDefaults = map[string]string{"XDG_CONFIG_DIRS": "/etc/xdg", "XDG_DATA_DIR
 // cron and at spools.
 var rootPlaces = []string{"/etc", "/usr", "/boot", "/var/spool"}
 
-// hiddenTarget returns the target of a symbolic link among the hidden
-// entries of home h (~/.config -> ~/dotfiles/config, ~/.bashrc ->
-// ~/dotfiles/bashrc) that d holds or lies in, or "".
+// hiddenTarget returns the target of a symbolic link in a hidden entry
+// of home h, or inside one down to maxHiddenDepth (~/.config ->
+// ~/dotfiles/config, ~/.bashrc -> ~/dotfiles/bashrc, and as GNU Stow
+// links packages, ~/.config/nvim -> ~/dotfiles/nvim/.config/nvim or
+// ~/.config/autostart/x.desktop -> ~/dotfiles/x.desktop: red team rtv),
+// that d holds or lies in, or "". It reads at most maxHomeEntries
+// entries, breadth first, and skips ~/.cache.
 func hiddenTarget(h, d string) string {
-	f, err := os.Open(h)
-	if err != nil {
-		return ""
+	type item struct {
+		dir   string
+		depth int
 	}
-	defer f.Close()
-	entries, _ := f.ReadDir(maxHomeEntries)
-	for _, e := range entries {
-		if !strings.HasPrefix(e.Name(), ".") || e.Type()&os.ModeSymlink == 0 {
+	budget := maxHomeEntries
+	queue := []item{{h, 0}}
+	for len(queue) > 0 && budget > 0 {
+		it := queue[0]
+		queue = queue[1:]
+		f, err := os.Open(it.dir)
+		if err != nil {
 			continue
 		}
-		t, err := filepath.EvalSymlinks(filepath.Join(h, e.Name()))
-		if err == nil && (under(t, d) || under(d, t)) {
-			return t
+		entries, _ := f.ReadDir(budget)
+		f.Close()
+		budget -= len(entries)
+		for _, e := range entries {
+			name := e.Name()
+			if it.depth == 0 && (!strings.HasPrefix(name, ".") || name == ".cache") {
+				continue
+			}
+			p := filepath.Join(it.dir, name)
+			switch {
+			case e.Type()&os.ModeSymlink != 0:
+				t, err := filepath.EvalSymlinks(p)
+				if err == nil && (under(t, d) || under(d, t)) {
+					return t
+				}
+			case e.IsDir() && it.depth+1 < maxHiddenDepth:
+				queue = append(queue, item{p, it.depth + 1})
+			}
 		}
 	}
 	return ""
 }
+
+// maxHiddenDepth is how deep below home hiddenTarget looks for links:
+// ~/.config/systemd/user/x.service and ~/.local/share/applications/x.desktop
+// are four levels down.
+const maxHiddenDepth = 4
 
 // under reports whether p is root or inside it.
 func under(p, root string) bool {
