@@ -116,7 +116,7 @@ func TestFoldLongAgreesWithNameEveryRuneInContext(t *testing.T) {
 		if 0xd800 <= r && r <= 0xdfff || !tb.is(&tb.has, r) && !tb.is(&tb.mark, r) {
 			continue
 		}
-		for _, c := range [][2]string{{"a", "b"}, {"e", "\u0301"}, {"\u1100", "\u11a8"}} {
+		for _, c := range [][2]string{{"a", "b"}, {"e", "\u0301"}, {"\u1100", "\u11a8"}, {"\U0001d6c0", "\u0345"}, {"\u0345", "\u0301"}} {
 			s := c[0] + string(r) + c[1]
 			if got, want := foldLong(s), normalize.Name(s); got != want {
 				if bad++; bad <= 40 {
