@@ -32,10 +32,11 @@ func writableRoots(o CommandOptions) ([]string, error) {
 		if !filepath.IsAbs(d) {
 			d = filepath.Join(base, d)
 		}
-		if l := plantedLink(d); l != "" {
+		real, l := resolveOwn(d)
+		if l != "" {
 			return nil, fmt.Errorf("%w (%s in %s)", ErrWritableLink, l, d)
 		}
-		d = resolved(d)
+		d = real
 		if def {
 			if place := startupPlace(d); place != "" {
 				return nil, fmt.Errorf("%w (%s, in or holding %s)", ErrWritableHome, d, place)
