@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/gatehouse-dev/gatehouse/audit"
@@ -106,5 +107,19 @@ func TestRedteamLogNameSpacesAtEnds(t *testing.T) {
 	}
 	if err := audit.ValidLogName("mcp a"); err != nil {
 		t.Errorf("ValidLogName(\"mcp a\"): %v", err)
+	}
+}
+
+// LogName without a Signer was taken and named nothing: no checkpoint
+// carries it, so the operator's log is named nowhere and audit verify -log
+// refuses it later (red team rtv). Open now refuses the pair.
+func TestRedteamLogNameNeedsASigner(t *testing.T) {
+	w, err := audit.Open(filepath.Join(t.TempDir(), "a.jsonl"), &audit.Options{LogName: "mcp-a"})
+	if err == nil {
+		w.Close()
+		t.Fatal("Open with LogName and no Signer: no error")
+	}
+	if !strings.Contains(err.Error(), "Signer") {
+		t.Errorf("Open with LogName and no Signer: %v, want an error naming Signer", err)
 	}
 }
