@@ -126,11 +126,16 @@ func (c *Checkpoint) appendLog(b []byte) []byte {
 
 // ValidLogName reports why name cannot name a log in a checkpoint, or nil:
 // it must be 1 to MaxLogName bytes of printable ASCII without a quote or a
-// backslash, so that it reads the same in the JSON line, in an error and
-// on a terminal (no newline, escape or look-alike character).
+// backslash, and without a space at either end, so that it reads the same
+// in the JSON line, in an error and on a terminal (no newline, escape,
+// look-alike character or invisible space: "mcp-a " is not shown apart
+// from "mcp-a").
 func ValidLogName(name string) error {
 	if name == "" || len(name) > MaxLogName {
 		return fmt.Errorf("audit: log name must be 1 to %d bytes, not %d", MaxLogName, len(name))
+	}
+	if name[0] == ' ' || name[len(name)-1] == ' ' {
+		return fmt.Errorf("audit: log name %q starts or ends with a space, which a terminal does not show", name)
 	}
 	for i := 0; i < len(name); i++ {
 		if c := name[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
@@ -204,12 +209,15 @@ type checkpointReader struct {
 	pub  ed25519.PublicKey
 	name string
 	log  string // VerifyOptions.Log
-	// named: a checkpoint naming log was read.
-	named bool
-	line  int
-	next  *Checkpoint // the next checkpoint not yet matched
-	last  uint64      // seq of the last checkpoint read
-	done  bool
+	// named is the log the checkpoints read so far name, "" while they
+	// name none; covered: a matched checkpoint (one covering an event of
+	// the stream) names it.
+	named   string
+	covered bool
+	line    int
+	next    *Checkpoint // the next checkpoint not yet matched
+	last    uint64      // seq of the last checkpoint read
+	done    bool
 	// genesis is the chain's genesis hash: its first event's hash when the
 	// stream has it, else the first matched v2 checkpoint's genesis_hash.
 	genesis string
@@ -252,16 +260,22 @@ func (k *checkpointReader) advance() error {
 	if !cp.VerifySignature(k.pub) {
 		return k.fail(KindCheckpointForged, cp.Seq, "", "", "signature does not verify")
 	}
-	if k.log != "" {
-		// Checkpoints naming no log (v1, v2) are those written before the
-		// server was given its name; none may follow one naming it.
-		switch {
-		case cp.Log != "" && cp.Log != k.log:
-			return k.fail(KindWrongLog, cp.Seq, strconv.Quote(k.log), strconv.Quote(cp.Log), "a signed checkpoint of another log")
-		case cp.Log == "" && k.named:
-			return k.fail(KindWrongLog, cp.Seq, strconv.Quote(k.log), "no log name", "a signed checkpoint naming no log after ones naming it")
+	// Checkpoints naming no log (v1, v2) are those written before the
+	// server was given its name; none may follow one naming it, and the
+	// named ones of one stream name one log (Open refuses to continue a
+	// log under another name), whether or not the caller expects one.
+	switch {
+	case k.log != "" && cp.Log != "" && cp.Log != k.log:
+		return k.fail(KindWrongLog, cp.Seq, strconv.Quote(k.log), strconv.Quote(cp.Log), "a signed checkpoint of another log")
+	case k.named != "" && cp.Log != k.named:
+		got := "no log name"
+		if cp.Log != "" {
+			got = strconv.Quote(cp.Log)
 		}
-		k.named = k.named || cp.Log != ""
+		return k.fail(KindWrongLog, cp.Seq, strconv.Quote(k.named), got, "a signed checkpoint naming another log, or none, after ones naming a log")
+	}
+	if cp.Log != "" {
+		k.named = cp.Log
 	}
 	if cp.Seq <= k.last {
 		return k.fail(KindCheckpointForged, cp.Seq, "seq > "+strconv.FormatUint(k.last, 10),
@@ -308,6 +322,7 @@ func (k *checkpointReader) match(v *verifier, e eventInfo) error {
 	v.sum.Checkpoints++
 	v.sum.LastCheckpointSeq = e.seq
 	v.sum.Log = k.next.Log
+	k.covered = k.covered || k.next.Log != ""
 	return k.advance()
 }
 
@@ -318,8 +333,14 @@ func (k *checkpointReader) finish(v *verifier) error {
 			return err
 		}
 	}
-	if k.log != "" && !k.named {
+	switch {
+	case k.log != "" && k.named == "":
 		return k.fail(KindWrongLog, 0, strconv.Quote(k.log), "no checkpoint naming a log", "no signed checkpoint names the log")
+	case k.log != "" && !k.covered:
+		// Checkpoints before an Anchor are skipped: one naming the log
+		// says nothing of the events after it.
+		return k.fail(KindWrongLog, 0, strconv.Quote(k.log), "no checkpoint naming a log covers an event of the stream",
+			"no signed checkpoint of the log covers the events verified")
 	}
 	if k.next != nil {
 		return k.fail(KindTruncated, k.next.Seq, "seq "+strconv.FormatUint(k.next.Seq, 10),

@@ -85,7 +85,9 @@ const (
 	// KindWrongLog: a validly signed checkpoint names another log than
 	// VerifyOptions.Log (format v3): a log swapped whole for another
 	// server's signed with the same key; or, with VerifyOptions.Log set,
-	// a checkpoint that names no log (v1, v2).
+	// no checkpoint naming it covers an event of the stream; or the
+	// checkpoints of one stream name two logs, or one names none after
+	// one naming a log.
 	KindWrongLog
 )
 

@@ -89,7 +89,7 @@ type Options struct {
 	// a Verify given VerifyOptions.Log refuses the other's log swapped in
 	// whole (KindWrongLog). 1 to MaxLogName bytes of printable ASCII
 	// without a quote or a backslash (ValidLogName); "" writes v2
-	// checkpoints, naming no log.
+	// checkpoints, naming no log. It needs a Signer.
 	LogName string
 
 	// NewChainOnBroken (Open only): when the existing log's chain is broken,
@@ -130,6 +130,11 @@ func (o *Options) validate() (Options, error) {
 		return c, errors.New("audit: ArgHashKey without HashArgs")
 	case c.Signer == nil && (c.Checkpoints != nil || c.CheckpointEvery > 0 || c.CheckpointInterval > 0):
 		return c, errors.New("audit: checkpoints need a Signer")
+	case c.Signer == nil && c.LogName != "":
+		// The name is carried by signed checkpoints only: without them a
+		// log named in the configuration would be named nowhere, and
+		// verify -log would refuse it (red team rtv).
+		return c, errors.New("audit: LogName needs a Signer (the name is carried by signed checkpoints)")
 	case c.Anchor != nil && (c.Anchor.Seq == 0 || !validHash(c.Anchor.Hash)):
 		return c, errors.New("audit: Anchor needs a seq >= 1 and a sha256: hash")
 	}

@@ -39,13 +39,15 @@ type VerifyOptions struct {
 	// a line of it as Line.
 	CheckpointsName string
 	// Log, when set, is the log name every checkpoint must carry
-	// (Options.LogName, format v3): a checkpoint naming another log, one
-	// naming none (v1, v2) after one naming Log, or a stream with no
-	// checkpoint naming Log, is a KindWrongLog error (checkpoints written
-	// before the server was given its name, v1 and v2, may precede the
-	// named ones). Empty accepts any, and v1 and v2 checkpoints verify as
-	// before; Summary.Log reports the name the last matched checkpoint
-	// carried, for the caller to compare.
+	// (Options.LogName, format v3): a checkpoint naming another log, or a
+	// stream in which no checkpoint naming Log covers an event (those
+	// before Anchor cover none), is a KindWrongLog error. Whether or not
+	// Log is set, the checkpoints of one stream name one log, and none
+	// naming no log (v1, v2) may follow one naming it (KindWrongLog);
+	// those written before the server was given its name may precede the
+	// named ones. Empty accepts any name, and v1 and v2 checkpoints verify
+	// as before; Summary.Log reports the name the matched checkpoints
+	// carry, for the caller to compare.
 	Log string
 	// Each, when set, is called with every event once its hash and link
 	// are verified, in log order: a caller can list events, or find those

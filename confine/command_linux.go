@@ -119,6 +119,7 @@ func allowedPaths(p *policy.Policy, o CommandOptions) (rules, error) {
 		}
 	}
 	var out rules
+	granted := map[string]bool{}
 	for dir := range blocked {
 		if set.hit(dir) || isProtectedRoot(dir, roots) {
 			continue // a protected path: nothing inside it is granted
@@ -127,15 +128,21 @@ func allowedPaths(p *policy.Policy, o CommandOptions) (rules, error) {
 		if err != nil {
 			continue // unreadable: nothing under it is granted
 		}
+		// Granted by its resolved path (dir spelled through a link of the
+		// system, /home -> /var/home), which the helper opens following
+		// no link: one swapped in after this check fails it (pinned).
+		real := resolved(dir)
 		for _, e := range entries {
 			full := filepath.Join(dir, e.Name())
+			grant := filepath.Join(real, e.Name())
 			switch {
-			case blocked[full] || set.hit(full) || e.Type()&fs.ModeSymlink != 0:
+			case blocked[full] || set.hit(full) || set.hit(grant) || e.Type()&fs.ModeSymlink != 0 || granted[grant]:
 			case e.IsDir():
-				out.Dirs = append(out.Dirs, full)
+				out.Dirs = append(out.Dirs, grant)
 			default:
-				out.Files = append(out.Files, full)
+				out.Files = append(out.Files, grant)
 			}
+			granted[grant] = true
 		}
 		if len(out.Dirs)+len(out.Files) > maxRules {
 			return rules{}, ErrTooMany
@@ -287,6 +294,16 @@ func init() {
 	}
 	if ABI() < 1 {
 		helperFail("%v", ErrNoLandlock)
+	}
+	if _, err := os.Stat("/proc/self/fd"); err != nil {
+		helperFail("cannot pin the paths the command is granted: %v", err)
+	}
+	for _, l := range []*[]string{&r.Dirs, &r.Files, &r.RODirs, &r.ROFiles} {
+		p, err := pinned(*l)
+		if err != nil {
+			helperFail("cannot restrict the command: %v", err)
+		}
+		*l = p
 	}
 	rs := []landlock.Rule{}
 	if len(r.Dirs) > 0 {

@@ -55,7 +55,12 @@
 // path (".env") is enforced where it exists under the command's working
 // directory when the command starts, and a directory there that cannot be
 // searched for one (unreadable, or deeper than PATH_MAX) is not granted at
-// all. Landlock does not govern metadata: a command can still stat,
+// all. Every path is granted by its resolved form, which the helper opens
+// following no symbolic link (openat2 with RESOLVE_NO_SYMLINKS): an entry
+// or a writable directory swapped for a link between Command's check and
+// the helper's Landlock rules (by a command confined earlier, running at
+// the same time) fails the command instead of granting the link's target.
+// Landlock does not govern metadata: a command can still stat,
 // chmod, chown (as the owner), change the times and set extended
 // attributes of a protected path, though never read or write its
 // content; and a command run as root can read raw block devices (/dev
@@ -66,7 +71,10 @@
 // default where the working or temporary directory is the home directory
 // or an ancestor of it, lies in a hidden directory of home, in what a
 // hidden entry of home links to or in an XDG configuration or data
-// directory, or holds a directory on PATH, with ErrWritableHome (a
+// directory (/etc/xdg, /usr/share where the variables are unset), in /etc,
+// /usr, /boot or /var/spool when run as root, or holds a directory on PATH, or PATH has an empty or
+// relative entry (the working directory of a later shell), with
+// ErrWritableHome (a
 // directory named in Writable is taken as named), and any writable directory
 // reached through a symbolic link this user owns, which an earlier
 // command could have made, with ErrWritableLink) and reads and executes

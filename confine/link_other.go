@@ -2,5 +2,5 @@
 
 package confine
 
-// plantedLink is Linux only: Command confines nothing elsewhere.
-func plantedLink(string) string { return "" }
+// resolveOwn is Linux only: Command confines nothing elsewhere.
+func resolveOwn(p string) (real, planted string) { return resolved(p), "" }

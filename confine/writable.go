@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/user"
 	"path/filepath"
+	"strconv"
 	"strings"
 )
 
@@ -31,10 +32,11 @@ func writableRoots(o CommandOptions) ([]string, error) {
 		if !filepath.IsAbs(d) {
 			d = filepath.Join(base, d)
 		}
-		if l := plantedLink(d); l != "" {
+		real, l := resolveOwn(d)
+		if l != "" {
 			return nil, fmt.Errorf("%w (%s in %s)", ErrWritableLink, l, d)
 		}
-		d = resolved(d)
+		d = real
 		if def {
 			if place := startupPlace(d); place != "" {
 				return nil, fmt.Errorf("%w (%s, in or holding %s)", ErrWritableHome, d, place)
@@ -74,17 +76,23 @@ const maxHomeEntries = 8192
 // that the resolved directory d holds or lies in, or "" (red teams rto,
 // rtt):
 //
-//   - the home directory ($HOME or the account's), held, and ~/bin, lain
-//     in: the login shell puts it on PATH once it exists;
+//   - the home directory ($HOME or the account's), held, and ~/bin (and
+//     what it links to), held or lain in: the login shell puts it on PATH
+//     once it exists;
 //   - a hidden entry of home (~/.config, ~/.local, ~/.ssh, ~/.gnupg,
-//     ~/.cargo, ~/.bashrc) or what a symbolic link there points to, held
-//     or lain in: the shells, the desktop, systemd, ssh, git and the
-//     package managers read and run what is there;
+//     ~/.cargo, ~/.bashrc) or what a symbolic link there, or inside one
+//     down to four levels, points to, held or lain in: the shells, the
+//     desktop, systemd, ssh, git and the package managers read and run
+//     what is there;
 //   - an XDG configuration or data directory ($XDG_CONFIG_HOME,
-//     $XDG_DATA_HOME, $XDG_CONFIG_DIRS, $XDG_DATA_DIRS), held or lain in
+//     $XDG_DATA_HOME, $XDG_CONFIG_DIRS, $XDG_DATA_DIRS, or where unset
+//     /etc/xdg, /usr/local/share and /usr/share), held or lain in
 //     (autostart entries, applications);
-//   - a directory on PATH, or $XDG_RUNTIME_DIR/systemd (where systemd
-//     looks for user units), held.
+//   - run as root, /etc, /usr, /boot and /var/spool, held or lain in;
+//   - a directory on PATH, held, and $XDG_RUNTIME_DIR/systemd (where
+//     systemd looks for user units), held or lain in; and any directory where PATH has an
+//     empty or relative entry ("/usr/bin:", "::", "."), which is the
+//     working directory of whoever runs a command later.
 //
 // The places are this process's (its environment, its account): where the
 // user's own programs, run later outside the sandbox, look; a HOME or PATH
@@ -101,8 +109,13 @@ func startupPlace(d string) string {
 		if under(h, d) {
 			return h
 		}
-		if under(d, filepath.Join(h, "bin")) {
-			return filepath.Join(h, "bin") // on PATH at the next login (Debian's ~/.profile)
+		for _, b := range spellings(filepath.Join(h, "bin")) {
+			// On PATH at the next login (Debian's ~/.profile); where it
+			// is a link (~/bin -> ~/src/tools/bin), its target too, held
+			// or lain in (red team rtv).
+			if under(d, b) || under(b, d) {
+				return b
+			}
 		}
 		if rel, ok := strings.CutPrefix(d, h+"/"); ok && strings.HasPrefix(rel, ".") {
 			first, _, _ := strings.Cut(rel, "/")
@@ -113,7 +126,20 @@ func startupPlace(d string) string {
 		}
 	}
 	for _, name := range []string{"XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CONFIG_DIRS", "XDG_DATA_DIRS"} {
-		for _, x := range filepath.SplitList(os.Getenv(name)) {
+		v := os.Getenv(name)
+		if v == "" {
+			v = xdgDefaults[name] // the specification's, unset (red team rtv)
+		}
+		for _, x := range filepath.SplitList(v) {
+			for _, p := range spellings(x) {
+				if under(p, d) || under(d, p) {
+					return p
+				}
+			}
+		}
+	}
+	if os.Geteuid() == 0 {
+		for _, x := range rootPlaces {
 			for _, p := range spellings(x) {
 				if under(p, d) || under(d, p) {
 					return p
@@ -122,8 +148,22 @@ func startupPlace(d string) string {
 		}
 	}
 	held := filepath.SplitList(os.Getenv("PATH"))
+	for _, x := range held {
+		if !filepath.IsAbs(x) {
+			// "/usr/bin:", "::", ".", "node_modules/.bin": the working
+			// directory of whoever runs a command later, which may be
+			// any writable directory (red team rtv).
+			return "the relative PATH entry " + strconv.Quote(x) + ", a later shell's working directory"
+		}
+	}
 	if r := os.Getenv("XDG_RUNTIME_DIR"); filepath.IsAbs(r) {
-		held = append(held, filepath.Join(r, "systemd")) // user units systemd loads
+		// User units systemd loads ($XDG_RUNTIME_DIR/systemd/user,
+		// .../transient): held or lain in (red team rtv).
+		for _, p := range spellings(filepath.Join(r, "systemd")) {
+			if under(p, d) || under(d, p) {
+				return p
+			}
+		}
 	}
 	for _, x := range held {
 		for _, p := range spellings(x) {
@@ -135,27 +175,65 @@ func startupPlace(d string) string {
 	return ""
 }
 
-// hiddenTarget returns the target of a symbolic link among the hidden
-// entries of home h (~/.config -> ~/dotfiles/config, ~/.bashrc ->
-// ~/dotfiles/bashrc) that d holds or lies in, or "".
+// xdgDefaults are the XDG Base Directory specification's system
+// directories where their variables are unset (the home ones are hidden
+// directories of home).
+var xdgDefaults = map[string]string{"XDG_CONFIG_DIRS": "/etc/xdg", "XDG_DATA_DIRS": "/usr/local/share:/usr/share"}
+
+// rootPlaces are, for a server run as root (a container), the system's
+// places whose files run later as root: /etc (cron.d, profile.d, systemd
+// units, sudoers.d), /usr (its programs, systemd's units), /boot and the
+// cron and at spools.
+var rootPlaces = []string{"/etc", "/usr", "/boot", "/var/spool"}
+
+// hiddenTarget returns the target of a symbolic link in a hidden entry
+// of home h, or inside one down to maxHiddenDepth (~/.config ->
+// ~/dotfiles/config, ~/.bashrc -> ~/dotfiles/bashrc, and as GNU Stow
+// links packages, ~/.config/nvim -> ~/dotfiles/nvim/.config/nvim or
+// ~/.config/autostart/x.desktop -> ~/dotfiles/x.desktop: red team rtv),
+// that d holds or lies in, or "". It reads at most maxHomeEntries
+// entries, breadth first, and skips ~/.cache.
 func hiddenTarget(h, d string) string {
-	f, err := os.Open(h)
-	if err != nil {
-		return ""
+	type item struct {
+		dir   string
+		depth int
 	}
-	defer f.Close()
-	entries, _ := f.ReadDir(maxHomeEntries)
-	for _, e := range entries {
-		if !strings.HasPrefix(e.Name(), ".") || e.Type()&os.ModeSymlink == 0 {
+	budget := maxHomeEntries
+	queue := []item{{h, 0}}
+	for len(queue) > 0 && budget > 0 {
+		it := queue[0]
+		queue = queue[1:]
+		f, err := os.Open(it.dir)
+		if err != nil {
 			continue
 		}
-		t, err := filepath.EvalSymlinks(filepath.Join(h, e.Name()))
-		if err == nil && (under(t, d) || under(d, t)) {
-			return t
+		entries, _ := f.ReadDir(budget)
+		f.Close()
+		budget -= len(entries)
+		for _, e := range entries {
+			name := e.Name()
+			if it.depth == 0 && (!strings.HasPrefix(name, ".") || name == ".cache") {
+				continue
+			}
+			p := filepath.Join(it.dir, name)
+			switch {
+			case e.Type()&os.ModeSymlink != 0:
+				t, err := filepath.EvalSymlinks(p)
+				if err == nil && (under(t, d) || under(d, t)) {
+					return t
+				}
+			case e.IsDir() && it.depth+1 < maxHiddenDepth:
+				queue = append(queue, item{p, it.depth + 1})
+			}
 		}
 	}
 	return ""
 }
+
+// maxHiddenDepth is how deep below home hiddenTarget looks for links:
+// ~/.config/systemd/user/x.service and ~/.local/share/applications/x.desktop
+// are four levels down.
+const maxHiddenDepth = 4
 
 // under reports whether p is root or inside it.
 func under(p, root string) bool {

@@ -6,11 +6,6 @@ import (
 	"path"
 	"strconv"
 	"strings"
-	"sync"
-	"unicode"
-	"unicode/utf8"
-
-	"golang.org/x/text/unicode/norm"
 
 	"github.com/gatehouse-dev/gatehouse/internal/pct"
 	"github.com/gatehouse-dev/gatehouse/normalize"
@@ -36,12 +31,14 @@ type argViews struct {
 
 	server    string // Request.Server folded, once serverSet
 	serverSet bool
+
+	named int // bytes folded by normalize.Name so far (maxNameBytes)
 }
 
 // serverName is the request's server name folded as values are, made once.
 func (vs *argViews) serverName(s string) string {
 	if !vs.serverSet {
-		vs.server, vs.serverSet = foldValue(s), true
+		vs.server, vs.serverSet = vs.fold(s), true
 	}
 	return vs.server
 }
@@ -70,27 +67,27 @@ func (vs *argViews) get(name string, v any) *broadView {
 		i := vs.n
 		vs.n++
 		vs.names[i] = name
-		vs.views[i].fill(v)
+		vs.views[i].fill(vs, v)
 		return &vs.views[i]
 	}
 	if vs.more == nil {
 		vs.more = map[string]*broadView{}
 	}
 	bv := &broadView{}
-	bv.fill(v)
+	bv.fill(vs, v)
 	vs.more[name] = bv
 	return bv
 }
 
-func (bv *broadView) fill(v any) {
+func (bv *broadView) fill(vs *argViews, v any) {
 	if s, ok := v.(string); ok {
-		t := foldValue(s)
+		t := vs.fold(s)
 		bv.one, bv.isOne = t, true
 		bv.readings(t)
 		bv.same = t == s && len(bv.strs) == 0 && len(bv.nums) == 0
 		return
 	}
-	bv.add(v, 0)
+	bv.add(vs, v, 0)
 }
 
 // readings adds what a handler may read the folded string t as besides
@@ -162,10 +159,10 @@ func unquoted(t string) string {
 	return strings.TrimRight(t, ".")
 }
 
-func (bv *broadView) add(v any, depth int) {
+func (bv *broadView) add(vs *argViews, v any, depth int) {
 	switch x := v.(type) {
 	case string:
-		t := foldValue(x)
+		t := vs.fold(x)
 		bv.strs = append(bv.strs, t)
 		bv.readings(t)
 	case json.Number:
@@ -180,7 +177,7 @@ func (bv *broadView) add(v any, depth int) {
 			return
 		}
 		for _, e := range x {
-			bv.add(e, depth+1)
+			bv.add(vs, e, depth+1)
 		}
 	case map[string]any:
 		// An object's members are read case-insensitively by
@@ -190,7 +187,7 @@ func (bv *broadView) add(v any, depth int) {
 			bv.closed = true
 			return
 		}
-		bv.strs = append(bv.strs, foldValue(s))
+		bv.strs = append(bv.strs, vs.fold(s))
 	}
 }
 
@@ -275,6 +272,34 @@ func globNumber(glob string) string {
 // invisible and control runes removed, white space trimmed); over
 // maxFoldLen bytes, foldLong.
 func foldValue(s string) string {
+	s = pctDecoded(s)
+	if len(s) > maxFoldLen {
+		return foldLong(s)
+	}
+	return normalize.Name(s)
+}
+
+// maxNameBytes bounds the bytes of one call's argument values folded with
+// normalize.Name: past it, each further value is folded by foldLong,
+// whatever its length. Without it an array of strings just under
+// maxFoldLen (each "\ufdfa\u0301", which NFKC expands elevenfold) cost
+// normalize.Name's price for a whole mebibyte, about 750 ms, twelve times
+// foldLong's for most text (red team rtv).
+const maxNameBytes = 64 << 10
+
+// fold is foldValue within the call's budget of normalize.Name bytes.
+func (vs *argViews) fold(s string) string {
+	s = pctDecoded(s)
+	if len(s) > maxFoldLen || vs.named+len(s) > maxNameBytes {
+		return foldLong(s)
+	}
+	vs.named += len(s)
+	return normalize.Name(s)
+}
+
+// pctDecoded is s with percent escapes decoded, three rounds at most, as
+// protected paths have them.
+func pctDecoded(s string) string {
 	for range 3 {
 		d := pct.Decode(s)
 		if d == s {
@@ -282,136 +307,5 @@ func foldValue(s string) string {
 		}
 		s = d
 	}
-	if len(s) > maxFoldLen {
-		return foldLong(s)
-	}
-	return normalize.Name(s)
+	return s
 }
-
-// foldLong is the fold of a string over maxFoldLen, as normalize.Name
-// folds it but at a small cost per byte: one pass that removes invisible
-// and control runes, maps fullwidth ASCII, ß, the other NFKC compatibility
-// forms and full case folds from runeFolds, and lowers case; white space
-// trimmed. A text with a rune that composes with the one before it or is
-// reordered by NFC (a combining mark, a Hangul vowel) is first put in
-// canonical order and composed (NFC), folded, and composed again, so that
-// "cafe\u0301" is "café" and "\u1f88\u0301" is "\u1f04\u03b9", as
-// normalize.Name has them (TestFoldLongAgreesWithNameSequences).
-func foldLong(s string) string {
-	t := runeFolds()
-	out, marks := t.pass(s)
-	if marks {
-		out, _ = t.pass(norm.NFC.String(s))
-		// NFC puts a CGJ after 30 marks in a row (UAX #15 stream-safe
-		// format); normalize.Name removes it as an invisible rune.
-		out = strings.ReplaceAll(norm.NFC.String(out), "\u034f", "")
-	}
-	return strings.TrimSpace(out)
-}
-
-// pass is foldLong's rune-by-rune pass. marks reports a rune read or
-// written that NFC may compose or reorder.
-func (t *foldTable) pass(s string) (_ string, marks bool) {
-	var b strings.Builder
-	b.Grow(len(s))
-	for _, r := range s {
-		switch {
-		case r < 0x80:
-			if r < 0x20 || r == 0x7f {
-				continue
-			}
-			if 'A' <= r && r <= 'Z' {
-				r += 'a' - 'A'
-			}
-			b.WriteByte(byte(r))
-			continue
-		case normalize.Invisible(r) || unicode.IsControl(r):
-			continue
-		case 0xFF01 <= r && r <= 0xFF5E:
-			r -= 0xFF01 - 0x21
-		case r == 0x3000:
-			r = ' '
-		default:
-			if t.is(&t.mark, r) {
-				marks = true
-			}
-			if t.is(&t.has, r) {
-				f := t.to[r]
-				b.WriteString(f.s)
-				marks = marks || f.marks
-				continue
-			}
-		}
-		b.WriteRune(unicode.ToLower(r))
-	}
-	return b.String(), marks
-}
-
-// runeFolds maps each rune that normalize.Name changes other than by
-// unicode.ToLower to what Name makes of it inside a string: NFKC
-// compatibility forms ("𝐩" and "ᵖ" are "p", "ﬁ" is "fi", "¨" is " \u0308"),
-// full case folds (ß is "ss", İ is "i\u0307", ς is "σ", Cherokee small
-// letters are capitals), canonical singletons. Built from normalize.Name
-// itself at the first long value (about 30 ms), so that the two cannot
-// drift apart; TestFoldLongAgreesWithNameEveryRune checks every rune.
-var runeFolds = sync.OnceValue(runeFolds0)
-
-// runeFolds0 builds runeFolds' table.
-func runeFolds0() *foldTable {
-	t := &foldTable{to: make(map[rune]foldTo)}
-	var buf [2*utf8.UTFMax + 2]byte
-	for r := rune(0x80); r <= unicode.MaxRune; r++ {
-		if 0xD800 <= r && r <= 0xDFFF {
-			continue
-		}
-		n := utf8.EncodeRune(buf[:], r)
-		if !norm.NFC.Properties(buf[:n]).BoundaryBefore() {
-			t.set(&t.mark, r)
-		}
-		if 0xAC00 <= r && r <= 0xD7A3 || unicode.SimpleFold(r) == r && norm.NFKD.Properties(buf[:n]).Decomposition() == nil {
-			continue // Hangul syllables: canonical, and NFC composes them again
-		}
-		// Between two '|', which compose with nothing, so that the leading
-		// space of a compatibility form ("¨") is not trimmed.
-		b := append(append(append(buf[:0], '|'), string(r)...), '|')
-		v := normalize.Name(string(b))
-		v = v[1 : len(v)-1]
-		if v != string(unicode.ToLower(r)) {
-			t.to[r] = foldTo{s: v, marks: composes(v)}
-			t.set(&t.has, r)
-		}
-	}
-	return t
-}
-
-// composes reports whether s holds a rune that NFC may compose with the
-// rune before it or reorder.
-func composes(s string) bool {
-	for i := 0; i < len(s); {
-		p := norm.NFC.PropertiesString(s[i:])
-		if !p.BoundaryBefore() {
-			return true
-		}
-		i += max(p.Size(), 1)
-	}
-	return false
-}
-
-// foldTable is runeFolds' table: has marks the runes that to maps, mark
-// the runes that NFC may compose with the rune before them or reorder.
-type foldTable struct {
-	has, mark runeSet
-	to        map[rune]foldTo
-}
-
-// foldTo is what a rune folds to; marks: it holds a rune that NFC may
-// compose or reorder.
-type foldTo struct {
-	s     string
-	marks bool
-}
-
-type runeSet [(unicode.MaxRune + 1) / 64]uint64
-
-func (*foldTable) set(s *runeSet, r rune)     { s[r>>6] |= 1 << (r & 63) }
-func (*foldTable) is(s *runeSet, r rune) bool { return s[r>>6]&(1<<(r&63)) != 0 }

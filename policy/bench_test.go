@@ -2,6 +2,7 @@ package policy_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -137,4 +138,38 @@ func BenchmarkEvaluateACPLongMarks(b *testing.B) {
 	}
 	p := mustParse(b, src)
 	benchEval(b, p, policy.Request{Method: "tools/call", Tool: "run", Args: map[string]any{"command": strings.Repeat("e\u0301 ", (1<<20)/4)}}, policy.Allow)
+}
+
+// BenchmarkEvaluateACPLongExpanding is BenchmarkEvaluateACPLongMarks with
+// the form NFKC expands most, U+FDFA (3 bytes, 33 folded), each before a
+// mark: a mebibyte is folded to 9 MiB (red team rtv).
+func BenchmarkEvaluateACPLongExpanding(b *testing.B) {
+	src := "version: \"1\"\ndefault_action: allow\nrules:\n"
+	for i := range 20 {
+		src += "  - match: {tool: run, args: {command: \"rm" + strings.Repeat("x", i) + " *\"}}\n    action: deny\n"
+	}
+	p := mustParse(b, src)
+	benchEval(b, p, policy.Request{Method: "tools/call", Tool: "run", Args: map[string]any{"command": strings.Repeat("\ufdfa\u0301", (1<<20)/5)}}, policy.Allow)
+}
+
+// BenchmarkEvaluateACPChunks is BenchmarkEvaluateACPLongExpanding with the
+// mebibyte in an array of strings just under 16 KiB, each of which
+// normalize.Name folded before the call's budget of Name bytes (red team
+// rtv); and the same of decomposed letters.
+func BenchmarkEvaluateACPChunks(b *testing.B) {
+	src := "version: \"1\"\ndefault_action: allow\nrules:\n"
+	for i := range 20 {
+		src += "  - match: {tool: run, args: {command: \"rm" + strings.Repeat("x", i) + " *\"}}\n    action: deny\n"
+	}
+	p := mustParse(b, src)
+	for _, unit := range []string{"\ufdfa\u0301", "e\u0301 "} {
+		el := strings.Repeat(unit, (16<<10)/len(unit))
+		var arr []any
+		for range (1 << 20) / (len(el) + 3) {
+			arr = append(arr, el)
+		}
+		b.Run(fmt.Sprintf("%+q", unit), func(b *testing.B) {
+			benchEval(b, p, policy.Request{Method: "tools/call", Tool: "run", Args: map[string]any{"command": arr}}, policy.Allow)
+		})
+	}
 }

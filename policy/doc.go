@@ -68,12 +68,15 @@
 // folded JSON text of an object (encoding/json reads member names
 // case-insensitively: {"PRIVILEGED":true}), and any
 // value it cannot match (over [MaxArgLen], no JSON representation, nested
-// too deeply). Each argument is folded once per call; a string over 16 KiB
-// is folded to the same form in one cheap pass (invisible runes, and each
+// too deeply). Each argument is folded once per call; a string over 16 KiB,
+// and every string once a call's values have had 64 KiB folded by
+// normalize.Name, is folded to the same form in one cheap pass (invisible runes, and each
 // rune as normalize.Name maps it alone, from a table built from
 // normalize.Name), plus canonical composition before and after it when the
 // string holds a combining mark ("e\u0301"), so its cost stays linear:
-// about 8 ms per MiB, 63 ms per MiB of combining marks. A broad match
+// about 8 ms per MiB, 63 ms per MiB of combining marks, up to about
+// 300 ms per MiB for the forms NFKC expands most (U+FDFA, 3 bytes folded
+// to 33, before a mark). A broad match
 // can make an earlier ask rule take a spelled value a later deny rule
 // would have taken ("PROD" asks under "ask env: prod"); the human is asked.
 // A value that an allow rule with a rate_limit names only in another
