@@ -175,12 +175,21 @@ const settingGroup = "secret0"
 // holds: words and numbers joined by - _ / + . : or a space
 // (strong-passwords-only, bcrypt-sha256-v2, X-Api-Key, 86400s), a UUID or a
 // run of hex digits (in words too: v2-<uuid>), a ULID, a regular expression
-// (^...$) or an ARN. Any other value under such a name is read as the
+// (^[A-Z].{12,}$) or an ARN. Any other value under such a name is read as the
 // credential it may be: password_id=Fake-Pa55word! and
 // api_key_version: k3Zp9Qm2Xr7Lw4Tb8Nc1Vf6Hy0Jd5Ks reached the client
 // (red team rtu).
 var settingValue = regexp.MustCompile(`^(?:` + settingWord + `(?:[-_/+.: ]` + settingWord + `)*` +
-	`|[0-9A-HJKMNP-TV-Z]{26}|\^.*|.*[^\\]\$|arn:[a-z0-9-]{1,16}:.*)$`)
+	`|[0-9A-HJKMNP-TV-Z]{26}|arn:[a-z0-9-]{1,16}:.*` +
+	// A regular expression: anchored at either end, with a class, a
+	// group, a repeat or an escape (a password may start with ^ or end
+	// with $).
+	`|\^.*` + regexPart + `.*|.*` + regexPart + `.*[^\\]\$)$`)
+
+// regexPart is what makes a value anchored with ^ or $ a regular
+// expression: a character class, a group, a counted repeat, .* or .+, or
+// an escape such as \d.
+const regexPart = `(?:\[[^\]]+\]|\(\?|\{[0-9]+,?[0-9]*\}|\.[*+]|\\[dwsDWSb])`
 
 // settingWord is a word of settingValue: a word of letters (lower,
 // Capitalized, CamelCase or upper case) with a short number, a number with

@@ -25,6 +25,8 @@ func TestRedTeamRTU_SecretUnderSettingName(t *testing.T) {
 		"password.id=" + pw,
 		"password-label: '" + pw + "'",
 		"password_ſtrength=" + pw,
+		"password_id=" + pw + "$",
+		`password_id: "^` + pw + `"`,
 		"api_key_version: " + tok,
 		"api_key_id=" + tok,
 		`{"apiKeyId": "` + tok + `"}`,

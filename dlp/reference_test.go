@@ -143,7 +143,9 @@ func refEscapeLen(t string) int {
 // secret0): words and numbers, hex, a UUID, a ULID, a regex, an ARN.
 var refSettingValue = regexp.MustCompile(`^(?:(?:[A-Za-z][a-z]*(?:[A-Z][a-z]+)*[0-9]{0,4}|[A-Z]{1,8}[0-9]{0,4}|[0-9]{1,8}[a-z]{0,2}|[0-9a-fA-F]{4,64})` +
 	`(?:[-_/+.: ](?:[A-Za-z][a-z]*(?:[A-Z][a-z]+)*[0-9]{0,4}|[A-Z]{1,8}[0-9]{0,4}|[0-9]{1,8}[a-z]{0,2}|[0-9a-fA-F]{4,64}))*` +
-	`|[0-9A-HJKMNP-TV-Z]{26}|\^.*|.*[^\\]\$|arn:[a-z0-9-]{1,16}:.*)$`)
+	`|[0-9A-HJKMNP-TV-Z]{26}|arn:[a-z0-9-]{1,16}:.*` +
+	`|\^.*(?:\[[^\]]+\]|\(\?|\{[0-9]+,?[0-9]*\}|\.[*+]|\\[dwsDWSb]).*` +
+	`|.*(?:\[[^\]]+\]|\(\?|\{[0-9]+,?[0-9]*\}|\.[*+]|\\[dwsDWSb]).*[^\\]\$)$`)
 
 func refInvisible(r rune) bool {
 	if r < 0x09 || r >= 0x0e && r < 0x20 || r == 0x7f {
