@@ -24,19 +24,31 @@ func phraseJoin(name, v string) string {
 // passphrase reports whether v is one line of 2 to 12 words, at most 256
 // bytes, none of them a word of prose (stopWords).
 func passphrase(v string) bool {
-	if len(v) < 8 || len(v) > 256 || strings.ContainsAny(v, "\n\r") {
+	if len(v) < 8 || len(v) > 256 || !strings.ContainsAny(v, " \t") || strings.ContainsAny(v, "\n\r") {
 		return false
 	}
-	words := strings.Fields(v)
-	if len(words) < 2 || len(words) > 12 {
-		return false
-	}
-	for _, w := range words {
-		if stopWords[strings.ToLower(strings.Trim(w, ".,;:!?()\"'"))] {
+	n := 0
+	var low [16]byte
+	for w := range strings.FieldsSeq(v) {
+		if n++; n > 12 {
+			return false
+		}
+		w = strings.Trim(w, ".,;:!?()\"'")
+		if len(w) > len(low) {
+			continue // no stop word is so long
+		}
+		for i := 0; i < len(w); i++ {
+			c := w[i]
+			if c >= 'A' && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			low[i] = c
+		}
+		if stopWords[string(low[:len(w)])] {
 			return false
 		}
 	}
-	return true
+	return n >= 2
 }
 
 // stopWords are the words of prose a tool writes in a password's place:
