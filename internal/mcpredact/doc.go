@@ -47,13 +47,20 @@
 // strings are opened sixteen deep (JSON's escapes double at each level:
 // 2^16 backslashes) within a budget of eight times the text and 1 MiB; a
 // string past either that may hold a document naming a credential is
-// withheld whole as "[REDACTED:nested-document]". Still left to the text
-// rules alone (red team rtr): a value with spaces inside a line (a
-// passphrase of words), a credential's name and value as a YAML flow
-// sequence ("- [DB_PASS, ...]"), YAML that neither parses nor sits in a
-// fence or around one line of prose, an alias of a YAML collection, a
-// CSV past its reading budget (then split at the separator), and an
-// assignment whose value reads as code (a call, an index, a statement).
+// withheld whole as "[REDACTED:nested-document]"; so is a text whose
+// tables may hold quoted cells once their reading budget is spent. YAML
+// is read in every spelling its parser reads (flow sequences and flow
+// style, complex keys, tags, anchors and aliases, lines ended by CR, NEL,
+// LS or PS: yamlspell.go). A value under a password's name whose bounds
+// a reading knows (a JSON member, a YAML scalar, a configuration line)
+// and that holds spaces ("correct horse battery staple", "Fake
+// Pa55word!") is scanned with its words joined, unless a word of it is
+// one of prose ("see the vault": passphrase.go). Still left to the text
+// rules alone (red teams rtr, rtu): YAML that neither parses nor sits in
+// a fence or around one line of prose, an alias of a YAML collection, an
+// assignment whose value reads as code (a call, an index, a statement), a
+// properties line whose name and value a space separates ("db.pw ..."),
+// and a name longer than 128 bytes.
 //
 // When nothing is found the original value is returned as it is. When
 // something is, the redacted tree is decoded into a new value of the same

@@ -10,8 +10,9 @@ import (
 // (and any client) reads it as a name and its value: a flow sequence
 // ("- [DB_PASS, ...]", left open by rtr), a complex key ("? DB_PASS"), a
 // key with a tag, a name held by an anchor and read through an alias,
-// YAML's flow style written like JSON but no JSON, and lines ended by CR
-// alone, NEL, LS or PS.
+// YAML's flow style written like JSON but no JSON (a quoted key with its
+// colon unspaced, the credential's member not first), and lines ended by
+// CR alone, NEL, LS or PS (in configuration lines too).
 func TestRedTeamRTU_YAMLSpellings(t *testing.T) {
 	for name, doc := range map[string]string{
 		"flow sequence":        "env:\n  - [DB_PASS, " + rtmPassword + "]\nhost: db.internal\n",
@@ -30,6 +31,11 @@ func TestRedTeamRTU_YAMLSpellings(t *testing.T) {
 		"NEL":                  "env:\u0085  - name: DB_PASS\u0085    value: " + rtmPassword + "\u0085host: db.internal\u0085",
 		"LS":                   "env:\u2028  - name: DB_PASS\u2028    value: " + rtmPassword + "\u2028host: db.internal\u2028",
 		"PS":                   "db:\u2029  host: db.internal\u2029  pw: " + rtmPassword + "\u2029",
+		"JSON-style key":       "{\"privKey\":\"" + rtmToken + "\", host: db.internal}",
+		"flow, name second":    "{host: db.internal, privKey: " + rtmToken + "}\n",
+		"flow list, unspaced":  "- {host: db.internal, \"pw\":'" + rtmPassword + "'}\n",
+		"INI with CR":          "[db]\rhost = db.internal\rpw = " + rtmPassword + "\r",
+		"properties with LS":   "db.host=db.internal\u2028db.pw=" + rtmPassword + "\u2028",
 	} {
 		if got, leak := rtrLeaks(t, doc); leak {
 			t.Errorf("%s: a secret reached the client: %q", name, got)

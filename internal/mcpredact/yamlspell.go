@@ -6,7 +6,9 @@ import "strings"
 // not read, so the text went out scanned by the text rules alone (red team
 // rtu): a name and its value as a flow sequence ("- [DB_PASS, ...]"), a
 // complex key ("? DB_PASS\n: ..."), a key with a tag or an anchor
-// ("!!str name: DB_PASS"), a name held by an anchor and read through an
+// ("!!str name: DB_PASS"), a member after "-" and a tab, a JSON-style
+// key in a flow mapping ({"privKey":"..."}, with its colon unspaced), a
+// name held by an anchor and read through an
 // alias ("x: &n DB_PASS" ... "name: *n"), and lines that end in CR alone,
 // NEL, LS or PS, which the parser reads as line breaks.
 
@@ -33,17 +35,18 @@ func yamlBreaks(s string) string {
 }
 
 // yamlOtherLine reports whether a line of s, after its indentation and a
-// sequence's "- ", is a complex key ("? ...") or a flow sequence ("[...")
-// that may name a credential.
+// sequence's "- ", is a complex key ("? ...") or a flow collection ("[...",
+// "{..." with the credential's name in any member) that may name a
+// credential.
 func yamlOtherLine(s string) bool {
 	for s != "" {
 		line, rest, _ := strings.Cut(s, "\n")
 		s = rest
 		t := strings.TrimLeft(line, " \t")
-		for strings.HasPrefix(t, "- ") {
+		for strings.HasPrefix(t, "- ") || strings.HasPrefix(t, "-\t") {
 			t = strings.TrimLeft(t[2:], " \t")
 		}
-		if (strings.HasPrefix(t, "? ") || strings.HasPrefix(t, "[")) && mayName(t) {
+		if (strings.HasPrefix(t, "? ") || strings.HasPrefix(t, "[") || strings.HasPrefix(t, "{")) && mayName(t) {
 			return true
 		}
 	}
@@ -76,4 +79,11 @@ func anchored(value string) bool {
 		}
 	}
 	return strings.HasPrefix(v, "&")
+}
+
+// quotedKey reports whether the colon at s[i] follows a quoted key: in a
+// flow collection, YAML reads "privKey":value without a space, as JSON
+// does (red team rtu).
+func quotedKey(s string, i int) bool {
+	return i > 0 && (s[i-1] == '"' || s[i-1] == '\'')
 }

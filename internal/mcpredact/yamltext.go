@@ -313,7 +313,7 @@ func yamlColonLine(s string) bool {
 		if i < 0 {
 			return false
 		}
-		if i+1 < len(s) && s[i+1] != ' ' && s[i+1] != '\t' && s[i+1] != '\r' && s[i+1] != '\n' {
+		if i+1 < len(s) && s[i+1] != ' ' && s[i+1] != '\t' && s[i+1] != '\r' && s[i+1] != '\n' && !quotedKey(s, i) {
 			s = s[i+1:] // := or a URL's scheme: no key
 			continue
 		}
@@ -338,14 +338,14 @@ func yamlKey(line string) (key, value string, ok bool) {
 	t := strings.TrimLeft(line, " \t")
 	for {
 		switch {
-		case strings.HasPrefix(t, "- "), strings.HasPrefix(t, "{"):
-			t = strings.TrimLeft(t[1:], " ")
+		case strings.HasPrefix(t, "- "), strings.HasPrefix(t, "-\t"), strings.HasPrefix(t, "{"):
+			t = strings.TrimLeft(t[1:], " \t")
 			continue
 		}
 		break
 	}
 	i := strings.IndexByte(t, ':')
-	if i <= 0 || i > 128 || i+1 < len(t) && t[i+1] != ' ' && t[i+1] != '\t' {
+	if i <= 0 || i > 128 || i+1 < len(t) && t[i+1] != ' ' && t[i+1] != '\t' && !quotedKey(t, i) {
 		return "", "", false
 	}
 	key = strings.Trim(yamlProps(t[:i]), `"'`)
