@@ -250,7 +250,7 @@ func (w *walker) scanNamed(ms []member) {
 		// rtr): it is scanned as a single quote, and a redacted value
 		// keeps the single quotes.
 		v = strings.ReplaceAll(v, `"`, `'`)
-		v = phraseJoin(x.name, joinLines(v))
+		v = longValue(phraseJoin(x.name, joinLines(v)), x.joined || i+1 < len(ms) && ms[i+1].joined)
 		parts = append(parts, glue, v)
 		sep = `", `
 	}

@@ -282,6 +282,12 @@ func textCovers(w *walker, s string, edits []yamlEdit) bool {
 		if i == 0 || merged[i-1].End <= e.start {
 			return false
 		}
+		// A range that stops inside the value's word (a rule's longest
+		// match, "client_secret: <600 characters>") leaves its rest to
+		// the client (red team rtu).
+		if end := merged[i-1].End; end < e.end && end < len(s) && !strings.ContainsRune(" \t\r\n\"'", rune(s[end])) {
+			return false
+		}
 	}
 	return true
 }
