@@ -267,7 +267,7 @@ func (w *walker) scanNamed(ms []member) {
 	changed := false
 	for i, x := range ms {
 		if out[2*i+1] != parts[2*i+1] {
-			x.set(scanned(pads[i][0] + out[2*i+1] + pads[i][1]))
+			x.set(scanned(pads[i][0] + wordAfterMarkers(out[2*i+1]) + pads[i][1]))
 			changed = true
 		}
 	}

@@ -39,6 +39,20 @@ func TestRedTeamRTU_LongValuesUnderTheirNames(t *testing.T) {
 			}
 		}
 	}
+	// In text, past a rule's longest match: the rest of the word goes too,
+	// and the text keeps its layout.
+	v := strings.Repeat("k3Zp9Qm2Xr7Lw4Tb8Nc1Vf6Hy0Jd5Ks", 40)
+	for doc, want := range map[string]string{
+		"> X-Api-Key: " + v + "\n> Host: db.internal\n":                             "> X-Api-Key: [REDACTED:generic-secret-unquoted]\n> Host: db.internal\n",
+		"ran with CLIENT_SECRET=" + v + " on db.internal\n":                         "ran with CLIENT_SECRET=[REDACTED:generic-secret-unquoted] on db.internal\n",
+		"Authorization: Bearer " + v + "\nHost: db.internal\n":                      "Authorization: Bearer [REDACTED:authorization-bearer]\nHost: db.internal\n",
+		"curl -H 'Authorization: Bearer " + v + "' https://db.internal/\n":          "curl -H 'Authorization: Bearer [REDACTED:authorization-bearer]' https://db.internal/\n",
+		`{"headers": {"Authorization": "Bearer ` + v + `"}, "host": "db.internal"}`: `{"headers":{"Authorization":"Bearer [REDACTED:authorization-bearer]"},"host":"db.internal"}`,
+	} {
+		if got, _ := rtqText(t, doc); got != want {
+			t.Errorf("%.60q: got %.200q, want %q", doc, got, want)
+		}
+	}
 	// Near misses: long references under the same names.
 	long := strings.Repeat("segment-", 40)
 	for _, doc := range []string{

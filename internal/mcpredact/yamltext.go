@@ -282,10 +282,11 @@ func textCovers(w *walker, s string, edits []yamlEdit) bool {
 		if i == 0 || merged[i-1].End <= e.start {
 			return false
 		}
-		// A range that stops inside the value's word (a rule's longest
-		// match, "client_secret: <600 characters>") leaves its rest to
-		// the client (red team rtu).
-		if end := merged[i-1].End; end < e.end && end < len(s) && !strings.ContainsRune(" \t\r\n\"'", rune(s[end])) {
+		// A short range that stops inside the value's word leaves its
+		// rest to the client; the text scan removes the rest of a long
+		// one's word (cutTails: "client_secret: <600 characters>", red
+		// team rtu).
+		if r := merged[i-1]; r.End < e.end && r.End-r.Start < longMatch && !strings.ContainsRune(" \t\r\n\"'", rune(s[r.End])) {
 			return false
 		}
 	}
