@@ -12,8 +12,9 @@ import (
 // Red team rtu, through the guard to a go-sdk client: a tool result's text
 // holding a password under a setting's name (password_id), a YAML flow
 // sequence naming a credential, a passphrase of words under a password's
-// name, and a CSV table read after its reading budget was spent reached
-// the client as they were.
+// name, a CSV table read after its reading budget was spent, a password
+// under pw_type, and keys longer than the rules' longest match reached
+// the client.
 func TestRedTeamRTU_TextReadingsOnTheWire(t *testing.T) {
 	const pw = "Fake-Pa55word!"
 	text := func(s string) *mcp.CallToolResult {
@@ -26,6 +27,9 @@ func TestRedTeamRTU_TextReadingsOnTheWire(t *testing.T) {
 		"passphrase":    text(`{"db": {"host": "db.internal", "password": "correct horse battery Pa55word!"}}`),
 		"csv budget":    text(strings.Repeat("name,password\n\"x\n", 4) + pad + "user,password\nadmin,\"Fake,Pa55word!\"\n"),
 		"LS breaks":     text("env:\u2028  - name: DB_PASS\u2028    value: " + pw + "\u2028host: db.internal\u2028"),
+		"pw_type":       text(`{"db": {"host": "db.internal", "pw_type": "` + pw + `"}}`),
+		"long password": text(`{"db": {"host": "db.internal", "password": "` + strings.Repeat("Fake-Pa55word!", 12) + `"}}`),
+		"long key":      text("> X-Api-Key: " + strings.Repeat("k3Zp9Qm2Xr7Lw4Pa55word", 30) + "\n> Host: db.internal\n"),
 	}
 	_, cs := connectAt(t, rtServer(t, cases), "agent", nil, "")
 	for name := range cases {
@@ -33,7 +37,7 @@ func TestRedTeamRTU_TextReadingsOnTheWire(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if raw, _ := json.Marshal(got); strings.Contains(string(raw), "Pa55word!") || !strings.Contains(string(raw), "[REDACTED:") {
+		if raw, _ := json.Marshal(got); strings.Contains(string(raw), "Pa55word") || !strings.Contains(string(raw), "[REDACTED:") {
 			t.Errorf("%s: the client received the value: %.300s", name, raw)
 		}
 	}
