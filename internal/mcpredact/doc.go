@@ -55,12 +55,20 @@
 // a reading knows (a JSON member, a YAML scalar, a configuration line)
 // and that holds spaces ("correct horse battery staple", "Fake
 // Pa55word!") is scanned with its words joined, unless a word of it is
-// one of prose ("see the vault": passphrase.go). Still left to the text
-// rules alone (red teams rtr, rtu): YAML that neither parses nor sits in
-// a fence or around one line of prose, an alias of a YAML collection, an
-// assignment whose value reads as code (a call, an index, a statement), a
-// properties line whose name and value a space separates ("db.pw ..."),
-// and a name longer than 128 bytes.
+// one of prose ("see the vault": passphrase.go); one of one word longer
+// than the rules' quoted values is scanned by its first 120 bytes and
+// redacted whole, and a text rule's long match that stops inside a word
+// takes the rest of the word (longvalue.go). A name for a setting about
+// a credential or its identifier (pw_type, privKeyId) is read as such,
+// and the scanner redacts its value unless it reads as a setting or an
+// identifier (settings.go). Still left to the text rules alone (red teams
+// rtr, rtu): YAML that neither parses nor sits in a fence or around one
+// line of prose, an alias of a YAML collection, an assignment whose
+// value reads as code (a call, an index, a statement), a properties line
+// whose name and value a space separates ("db.pw ..."), a name longer
+// than 128 bytes, and an unquoted value in a line no reading takes for
+// YAML or an assignment ("> X-Api-Key: ...", as curl -v prints it),
+// which ends at the first byte outside the rules' token alphabet.
 //
 // When nothing is found the original value is returned as it is. When
 // something is, the redacted tree is decoded into a new value of the same
