@@ -42,11 +42,22 @@ func yamlOtherLine(s string) bool {
 	for s != "" {
 		line, rest, _ := strings.Cut(s, "\n")
 		s = rest
-		t := strings.TrimLeft(line, " \t")
-		for strings.HasPrefix(t, "- ") || strings.HasPrefix(t, "-\t") {
-			t = strings.TrimLeft(t[2:], " \t")
+		i := 0
+		for i < len(line) {
+			switch {
+			case line[i] == ' ' || line[i] == '\t':
+				i++
+				continue
+			case line[i] == '-' && i+1 < len(line) && (line[i+1] == ' ' || line[i+1] == '\t'):
+				i += 2
+				continue
+			}
+			break
 		}
-		if (strings.HasPrefix(t, "? ") || strings.HasPrefix(t, "[") || strings.HasPrefix(t, "{")) && mayName(t) {
+		if i == len(line) {
+			continue
+		}
+		if c := line[i]; (c == '[' || c == '{' || c == '?' && i+1 < len(line) && line[i+1] == ' ') && mayName(line[i:]) {
 			return true
 		}
 	}
