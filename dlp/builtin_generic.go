@@ -64,10 +64,13 @@ const (
 // metaName is the branch a generic rule tries first after a credential's
 // name: a last word that says the value describes or identifies a
 // credential (password_policy, apiKeyId), with an empty secret group
-// before the rule's own. A match whose first secret group is empty is
-// dropped, and leftmost-first matching takes this branch whenever the
-// rest of the rule matches after it: a setting about a credential, or its
-// identifier, is no credential (red team rtr). RE2 has no look-ahead to
+// before the rule's own. Leftmost-first matching takes this branch
+// whenever the rest of the rule matches after it, and the match is then
+// dropped when its value reads as a setting or an identifier
+// (settingValue, pattern.go): a setting about a credential, or its
+// identifier, is no credential (red team rtr), but a password or token
+// under such a name still is (password_id=Fake-Pa55word!, red team rtu).
+// RE2 has no look-ahead to
 // leave such names out of the rule's name instead. As a branch of the
 // name, the literals the scanner derives and the literals every match
 // must hold stay as they were; the first draft, a branch of its own that

@@ -168,13 +168,19 @@ func (s *Scanner) matchAll(cands []span, text string, ri int32, base int) []span
 // pick selects the redacted part of match m and applies the entropy floor.
 func (r *rule) pick(text string, m []int) (int, int, bool) {
 	a, b := m[0], m[1]
+	setting := false
 	for _, g := range r.secret {
-		if m[2*g] >= 0 {
-			a, b = m[2*g], m[2*g+1]
-			break
+		if m[2*g] < 0 {
+			continue
 		}
+		if g == r.setting && m[2*g] == m[2*g+1] {
+			setting = true // the value is in the next group
+			continue
+		}
+		a, b = m[2*g], m[2*g+1]
+		break
 	}
-	if a == b {
+	if a == b || setting && settingValue.MatchString(text[a:b]) {
 		return 0, 0, false
 	}
 	if r.minEntropy > 0 && entropy(text[a:b]) < r.minEntropy {

@@ -3,6 +3,7 @@ package dlp
 import (
 	"fmt"
 	"math"
+	"regexp"
 	"unicode"
 	"unicode/utf8"
 )
@@ -16,7 +17,12 @@ type Pattern struct {
 	// Regex is a Go RE2 regular expression (package regexp). When it has a
 	// named group whose name starts with "secret" (secret, secret2, ...), the
 	// first such group that took part in the match is what gets redacted and
-	// measured for entropy; otherwise the whole match is.
+	// measured for entropy; otherwise the whole match is. An empty group named
+	// secret0 that took part marks a name that describes or identifies a
+	// credential (password_policy, api_key_id): the next secret group is
+	// the value, and the match is dropped only when the value reads as a
+	// setting or an identifier (words, numbers, a UUID, hex, a ULID, a
+	// regular expression, an ARN).
 	Regex string
 	// Keywords, when set, gate the rule: it runs only on texts that contain at
 	// least one keyword (ASCII case-insensitive) and is then evaluated over the
@@ -158,3 +164,34 @@ func entropy(s string) float64 {
 	}
 	return h
 }
+
+// settingGroup is the name of the empty group that marks a credential's
+// name whose last word says the value describes or identifies the
+// credential (password_policy, api_key_id: red team rtr); the value is the
+// next secret group that took part in the match.
+const settingGroup = "secret0"
+
+// settingValue is what a setting about a credential, or its identifier,
+// holds: words and numbers joined by - _ / + . : or a space
+// (strong-passwords-only, bcrypt-sha256-v2, X-Api-Key, 86400s), a UUID or a
+// run of hex digits (in words too: v2-<uuid>), a ULID, a regular expression
+// (^[A-Z].{12,}$) or an ARN. Any other value under such a name is read as the
+// credential it may be: password_id=Fake-Pa55word! and
+// api_key_version: k3Zp9Qm2Xr7Lw4Tb8Nc1Vf6Hy0Jd5Ks reached the client
+// (red team rtu).
+var settingValue = regexp.MustCompile(`^(?:` + settingWord + `(?:[-_/+.: ]` + settingWord + `)*` +
+	`|[0-9A-HJKMNP-TV-Z]{26}|arn:[a-z0-9-]{1,16}:.*` +
+	// A regular expression: anchored at either end, with a class, a
+	// group, a repeat or an escape (a password may start with ^ or end
+	// with $).
+	`|\^.*` + regexPart + `.*|.*` + regexPart + `.*[^\\]\$)$`)
+
+// regexPart is what makes a value anchored with ^ or $ a regular
+// expression: a character class, a group, a counted repeat, .* or .+, or
+// an escape such as \d.
+const regexPart = `(?:\[[^\]]+\]|\(\?|\{[0-9]+,?[0-9]*\}|\.[*+]|\\[dwsDWSb])`
+
+// settingWord is a word of settingValue: a word of letters (lower,
+// Capitalized, CamelCase or upper case) with a short number, a number with
+// a unit, or hex digits.
+const settingWord = `(?:[A-Za-z][a-z]*(?:[A-Z][a-z]+)*[0-9]{0,4}|[A-Z]{1,8}[0-9]{0,4}|[0-9]{1,8}[a-z]{0,2}|[0-9a-fA-F]{4,64})`

@@ -139,6 +139,14 @@ func refEscapeLen(t string) int {
 	return 1
 }
 
+// refSettingValue is what a setting's name may hold (Pattern.Regex's
+// secret0): words and numbers, hex, a UUID, a ULID, a regex, an ARN.
+var refSettingValue = regexp.MustCompile(`^(?:(?:[A-Za-z][a-z]*(?:[A-Z][a-z]+)*[0-9]{0,4}|[A-Z]{1,8}[0-9]{0,4}|[0-9]{1,8}[a-z]{0,2}|[0-9a-fA-F]{4,64})` +
+	`(?:[-_/+.: ](?:[A-Za-z][a-z]*(?:[A-Z][a-z]+)*[0-9]{0,4}|[A-Z]{1,8}[0-9]{0,4}|[0-9]{1,8}[a-z]{0,2}|[0-9a-fA-F]{4,64}))*` +
+	`|[0-9A-HJKMNP-TV-Z]{26}|arn:[a-z0-9-]{1,16}:.*` +
+	`|\^.*(?:\[[^\]]+\]|\(\?|\{[0-9]+,?[0-9]*\}|\.[*+]|\\[dwsDWSb]).*` +
+	`|.*(?:\[[^\]]+\]|\(\?|\{[0-9]+,?[0-9]*\}|\.[*+]|\\[dwsDWSb]).*[^\\]\$)$`)
+
 func refInvisible(r rune) bool {
 	if r < 0x09 || r >= 0x0e && r < 0x20 || r == 0x7f {
 		return true
@@ -161,11 +169,19 @@ func (r *refScanner) plainSpans(text string, depth int) []refSpan {
 		re := r.res[i]
 		for _, m := range re.FindAllStringSubmatchIndex(text, -1) {
 			a, b := m[0], m[1]
+			setting := false
 			for g, name := range re.SubexpNames() {
+				if name == "secret0" && m[2*g] >= 0 && m[2*g] == m[2*g+1] {
+					setting = true // a setting's name: the value is the next group
+					continue
+				}
 				if strings.HasPrefix(name, "secret") && m[2*g] >= 0 {
 					a, b = m[2*g], m[2*g+1]
 					break
 				}
+			}
+			if setting && refSettingValue.MatchString(text[a:b]) {
+				continue
 			}
 			if a == b || (p.MinEntropy > 0 && refEntropy(text[a:b]) < p.MinEntropy) {
 				continue

@@ -38,6 +38,7 @@ type rule struct {
 	name       string
 	re         *regexp.Regexp
 	secret     []int // submatch indices of groups named secret*
+	setting    int   // submatch index of the group named secret0, or 0
 	minEntropy float64
 	exclude    *regexp.Regexp // drops a match whose redacted part it matches
 	mode       mode
@@ -175,6 +176,9 @@ func compileRule(p Pattern, o Options) (rule, []lit, error) {
 	for i, name := range re.SubexpNames() {
 		if strings.HasPrefix(name, "secret") {
 			r.secret = append(r.secret, i)
+		}
+		if name == settingGroup {
+			r.setting = i
 		}
 	}
 	if len(p.Keywords) > 0 {

@@ -22,14 +22,17 @@ func (w *walker) assignText(s string) (string, bool) {
 	type line struct{ start, end int }
 	var ms []member
 	var at []line
+	// Lines end at CR alone, NEL, LS and PS too ("[db]\rpw = ...", red
+	// team rtu); the values are taken from s, at the same offsets.
+	ls := yamlBreaks(s)
 	for off := 0; off < len(s); {
-		end := strings.IndexByte(s[off:], '\n')
+		end := strings.IndexByte(ls[off:], '\n')
 		if end < 0 {
 			end = len(s)
 		} else {
 			end += off
 		}
-		name, vs, ve, ok := assignment(s[off:end])
+		name, vs, ve, ok := assignment(ls[off:end])
 		if ok {
 			if c := classify(name); c != notCredential {
 				ms = append(ms, member{name: c.canonical(), at: -1, holder: map[string]any{"v": s[off+vs : off+ve]}, key: "v"})
@@ -116,6 +119,7 @@ func assignment(l string) (name string, vs, ve int, ok bool) {
 // credential's name with = (after mayNameCredential; yamlKeyLine finds
 // the lines with a colon). Only the lines with an = are read.
 func assignLines(s string) bool {
+	s = yamlBreaks(s)
 	for {
 		i := strings.IndexByte(s, '=')
 		if i < 0 {

@@ -16,15 +16,28 @@ const (
 	notCredential credClass = iota
 	passwordName
 	secretName
+	// passwordSetting and secretSetting are the names of a setting about
+	// a credential or of its identifier (pw_type, privKeyId, token_ref:
+	// settings.go).
+	passwordSetting
+	secretSetting
 )
 
 // canonical is the name a class's value is scanned under: the name the
-// scanner's generic rules read ("password", "secret"), so that their
-// entropy floors and exclusions (templates, paths, URLs, placeholders,
-// words of letters only) decide, whatever the original name's spelling.
+// scanner's generic rules read ("password", "secret", and for a setting
+// "password_id", "secret_id", whose value the rules take for a
+// credential only when it reads as no setting or identifier), so that
+// their entropy floors and exclusions (templates, paths, URLs,
+// placeholders, words of letters only) decide, whatever the original
+// name's spelling.
 func (c credClass) canonical() string {
-	if c == passwordName {
+	switch c {
+	case passwordName:
 		return "password"
+	case passwordSetting:
+		return "password_id"
+	case secretSetting:
+		return "secret_id"
 	}
 	return "secret"
 }
@@ -149,6 +162,9 @@ func unLeet(name string) string {
 func classifyWords(ws []string) credClass {
 	for len(ws) > 1 && valueWords[ws[len(ws)-1]] {
 		ws = ws[:len(ws)-1]
+	}
+	if c := classifySetting(ws); c != notCredential {
+		return c
 	}
 	if len(ws) == 0 {
 		return notCredential

@@ -47,13 +47,28 @@
 // strings are opened sixteen deep (JSON's escapes double at each level:
 // 2^16 backslashes) within a budget of eight times the text and 1 MiB; a
 // string past either that may hold a document naming a credential is
-// withheld whole as "[REDACTED:nested-document]". Still left to the text
-// rules alone (red team rtr): a value with spaces inside a line (a
-// passphrase of words), a credential's name and value as a YAML flow
-// sequence ("- [DB_PASS, ...]"), YAML that neither parses nor sits in a
-// fence or around one line of prose, an alias of a YAML collection, a
-// CSV past its reading budget (then split at the separator), and an
-// assignment whose value reads as code (a call, an index, a statement).
+// withheld whole as "[REDACTED:nested-document]"; so is a text whose
+// tables may hold quoted cells once their reading budget is spent. YAML
+// is read in every spelling its parser reads (flow sequences and flow
+// style, complex keys, tags, anchors and aliases, lines ended by CR, NEL,
+// LS or PS: yamlspell.go). A value under a password's name whose bounds
+// a reading knows (a JSON member, a YAML scalar, a configuration line)
+// and that holds spaces ("correct horse battery staple", "Fake
+// Pa55word!") is scanned with its words joined, unless a word of it is
+// one of prose ("see the vault": passphrase.go); one of one word longer
+// than the rules' quoted values is scanned by its first 120 bytes and
+// redacted whole, and a text rule's long match that stops inside a word
+// takes the rest of the word (longvalue.go). A name for a setting about
+// a credential or its identifier (pw_type, privKeyId) is read as such,
+// and the scanner redacts its value unless it reads as a setting or an
+// identifier (settings.go). Still left to the text rules alone (red teams
+// rtr, rtu): YAML that neither parses nor sits in a fence or around one
+// line of prose, an alias of a YAML collection, an assignment whose
+// value reads as code (a call, an index, a statement), a properties line
+// whose name and value a space separates ("db.pw ..."), a name longer
+// than 128 bytes, and an unquoted value in a line no reading takes for
+// YAML or an assignment ("> X-Api-Key: ...", as curl -v prints it),
+// which ends at the first byte outside the rules' token alphabet.
 //
 // When nothing is found the original value is returned as it is. When
 // something is, the redacted tree is decoded into a new value of the same

@@ -250,7 +250,7 @@ func (w *walker) scanNamed(ms []member) {
 		// rtr): it is scanned as a single quote, and a redacted value
 		// keeps the single quotes.
 		v = strings.ReplaceAll(v, `"`, `'`)
-		v = joinLines(v)
+		v = longValue(phraseJoin(x.name, joinLines(v)), x.joined || i+1 < len(ms) && ms[i+1].joined)
 		parts = append(parts, glue, v)
 		sep = `", `
 	}
@@ -267,7 +267,7 @@ func (w *walker) scanNamed(ms []member) {
 	changed := false
 	for i, x := range ms {
 		if out[2*i+1] != parts[2*i+1] {
-			x.set(scanned(pads[i][0] + out[2*i+1] + pads[i][1]))
+			x.set(scanned(pads[i][0] + wordAfterMarkers(out[2*i+1]) + pads[i][1]))
 			changed = true
 		}
 	}

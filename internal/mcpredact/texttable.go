@@ -24,8 +24,11 @@ func (w *walker) textTable(s string) (string, bool) {
 	lastQuote := strings.LastIndexByte(s, '"')
 	// The CSV reader reads at most twice the text, over all its tables: a
 	// quoted cell never closed reads to the end, after every header of
-	// "user,password\n\"\n..."; past the budget, rows are split at the
-	// separator.
+	// "user,password\n\"\n..."; past the budget, a table whose rows may
+	// hold a quoted cell is not read split at the separator (its quoted
+	// cells, "Fake,Pa55word!", reached the client after a few headers
+	// with a quote never closed had spent the budget: red team rtu): the
+	// string is withheld whole.
 	budget := 2*len(s) + 64<<10
 	var b strings.Builder
 	done, changed := 0, false
@@ -43,9 +46,12 @@ func (w *walker) textTable(s string) (string, bool) {
 		var out string
 		var end int
 		var hit bool
-		if d != '|' && lastQuote >= at && budget > 0 {
+		switch {
+		case d != '|' && lastQuote >= at && budget <= 0:
+			return w.nestedDocument(), true
+		case d != '|' && lastQuote >= at:
 			out, end, hit = w.csvRows(s[next:], d, cs, &budget)
-		} else {
+		default:
 			out, end, hit = w.splitRows(s[next:], d, cs)
 		}
 		if hit {

@@ -398,6 +398,9 @@ func (w *walker) text(s string) (string, bool) {
 	if len(f) == 0 {
 		return s, false
 	}
+	if c := cutTails(s, f); len(c) != len(s) {
+		out, f = w.s.Redact(c)
+	}
 	w.add(f)
 	w.changed = true
 	return out, true

@@ -1,6 +1,7 @@
 package mcpredact
 
 import (
+	"encoding/json"
 	"errors"
 	"io"
 	"slices"
@@ -28,6 +29,9 @@ import (
 // or ok false when s is no YAML naming a credential or the text scan
 // redacts the same.
 func (w *walker) yamlText(s string) (string, bool) {
+	// The parser ends a line at CR, NEL, LS and PS too (red team rtu):
+	// read with those as line feeds.
+	s = yamlBreaks(s)
 	if !mayYAML(s) {
 		return "", false
 	}
@@ -278,6 +282,13 @@ func textCovers(w *walker, s string, edits []yamlEdit) bool {
 		if i == 0 || merged[i-1].End <= e.start {
 			return false
 		}
+		// A short range that stops inside the value's word leaves its
+		// rest to the client; the text scan removes the rest of a long
+		// one's word (cutTails: "client_secret: <600 characters>", red
+		// team rtu).
+		if r := merged[i-1]; r.End < e.end && r.End-r.Start < longMatch && !strings.ContainsRune(" \t\r\n\"'", rune(s[r.End])) {
+			return false
+		}
 	}
 	return true
 }
@@ -287,20 +298,29 @@ func textCovers(w *walker, s string, edits []yamlEdit) bool {
 // sequence's item) that holds a trigger, or a name or key member or a
 // flow collection whose value holds one.
 func mayYAML(s string) bool {
-	return !looksJSON(s) && mayNameCredential(s) && yamlKeyLine(s)
+	return mayNameCredential(s) && yamlKeyLine(s)
 }
 
-// yamlKeyLine is mayYAML's look at the lines, after mayNameCredential.
+// yamlKeyLine is mayYAML's look at the lines, after mayNameCredential. A
+// text that looks like JSON is YAML only when it is no JSON: YAML's flow
+// style ({env: [{name: DB_PASS, value: ...}]}, red team rtu).
 func yamlKeyLine(s string) bool {
-	if looksJSON(s) {
+	s = yamlBreaks(s)
+	if looksJSON(s) && json.Valid([]byte(s)) {
 		return false
 	}
+	return yamlColonLine(s) || yamlOtherLine(s)
+}
+
+// yamlColonLine reports whether a line of s is a mapping's member that may
+// name a credential.
+func yamlColonLine(s string) bool {
 	for s != "" {
 		i := strings.IndexByte(s, ':')
 		if i < 0 {
 			return false
 		}
-		if i+1 < len(s) && s[i+1] != ' ' && s[i+1] != '\t' && s[i+1] != '\r' && s[i+1] != '\n' {
+		if i+1 < len(s) && s[i+1] != ' ' && s[i+1] != '\t' && s[i+1] != '\r' && s[i+1] != '\n' && !quotedKey(s, i) {
 			s = s[i+1:] // := or a URL's scheme: no key
 			continue
 		}
@@ -310,7 +330,7 @@ func yamlKeyLine(s string) bool {
 		}
 		line, rest, _ := strings.Cut(s, "\n")
 		s = rest
-		if key, value, ok := yamlKey(line); ok && (mayName(key) || mayName(value) && (keyIn(key, nameKeys) || strings.ContainsAny(value, "{["))) {
+		if key, value, ok := yamlKey(line); ok && (mayName(key) || mayName(value) && (keyIn(key, nameKeys) || strings.ContainsAny(value, "{[") || anchored(value))) {
 			return true
 		}
 	}
@@ -325,17 +345,17 @@ func yamlKey(line string) (key, value string, ok bool) {
 	t := strings.TrimLeft(line, " \t")
 	for {
 		switch {
-		case strings.HasPrefix(t, "- "), strings.HasPrefix(t, "{"):
-			t = strings.TrimLeft(t[1:], " ")
+		case strings.HasPrefix(t, "- "), strings.HasPrefix(t, "-\t"), strings.HasPrefix(t, "{"):
+			t = strings.TrimLeft(t[1:], " \t")
 			continue
 		}
 		break
 	}
 	i := strings.IndexByte(t, ':')
-	if i <= 0 || i > 128 || i+1 < len(t) && t[i+1] != ' ' && t[i+1] != '\t' {
+	if i <= 0 || i > 128 || i+1 < len(t) && t[i+1] != ' ' && t[i+1] != '\t' && !quotedKey(t, i) {
 		return "", "", false
 	}
-	key = strings.Trim(t[:i], `"'`)
+	key = strings.Trim(yamlProps(t[:i]), `"'`)
 	if strings.ContainsAny(key, "(){}[]=;,<>#\t") || strings.Count(key, " ") > 2 {
 		return "", "", false
 	}
