@@ -84,12 +84,17 @@ func TestRedTeamRTS_SecretDataStreamed(t *testing.T) {
 			case 600: // every size, each cut of the lines
 				chunks = chunks[:0]
 				for c := 1; c <= 64; c++ {
-					chunks = append(chunks, c)
+					if !raceDetector || c%8 == 5 {
+						chunks = append(chunks, c)
+					}
 				}
 			case 8 << 10:
 				chunks = append(chunks, 7)
 			}
 			for _, c := range chunks {
+				if raceDetector && size >= 8<<10 && c != 4097 {
+					continue // thousands of messages, each scanning the 4 KiB kept end
+				}
 				if v, leaked := rtsLeaked(rtsStream(t, s, doc, c), vals); leaked {
 					t.Fatalf("%s block of %d bytes in messages of %d: %s reached the client", field, size, c, v)
 				}
@@ -105,6 +110,9 @@ func TestRedTeamRTS_StringDataWithoutKind(t *testing.T) {
 	doc, vals := rtsSecretYAML("stringData", false, 8<<10)
 	doc += "kind: Secret\n"
 	for _, c := range []int{7, 100, 4096, 5000, len(doc)} {
+		if raceDetector && c < 100 {
+			continue // as in TestRedTeamRTS_SecretDataStreamed
+		}
 		if v, leaked := rtsLeaked(rtsStream(t, s, doc, c), vals); leaked {
 			t.Fatalf("messages of %d: %s reached the client", c, v)
 		}
