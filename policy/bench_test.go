@@ -115,16 +115,23 @@ func BenchmarkEvaluateACPArgs(b *testing.B) {
 	benchEval(b, p, policy.Request{Method: "tools/call", Tool: "send_email", Args: map[string]any{"to": "Bob@Other.example"}}, policy.Allow)
 }
 
+// twentyDenyRules is an ACP policy whose twenty deny rules name the
+// argument "command" of the tool "run", none of which the benchmarks'
+// values match.
+func twentyDenyRules(b *testing.B) *policy.Policy {
+	src := "version: \"1\"\ndefault_action: allow\nrules:\n"
+	for i := range 20 {
+		src += "  - match: {tool: run, args: {command: \"rm" + strings.Repeat("x", i) + " *\"}}\n    action: deny\n"
+	}
+	return mustParse(b, src)
+}
+
 // BenchmarkEvaluateACPLongValue is a call whose one argument, a mebibyte
 // of non-ASCII text, is named by twenty deny rules: broad matching folds
 // it once per call (not once per rule), and in one cheap pass past
 // maxFoldLen (it took 3.3 s per call with normalize.Name per rule).
 func BenchmarkEvaluateACPLongValue(b *testing.B) {
-	src := "version: \"1\"\ndefault_action: allow\nrules:\n"
-	for i := range 20 {
-		src += "  - match: {tool: run, args: {command: \"rm" + strings.Repeat("x", i) + " *\"}}\n    action: deny\n"
-	}
-	p := mustParse(b, src)
+	p := twentyDenyRules(b)
 	benchEval(b, p, policy.Request{Method: "tools/call", Tool: "run", Args: map[string]any{"command": strings.Repeat("é ", (1<<20)/3)}}, policy.Allow)
 }
 
@@ -132,11 +139,7 @@ func BenchmarkEvaluateACPLongValue(b *testing.B) {
 // mebibyte of decomposed letters ("e\u0301 "): the fold's slow path, which
 // composes before and after its pass.
 func BenchmarkEvaluateACPLongMarks(b *testing.B) {
-	src := "version: \"1\"\ndefault_action: allow\nrules:\n"
-	for i := range 20 {
-		src += "  - match: {tool: run, args: {command: \"rm" + strings.Repeat("x", i) + " *\"}}\n    action: deny\n"
-	}
-	p := mustParse(b, src)
+	p := twentyDenyRules(b)
 	benchEval(b, p, policy.Request{Method: "tools/call", Tool: "run", Args: map[string]any{"command": strings.Repeat("e\u0301 ", (1<<20)/4)}}, policy.Allow)
 }
 
@@ -144,11 +147,7 @@ func BenchmarkEvaluateACPLongMarks(b *testing.B) {
 // the form NFKC expands most, U+FDFA (3 bytes, 33 folded), each before a
 // mark: a mebibyte is folded to 9 MiB (red team rtv).
 func BenchmarkEvaluateACPLongExpanding(b *testing.B) {
-	src := "version: \"1\"\ndefault_action: allow\nrules:\n"
-	for i := range 20 {
-		src += "  - match: {tool: run, args: {command: \"rm" + strings.Repeat("x", i) + " *\"}}\n    action: deny\n"
-	}
-	p := mustParse(b, src)
+	p := twentyDenyRules(b)
 	benchEval(b, p, policy.Request{Method: "tools/call", Tool: "run", Args: map[string]any{"command": strings.Repeat("\ufdfa\u0301", (1<<20)/5)}}, policy.Allow)
 }
 
@@ -157,11 +156,7 @@ func BenchmarkEvaluateACPLongExpanding(b *testing.B) {
 // normalize.Name folded before the call's budget of Name bytes (red team
 // rtv); and the same of decomposed letters.
 func BenchmarkEvaluateACPChunks(b *testing.B) {
-	src := "version: \"1\"\ndefault_action: allow\nrules:\n"
-	for i := range 20 {
-		src += "  - match: {tool: run, args: {command: \"rm" + strings.Repeat("x", i) + " *\"}}\n    action: deny\n"
-	}
-	p := mustParse(b, src)
+	p := twentyDenyRules(b)
 	for _, unit := range []string{"\ufdfa\u0301", "e\u0301 "} {
 		el := strings.Repeat(unit, (16<<10)/len(unit))
 		var arr []any
