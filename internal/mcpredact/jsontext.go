@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/gatehouse-dev/gatehouse/dlp"
 )
@@ -224,45 +225,70 @@ var textTriggers = func() wordSet {
 // scan reads: a trigger in any case, or a rune above ASCII. A text without
 // one is left to the text scan alone, which has seen it whole.
 func mayNameCredential(s string) bool {
-	return !ascii(s) || textTriggers.in(s)
+	return textTriggers.inOrWide(s)
 }
 
 // wordSet finds ASCII words (lower case, two bytes or more) in a string in
-// any case, in one pass: a bit set of their first two bytes says where to
-// compare.
+// any case, in one pass: a table of their first two bytes says where to
+// compare, and with which words.
 type wordSet struct {
-	words []string
-	pairs *[1 << 16 / 64]uint64
+	// first holds, for the first two bytes of a word (lower case, as
+	// pairKey makes them), one more than the index in byPair of the words
+	// that start with them; 0 where none does.
+	first  *[1 << 16]uint8
+	byPair [][]string
+}
+
+// pairKey is the index in wordSet.first of two bytes: each with bit 0x20
+// set, which makes an ASCII capital its small letter. Other bytes may
+// share a key (@ and `); the words are compared after it.
+func pairKey(c0, c1 byte) uint16 {
+	return uint16(c0|0x20)<<8 | uint16(c1|0x20)
 }
 
 func newWordSet(words []string) wordSet {
-	ws := wordSet{words: words, pairs: new([1 << 16 / 64]uint64)}
+	ws := wordSet{first: new([1 << 16]uint8)}
 	for _, w := range words {
-		k := uint16(w[0])<<8 | uint16(w[1])
-		ws.pairs[k/64] |= 1 << (k % 64)
+		k := pairKey(w[0], w[1])
+		if ws.first[k] == 0 {
+			if len(ws.byPair) == 255 {
+				panic("mcpredact: a wordSet holds words of at most 255 first pairs")
+			}
+			ws.byPair = append(ws.byPair, nil)
+			ws.first[k] = uint8(len(ws.byPair))
+		}
+		i := ws.first[k] - 1
+		ws.byPair[i] = append(ws.byPair[i], w)
 	}
 	return ws
 }
 
 // in reports whether s holds one of the words in any ASCII case.
 func (ws wordSet) in(s string) bool {
-	lower := func(c byte) byte {
-		if c >= 'A' && c <= 'Z' {
-			return c + 'a' - 'A'
-		}
-		return c
-	}
+	return ws.find(s, false)
+}
+
+// inOrWide reports whether s holds one of the words in any ASCII case or
+// a byte above ASCII, in one pass.
+func (ws wordSet) inOrWide(s string) bool {
+	return ws.find(s, true)
+}
+
+func (ws wordSet) find(s string, wide bool) bool {
 	for i := 0; i+1 < len(s); i++ {
-		c0, c1 := lower(s[i]), lower(s[i+1])
-		k := uint16(c0)<<8 | uint16(c1)
-		if ws.pairs[k/64]&(1<<(k%64)) == 0 {
+		if wide && s[i] >= utf8.RuneSelf {
+			return true
+		}
+		b := ws.first[pairKey(s[i], s[i+1])]
+		if b == 0 {
 			continue
 		}
-		for _, w := range ws.words {
-			if w[0] == c0 && w[1] == c1 && i+len(w) <= len(s) && strings.EqualFold(s[i:i+len(w)], w) {
+		for _, w := range ws.byPair[b-1] {
+			if i+len(w) <= len(s) && strings.EqualFold(s[i:i+len(w)], w) {
 				return true
 			}
 		}
 	}
-	return false
+	// The last byte starts no pair.
+	return wide && len(s) > 0 && s[len(s)-1] >= utf8.RuneSelf
 }

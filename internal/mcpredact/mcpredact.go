@@ -86,7 +86,10 @@ func plainTextClean(s *dlp.Scanner, res mcp.Result) bool {
 		if !ok || t == nil || t.Meta != nil || t.Annotations != nil {
 			return false
 		}
-		if mayNameCredential(t.Text) && (mayJSON(t.Text) || tableLines(t.Text) || yamlKeyLine(t.Text) || assignLines(t.Text)) {
+		// The shapes first: each finds prose without them in a pass of
+		// IndexByte; the look for a credential's word compares at
+		// every byte.
+		if (mayJSON(t.Text) || tableLines(t.Text) || yamlKeyLine(t.Text) || assignLines(t.Text)) && mayNameCredential(t.Text) {
 			return false // walked (jsonText, textTable, yamlText, assignText)
 		}
 		texts = append(texts, t.Text)
