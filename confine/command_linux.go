@@ -5,6 +5,7 @@ package confine
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -12,6 +13,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"syscall"
 
 	"github.com/landlock-lsm/go-landlock/landlock"
@@ -105,7 +107,7 @@ func allowedPaths(p *policy.Policy, o CommandOptions) (rules, error) {
 		return rules{}, err
 	}
 	set := newProtectedSet(p, o.Protected)
-	roots, err := protectedRoots(set, o.Dir)
+	roots, err := protectedRoots(&set, o.Dir)
 	if err != nil {
 		return rules{}, err
 	}
@@ -137,6 +139,10 @@ func allowedPaths(p *policy.Policy, o CommandOptions) (rules, error) {
 			grant := filepath.Join(real, e.Name())
 			switch {
 			case blocked[full] || set.hit(full) || set.hit(grant) || e.Type()&fs.ModeSymlink != 0 || granted[grant]:
+			case !e.IsDir() && linkedEntry(&set, e):
+				// Landlock grants a file by its inode, whatever its
+				// path: a hard link to a protected file here would
+				// grant the protected file itself (red team rtx).
 			case e.IsDir():
 				out.Dirs = append(out.Dirs, grant)
 			default:
@@ -206,7 +212,7 @@ func readOnlyOutside(r rules, w []string, set protectedSet) rules {
 // protectedRoots are the protected paths on disk (their spelling on disk
 // and their resolved form, or the first missing component), and the
 // relative protected paths found under dir.
-func protectedRoots(set protectedSet, dir string) ([]string, error) {
+func protectedRoots(set *protectedSet, dir string) ([]string, error) {
 	var roots []string
 	for _, a := range set.abs {
 		if onDisk, ok := findFold(a); ok {
@@ -220,6 +226,18 @@ func protectedRoots(set protectedSet, dir string) ([]string, error) {
 	}
 	rel, err := relativeMatches(set, dir)
 	return append(roots, rel...), err
+}
+
+// linkedEntry reports whether the entry e, not a directory, is or may be
+// a protected file under another name (a hard link to it), or cannot be
+// looked at.
+func linkedEntry(set *protectedSet, e fs.DirEntry) bool {
+	fi, err := e.Info()
+	if err != nil {
+		return true
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	return !ok || set.linked(fileID{uint64(st.Dev), st.Ino}, uint64(st.Nlink))
 }
 
 func isProtectedRoot(dir string, roots []string) bool {
@@ -246,8 +264,9 @@ func deepestExisting(p string) string {
 
 // relativeMatches finds relative protected paths (".env") under dir, and
 // the directories under dir it cannot search (treated as protected: fail
-// closed).
-func relativeMatches(set protectedSet, dir string) ([]string, error) {
+// closed). It records the identities of the files it finds in set, and
+// marks set partial where a directory could not be searched.
+func relativeMatches(set *protectedSet, dir string) ([]string, error) {
 	if len(set.rel) == 0 {
 		return nil, nil
 	}
@@ -268,10 +287,12 @@ func relativeMatches(set protectedSet, dir string) ([]string, error) {
 			// command can still reach by relative cd or a chmod): it may
 			// hold a protected path, so none of it is granted.
 			out = append(out, path)
+			set.partial = true
 			return filepath.SkipDir
 		}
 		if set.hit(path) {
 			out = append(out, path)
+			set.recordInodes(path)
 			if d.IsDir() {
 				return filepath.SkipDir
 			}
@@ -284,10 +305,21 @@ func relativeMatches(set protectedSet, dir string) ([]string, error) {
 // init runs the helper side: when this executable is started by Command,
 // it restricts itself and executes the program. It never returns then.
 func init() {
-	if len(os.Args) != 3 || os.Args[1] != rulesArg {
+	if len(os.Args) < 3 || len(os.Args) > 4 || os.Args[1] != rulesArg {
 		return
 	}
 	runtime.LockOSThread()
+	// The descriptors the command is given: 0, 1, 2 and the caller's
+	// ExtraFiles (counted by Cmd.Start; none where the embedded
+	// exec.Cmd's Start was called).
+	keep := 3
+	if len(os.Args) == 4 {
+		n, err := strconv.Atoi(os.Args[3])
+		if err != nil || n < 0 || n > maxExtraFiles {
+			helperFail("bad count of extra files %q", os.Args[3])
+		}
+		keep += n
+	}
 	var r rules
 	if err := json.Unmarshal([]byte(os.Args[2]), &r); err != nil {
 		helperFail("bad rules: %v", err)
@@ -331,8 +363,41 @@ func init() {
 			helperFail("cannot restrict the command: %v", err)
 		}
 	}
+	if err := closeOnExecFrom(keep); err != nil {
+		helperFail("cannot close the descriptors the command is not given: %v", err)
+	}
 	err := syscall.Exec(r.Path, r.Args, os.Environ())
 	helperFail("cannot run %s: %v", r.Path, err)
+}
+
+// maxExtraFiles bounds the count of ExtraFiles the helper is told of.
+const maxExtraFiles = 1 << 16
+
+// closeOnExecFrom marks every descriptor from first on close-on-exec, so
+// the command inherits none that this process inherited open (a file or
+// directory the server's parent left open without O_CLOEXEC, which
+// Landlock does not check again: red team rtx). close_range(2) with
+// CLOSE_RANGE_CLOEXEC, or, before Linux 5.11, each descriptor in
+// /proc/self/fd.
+func closeOnExecFrom(first int) error {
+	const closeRangeCloexec = 1 << 2 // CLOSE_RANGE_CLOEXEC
+	if err := unix.CloseRange(uint(first), ^uint(0), closeRangeCloexec); err == nil {
+		return nil
+	}
+	entries, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		fd, err := strconv.Atoi(e.Name())
+		if err != nil || fd < first {
+			continue
+		}
+		if _, err := unix.FcntlInt(uintptr(fd), unix.F_SETFD, unix.FD_CLOEXEC); err != nil && !errors.Is(err, unix.EBADF) {
+			return err
+		}
+	}
+	return nil
 }
 
 func helperFail(format string, args ...any) {

@@ -60,6 +60,15 @@
 // or a writable directory swapped for a link between Command's check and
 // the helper's Landlock rules (by a command confined earlier, running at
 // the same time) fails the command instead of granting the link's target.
+// Landlock grants a file by its inode, whatever its path: an entry of a
+// protected path's ancestor (granted one by one) that has several hard
+// links and is, or may be, a protected file under another name is not
+// granted, since granting it would grant the protected path itself; a
+// hard link to a protected file inside a granted directory is reachable
+// by that path, as a bind mount is. Nor does Landlock check a descriptor
+// already open: the command inherits 0, 1, 2 and the caller's ExtraFiles,
+// and the helper marks every other descriptor close-on-exec (one the
+// server inherited open without O_CLOEXEC, from whatever started it).
 // Landlock does not govern metadata: a command can still stat,
 // chmod, chown (as the owner), change the times and set extended
 // attributes of a protected path, though never read or write its

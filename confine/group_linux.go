@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"errors"
 	"os/exec"
+	"strconv"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -44,6 +45,11 @@ func group(cmd *exec.Cmd, o CommandOptions, confined bool) *Cmd {
 // so the command is not reaped (and its pid, the group's id, not reused)
 // before the group is killed; Wait reaps it as usual.
 func (c *Cmd) Start() error {
+	if c.Confined && len(c.Args) == 3 && c.Args[1] == rulesArg {
+		// The helper keeps 0, 1, 2 and these open for the command, and no
+		// other descriptor it inherited.
+		c.Args = append(c.Args, strconv.Itoa(len(c.ExtraFiles)))
+	}
 	if err := c.Cmd.Start(); err != nil {
 		return err
 	}
