@@ -225,7 +225,44 @@ func protectedRoots(set *protectedSet, dir string) ([]string, error) {
 		}
 	}
 	rel, err := relativeMatches(set, dir)
-	return append(roots, rel...), err
+	if err != nil {
+		return nil, err
+	}
+	if lex := lexicalElsewhere(dir); lex != "" {
+		more, err := relativeMatches(set, lex)
+		if err != nil {
+			return nil, err
+		}
+		rel = append(rel, more...)
+	}
+	return append(roots, rel...), nil
+}
+
+// lexicalElsewhere returns dir made absolute and cleaned where that is
+// another directory than the one the kernel finds at dir, or "". A dir
+// spelled with ".." after a symbolic link ("proj/lnk/..") is, to the
+// kernel (and the command's working directory), the parent of the link's
+// target; to filepath.Join and filepath.Clean, and to a lexical check
+// that admitted it, it is proj, whose relative protected paths (.env)
+// the server meant to keep (red team rtx): both are searched.
+func lexicalElsewhere(dir string) string {
+	if dir == "" {
+		return ""
+	}
+	lex, err := filepath.Abs(dir)
+	if err != nil {
+		return ""
+	}
+	fd, err := unix.Open(dir, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return "" // not a directory: the command does not start
+	}
+	kernel := fdPath(fd, "")
+	unix.Close(fd)
+	if kernel == "" || kernel == resolved(lex) {
+		return ""
+	}
+	return lex
 }
 
 // linkedEntry reports whether the entry e, not a directory, is or may be

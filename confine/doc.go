@@ -53,7 +53,9 @@
 // targets are, where they are); a bind mount of a protected directory
 // elsewhere is reachable through its other path; a relative protected
 // path (".env") is enforced where it exists under the command's working
-// directory when the command starts, and a directory there that cannot be
+// directory when the command starts (the directory the kernel finds, and
+// where it differs, the one its spelling names once cleaned: proj/lnk/..
+// is both proj and the parent of lnk's target), and a directory there that cannot be
 // searched for one (unreadable, or deeper than PATH_MAX) is not granted at
 // all. Every path is granted by its resolved form, which the helper opens
 // following no symbolic link (openat2 with RESOLVE_NO_SYMLINKS): an entry
