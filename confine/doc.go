@@ -104,9 +104,10 @@
 // CommandOptions.UnixSockets allows them. Where the kernel has Landlock
 // ABI 6, the command signals only the processes it started (not the
 // server, nor the user's others). The command gets a minimal environment
-// (CommandOptions.Env), not this process's, and runs in a process group of
-// its own that is killed when the command exits or its context is done
-// (see [Cmd]). Where Landlock is unavailable, Command returns
+// (CommandOptions.Env), not this process's, runs without a controlling
+// terminal (the server's terminal is not its to write to or type into),
+// in a session and process group of its own that is killed when the
+// command exits or its context is done (see [Cmd]). Where Landlock is unavailable, Command returns
 // ErrNoLandlock unless the caller opts into
 // CommandOptions.LexicalOnly, and the result's Confined field says which.
 //
