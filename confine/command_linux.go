@@ -403,8 +403,56 @@ func init() {
 	if err := closeOnExecFrom(keep); err != nil {
 		helperFail("cannot close the descriptors the command is not given: %v", err)
 	}
+	if err := dropCapabilities(); err != nil {
+		helperFail("cannot drop the command's capabilities: %v", err)
+	}
 	err := syscall.Exec(r.Path, r.Args, os.Environ())
 	helperFail("cannot run %s: %v", r.Path, err)
+}
+
+// dropCapabilities leaves the program it execs no capability: the
+// bounding and ambient sets are emptied and the inheritable set cleared,
+// so that a command run as root (a server in a container) gets none when
+// it is executed. Landlock governs paths, not what capabilities reach
+// otherwise: as root the command read every process's environment
+// through /proc/<pid>/environ, the server's among them, whose secrets
+// CommandOptions.Env keeps from it (red team rtx); with CAP_SYS_MODULE,
+// CAP_BPF or CAP_SYS_ADMIN it could load code into the kernel. A process
+// with no capability (a server not run as root) has nothing to drop.
+func dropCapabilities() error {
+	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
+	var data [2]unix.CapUserData
+	if err := unix.Capget(&hdr, &data[0]); err != nil {
+		return err
+	}
+	any := false
+	for _, d := range data {
+		any = any || d.Effective|d.Permitted|d.Inheritable != 0
+	}
+	if err := unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0); err != nil && !errors.Is(err, unix.EINVAL) {
+		return err
+	}
+	for c := 0; c < 64; c++ {
+		err := unix.Prctl(unix.PR_CAPBSET_DROP, uintptr(c), 0, 0, 0)
+		switch {
+		case errors.Is(err, unix.EINVAL):
+			c = 64 // past the kernel's last capability
+		case errors.Is(err, unix.EPERM) && !any:
+			// No CAP_SETPCAP, and no capability to pass on: an exec
+			// by a user other than root gains none (no_new_privs
+			// keeps file capabilities and set-user-ID off).
+			return nil
+		case err != nil:
+			return err
+		}
+	}
+	if !any {
+		return nil
+	}
+	for i := range data {
+		data[i].Inheritable = 0
+	}
+	return unix.Capset(&hdr, &data[0])
 }
 
 // maxExtraFiles bounds the count of ExtraFiles the helper is told of.

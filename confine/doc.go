@@ -75,7 +75,11 @@
 // chmod, chown (as the owner), change the times and set extended
 // attributes of a protected path, though never read or write its
 // content; and a command run as root can read raw block devices (/dev
-// is granted). Landlock confines the command, not what it leaves behind,
+// is granted). The program is executed with no capability (bounding,
+// ambient and inheritable sets emptied): run as root, it is uid 0 owning
+// files, not a process that reads every other's environment through
+// /proc/<pid>/environ (the server's, which Env keeps from it) or loads
+// code into the kernel. Landlock confines the command, not what it leaves behind,
 // so a command writes only under CommandOptions.Writable (by default its
 // working directory, the temporary directory, /dev/shm and the devices
 // /dev/null, /dev/zero, /dev/full and /dev/tty; Command refuses that
