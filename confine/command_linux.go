@@ -111,6 +111,9 @@ func allowedPaths(p *policy.Policy, o CommandOptions) (rules, error) {
 	if err != nil {
 		return rules{}, err
 	}
+	if name := set.outsideLink(); name != "" {
+		return rules{}, fmt.Errorf("%w (%s)", ErrHardLinked, name)
+	}
 	blocked := map[string]bool{}
 	for _, r := range roots {
 		for d := r; ; d = filepath.Dir(d) {

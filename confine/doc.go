@@ -62,12 +62,12 @@
 // or a writable directory swapped for a link between Command's check and
 // the helper's Landlock rules (by a command confined earlier, running at
 // the same time) fails the command instead of granting the link's target.
-// Landlock grants a file by its inode, whatever its path: an entry of a
-// protected path's ancestor (granted one by one) that has several hard
-// links and is, or may be, a protected file under another name is not
-// granted, since granting it would grant the protected path itself; a
-// hard link to a protected file inside a granted directory is reachable
-// by that path, as a bind mount is. Nor does Landlock check a descriptor
+// Landlock grants a file by whatever name reaches it: Command refuses,
+// with ErrHardLinked, a protected file that has a hard link outside the
+// protected paths (found by counting its names among them against its
+// links), and leaves out an entry granted one by one that has several
+// links where not every protected file could be recorded (granting it
+// would grant the protected file by its own path). Nor does Landlock check a descriptor
 // already open: the command inherits 0, 1, 2 and the caller's ExtraFiles,
 // and the helper marks every other descriptor close-on-exec (one the
 // server inherited open without O_CLOEXEC, from whatever started it).

@@ -2,6 +2,7 @@ package confine_test
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -107,41 +108,58 @@ func TestRedteamRTX_InheritedDescriptor(t *testing.T) {
 // file among those entries that is a hard link to a protected file (made
 // earlier outside any sandbox: a backup, `cp -al`, a dotfile manager)
 // granted the protected file itself, by its own path: `cat
-// ~/.ssh/id_rsa` and `cat app/.env` printed them (red team rtx). Command
-// now leaves out such an entry, as FS refuses it.
-func TestRedteamRTX_HardLinkAmongGrantedEntries(t *testing.T) {
+// ~/.ssh/id_rsa` and `cat app/.env` printed them; and a hard link inside
+// a directory granted whole (~/backup/id_rsa) was read by its name (red
+// team rtx). Command now refuses a protected file with a link outside the
+// protected paths (ErrHardLinked), and leaves out an entry granted one by
+// one that may be such a link.
+func TestRedteamRTX_HardLinkToAProtectedFile(t *testing.T) {
 	requireLandlock(t)
+	for _, c := range []struct{ from, to string }{
+		{".ssh/id_rsa", "work/key-backup"},
+		{".ssh/id_rsa", "id_rsa.bak"},
+		{".ssh/id_rsa", "backup/id_rsa"},
+		{"work/app/.env", "work/env-copy"},
+		{"work/app/.env", "work/src/env"},
+	} {
+		h := newHome(t)
+		t.Setenv("HOME", h.dir)
+		t.Setenv("TMPDIR", t.TempDir())
+		work := filepath.Join(h.dir, "work")
+		for _, d := range []string{"backup", "work/src"} {
+			if err := os.MkdirAll(filepath.Join(h.dir, d), 0o700); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := os.Link(filepath.Join(h.dir, c.from), filepath.Join(h.dir, c.to)); err != nil {
+			t.Fatal(err)
+		}
+		script := "cat " + filepath.Join(h.dir, c.from) + "; cat " + filepath.Join(h.dir, c.to)
+		cmd, err := confine.Command(context.Background(), h.p, &confine.CommandOptions{Dir: work}, "sh", "-c", script)
+		if errors.Is(err, confine.ErrHardLinked) {
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, _ := cmd.CombinedOutput()
+		if strings.Contains(string(out), marker) {
+			t.Errorf("%s linked as %s: the command read it:\n%s", c.from, c.to, out)
+		} else {
+			t.Errorf("%s linked as %s: Command did not refuse: %v", c.from, c.to, err)
+		}
+	}
+
+	// Near misses: files with one name, hard links between files that
+	// are not protected, and a protected file whose other name is
+	// protected too (a lock GnuPG makes with link(2) in ~/.gnupg) run.
 	h := newHome(t)
 	t.Setenv("HOME", h.dir)
 	t.Setenv("TMPDIR", t.TempDir())
 	work := filepath.Join(h.dir, "work")
-	key := filepath.Join(h.dir, ".ssh", "id_rsa")
-	env := filepath.Join(work, "app", ".env")
-	for _, l := range [][2]string{
-		{key, filepath.Join(work, "key-backup")},
-		{key, filepath.Join(h.dir, "id_rsa.bak")},
-		{env, filepath.Join(work, "env-copy")},
-	} {
-		if err := os.Link(l[0], l[1]); err != nil {
-			t.Fatal(err)
-		}
+	if err := os.Link(filepath.Join(h.dir, ".ssh", "id_rsa"), filepath.Join(h.dir, ".ssh", "id_rsa.lock")); err != nil {
+		t.Fatal(err)
 	}
-	for _, script := range []string{
-		"cat " + key,
-		"cat key-backup",
-		"cat " + h.dir + "/id_rsa.bak",
-		"cat app/.env",
-		"cat env-copy",
-	} {
-		out, _ := confinedSh(t, h, work, script)
-		if strings.Contains(out, marker) {
-			t.Errorf("%s: the command read a protected file through a hard link among the granted entries:\n%s", script, out)
-		}
-	}
-
-	// Near misses: files with one name, and hard links between files
-	// that are not protected, are readable; the working directory's
-	// other entries are writable.
 	if err := os.WriteFile(filepath.Join(work, "a"), []byte("shared"), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -151,8 +169,8 @@ func TestRedteamRTX_HardLinkAmongGrantedEntries(t *testing.T) {
 	if err := os.Mkdir(filepath.Join(work, "src"), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	out, err := confinedSh(t, h, work, "cat readme.md a b "+h.dir+"/notes.txt && echo x > src/new && cat src/new")
-	if err != nil || out != "readme"+"shared"+"shared"+"notes"+"x\n" {
+	out, err := confinedSh(t, h, work, "cat readme.md a b "+h.dir+"/notes.txt && echo x > src/new && cat src/new; cat "+h.dir+"/.ssh/id_rsa.lock")
+	if !strings.HasPrefix(out, "readme"+"shared"+"shared"+"notes"+"x\n") || strings.Contains(out, marker) || err == nil {
 		t.Errorf("the near misses: %v\n%s", err, out)
 	}
 }

@@ -1,3 +1,5 @@
+//go:build linux
+
 package confine_test
 
 import (
