@@ -142,10 +142,12 @@ func allowedPaths(p *policy.Policy, o CommandOptions) (rules, error) {
 			grant := filepath.Join(real, e.Name())
 			switch {
 			case blocked[full] || set.hit(full) || set.hit(grant) || e.Type()&fs.ModeSymlink != 0 || granted[grant]:
-			case !e.IsDir() && linkedEntry(&set, e):
+			case set.partial && !e.IsDir() && linkedEntry(&set, e):
 				// Landlock grants a file by its inode, whatever its
 				// path: a hard link to a protected file here would
 				// grant the protected file itself (red team rtx).
+				// Where every protected file was recorded, one with a
+				// link here was refused above (ErrHardLinked).
 			case e.IsDir():
 				out.Dirs = append(out.Dirs, grant)
 			default:
