@@ -255,6 +255,12 @@ func printable(s string) string { return clipped(s, maxPrinted) }
 // rtx). It is clipped at PATH_MAX rather than at maxPrinted.
 func shownPath(s string) string { return clipped(s, maxPathPrinted) }
 
+// Escape is s, a file name or a message holding one, as the CLI prints
+// it: every character a terminal would not show as itself (a control, a
+// newline, an escape, a bidi override, invalid UTF-8) spelled as \uXXXX,
+// clipped at PATH_MAX.
+func Escape(s string) string { return shownPath(s) }
+
 const maxPathPrinted = 4096
 
 // clipped is printable with a bound of max bytes.

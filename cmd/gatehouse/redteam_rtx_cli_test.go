@@ -23,7 +23,7 @@ const hostileName = "x\x1b[1A\x1b[2K\rOK 9 events in 1 file(s)\n\u009b2K\u202ego
 // (logs/*) picked up. A tampered log named with escapes showed as "OK"
 // on the auditor's terminal, though the exit status was 1 (red team
 // rtx). The names are now escaped like the log's values.
-func TestAuditVerifyPrintsFileNamesEscaped(t *testing.T) {
+func TestRedteamRTX_AuditVerifyFileNamesEscaped(t *testing.T) {
 	dir := t.TempDir()
 	ctx := context.Background()
 	var good bytes.Buffer
@@ -69,4 +69,43 @@ func TestAuditVerifyPrintsFileNamesEscaped(t *testing.T) {
 	gh(t, dir, "", "audit", "verify", plain).want(t, 1, "  file: "+plain+"\n")
 	gh(t, dir, "", "audit", "verify", "-events", filepath.Join(dir, "ok-"+strings.Repeat("é", 3)+".jsonl")).
 		want(t, 2, "ok-ééé.jsonl")
+}
+
+// The other commands that read files printed their names the same way:
+// `gatehouse policy lint policies/*` with a file named to print
+// "p.yaml: ok" over its own error (red team rtx). Names, and messages
+// that quote the files' content, are now escaped.
+func TestRedteamRTX_LintFileNamesEscaped(t *testing.T) {
+	dir := t.TempDir()
+	bad := write(t, dir, "p"+hostileName+".yaml", strings.Replace(lintPolicy, "mode: monitor", "mode: sometimes", 1))
+	odd := write(t, dir, "q"+hostileName+".yaml", lintPolicy+"  \"\\e[2K\\rok\": 1\n")
+	good := write(t, dir, "g"+hostileName+".yaml", lintPolicy)
+	sub := filepath.Join(dir, "d"+hostileName)
+	if err := os.Mkdir(sub, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		args []string
+		exit int
+	}{
+		{[]string{"policy", "lint", bad}, 1},
+		{[]string{"policy", "lint", odd}, 1},
+		{[]string{"policy", "lint", good}, 0},
+		{[]string{"policy", "lint", sub}, 2},
+		{[]string{"scopes", "lint", bad}, 1},
+		{[]string{"scopes", "lint", sub}, 2},
+		{[]string{"policy", "test", good, bad}, 1},
+		{[]string{"dlp", "scan", sub}, 2},
+	} {
+		r := gh(t, dir, "", c.args...)
+		r.want(t, c.exit, `\u001b[1A`)
+		for _, raw := range []string{"\x1b", "\r", "\u009b", "\u202e", "\nOK 9"} {
+			if strings.Contains(r.out+r.err, raw) {
+				t.Errorf("%q: the output holds %q:\n%s", c.args, raw, r)
+			}
+		}
+	}
+	// Near miss: a plain name prints as it is.
+	plain := write(t, dir, "plain.yaml", lintPolicy)
+	gh(t, dir, "", "policy", "lint", plain).want(t, 0, plain+": ok, 2 warning(s)")
 }
