@@ -88,6 +88,8 @@ const maxHomeEntries = 8192
 //     $XDG_DATA_HOME, $XDG_CONFIG_DIRS, $XDG_DATA_DIRS, or where unset
 //     /etc/xdg, /usr/local/share and /usr/share), held or lain in
 //     (autostart entries, applications);
+//   - a shell's startup files named by the environment ($ZDOTDIR,
+//     $BASH_ENV, $ENV), held or lain in;
 //   - run as root, /etc, /usr, /boot and /var/spool, held or lain in;
 //   - a directory on PATH, held, and $XDG_RUNTIME_DIR/systemd (where
 //     systemd looks for user units), held or lain in; and any directory where PATH has an
@@ -138,6 +140,13 @@ func startupPlace(d string) string {
 			}
 		}
 	}
+	for _, name := range shellStartup {
+		for _, p := range spellings(os.Getenv(name)) {
+			if under(p, d) || under(d, p) {
+				return p
+			}
+		}
+	}
 	if os.Geteuid() == 0 {
 		for _, x := range rootPlaces {
 			for _, p := range spellings(x) {
@@ -179,6 +188,13 @@ func startupPlace(d string) string {
 // directories where their variables are unset (the home ones are hidden
 // directories of home).
 var xdgDefaults = map[string]string{"XDG_CONFIG_DIRS": "/etc/xdg", "XDG_DATA_DIRS": "/usr/local/share:/usr/share"}
+
+// shellStartup are the variables naming where a shell started later
+// with this environment reads its startup files: zsh's $ZDOTDIR/.zshrc
+// (~/dotfiles/zsh, a directory without a dot), the file bash -c sources
+// ($BASH_ENV) and the one an interactive sh reads ($ENV): held or lain in
+// (red team rtx).
+var shellStartup = []string{"ZDOTDIR", "BASH_ENV", "ENV"}
 
 // rootPlaces are, for a server run as root (a container), the system's
 // places whose files run later as root: /etc (cron.d, profile.d, systemd
