@@ -59,6 +59,10 @@ func newProtectedSet(p *policy.Policy, extra []string) protectedSet {
 		}
 		if real, err := filepath.EvalSymlinks(onDisk); err == nil {
 			s.addAbs(real)
+			// A protected path that is a symbolic link (~/.ssh ->
+			// ~/keys) is walked where it points: WalkDir does not
+			// follow its root (red team rtx).
+			onDisk = real
 		}
 		s.recordInodes(onDisk)
 	}

@@ -110,17 +110,22 @@ func TestRedteamRTX_InheritedDescriptor(t *testing.T) {
 // granted the protected file itself, by its own path: `cat
 // ~/.ssh/id_rsa` and `cat app/.env` printed them; and a hard link inside
 // a directory granted whole (~/backup/id_rsa) was read by its name (red
-// team rtx). Command now refuses a protected file with a link outside the
+// team rtx), also where ~/.ssh is a symbolic link, whose files were not
+// recorded. Command now refuses a protected file with a link outside the
 // protected paths (ErrHardLinked), and leaves out an entry granted one by
 // one that may be such a link.
 func TestRedteamRTX_HardLinkToAProtectedFile(t *testing.T) {
 	requireLandlock(t)
-	for _, c := range []struct{ from, to string }{
-		{".ssh/id_rsa", "work/key-backup"},
-		{".ssh/id_rsa", "id_rsa.bak"},
-		{".ssh/id_rsa", "backup/id_rsa"},
-		{"work/app/.env", "work/env-copy"},
-		{"work/app/.env", "work/src/env"},
+	for _, c := range []struct {
+		from, to string
+		linked   bool // ~/.ssh a symbolic link to ~/keys
+	}{
+		{".ssh/id_rsa", "work/key-backup", false},
+		{".ssh/id_rsa", "id_rsa.bak", false},
+		{".ssh/id_rsa", "backup/id_rsa", false},
+		{"work/app/.env", "work/env-copy", false},
+		{"work/app/.env", "work/src/env", false},
+		{"keys/id_rsa", "backup/id_rsa", true},
 	} {
 		h := newHome(t)
 		t.Setenv("HOME", h.dir)
@@ -128,6 +133,14 @@ func TestRedteamRTX_HardLinkToAProtectedFile(t *testing.T) {
 		work := filepath.Join(h.dir, "work")
 		for _, d := range []string{"backup", "work/src"} {
 			if err := os.MkdirAll(filepath.Join(h.dir, d), 0o700); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if c.linked {
+			if err := os.Rename(filepath.Join(h.dir, ".ssh"), filepath.Join(h.dir, "keys")); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(filepath.Join(h.dir, "keys"), filepath.Join(h.dir, ".ssh")); err != nil {
 				t.Fatal(err)
 			}
 		}
