@@ -85,8 +85,10 @@
 // /dev/null, /dev/zero, /dev/full and /dev/tty; Command refuses that
 // default where the working or temporary directory is the home directory
 // or an ancestor of it, lies in a hidden directory of home, in what a
-// hidden entry of home links to or in an XDG configuration or data
-// directory (/etc/xdg, /usr/share where the variables are unset), in or
+// hidden entry of home links to (anywhere, where home's hidden
+// directories hold more than 65,536 entries to look through) or in an
+// XDG configuration or data directory (/etc/xdg, /usr/share where the
+// variables are unset), in or
 // holding what ZDOTDIR, BASH_ENV or ENV names (a later shell's startup
 // files), in /etc,
 // /usr, /boot or /var/spool when run as root, or holds a directory on PATH, or PATH has an empty or
