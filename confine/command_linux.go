@@ -416,48 +416,43 @@ func init() {
 }
 
 // dropCapabilities leaves the program it execs no capability: the
-// bounding and ambient sets are emptied and the inheritable set cleared,
+// ambient and inheritable sets are cleared and the bounding set emptied,
 // so that a command run as root (a server in a container) gets none when
 // it is executed. Landlock governs paths, not what capabilities reach
 // otherwise: as root the command read every process's environment
 // through /proc/<pid>/environ, the server's among them, whose secrets
 // CommandOptions.Env keeps from it (red team rtx); with CAP_SYS_MODULE,
 // CAP_BPF or CAP_SYS_ADMIN it could load code into the kernel. A process
-// with no capability (a server not run as root) has nothing to drop.
+// that is not root and cannot empty the bounding set (no CAP_SETPCAP)
+// passes on none: an exec by another user gains only the ambient set,
+// and no_new_privs keeps file capabilities and set-user-ID off.
 func dropCapabilities() error {
+	if err := unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0); err != nil && !errors.Is(err, unix.EINVAL) {
+		return err
+	}
 	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
 	var data [2]unix.CapUserData
 	if err := unix.Capget(&hdr, &data[0]); err != nil {
 		return err
 	}
-	any := false
-	for _, d := range data {
-		any = any || d.Effective|d.Permitted|d.Inheritable != 0
-	}
-	if err := unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0); err != nil && !errors.Is(err, unix.EINVAL) {
-		return err
+	if data[0].Inheritable|data[1].Inheritable != 0 {
+		data[0].Inheritable, data[1].Inheritable = 0, 0
+		if err := unix.Capset(&hdr, &data[0]); err != nil {
+			return err
+		}
 	}
 	for c := 0; c < 64; c++ {
 		err := unix.Prctl(unix.PR_CAPBSET_DROP, uintptr(c), 0, 0, 0)
 		switch {
 		case errors.Is(err, unix.EINVAL):
-			c = 64 // past the kernel's last capability
-		case errors.Is(err, unix.EPERM) && !any:
-			// No CAP_SETPCAP, and no capability to pass on: an exec
-			// by a user other than root gains none (no_new_privs
-			// keeps file capabilities and set-user-ID off).
+			return nil // past the kernel's last capability
+		case errors.Is(err, unix.EPERM) && os.Geteuid() != 0:
 			return nil
 		case err != nil:
 			return err
 		}
 	}
-	if !any {
-		return nil
-	}
-	for i := range data {
-		data[i].Inheritable = 0
-	}
-	return unix.Capset(&hdr, &data[0])
+	return nil
 }
 
 // maxExtraFiles bounds the count of ExtraFiles the helper is told of.
