@@ -53,7 +53,8 @@ func ABI() int {
 // (and opts.Protected) unreachable: the program runs in a helper process
 // (this executable, re-executed) that restricts itself with Landlock and
 // then executes it, so the calling process is never restricted. The
-// caller may set Stdin, Stdout, Stderr and Env on the result, and must
+// caller may set Stdin, Stdout, Stderr, Env and ExtraFiles on the result
+// (the command gets those descriptors and no other), and must
 // not change Path, Args, SysProcAttr, Cancel or WaitDelay. The command
 // runs in a process group of its own that ends with it: see [Cmd]. See the package documentation for what the
 // rules allow and their limits.
