@@ -24,6 +24,12 @@ var (
 	// holding a directory on PATH (~/bin) or what a hidden entry of home
 	// links to (~/.bashrc -> ~/dotfiles/bashrc); see [CommandOptions].Writable.
 	ErrWritableHome = errors.New("confine: the command's default writable directories hold the home directory or are in a place whose files run unconfined later (a hidden directory of home, an XDG directory, a directory on PATH): set CommandOptions.Dir to a project directory, or name the writable directories in CommandOptions.Writable")
+	// ErrHardLinked: a protected file has a hard link outside the
+	// protected paths. Landlock grants a file by whatever name reaches
+	// it, so that name, where it lies in a granted directory (a backup
+	// made with cp -al, a dotfile manager's copy), would give the command
+	// the protected file (red team rtx).
+	ErrHardLinked = errors.New("confine: a protected file has a hard link outside the protected paths, through which the command could read it: remove the other link (find / -samefile FILE), or protect it too")
 	// ErrWritableLink: a writable directory (the working directory, the
 	// temporary directory or a Writable entry) is reached through a
 	// symbolic link this process's user owns. A command confined earlier

@@ -5,6 +5,7 @@ package confine
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -12,6 +13,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"syscall"
 
 	"github.com/landlock-lsm/go-landlock/landlock"
@@ -51,7 +53,8 @@ func ABI() int {
 // (and opts.Protected) unreachable: the program runs in a helper process
 // (this executable, re-executed) that restricts itself with Landlock and
 // then executes it, so the calling process is never restricted. The
-// caller may set Stdin, Stdout, Stderr and Env on the result, and must
+// caller may set Stdin, Stdout, Stderr, Env and ExtraFiles on the result
+// (the command gets those descriptors and no other), and must
 // not change Path, Args, SysProcAttr, Cancel or WaitDelay. The command
 // runs in a process group of its own that ends with it: see [Cmd]. See the package documentation for what the
 // rules allow and their limits.
@@ -105,9 +108,12 @@ func allowedPaths(p *policy.Policy, o CommandOptions) (rules, error) {
 		return rules{}, err
 	}
 	set := newProtectedSet(p, o.Protected)
-	roots, err := protectedRoots(set, o.Dir)
+	roots, err := protectedRoots(&set, o.Dir)
 	if err != nil {
 		return rules{}, err
+	}
+	if name := set.outsideLink(); name != "" {
+		return rules{}, fmt.Errorf("%w (%s)", ErrHardLinked, name)
 	}
 	blocked := map[string]bool{}
 	for _, r := range roots {
@@ -137,6 +143,12 @@ func allowedPaths(p *policy.Policy, o CommandOptions) (rules, error) {
 			grant := filepath.Join(real, e.Name())
 			switch {
 			case blocked[full] || set.hit(full) || set.hit(grant) || e.Type()&fs.ModeSymlink != 0 || granted[grant]:
+			case set.partial && !e.IsDir() && linkedEntry(&set, e):
+				// Landlock grants a file by its inode, whatever its
+				// path: a hard link to a protected file here would
+				// grant the protected file itself (red team rtx).
+				// Where every protected file was recorded, one with a
+				// link here was refused above (ErrHardLinked).
 			case e.IsDir():
 				out.Dirs = append(out.Dirs, grant)
 			default:
@@ -206,7 +218,7 @@ func readOnlyOutside(r rules, w []string, set protectedSet) rules {
 // protectedRoots are the protected paths on disk (their spelling on disk
 // and their resolved form, or the first missing component), and the
 // relative protected paths found under dir.
-func protectedRoots(set protectedSet, dir string) ([]string, error) {
+func protectedRoots(set *protectedSet, dir string) ([]string, error) {
 	var roots []string
 	for _, a := range set.abs {
 		if onDisk, ok := findFold(a); ok {
@@ -219,7 +231,56 @@ func protectedRoots(set protectedSet, dir string) ([]string, error) {
 		}
 	}
 	rel, err := relativeMatches(set, dir)
-	return append(roots, rel...), err
+	if err != nil {
+		return nil, err
+	}
+	if lex := lexicalElsewhere(dir); lex != "" {
+		more, err := relativeMatches(set, lex)
+		if err != nil {
+			return nil, err
+		}
+		rel = append(rel, more...)
+	}
+	return append(roots, rel...), nil
+}
+
+// lexicalElsewhere returns dir made absolute and cleaned where that is
+// another directory than the one the kernel finds at dir, or "". A dir
+// spelled with ".." after a symbolic link ("proj/lnk/..") is, to the
+// kernel (and the command's working directory), the parent of the link's
+// target; to filepath.Join and filepath.Clean, and to a lexical check
+// that admitted it, it is proj, whose relative protected paths (.env)
+// the server meant to keep (red team rtx): both are searched.
+func lexicalElsewhere(dir string) string {
+	if dir == "" {
+		return ""
+	}
+	lex, err := filepath.Abs(dir)
+	if err != nil {
+		return ""
+	}
+	fd, err := unix.Open(dir, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return "" // not a directory: the command does not start
+	}
+	kernel := fdPath(fd, "")
+	unix.Close(fd)
+	if kernel == "" || kernel == resolved(lex) {
+		return ""
+	}
+	return lex
+}
+
+// linkedEntry reports whether the entry e, not a directory, is or may be
+// a protected file under another name (a hard link to it), or cannot be
+// looked at.
+func linkedEntry(set *protectedSet, e fs.DirEntry) bool {
+	fi, err := e.Info()
+	if err != nil {
+		return true
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	return !ok || set.linked(fileID{uint64(st.Dev), st.Ino}, uint64(st.Nlink))
 }
 
 func isProtectedRoot(dir string, roots []string) bool {
@@ -246,8 +307,9 @@ func deepestExisting(p string) string {
 
 // relativeMatches finds relative protected paths (".env") under dir, and
 // the directories under dir it cannot search (treated as protected: fail
-// closed).
-func relativeMatches(set protectedSet, dir string) ([]string, error) {
+// closed). It records the identities of the files it finds in set, and
+// marks set partial where a directory could not be searched.
+func relativeMatches(set *protectedSet, dir string) ([]string, error) {
 	if len(set.rel) == 0 {
 		return nil, nil
 	}
@@ -268,10 +330,12 @@ func relativeMatches(set protectedSet, dir string) ([]string, error) {
 			// command can still reach by relative cd or a chmod): it may
 			// hold a protected path, so none of it is granted.
 			out = append(out, path)
+			set.partial = true
 			return filepath.SkipDir
 		}
 		if set.hit(path) {
 			out = append(out, path)
+			set.recordInodes(path)
 			if d.IsDir() {
 				return filepath.SkipDir
 			}
@@ -284,10 +348,21 @@ func relativeMatches(set protectedSet, dir string) ([]string, error) {
 // init runs the helper side: when this executable is started by Command,
 // it restricts itself and executes the program. It never returns then.
 func init() {
-	if len(os.Args) != 3 || os.Args[1] != rulesArg {
+	if len(os.Args) < 3 || len(os.Args) > 4 || os.Args[1] != rulesArg {
 		return
 	}
 	runtime.LockOSThread()
+	// The descriptors the command is given: 0, 1, 2 and the caller's
+	// ExtraFiles (counted by Cmd.Start; none where the embedded
+	// exec.Cmd's Start was called).
+	keep := 3
+	if len(os.Args) == 4 {
+		n, err := strconv.Atoi(os.Args[3])
+		if err != nil || n < 0 || n > maxExtraFiles {
+			helperFail("bad count of extra files %q", os.Args[3])
+		}
+		keep += n
+	}
 	var r rules
 	if err := json.Unmarshal([]byte(os.Args[2]), &r); err != nil {
 		helperFail("bad rules: %v", err)
@@ -331,8 +406,84 @@ func init() {
 			helperFail("cannot restrict the command: %v", err)
 		}
 	}
+	if err := closeOnExecFrom(keep); err != nil {
+		helperFail("cannot close the descriptors the command is not given: %v", err)
+	}
+	if err := dropCapabilities(); err != nil {
+		helperFail("cannot drop the command's capabilities: %v", err)
+	}
 	err := syscall.Exec(r.Path, r.Args, os.Environ())
 	helperFail("cannot run %s: %v", r.Path, err)
+}
+
+// dropCapabilities leaves the program it execs no capability: the
+// ambient and inheritable sets are cleared and the bounding set emptied,
+// so that a command run as root (a server in a container) gets none when
+// it is executed. Landlock governs paths, not what capabilities reach
+// otherwise: as root the command read every process's environment
+// through /proc/<pid>/environ, the server's among them, whose secrets
+// CommandOptions.Env keeps from it (red team rtx); with CAP_SYS_MODULE,
+// CAP_BPF or CAP_SYS_ADMIN it could load code into the kernel. A process
+// that is not root and cannot empty the bounding set (no CAP_SETPCAP)
+// passes on none: an exec by another user gains only the ambient set,
+// and no_new_privs keeps file capabilities and set-user-ID off.
+func dropCapabilities() error {
+	if err := unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0); err != nil && !errors.Is(err, unix.EINVAL) {
+		return err
+	}
+	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
+	var data [2]unix.CapUserData
+	if err := unix.Capget(&hdr, &data[0]); err != nil {
+		return err
+	}
+	if data[0].Inheritable|data[1].Inheritable != 0 {
+		data[0].Inheritable, data[1].Inheritable = 0, 0
+		if err := unix.Capset(&hdr, &data[0]); err != nil {
+			return err
+		}
+	}
+	for c := 0; c < 64; c++ {
+		err := unix.Prctl(unix.PR_CAPBSET_DROP, uintptr(c), 0, 0, 0)
+		switch {
+		case errors.Is(err, unix.EINVAL):
+			return nil // past the kernel's last capability
+		case errors.Is(err, unix.EPERM) && os.Geteuid() != 0:
+			return nil
+		case err != nil:
+			return err
+		}
+	}
+	return nil
+}
+
+// maxExtraFiles bounds the count of ExtraFiles the helper is told of.
+const maxExtraFiles = 1 << 16
+
+// closeOnExecFrom marks every descriptor from first on close-on-exec, so
+// the command inherits none that this process inherited open (a file or
+// directory the server's parent left open without O_CLOEXEC, which
+// Landlock does not check again: red team rtx). close_range(2) with
+// CLOSE_RANGE_CLOEXEC, or, before Linux 5.11, each descriptor in
+// /proc/self/fd.
+func closeOnExecFrom(first int) error {
+	const closeRangeCloexec = 1 << 2 // CLOSE_RANGE_CLOEXEC
+	if err := unix.CloseRange(uint(first), ^uint(0), closeRangeCloexec); err == nil {
+		return nil
+	}
+	entries, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		fd, err := strconv.Atoi(e.Name())
+		if err != nil || fd < first {
+			continue
+		}
+		if _, err := unix.FcntlInt(uintptr(fd), unix.F_SETFD, unix.FD_CLOEXEC); err != nil && !errors.Is(err, unix.EBADF) {
+			return err
+		}
+	}
+	return nil
 }
 
 func helperFail(format string, args ...any) {

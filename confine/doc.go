@@ -53,25 +53,44 @@
 // targets are, where they are); a bind mount of a protected directory
 // elsewhere is reachable through its other path; a relative protected
 // path (".env") is enforced where it exists under the command's working
-// directory when the command starts, and a directory there that cannot be
+// directory when the command starts (the directory the kernel finds, and
+// where it differs, the one its spelling names once cleaned: proj/lnk/..
+// is both proj and the parent of lnk's target), and a directory there that cannot be
 // searched for one (unreadable, or deeper than PATH_MAX) is not granted at
 // all. Every path is granted by its resolved form, which the helper opens
 // following no symbolic link (openat2 with RESOLVE_NO_SYMLINKS): an entry
 // or a writable directory swapped for a link between Command's check and
 // the helper's Landlock rules (by a command confined earlier, running at
 // the same time) fails the command instead of granting the link's target.
+// Landlock grants a file by whatever name reaches it: Command refuses,
+// with ErrHardLinked, a protected file that has a hard link outside the
+// protected paths (found by counting its names among them against its
+// links), and leaves out an entry granted one by one that has several
+// links where not every protected file could be recorded (granting it
+// would grant the protected file by its own path). Nor does Landlock check a descriptor
+// already open: the command inherits 0, 1, 2 and the caller's ExtraFiles,
+// and the helper marks every other descriptor close-on-exec (one the
+// server inherited open without O_CLOEXEC, from whatever started it).
 // Landlock does not govern metadata: a command can still stat,
 // chmod, chown (as the owner), change the times and set extended
 // attributes of a protected path, though never read or write its
 // content; and a command run as root can read raw block devices (/dev
-// is granted). Landlock confines the command, not what it leaves behind,
+// is granted). The program is executed with no capability (bounding,
+// ambient and inheritable sets emptied): run as root, it is uid 0 owning
+// files, not a process that reads every other's environment through
+// /proc/<pid>/environ (the server's, which Env keeps from it) or loads
+// code into the kernel. Landlock confines the command, not what it leaves behind,
 // so a command writes only under CommandOptions.Writable (by default its
 // working directory, the temporary directory, /dev/shm and the devices
 // /dev/null, /dev/zero, /dev/full and /dev/tty; Command refuses that
 // default where the working or temporary directory is the home directory
 // or an ancestor of it, lies in a hidden directory of home, in what a
-// hidden entry of home links to or in an XDG configuration or data
-// directory (/etc/xdg, /usr/share where the variables are unset), in /etc,
+// hidden entry of home links to (anywhere, where home's hidden
+// directories hold more than 65,536 entries to look through) or in an
+// XDG configuration or data directory (/etc/xdg, /usr/share where the
+// variables are unset), in or
+// holding what ZDOTDIR, BASH_ENV or ENV names (a later shell's startup
+// files), in /etc,
 // /usr, /boot or /var/spool when run as root, or holds a directory on PATH, or PATH has an empty or
 // relative entry (the working directory of a later shell), with
 // ErrWritableHome (a
@@ -93,9 +112,10 @@
 // CommandOptions.UnixSockets allows them. Where the kernel has Landlock
 // ABI 6, the command signals only the processes it started (not the
 // server, nor the user's others). The command gets a minimal environment
-// (CommandOptions.Env), not this process's, and runs in a process group of
-// its own that is killed when the command exits or its context is done
-// (see [Cmd]). Where Landlock is unavailable, Command returns
+// (CommandOptions.Env), not this process's, runs without a controlling
+// terminal (the server's terminal is not its to write to or type into),
+// in a session and process group of its own that is killed when the
+// command exits or its context is done (see [Cmd]). Where Landlock is unavailable, Command returns
 // ErrNoLandlock unless the caller opts into
 // CommandOptions.LexicalOnly, and the result's Confined field says which.
 //

@@ -66,6 +66,8 @@ func (s sysRoot) remove(v *FS, rel, name string) error {
 
 func identity(fs.FileInfo) (fileID, bool) { return fileID{}, false }
 
+func links(fs.FileInfo) uint64 { return 1 }
+
 // realOf is the real path of an open file of the view.
 func (v *FS) realOf(f *os.File, name string) (string, error) {
 	rel, err := v.rel("readdir", name)

@@ -6,14 +6,15 @@ import (
 	"bytes"
 	"errors"
 	"os/exec"
+	"strconv"
 	"syscall"
 
 	"golang.org/x/sys/unix"
 )
 
 // Cmd is a command prepared by Command: an exec.Cmd whose program runs in
-// a process group of its own, with the environment of
-// CommandOptions.Env. Whatever the command leaves running in its group
+// a session and process group of its own, without a controlling
+// terminal, with the environment of CommandOptions.Env. Whatever the command leaves running in its group
 // (`sleep 600 &`) is killed when it exits, and the whole group when the
 // context passed to Command is done, so a background child can neither
 // outlive the call nor hold Wait by keeping the output pipes open (a
@@ -30,10 +31,14 @@ type Cmd struct {
 	Confined bool
 }
 
-// group makes cmd the leader of a process group that is killed with it.
+// group makes cmd the leader of a session, and of its process group,
+// that is killed with it. The session has no controlling terminal: the
+// server's (a developer's terminal, an agent CLI's) is not the command's
+// to write to or, where Landlock cannot refuse device ioctls (ABI < 5),
+// to type into with TIOCSTI (red team rtx).
 func group(cmd *exec.Cmd, o CommandOptions, confined bool) *Cmd {
 	cmd.Env = envFor(o)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = waitDelay
 	return &Cmd{Cmd: cmd, Confined: confined}
@@ -44,6 +49,11 @@ func group(cmd *exec.Cmd, o CommandOptions, confined bool) *Cmd {
 // so the command is not reaped (and its pid, the group's id, not reused)
 // before the group is killed; Wait reaps it as usual.
 func (c *Cmd) Start() error {
+	if c.Confined && len(c.Args) == 3 && c.Args[1] == rulesArg {
+		// The helper keeps 0, 1, 2 and these open for the command, and no
+		// other descriptor it inherited.
+		c.Args = append(c.Args, strconv.Itoa(len(c.ExtraFiles)))
+	}
 	if err := c.Cmd.Start(); err != nil {
 		return err
 	}

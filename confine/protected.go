@@ -29,6 +29,12 @@ type protectedSet struct {
 	// (too many, or a directory of the view that could not be searched
 	// for relative ones); a file with several hard links is then refused.
 	partial bool
+	// linkNames are the resolved names found among the protected paths
+	// of each recorded file with several hard links, and linkCount its
+	// count of links: a file with fewer names found than links has one
+	// elsewhere (see outsideLink).
+	linkNames map[fileID]map[string]bool
+	linkCount map[fileID]uint64
 }
 
 // newProtectedSet builds the set from the policy's protected paths
@@ -53,6 +59,10 @@ func newProtectedSet(p *policy.Policy, extra []string) protectedSet {
 		}
 		if real, err := filepath.EvalSymlinks(onDisk); err == nil {
 			s.addAbs(real)
+			// A protected path that is a symbolic link (~/.ssh ->
+			// ~/keys) is walked where it points: WalkDir does not
+			// follow its root (red team rtx).
+			onDisk = real
 		}
 		s.recordInodes(onDisk)
 	}
@@ -83,11 +93,44 @@ func (s *protectedSet) recordInodes(p string) {
 			if fi, err := os.Lstat(path); err == nil {
 				if id, ok := identity(fi); ok {
 					s.inodes[id] = true
+					s.recordLinks(id, fi, path)
 				}
 			}
 		}
 		return nil
 	})
+}
+
+// recordLinks notes, for a protected file with several hard links, the
+// name it was found by (resolved, so that one found through two
+// spellings counts once).
+func (s *protectedSet) recordLinks(id fileID, fi fs.FileInfo, path string) {
+	n := links(fi)
+	if n < 2 {
+		return
+	}
+	if s.linkNames == nil {
+		s.linkNames, s.linkCount = map[fileID]map[string]bool{}, map[fileID]uint64{}
+	}
+	if s.linkNames[id] == nil {
+		s.linkNames[id] = map[string]bool{}
+	}
+	s.linkNames[id][resolved(path)] = true
+	s.linkCount[id] = n
+}
+
+// outsideLink returns a name of a protected file that has more hard links
+// than names among the protected paths (another name, outside them, may
+// be granted), or "".
+func (s *protectedSet) outsideLink() string {
+	for id, names := range s.linkNames {
+		if uint64(len(names)) < s.linkCount[id] {
+			for name := range names {
+				return name
+			}
+		}
+	}
+	return ""
 }
 
 // maxIndexed bounds the entries of a view's directory searched for

@@ -28,6 +28,7 @@ func writableRoots(o CommandOptions) ([]string, error) {
 		w = []string{base, os.TempDir(), "/dev/shm"}
 	}
 	out := make([]string, 0, len(w))
+	links := map[string]*homeLinks{} // read once for every directory checked
 	for _, d := range w {
 		if !filepath.IsAbs(d) {
 			d = filepath.Join(base, d)
@@ -38,7 +39,7 @@ func writableRoots(o CommandOptions) ([]string, error) {
 		}
 		d = real
 		if def {
-			if place := startupPlace(d); place != "" {
+			if place := startupPlace(d, links); place != "" {
 				return nil, fmt.Errorf("%w (%s, in or holding %s)", ErrWritableHome, d, place)
 			}
 		}
@@ -69,8 +70,10 @@ func spellings(p string) []string {
 	return []string{c, r}
 }
 
-// maxHomeEntries bounds the entries of home startupPlace reads.
-const maxHomeEntries = 8192
+// maxHomeEntries bounds the entries of home's hidden directories
+// startupPlace reads; where there are more, it refuses (they could hold
+// the link it looks for).
+const maxHomeEntries = 1 << 16
 
 // startupPlace returns a place whose files run later, outside the sandbox,
 // that the resolved directory d holds or lies in, or "" (red teams rto,
@@ -88,6 +91,8 @@ const maxHomeEntries = 8192
 //     $XDG_DATA_HOME, $XDG_CONFIG_DIRS, $XDG_DATA_DIRS, or where unset
 //     /etc/xdg, /usr/local/share and /usr/share), held or lain in
 //     (autostart entries, applications);
+//   - a shell's startup files named by the environment ($ZDOTDIR,
+//     $BASH_ENV, $ENV), held or lain in;
 //   - run as root, /etc, /usr, /boot and /var/spool, held or lain in;
 //   - a directory on PATH, held, and $XDG_RUNTIME_DIR/systemd (where
 //     systemd looks for user units), held or lain in; and any directory where PATH has an
@@ -99,7 +104,7 @@ const maxHomeEntries = 8192
 // the caller gives the command (CommandOptions.Env) is the command's own,
 // confined like it. Every place is compared as spelled (cleaned) and resolved, so a home
 // that is a symbolic link or is spelled with a trailing slash is the same.
-func startupPlace(d string) string {
+func startupPlace(d string, links map[string]*homeLinks) string {
 	var homes []string
 	homes = append(homes, spellings(os.Getenv("HOME"))...)
 	if u, err := user.Current(); err == nil {
@@ -121,7 +126,7 @@ func startupPlace(d string) string {
 			first, _, _ := strings.Cut(rel, "/")
 			return filepath.Join(h, first)
 		}
-		if t := hiddenTarget(h, d); t != "" {
+		if t := hiddenTarget(h, d, links); t != "" {
 			return t
 		}
 	}
@@ -135,6 +140,13 @@ func startupPlace(d string) string {
 				if under(p, d) || under(d, p) {
 					return p
 				}
+			}
+		}
+	}
+	for _, name := range shellStartup {
+		for _, p := range spellings(os.Getenv(name)) {
+			if under(p, d) || under(d, p) {
+				return p
 			}
 		}
 	}
@@ -180,6 +192,13 @@ func startupPlace(d string) string {
 // directories of home).
 var xdgDefaults = map[string]string{"XDG_CONFIG_DIRS": "/etc/xdg", "XDG_DATA_DIRS": "/usr/local/share:/usr/share"}
 
+// shellStartup are the variables naming where a shell started later
+// with this environment reads its startup files: zsh's $ZDOTDIR/.zshrc
+// (~/dotfiles/zsh, a directory without a dot), the file bash -c sources
+// ($BASH_ENV) and the one an interactive sh reads ($ENV): held or lain in
+// (red team rtx).
+var shellStartup = []string{"ZDOTDIR", "BASH_ENV", "ENV"}
+
 // rootPlaces are, for a server run as root (a container), the system's
 // places whose files run later as root: /etc (cron.d, profile.d, systemd
 // units, sudoers.d), /usr (its programs, systemd's units), /boot and the
@@ -191,16 +210,51 @@ var rootPlaces = []string{"/etc", "/usr", "/boot", "/var/spool"}
 // ~/dotfiles/config, ~/.bashrc -> ~/dotfiles/bashrc, and as GNU Stow
 // links packages, ~/.config/nvim -> ~/dotfiles/nvim/.config/nvim or
 // ~/.config/autostart/x.desktop -> ~/dotfiles/x.desktop: red team rtv),
-// that d holds or lies in, or "". It reads at most maxHomeEntries
-// entries, breadth first, and skips ~/.cache.
-func hiddenTarget(h, d string) string {
+// that d holds or lies in, or "". The links of h are read once into
+// links. Where h's hidden directories hold more than maxHomeEntries
+// entries (a large ~/.npm read before ~/.config/autostart), the links
+// not read could be any: it returns h's hidden entries as the place
+// (red team rtx: it returned "", and ~/dotfiles was writable).
+func hiddenTarget(h, d string, links map[string]*homeLinks) string {
+	l := links[h]
+	if l == nil {
+		l = readHomeLinks(h)
+		links[h] = l
+	}
+	for _, t := range l.targets {
+		if under(t, d) || under(d, t) {
+			return t
+		}
+	}
+	if l.partial {
+		return "the hidden entries of " + h + " (more than " + strconv.Itoa(maxHomeEntries) + " entries to look through for links)"
+	}
+	return ""
+}
+
+// homeLinks are the resolved targets of the symbolic links in the hidden
+// entries of a home, down to maxHiddenDepth; partial when there were more
+// entries than maxHomeEntries to read.
+type homeLinks struct {
+	targets []string
+	partial bool
+}
+
+// readHomeLinks reads the links of home h breadth first, skipping
+// ~/.cache.
+func readHomeLinks(h string) *homeLinks {
 	type item struct {
 		dir   string
 		depth int
 	}
+	l := &homeLinks{}
 	budget := maxHomeEntries
 	queue := []item{{h, 0}}
-	for len(queue) > 0 && budget > 0 {
+	for len(queue) > 0 {
+		if budget <= 0 {
+			l.partial = true
+			break
+		}
 		it := queue[0]
 		queue = queue[1:]
 		f, err := os.Open(it.dir)
@@ -209,6 +263,9 @@ func hiddenTarget(h, d string) string {
 		}
 		entries, _ := f.ReadDir(budget)
 		f.Close()
+		if len(entries) == budget {
+			l.partial = true // this directory may hold more
+		}
 		budget -= len(entries)
 		for _, e := range entries {
 			name := e.Name()
@@ -218,16 +275,15 @@ func hiddenTarget(h, d string) string {
 			p := filepath.Join(it.dir, name)
 			switch {
 			case e.Type()&os.ModeSymlink != 0:
-				t, err := filepath.EvalSymlinks(p)
-				if err == nil && (under(t, d) || under(d, t)) {
-					return t
+				if t, err := filepath.EvalSymlinks(p); err == nil {
+					l.targets = append(l.targets, t)
 				}
 			case e.IsDir() && it.depth+1 < maxHiddenDepth:
 				queue = append(queue, item{p, it.depth + 1})
 			}
 		}
 	}
-	return ""
+	return l
 }
 
 // maxHiddenDepth is how deep below home hiddenTarget looks for links:

@@ -66,7 +66,7 @@ func dlpScan(s *stdio, c *command, args []string) int {
 	}
 	sc, err := newScanners(*polFile, *encoding)
 	if err != nil {
-		fmt.Fprintf(s.err, "gatehouse dlp scan: %v\n", err)
+		fmt.Fprintf(s.err, "gatehouse dlp scan: %s\n", shownErr(err))
 		return exitUsage
 	}
 	names := fs.Args()
@@ -83,7 +83,7 @@ func dlpScan(s *stdio, c *command, args []string) int {
 	for _, name := range names {
 		data, err := readInput(s, name, *maxBytes)
 		if err != nil {
-			fmt.Fprintf(s.err, "gatehouse dlp scan: %v\n", err)
+			fmt.Fprintf(s.err, "gatehouse dlp scan: %s\n", shownErr(err))
 			return exitUsage
 		}
 		red, fnd := sc.guard.Redact(string(data))
@@ -98,7 +98,7 @@ func dlpScan(s *stdio, c *command, args []string) int {
 			enc.Encode(toFindingLine(name, data, f, false))
 		}
 		if n := countRanges(passed); n > 0 {
-			fmt.Fprintf(s.err, "gatehouse dlp scan: warning: %s: %d secret(s) hidden in an encoding are not redacted by the guard (spec.dlp.detect_encoding is off), nor in the text above\n", label(name), n)
+			fmt.Fprintf(s.err, "gatehouse dlp scan: warning: %s: %d secret(s) hidden in an encoding are not redacted by the guard (spec.dlp.detect_encoding is off), nor in the text above\n", shown(label(name)), n)
 		}
 	}
 	return code

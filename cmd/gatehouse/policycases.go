@@ -46,18 +46,18 @@ func policyTest(s *stdio, c *command, args []string) int {
 	}
 	for _, f := range []string{polFile, caseFile} {
 		if err := fsutil.Readable(f); f != "" && err != nil {
-			fmt.Fprintf(s.err, "gatehouse policy test: %v\n", err)
+			fmt.Fprintf(s.err, "gatehouse policy test: %s\n", shownErr(err))
 			return exitUsage
 		}
 	}
 	data, err := os.ReadFile(caseFile)
 	if err != nil {
-		fmt.Fprintf(s.err, "gatehouse policy test: %v\n", err)
+		fmt.Fprintf(s.err, "gatehouse policy test: %s\n", shownErr(err))
 		return exitUsage
 	}
 	src, cases, err := policytest.ReadCases(data)
 	if err != nil {
-		fmt.Fprintf(s.out, "%s: error: %v\n", caseFile, err)
+		fmt.Fprintf(s.out, "%s: error: %s\n", shown(caseFile), shownErr(err))
 		return exitFinding
 	}
 	p, code := casesPolicy(s, polFile, caseFile, src)
@@ -65,7 +65,7 @@ func policyTest(s *stdio, c *command, args []string) int {
 		return code
 	}
 	if len(cases) == 0 {
-		fmt.Fprintf(s.out, "%s: error: no cases\n", caseFile)
+		fmt.Fprintf(s.out, "%s: error: no cases\n", shown(caseFile))
 		return exitFinding
 	}
 	return runCases(s, p, caseFile, cases, *verbose)
@@ -84,9 +84,9 @@ func runCases(s *stdio, p *policy.Policy, caseFile string, cases []policytest.Ca
 		switch {
 		case msg != "":
 			failed++
-			fmt.Fprintf(s.out, "%s: FAIL %s: %s\n", position(caseFile, tc.Line, 0), label, msg)
+			fmt.Fprintf(s.out, "%s: FAIL %s: %s\n", position(caseFile, tc.Line, 0), shown(label), shown(msg))
 		case verbose:
-			fmt.Fprintf(s.out, "%s: ok %s\n", position(caseFile, tc.Line, 0), label)
+			fmt.Fprintf(s.out, "%s: ok %s\n", position(caseFile, tc.Line, 0), shown(label))
 		}
 	}
 	if failed > 0 {
@@ -102,10 +102,10 @@ func runCases(s *stdio, p *policy.Policy, caseFile string, cases []policytest.Ca
 func casesPolicy(s *stdio, polFile, caseFile, inline string) (*policy.Policy, int) {
 	switch {
 	case polFile != "" && inline != "":
-		fmt.Fprintf(s.err, "gatehouse policy test: %s has its own policy; pass only CASES.yaml, or remove its policy\n", caseFile)
+		fmt.Fprintf(s.err, "gatehouse policy test: %s has its own policy; pass only CASES.yaml, or remove its policy\n", shown(caseFile))
 		return nil, exitUsage
 	case polFile == "" && inline == "":
-		fmt.Fprintf(s.err, "gatehouse policy test: %s has no policy; pass the policy FILE first\n", caseFile)
+		fmt.Fprintf(s.err, "gatehouse policy test: %s has no policy; pass the policy FILE first\n", shown(caseFile))
 		return nil, exitUsage
 	case polFile != "":
 		p, err := policy.Load(polFile)
@@ -117,7 +117,7 @@ func casesPolicy(s *stdio, polFile, caseFile, inline string) (*policy.Policy, in
 	}
 	p, err := policy.Parse([]byte(inline))
 	if err != nil {
-		fmt.Fprintf(s.out, "%s: error: inline policy: %v\n", caseFile, err)
+		fmt.Fprintf(s.out, "%s: error: inline policy: %s\n", shown(caseFile), shownErr(err))
 		return nil, exitFinding
 	}
 	return p, exitOK

@@ -39,7 +39,7 @@ func policyLint(s *stdio, c *command, args []string) int {
 	code := exitOK
 	for _, name := range fs.Args() {
 		if err := fsutil.Readable(name); err != nil {
-			fmt.Fprintf(s.err, "gatehouse policy lint: %v\n", err)
+			fmt.Fprintf(s.err, "gatehouse policy lint: %s\n", shownErr(err))
 			return exitUsage
 		}
 		p, err := policy.Load(name)
@@ -52,23 +52,23 @@ func policyLint(s *stdio, c *command, args []string) int {
 		// DLP scanner (dlp patterns named as a built-in rule, or that
 		// match the empty string, are refused there).
 		if _, err := gatehouse.NewScanner(p, nil); err != nil {
-			fmt.Fprintf(s.out, "%s: error: %v\n", name, err)
+			fmt.Fprintf(s.out, "%s: error: %s\n", shown(name), shownErr(err))
 			code = exitFinding
 			continue
 		}
 		ws := p.Lint(&policy.LintOptions{Channels: channels})
 		hint := false
 		for _, w := range ws {
-			fmt.Fprintf(s.out, "%s: warning: %s (%s)\n", position(name, w.Line, 0), w.Msg, w.Code)
+			fmt.Fprintf(s.out, "%s: warning: %s (%s)\n", position(name, w.Line, 0), shown(w.Msg), w.Code)
 			hint = hint || w.Code == policy.WarnAskWithoutChannel
 		}
 		if hint {
-			fmt.Fprintf(s.out, "%s: hint: name the ask channels the server configures with -channel (passkey, elicitation, terminal, webhook, telegram)\n", name)
+			fmt.Fprintf(s.out, "%s: hint: name the ask channels the server configures with -channel (passkey, elicitation, terminal, webhook, telegram)\n", shown(name))
 		}
 		if len(ws) > 0 && *strict {
 			code = exitFinding
 		}
-		fmt.Fprintf(s.out, "%s: ok, %d warning(s)\n", name, len(ws))
+		fmt.Fprintf(s.out, "%s: ok, %d warning(s)\n", shown(name), len(ws))
 	}
 	return code
 }
@@ -77,14 +77,15 @@ func policyLint(s *stdio, c *command, args []string) int {
 func printPolicyError(s *stdio, name string, err error) {
 	var pe *policy.ParseError
 	if errors.As(err, &pe) {
-		fmt.Fprintf(s.out, "%s: error: %s\n", position(name, pe.Line, pe.Col), pe.Msg)
+		fmt.Fprintf(s.out, "%s: error: %s\n", position(name, pe.Line, pe.Col), shown(pe.Msg))
 		return
 	}
-	fmt.Fprintf(s.out, "%s: error: %v\n", name, err)
+	fmt.Fprintf(s.out, "%s: error: %s\n", shown(name), shownErr(err))
 }
 
-// position spells FILE[:LINE[:COL]].
+// position spells FILE[:LINE[:COL]], the name escaped.
 func position(name string, line, col int) string {
+	name = shown(name)
 	switch {
 	case line > 0 && col > 0:
 		return fmt.Sprintf("%s:%d:%d", name, line, col)

@@ -32,20 +32,20 @@ func scopesLint(s *stdio, c *command, args []string) int {
 	code := exitOK
 	for _, name := range fs.Args() {
 		if err := fsutil.Readable(name); err != nil {
-			fmt.Fprintf(s.err, "gatehouse scopes lint: %v\n", err)
+			fmt.Fprintf(s.err, "gatehouse scopes lint: %s\n", shownErr(err))
 			return exitUsage
 		}
 		if _, err := scope.Load(name); err != nil {
 			var se *scope.Error
 			if errors.As(err, &se) {
-				fmt.Fprintf(s.out, "%s: error: %s\n", position(name, se.Line, se.Col), se.Msg)
+				fmt.Fprintf(s.out, "%s: error: %s\n", position(name, se.Line, se.Col), shown(se.Msg))
 			} else {
-				fmt.Fprintf(s.out, "%s: error: %v\n", name, err)
+				fmt.Fprintf(s.out, "%s: error: %s\n", shown(name), shownErr(err))
 			}
 			code = exitFinding
 			continue
 		}
-		fmt.Fprintf(s.out, "%s: ok\n", name)
+		fmt.Fprintf(s.out, "%s: ok\n", shown(name))
 	}
 	return code
 }

