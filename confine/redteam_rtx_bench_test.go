@@ -10,11 +10,12 @@ import (
 	"github.com/gatehouse-dev/gatehouse/confine"
 )
 
-// BenchmarkCommandPrepare measures Command's preparation (the walks of
+// BenchmarkCommandPrepareTempHome measures Command's preparation (the walks of
 // home and of the working directory, the rules), not the run: 200 files
-// in home and in the working directory, which holds a relative protected
+// in a temporary home (BenchmarkCommandPrepare reads the real one) and in
+// the working directory, which holds a relative protected
 // path (app/.env).
-func BenchmarkCommandPrepare(b *testing.B) {
+func BenchmarkCommandPrepareTempHome(b *testing.B) {
 	if confine.ABI() < 1 {
 		b.Skip("Landlock is not available on this kernel")
 	}
