@@ -66,6 +66,15 @@ type CommandOptions struct {
 	// protected directory) or the Docker daemon, whose containers see
 	// every path. Socket pairs and pipes are not affected.
 	UnixSockets bool
+	// KeepCapabilities lets the program keep the capabilities this
+	// process would give it (run as root: all of them). Without it (the
+	// default, Linux with Landlock) the program is executed with none:
+	// run as root, a command read every process's environment through
+	// /proc/<pid>/environ, the server's with its API keys among them, and
+	// could load code into the kernel. Set it only for a server that runs
+	// commands which need root's powers (a package manager) and trusts
+	// them with that.
+	KeepCapabilities bool
 	// Writable are the directories the command may change: create, write,
 	// remove and rename files under them. Everything else it may reach is
 	// read-only (read and execute). A relative entry is under Dir. nil

@@ -37,6 +37,8 @@ type rules struct {
 	Args    []string `json:"args"` // argv, argv[0] included
 	// UnixSockets: CommandOptions.UnixSockets.
 	UnixSockets bool `json:"unix_sockets,omitempty"`
+	// KeepCapabilities: CommandOptions.KeepCapabilities.
+	KeepCapabilities bool `json:"keep_capabilities,omitempty"`
 }
 
 // ABI returns the Landlock ABI version of the running kernel, 0 when
@@ -87,7 +89,7 @@ func Command(ctx context.Context, p *policy.Policy, opts *CommandOptions, name s
 	if err != nil {
 		return nil, err
 	}
-	r.Path, r.Args, r.UnixSockets = prog, append([]string{name}, args...), o.UnixSockets
+	r.Path, r.Args, r.UnixSockets, r.KeepCapabilities = prog, append([]string{name}, args...), o.UnixSockets, o.KeepCapabilities
 	spec, err := json.Marshal(r)
 	if err != nil {
 		return nil, err
@@ -409,8 +411,10 @@ func init() {
 	if err := closeOnExecFrom(keep); err != nil {
 		helperFail("cannot close the descriptors the command is not given: %v", err)
 	}
-	if err := dropCapabilities(); err != nil {
-		helperFail("cannot drop the command's capabilities: %v", err)
+	if !r.KeepCapabilities {
+		if err := dropCapabilities(); err != nil {
+			helperFail("cannot drop the command's capabilities: %v", err)
+		}
 	}
 	err := syscall.Exec(r.Path, r.Args, os.Environ())
 	helperFail("cannot run %s: %v", r.Path, err)

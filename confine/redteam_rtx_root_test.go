@@ -76,3 +76,35 @@ func TestRedteamRTX_RootCommandHasNoCapabilities(t *testing.T) {
 		t.Errorf("the near miss: %v %q", err, out)
 	}
 }
+
+// TestKeepCapabilitiesIsTheOptOut: a server run as root that sets
+// CommandOptions.KeepCapabilities gives its command root's capabilities
+// (a package manager's chown needs CAP_CHOWN); the same command without it
+// has none (TestRedteamRTX_RootCommandHasNoCapabilities), and Landlock
+// still keeps it from the protected paths either way.
+func TestKeepCapabilitiesIsTheOptOut(t *testing.T) {
+	requireLandlock(t)
+	if os.Geteuid() != 0 {
+		t.Skip("the server is not root: its commands have no capability to keep")
+	}
+	h := newHome(t)
+	t.Setenv("HOME", h.dir)
+	t.Setenv("TMPDIR", t.TempDir())
+	work := filepath.Join(h.dir, "work")
+	for _, keep := range []bool{false, true} {
+		cmd, err := confine.Command(context.Background(), h.p, &confine.CommandOptions{Dir: work, KeepCapabilities: keep},
+			"sh", "-c", "grep ^CapEff /proc/self/status; cat "+filepath.Join(h.dir, ".ssh", "id_rsa"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := cmd.CombinedOutput()
+		out := string(b)
+		eff, _, _ := strings.Cut(strings.TrimPrefix(out, "CapEff:"), "\n")
+		if has := strings.Trim(strings.TrimSpace(eff), "0") != ""; has != keep {
+			t.Errorf("KeepCapabilities %v: the command's effective capabilities are %q", keep, strings.TrimSpace(eff))
+		}
+		if strings.Contains(out, marker) {
+			t.Errorf("KeepCapabilities %v: the command read the protected key:\n%s", keep, out)
+		}
+	}
+}
