@@ -79,7 +79,8 @@
 // ambient and inheritable sets emptied): run as root, it is uid 0 owning
 // files, not a process that reads every other's environment through
 // /proc/<pid>/environ (the server's, which Env keeps from it) or loads
-// code into the kernel. Landlock confines the command, not what it leaves behind,
+// code into the kernel (CommandOptions.KeepCapabilities keeps them, for
+// a server that trusts its commands with root's powers). Landlock confines the command, not what it leaves behind,
 // so a command writes only under CommandOptions.Writable (by default its
 // working directory, the temporary directory, /dev/shm and the devices
 // /dev/null, /dev/zero, /dev/full and /dev/tty; Command refuses that
@@ -101,7 +102,11 @@
 // program's configuration would run later, unconfined, and read the
 // protected paths. What it writes in those places may still be run by
 // something else (a git hook under the working directory, a file in
-// /tmp another program trusts); CommandOptions.WriteAnywhere lets it
+// /tmp another program trusts, and the server's own files there: an
+// audit log in the working directory of a server that runs commands with
+// an empty Dir can be rewritten whole, which a log without signed
+// checkpoints cannot tell; keep it elsewhere or name it in Protected);
+// CommandOptions.WriteAnywhere lets it
 // write everywhere but the protected paths, as before. Nor does
 // Landlock (up to ABI 7) govern connecting to a Unix socket, through which
 // a command could use the user's ssh-agent or gpg-agent (even a socket

@@ -75,3 +75,31 @@ func TestRedteamRTX_ShellStartupFromTheEnvironment(t *testing.T) {
 		t.Errorf("a project beside ZDOTDIR: %v", err)
 	}
 }
+
+// TestHiddenDirectoryOfRootHome: HOME=/ (Docker's for a user without a
+// passwd entry) has its hidden directories too: a working directory in
+// /.config is refused as one in ~/.config is (red team rtx: the prefix
+// looked for was "//").
+func TestHiddenDirectoryOfRootHome(t *testing.T) {
+	requireLandlock(t)
+	dir, err := os.MkdirTemp("/", ".gatehouse-hidden-")
+	if err != nil {
+		t.Skipf("cannot make a hidden directory in / to run in (%v): run as root to check HOME=/", err)
+	}
+	defer os.RemoveAll(dir)
+	work := filepath.Join(dir, "work")
+	if err := os.Mkdir(work, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	h := newHome(t)
+	t.Setenv("HOME", "/")
+	t.Setenv("TMPDIR", t.TempDir())
+	if _, err := confine.Command(context.Background(), h.p, &confine.CommandOptions{Dir: work}, "true"); !errors.Is(err, confine.ErrWritableHome) {
+		t.Errorf("HOME=/ and a working directory in %s: want ErrWritableHome, got %v", dir, err)
+	}
+	// Near miss: a directory of / that is not hidden is not a startup
+	// place of that home (the test's own temporary directory is used).
+	if _, err := confine.Command(context.Background(), h.p, &confine.CommandOptions{Dir: h.dir + "/work"}, "true"); err != nil {
+		t.Errorf("HOME=/ and a working directory in %s: %v", h.dir, err)
+	}
+}

@@ -122,7 +122,7 @@ func startupPlace(d string, links map[string]*homeLinks) string {
 				return b
 			}
 		}
-		if rel, ok := strings.CutPrefix(d, h+"/"); ok && strings.HasPrefix(rel, ".") {
+		if rel, ok := strings.CutPrefix(d, strings.TrimSuffix(h, "/")+"/"); ok && strings.HasPrefix(rel, ".") {
 			first, _, _ := strings.Cut(rel, "/")
 			return filepath.Join(h, first)
 		}
