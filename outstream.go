@@ -277,7 +277,9 @@ func (st *streams) remember(key streamKey, tail, text string, open int) {
 // BEGIN line dropped off.
 //
 // A head (blockHead) is the header of a data block open at the end: the
-// kept end is the head and the block's entries (keepBlock).
+// kept end is the head and the block's entries (keepBlock). The line of a
+// Secret's kind whose data block has not started yet is kept before the
+// last lines (keepKind).
 func (st *streams) keep(key streamKey, tail, text string, open int, head string, size int) {
 	switch n := len(tail) + len(text); {
 	case head != "":
@@ -293,6 +295,8 @@ func (st *streams) keep(key streamKey, tail, text string, open int, head string,
 			rest = rest[i+1:]
 		}
 		tail = head + rest
+	case open < 0 && n > size && kindBefore(tail, text, size):
+		tail = keepKind(tail+text, size)
 	case len(text) < size:
 		tail = tail[max(0, len(tail)-(size-len(text))):] + text
 	default:
