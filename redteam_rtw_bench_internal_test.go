@@ -16,7 +16,7 @@ import (
 // about 100 bytes) through the sending middleware, joined with the kept
 // end of its stream; kind lines of other objects are in the output, as in
 // kubectl get -o yaml of deployments (red team rtw: the kept end looks for
-// a Secret's kind line it would drop).
+// a Secret's kind line it would drop), in a call's context or none.
 func BenchmarkStreamedLog(b *testing.B) {
 	s, err := dlp.New(dlp.Builtin(), nil)
 	if err != nil {
@@ -32,12 +32,17 @@ func BenchmarkStreamedLog(b *testing.B) {
 		}
 		lines = append(lines, line)
 	}
-	ss := new(mcp.ServerSession)
-	b.ReportAllocs()
-	for i := 0; b.Loop(); i++ {
-		req := &mcp.ServerRequest[mcp.Params]{Session: ss, Params: &mcp.LoggingMessageParams{Level: "info", Logger: "kubectl", Data: lines[i%len(lines)]}}
-		if _, err := send(context.Background(), "notifications/message", req); err != nil {
-			b.Fatal(err)
-		}
+	// In a call's context, the message is a stream of the call's.
+	for name, ctx := range map[string]context.Context{"session": context.Background(), "call": context.WithValue(context.Background(), callKey{}, new(call))} {
+		b.Run(name, func(b *testing.B) {
+			ss := new(mcp.ServerSession)
+			b.ReportAllocs()
+			for i := 0; b.Loop(); i++ {
+				req := &mcp.ServerRequest[mcp.Params]{Session: ss, Params: &mcp.LoggingMessageParams{Level: "info", Logger: "kubectl", Data: lines[i%len(lines)]}}
+				if _, err := send(ctx, "notifications/message", req); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
