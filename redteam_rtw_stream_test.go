@@ -108,15 +108,23 @@ func TestRedTeamRTW_StreamedSecretSpellings(t *testing.T) {
 }
 
 // A Secret whose lines between its kind and its data block are longer
-// than the kept end of the stream (an annotation of kilobytes).
+// than the kept end of the stream (an annotation of kilobytes), within the
+// 16 lines the rule of a Secret written kind first reads between them and
+// beyond (20 labels: its values are then found as base64 after an
+// apiVersion, as in the whole text).
 func TestRedTeamRTW_StreamedSecretLongHeader(t *testing.T) {
 	v := "c3VwZXJzZWNyZXRwYXNzd29yZDEyMw=="
+	var labels strings.Builder
+	for i := range 20 {
+		fmt.Fprintf(&labels, "    app.kubernetes.io/label-%d: value-%d\n", i, i)
+	}
 	for _, n := range []int{5 << 10, 9 << 10} {
 		for _, ann := range []string{
-			"    description: " + strings.Repeat("lorem ipsum ", n/12) + "\n",
-			"    a: b\n    c: d\n    checksum/config: " + strings.Repeat("0f", n/2) + "\n",
+			"  annotations:\n    description: " + strings.Repeat("lorem ipsum ", n/12) + "\n",
+			"  annotations:\n    a: b\n    c: d\n    checksum/config: " + strings.Repeat("0f", n/2) + "\n",
+			"  labels:\n" + labels.String() + "  annotations:\n    description: " + strings.Repeat("lorem ipsum ", n/12) + "\n",
 		} {
-			doc := "apiVersion: v1\nkind: Secret\nmetadata:\n  annotations:\n" + ann + "  name: db\ntype: Opaque\ndata:\n  app.conf: " + v + "\n  user: YWRtaW4=\n"
+			doc := "apiVersion: v1\nkind: Secret\nmetadata:\n" + ann + "  name: db\ntype: Opaque\ndata:\n  app.conf: " + v + "\n  user: YWRtaW4=\n"
 			for _, c := range []int{100, 1000, 4096} {
 				for _, out := range rtwReceived(t, doc, c) {
 					if strings.Contains(out, v[4:20]) {
@@ -136,7 +144,9 @@ func TestRedTeamRTW_StreamedNearMisses(t *testing.T) {
 	logs := strings.Repeat("2026-11-24T10:00:00Z info request served in 3ms\n\n  at handler.go:42\n# comment\n", 80)
 	empty := "apiVersion: v1\nkind: Secret\nmetadata:\n  annotations:\n    description: " + strings.Repeat("lorem ipsum ", 500) + "\n  name: empty\ntype: Opaque\n" +
 		"---\napiVersion: v1\nkind: ConfigMap\ndata:\n  level: info\n  mode: fast\n"
-	for _, doc := range []string{cm, logs, empty} {
+	listed := "apiVersion: v1\nitems:\n- apiVersion: v1\n  kind: Secret\n  metadata:\n    annotations:\n      description: " + strings.Repeat("lorem ipsum ", 500) + "\n    name: empty\n" +
+		"- apiVersion: v1\n  data:\n    level: info\n    mode: fast\n  kind: ConfigMap\nkind: List\n"
+	for _, doc := range []string{cm, logs, empty, listed} {
 		for _, n := range []int{61, 1000, 4097} {
 			for i, out := range rtwReceived(t, doc, n) {
 				if out != doc {
