@@ -111,7 +111,7 @@ func kindBefore(tail, text string, size int) bool {
 }
 
 // secretKind is a line that makes the object it is in a Secret.
-var secretKind = regexp.MustCompile(`^[ \t-]{0,16}kind:[ \t]{0,4}["']?Secret["']?[ \t]{0,4}\r?$`)
+var secretKind = regexp.MustCompile(`^[ \t-]{0,16}kind:[ \t]{0,4}["']?Secret["']?[ \t]{0,4}(?:#[^\n]*)?\r?$`)
 
 // secretKindAt reports whether the "kind:" at i in s is on a Secret's
 // kind line that no line after it ends (newItem).

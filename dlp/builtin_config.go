@@ -108,7 +108,7 @@ func configRules() []Rule {
 			// The lines of a data block (k8sBlock), any number, values of
 			// any length (a TLS key is kilobytes of base64), or its flow
 			// form (k8sFlow).
-			`kind:[ \t]{0,4}["']?Secret["']?[ \t]{0,4}\r?\n`+k8sSameDoc+`{0,16}?[ \t-]{0,16}(?:data|stringData):(?:`+k8sBlockKey+`(?P<secret>`+k8sBlock+`)|`+k8sFlow+`)`,
+			`kind:[ \t]{0,4}["']?Secret["']?[ \t]{0,4}(?:#[^\n]*)?\r?\n`+k8sSameDoc+`{0,16}?[ \t-]{0,16}(?:data|stringData):(?:`+k8sBlockKey+`(?P<secret>`+k8sBlock+`)|`+k8sFlow+`)`,
 			"data and stringData values of a Kubernetes Secret manifest written kind first, in YAML (every entry, any length; blank lines, comments, quoted keys, multi-line values and the flow style too).",
 			[]string{"apiVersion: v1\nkind: Secret\nmetadata:\n  name: db\ntype: Opaque\ndata:\n  password: " + "RmFrZS1QYTU1d29yZA==" + "\n  user: YXBw\n",
 				"kind: Secret\nstringData:\n  token: " + b64(40) + "\n",

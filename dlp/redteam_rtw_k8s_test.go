@@ -15,7 +15,8 @@ import (
 // "key : value", a multi-line value ("config.yaml: |" and the file under
 // it, "key:" and its value on the next line), a block whose key line has a
 // comment, an anchor or a tag, and a block in flow style
-// ("data: {password: ...}").
+// ("data: {password: ...}"), and all of them after a kind line with a
+// comment ("kind: Secret # managed by helm").
 
 const (
 	rtwV1 = "c3VwZXJzZWNyZXRwYXNzd29yZDEyMw=="
@@ -25,7 +26,7 @@ const (
 // rtwSecret is a Secret written kind first (as helm template writes it),
 // whose data block (under key, "data:" then the rest of its line) is body.
 func rtwSecret(key, body string) string {
-	return "---\n# Source: app/templates/secret.yaml\napiVersion: v1\nkind: Secret\nmetadata:\n  name: db\n  labels:\n    app.kubernetes.io/name: app\ntype: Opaque\n" +
+	return "---\n# Source: app/templates/secret.yaml\napiVersion: v1\nkind: Secret # managed by helm\nmetadata:\n  name: db\n  labels:\n    app.kubernetes.io/name: app\ntype: Opaque\n" +
 		key + body + "---\n# Source: app/templates/service.yaml\napiVersion: v1\nkind: Service\nmetadata:\n  name: app\n"
 }
 
@@ -45,6 +46,7 @@ var rtwSpellings = map[string]string{
 	"flow over lines":     "data: {\n  a: " + rtwV1 + ",\n  b: " + rtwV2 + "\n}\n",
 	"crlf and blank":      "data:\r\n  a: " + rtwV1 + "\r\n\r\n  b: " + rtwV2 + "\r\n",
 	"tabs":                "data:\n\ta: " + rtwV1 + "\n\n\tb: " + rtwV2 + "\n",
+	"short values":        "data:\n  a: YWRtaW4=\n\n  b: " + rtwV2 + "\n",
 }
 
 func TestRedTeamRTW_SecretBlockSpellings(t *testing.T) {
@@ -56,7 +58,7 @@ func TestRedTeamRTW_SecretBlockSpellings(t *testing.T) {
 			doc = rtwSecret(key+"\n"+body, "")
 		}
 		red, f := s.Redact(doc)
-		if strings.Contains(red, rtwV1) || strings.Contains(red, rtwV2) {
+		if strings.Contains(red, rtwV1) || strings.Contains(red, rtwV2) || strings.Contains(red, "YWRtaW4=") {
 			t.Errorf("%s: a value went out: %v\n%s", name, f, red)
 		}
 		if !strings.Contains(red, "kind: Service") || !strings.Contains(red, "name: app\n") {
