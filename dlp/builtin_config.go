@@ -37,17 +37,19 @@ const k8sEntries = `(?:[ \t]{1,16}[A-Za-z0-9._-]{1,253}:[ \t]{0,4}[^\n]*(?:\r?\n
 // a multi-line block scalar's body: "config.yaml: |" and the file under
 // it), and blank lines and comments between them do not end it (helm
 // template leaves a blank line where an {{ if }} was); the first line that
-// is not indented, or an item of a list ("  - kind: ConfigMap"), does. It
-// takes the blank lines and comments after its last line, so that a
-// stream cut there still has the block open at its end (red team rtw: the
-// entries after a blank line, a comment or a block scalar's first line
-// went out in the clear).
+// is not indented, or the next object of a list ("  - kind: ConfigMap"),
+// does. It takes the blank lines and comments after its last line, so
+// that a stream cut there still has the block open at its end (red team
+// rtw: the entries after a blank line, a comment or a block scalar's first
+// line went out in the clear).
 const k8sBlock = k8sSep + `*` + k8sLine + `(?:\n` + k8sSep + `*` + k8sLine + `)*(?:\n` + k8sSep + `*|$)`
 
-// k8sLine is a line of a data block: indented, not a comment, not an item
-// of a list ("- kind: ConfigMap"); k8sSep is a blank line or a comment.
+// k8sLine is a line of a data block: indented, not a comment, not the
+// start of the next object in a list ("- apiVersion: v1", "- kind:
+// ConfigMap"; a list in a block scalar's file is the block's); k8sSep is a
+// blank line or a comment.
 const (
-	k8sLine = `[ \t]{1,16}(?:[^\s#-]|-[^\s])[^\n]*`
+	k8sLine = `[ \t]{1,16}(?:[^\s#-]|-[^\s]|-[ \t]{1,8}(?:[^\sak]|a[^p\s]|k[^i\s]))[^\n]*`
 	k8sSep  = `(?:[ \t\r]*\n|[ \t]{0,16}#[^\n]*\n)`
 )
 

@@ -46,6 +46,7 @@ var rtwSpellings = map[string]string{
 	"flow over lines":     "data: {\n  a: " + rtwV1 + ",\n  b: " + rtwV2 + "\n}\n",
 	"crlf and blank":      "data:\r\n  a: " + rtwV1 + "\r\n\r\n  b: " + rtwV2 + "\r\n",
 	"tabs":                "data:\n\ta: " + rtwV1 + "\n\n\tb: " + rtwV2 + "\n",
+	"list in a file":      "stringData:\n  users.yaml: |\n    users:\n    - name: admin\n      key: " + rtwV1 + "\n    - name: ci\n      key: " + rtwV2 + "\n",
 	"short values":        "data:\n  a: YWRtaW4=\n\n  b: " + rtwV2 + "\n",
 }
 
@@ -106,10 +107,13 @@ func TestRedTeamRTW_SecretBlockNearMisses(t *testing.T) {
 		"stringData:\n\nkind: Secret\n",
 		"stringData:\n# nothing yet\nkind: Secret\n",
 		"kind: Secret\ndata:\n  a: " + rtwV1 + "\nkind: ConfigMap\n---\nkind: ConfigMap\ndata:\n  level: info\n\n  mode: fast\n",
+		"items:\n  - apiVersion: v1\n    kind: Secret\n    data:\n      a: " + rtwV1 + "\n  - apiVersion: v1\n    kind: ConfigMap\n    data:\n      level: info\n\n      mode: fast\n",
+		"items:\n  - kind: Secret\n    stringData:\n      a: |\n        - " + rtwV1 + "\n  - kind: ConfigMap\n    data:\n      level: info\n\n      mode: fast\n",
 	} {
 		red, _ := s.Redact(doc)
 		if strings.Contains(doc, rtwV1) {
-			if strings.Contains(red, rtwV1) || !strings.Contains(red, "  level: info\n\n  mode: fast\n") {
+			cm := doc[strings.LastIndex(doc, "kind: ConfigMap"):]
+			if strings.Contains(red, rtwV1) || !strings.HasSuffix(red, cm) {
 				t.Errorf("redacted wrong:\n%s", red)
 			}
 			continue
