@@ -343,8 +343,9 @@ func (st *streams) keep(key streamKey, tail, text string, open int, head string,
 }
 
 // evict forgets the streams of collected sessions and calls, or else the
-// least recently written stream (under churn, a stream being written is
-// not forgotten before those written once long ago).
+// least recently written stream of a call, or of a session (under churn,
+// a stream being written is not forgotten before those written once long
+// ago).
 func (st *streams) evict() {
 	n := len(st.tails)
 	for k := range st.tails {
@@ -355,12 +356,24 @@ func (st *streams) evict() {
 	if len(st.tails) < n {
 		return
 	}
-	var oldest streamKey
-	least := ^uint64(0)
+	// A call's stream goes first: its session's stream of the name holds
+	// its last end too, for its next message. Many calls, each a stream,
+	// then push out no session's stream (a Secret's header another
+	// session is streaming slowly).
+	var oldest, oldestCall streamKey
+	least, leastCall := ^uint64(0), ^uint64(0)
 	for k, t := range st.tails {
-		if t.used < least {
+		switch {
+		case k.call != (weak.Pointer[call]{}):
+			if t.used < leastCall {
+				oldestCall, leastCall = k, t.used
+			}
+		case t.used < least:
 			oldest, least = k, t.used
 		}
+	}
+	if leastCall != ^uint64(0) {
+		oldest = oldestCall
 	}
 	delete(st.tails, oldest)
 }
