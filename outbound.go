@@ -30,7 +30,8 @@ func (g *Guard) sendingMiddleware() mcp.Middleware {
 			// the secrets and the vault values it redacts are found in
 			// it, outstream.go); the vault's values are then scrubbed
 			// from every other string.
-			req, joined, err := st.join(g.dlp, sc, req)
+			c, _ := callFrom(ctx)
+			req, joined, err := st.join(g.dlp, sc, c, req)
 			if err == nil && sc != nil {
 				if req, err = mcpredact.RewriteOutgoing(sc, method, req); err != nil {
 					g.log.WarnContext(ctx, "gatehouse: outgoing message withheld", "method", method, "reason", "could not be checked for injected vault secrets")

@@ -18,7 +18,7 @@ import (
 // secret can start at the end of one log message or progress message and
 // end in the next; scanned one by one, neither holds it whole. The sending
 // middleware therefore keeps the end of the last text of each stream
-// (one session's log messages of one logger, or its progress
+// (one call's log messages of one logger, or a session's progress
 // notifications of one token) and scans it joined with the next one: the
 // next message loses its share of any secret that crosses the boundary.
 // The share already sent cannot be taken back, so such a secret reaches the
@@ -36,9 +36,24 @@ const (
 	maxStreams = 1024
 )
 
+// A stream is a session's, and a call's when the message was sent with
+// the context of a tool call the guard let through: two calls of one tool
+// that log their output under one logger at once (the model runs kubectl
+// twice) are two streams. As one, the other call's line between two lines
+// of a Secret's data block ended the block, and its next entries went out
+// in the clear (red team rtw). A call's first message is joined with the
+// end of the session's stream of the same name, the last message of any
+// call (a command's output logged across calls that follow each other).
 type streamKey struct {
 	ss     weak.Pointer[mcp.ServerSession]
+	call   weak.Pointer[call] // zero: no call in the context
 	stream string
+}
+
+// session returns k without its call.
+func (k streamKey) session() streamKey {
+	k.call = weak.Pointer[call]{}
+	return k
 }
 
 // streams remembers the end of the last text of each stream. It is safe
@@ -70,12 +85,15 @@ type kept struct {
 // text loses its share of a value that crosses the boundary, and an end
 // that starts a value (consent/vault Scrubber.Stream). s may be nil (no
 // DLP): then only sc applies.
-func (st *streams) join(s *dlp.Scanner, sc *vault.Scrubber, req mcp.Request) (mcp.Request, []dlp.Finding, error) {
+func (st *streams) join(s *dlp.Scanner, sc *vault.Scrubber, c *call, req mcp.Request) (mcp.Request, []dlp.Finding, error) {
 	r, isReq := req.(*mcp.ServerRequest[mcp.Params])
 	if !isReq || r.Session == nil {
 		return req, nil, nil
 	}
 	key := streamKey{ss: weak.Make(r.Session)}
+	if c != nil {
+		key.call = weak.Make(c)
+	}
 	rebuild := func(p mcp.Params) mcp.Request {
 		c := *r
 		c.Params = p
@@ -146,8 +164,12 @@ func (st *streams) join(s *dlp.Scanner, sc *vault.Scrubber, req mcp.Request) (mc
 // so the merge of rtf and rtg stopped looking for it (red team rth).
 func (st *streams) joinText(s *dlp.Scanner, sc *vault.Scrubber, key streamKey, text string) (string, []dlp.Finding) {
 	st.mu.Lock()
-	tail := st.tails[key].tail
+	k, known := st.tails[key]
+	if !known && key.call != (weak.Pointer[call]{}) {
+		k = st.tails[key.session()] // the call's first message
+	}
 	st.mu.Unlock()
+	tail := k.tail
 	// The kept end holds the longest value or encoding the vault scrubs,
 	// less a byte: past it, the rest of a longer one (the hex of a
 	// private key) was no longer known to be one (red team rth). Up to
@@ -277,7 +299,9 @@ func (st *streams) remember(key streamKey, tail, text string, open int) {
 // BEGIN line dropped off.
 //
 // A head (blockHead) is the header of a data block open at the end: the
-// kept end is the head and the block's entries (keepBlock).
+// kept end is the head and the block's entries (keepBlock). The line of a
+// Secret's kind whose data block has not started yet is kept before the
+// last lines (keepKind).
 func (st *streams) keep(key streamKey, tail, text string, open int, head string, size int) {
 	switch n := len(tail) + len(text); {
 	case head != "":
@@ -293,6 +317,8 @@ func (st *streams) keep(key streamKey, tail, text string, open int, head string,
 			rest = rest[i+1:]
 		}
 		tail = head + rest
+	case open < 0 && n > size && kindBefore(tail, text, size):
+		tail = keepKind(tail+text, size)
 	case len(text) < size:
 		tail = tail[max(0, len(tail)-(size-len(text))):] + text
 	default:
@@ -308,27 +334,46 @@ func (st *streams) keep(key streamKey, tail, text string, open int, head string,
 	}
 	st.clock++
 	st.tails[key] = kept{tail: tail, used: st.clock}
+	if key.call != (weak.Pointer[call]{}) {
+		if _, known := st.tails[key.session()]; !known && len(st.tails) >= maxStreams {
+			st.evict()
+		}
+		st.tails[key.session()] = kept{tail: tail, used: st.clock}
+	}
 }
 
-// evict forgets the streams of collected sessions, or else the least
-// recently written stream (under churn, a stream being written is not
-// forgotten before those written once long ago).
+// evict forgets the streams of collected sessions and calls, or else the
+// least recently written stream of a call, or of a session (under churn,
+// a stream being written is not forgotten before those written once long
+// ago).
 func (st *streams) evict() {
 	n := len(st.tails)
 	for k := range st.tails {
-		if k.ss.Value() == nil {
+		if k.ss.Value() == nil || k.call != (weak.Pointer[call]{}) && k.call.Value() == nil {
 			delete(st.tails, k)
 		}
 	}
 	if len(st.tails) < n {
 		return
 	}
-	var oldest streamKey
-	least := ^uint64(0)
+	// A call's stream goes first: its session's stream of the name holds
+	// its last end too, for its next message. Many calls, each a stream,
+	// then push out no session's stream (a Secret's header another
+	// session is streaming slowly).
+	var oldest, oldestCall streamKey
+	least, leastCall := ^uint64(0), ^uint64(0)
 	for k, t := range st.tails {
-		if t.used < least {
+		switch {
+		case k.call != (weak.Pointer[call]{}):
+			if t.used < leastCall {
+				oldestCall, leastCall = k, t.used
+			}
+		case t.used < least:
 			oldest, least = k, t.used
 		}
+	}
+	if leastCall != ^uint64(0) {
+		oldest = oldestCall
 	}
 	delete(st.tails, oldest)
 }

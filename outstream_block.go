@@ -16,8 +16,8 @@ import (
 // size and however the messages cut it, with the same bounded memory.
 
 // blockKey is the line that opens a YAML data block ("data:", "  data:",
-// "- stringData:").
-var blockKey = regexp.MustCompile(`^[ \t-]{0,16}(?:data|stringData):[ \t]{0,4}\r?\n$`)
+// "- stringData:", "data: # base64", "data: &creds").
+var blockKey = regexp.MustCompile(`^[ \t-]{0,16}(?:data|stringData):[ \t]{0,4}(?:[&!][^\s#]{1,64}[ \t]{0,4})?(?:#[^\n]*)?\r?\n$`)
 
 // blockHeads are the headers a data block's kept end starts with, by the
 // rule that found the block: the rule of a Secret written kind first reads
@@ -75,4 +75,86 @@ func keepBlock(joined, head string, open, size int) string {
 		rest = indent + "k: " + rest
 	}
 	return head + first + rest
+}
+
+// A Secret's kind line can be followed by kilobytes before its data block
+// (an annotation, the last-applied configuration): streamed, the kind
+// line dropped off the kept end, and the block that came after it was
+// taken for no Secret's (red team rtw). Until the next kind line or the
+// end of its document, the kept end of the stream starts with the
+// Secret's apiVersion and kind lines: the rule of a Secret written kind
+// first finds its data block within 16 lines, and the rule of a data block
+// of base64 values (kubernetes-data-base64, which needs an apiVersion in
+// the text) beyond, as in the whole text.
+
+// kindBefore reports whether the kept end of tail+text (its last size
+// bytes) would lose the kind line of a Secret that may still have its
+// data block to come: the last "kind:" is before those bytes, is a
+// Secret's, and no line after it starts a new document or list item.
+// It joins tail and text only when a kind line of the tail would be lost.
+func kindBefore(tail, text string, size int) bool {
+	if i := strings.LastIndex(text, "kind:"); i >= 0 {
+		return len(text)-i > size && secretKindAt(text, i)
+	}
+	i := strings.LastIndex(tail, "kind:")
+	from := max(0, len(tail)-4)
+	if j := strings.Index(tail[from:]+text[:min(4, len(text))], "kind:"); j >= 0 {
+		i = from + j // across the two
+	}
+	if i < 0 || len(tail)+len(text)-i <= size {
+		return false
+	}
+	if at := strings.IndexByte(text, '\n'); at >= 0 && newItem(text, at) {
+		return false // without joining them
+	}
+	return secretKindAt(tail+text, i)
+}
+
+// secretKind is a line that makes the object it is in a Secret.
+var secretKind = regexp.MustCompile(`^[ \t-]{0,16}kind:[ \t]{0,4}["']?Secret["']?[ \t]{0,4}(?:#[^\n]*)?\r?$`)
+
+// secretKindAt reports whether the "kind:" at i in s is on a Secret's
+// kind line that no line after it ends (newItem).
+func secretKindAt(s string, i int) bool {
+	from := strings.LastIndexByte(s[:i], '\n') + 1
+	end := strings.IndexByte(s[i:], '\n')
+	return end >= 0 && secretKind.MatchString(s[from:i+end]) && !newItem(s, i+end)
+}
+
+// newItem reports whether a line of s after from (a line's end, or 0: s
+// starts a line) starts a new document or item of a top-level list ("---",
+// "- "), as k8sSameDoc in dlp reads it.
+func newItem(s string, from int) bool {
+	for at := from; at < len(s); {
+		if s[at] == '\n' {
+			at++
+		}
+		if at < len(s) && s[at] == '-' {
+			if at+1 == len(s) || s[at+1] == '-' || strings.IndexByte(" \t\r\n", s[at+1]) >= 0 {
+				return true
+			}
+		}
+		j := strings.Index(s[at:], "\n-")
+		if j < 0 {
+			return false
+		}
+		at += j
+	}
+	return false
+}
+
+// keepKind returns the kept end of joined whose last "kind:" line is a
+// Secret's (kindBefore): an apiVersion line and that line, then the last
+// bytes of joined from a line's start, size bytes in all, or a single
+// space before the end of a line longer than that (so its start is no
+// "---").
+func keepKind(joined string, size int) string {
+	i := strings.LastIndex(joined, "kind:")
+	from := strings.LastIndexByte(joined[:i], '\n') + 1
+	line := "apiVersion: v1\n" + joined[from:i+strings.IndexByte(joined[i:], '\n')+1]
+	rest := joined[len(joined)-max(size-len(line)-1, 256):]
+	if j := strings.IndexByte(rest, '\n'); j >= 0 && j+1 < len(rest) {
+		return line + rest[j+1:]
+	}
+	return line + " " + rest
 }

@@ -31,6 +31,37 @@ const k8sMetadata = `^[ \t]+(?:name|namespace|labels|annotations|uid|resourceVer
 
 const k8sEntries = `(?:[ \t]{1,16}[A-Za-z0-9._-]{1,253}:[ \t]{0,4}[^\n]*(?:\r?\n|$))+`
 
+// k8sBlock matches the lines of a Secret's YAML data block as people and
+// templates write it, not only as kubectl prints it: every indented line
+// is the block's (a quoted key, "key : value", a value on the next line,
+// a multi-line block scalar's body: "config.yaml: |" and the file under
+// it), and blank lines and comments between them do not end it (helm
+// template leaves a blank line where an {{ if }} was); the first line that
+// is not indented, or the next object of a list ("  - kind: ConfigMap"),
+// does. It takes the blank lines and comments after its last line, so
+// that a stream cut there still has the block open at its end (red team
+// rtw: the entries after a blank line, a comment or a block scalar's first
+// line went out in the clear).
+const k8sBlock = k8sSep + `*` + k8sLine + `(?:\n` + k8sSep + `*` + k8sLine + `)*(?:\n` + k8sSep + `*|$)`
+
+// k8sLine is a line of a data block: indented, not a comment, not the
+// start of the next object in a list ("- apiVersion: v1", "- kind:
+// ConfigMap"; a list in a block scalar's file is the block's); k8sSep is a
+// blank line or a comment.
+const (
+	k8sLine = `[ \t]{1,16}(?:[^\s#-]|-[^\s]|-[ \t]{1,8}(?:[^\sak]|a[^p\s]|k[^i\s]))[^\n]*`
+	k8sSep  = `(?:[ \t\r]*\n|[ \t]{0,16}#[^\n]*\n)`
+)
+
+// k8sBlockKey is the rest of the line of a Secret's data or stringData
+// key: an anchor or a tag ("data: &creds", "data: !!map") and a comment
+// may follow it.
+const k8sBlockKey = `[ \t]{0,4}(?:[&!][^\s#]{1,64}[ \t]{0,4})?(?:#[^\n]*)?\r?\n`
+
+// k8sFlow matches the entries of a data block written in YAML's flow
+// style, on one line or over several: "data: {password: cGFzcw==}".
+const k8sFlow = `[ \t]{0,4}(?:[&!][^\s#]{1,64}[ \t]{0,4})?\{(?P<secret2>[^{}]*)(?:\}|$)`
+
 // notSecret is the Exclude of the generic rules: what a value that holds no
 // secret looks like. Templates and references (${VAR}, $(cmd), {{ var }},
 // $VAR, %VAR%, #{var}, <placeholder>), URLs, paths, "/"-separated resource
@@ -76,13 +107,15 @@ func configRules() []Rule {
 			[]string{"PuTTY-User-Key-File-3: ssh-ed25519\nEncryption: none\nComment: fake\nPublic-Lines: 2\n" + b64(64) + "\n" + b64(20) + "\nPrivate-Lines: 1\n" + b64(44) + "\nPrivate-MAC: " + fill(fakeHex, 64) + "\n"},
 			[]string{"PuTTY-User-Key-File-3: ssh-ed25519\nPublic-Lines: 2\n" + b64(64) + "\n", "Private-Lines: none"}),
 		mk("kubernetes-secret-data",
-			// E (k8sEntries): the entries of a data block, one "key: value"
-			// line each, any number, values of any length (a TLS key is
-			// kilobytes of base64).
-			`kind:[ \t]{0,4}["']?Secret["']?[ \t]{0,4}\r?\n`+k8sSameDoc+`{0,16}?[ \t-]{0,16}(?:data|stringData):[ \t]{0,4}\r?\n(?P<secret>`+k8sEntries+`)`,
-			"data and stringData values of a Kubernetes Secret manifest written kind first, in YAML (every entry, any length).",
+			// The lines of a data block (k8sBlock), any number, values of
+			// any length (a TLS key is kilobytes of base64), or its flow
+			// form (k8sFlow).
+			`kind:[ \t]{0,4}["']?Secret["']?[ \t]{0,4}(?:#[^\n]*)?\r?\n`+k8sSameDoc+`{0,16}?[ \t-]{0,16}(?:data|stringData):(?:`+k8sBlockKey+`(?P<secret>`+k8sBlock+`)|`+k8sFlow+`)`,
+			"data and stringData values of a Kubernetes Secret manifest written kind first, in YAML (every entry, any length; blank lines, comments, quoted keys, multi-line values and the flow style too).",
 			[]string{"apiVersion: v1\nkind: Secret\nmetadata:\n  name: db\ntype: Opaque\ndata:\n  password: " + "RmFrZS1QYTU1d29yZA==" + "\n  user: YXBw\n",
-				"kind: Secret\nstringData:\n  token: " + b64(40) + "\n"},
+				"kind: Secret\nstringData:\n  token: " + b64(40) + "\n",
+				"kind: Secret\ndata: # base64\n  user: YXBw\n\n  # rotated\n  \"password\": " + "RmFrZS1QYTU1d29yZA==" + "\n",
+				"kind: Secret\ndata: {password: " + "RmFrZS1QYTU1d29yZA==" + "}\n"},
 			[]string{"apiVersion: v1\nkind: ConfigMap\ndata:\n  level: info\n", "kind: Secret\nmetadata:\n  name: x\n"}),
 		mk("kubernetes-secret-stringdata",
 			// stringData is a Secret's field only (no other kind of the
@@ -90,10 +123,10 @@ func configRules() []Rule {
 			// before or after it, a kind after it or in a message sent long
 			// before (red team rts). Starts with its literal, as the rules
 			// around it do.
-			`stringData:[ \t]{0,4}\r?\n(?P<secret>`+k8sEntries+`)`,
-			"stringData values of a Kubernetes Secret manifest in YAML, with or without its kind in view (every entry, any length).",
+			`stringData:(?:`+k8sBlockKey+`(?P<secret>`+k8sBlock+`)|`+k8sFlow+`)`,
+			"stringData values of a Kubernetes Secret manifest in YAML, with or without its kind in view (every entry, any length, as kubernetes-secret-data reads them).",
 			[]string{"apiVersion: v1\nstringData:\n  password: hunter2-but-longer\n  user: app\nkind: Secret\n",
-				"- stringData:\n    token: " + b64(40) + "\n"},
+				"- stringData:\n    token: " + b64(40) + "\n", "stringData:\n  config.yaml: |\n    token " + b64(40) + "\n"},
 			[]string{"apiVersion: v1\nkind: ConfigMap\ndata:\n  level: info\n", "stringData: {}\n", "stringData:\nkind: Secret\n"}),
 		mk("kubernetes-secret-json",
 			// Each Kubernetes rule starts with one literal ("kind:", "\"kind\"",

@@ -114,8 +114,9 @@
 // What is not found: a secret split by a line break (a PEM private key is
 // the exception: it is redacted from its BEGIN line to its END line whatever
 // separates its lines), across a [Writer.Flush], across two messages (the
-// root package keeps the end of each stream of log or progress messages and
-// redacts the second message's share, but the first part has left), or
+// root package keeps the end of each stream of log or progress messages, a
+// stream per call, logger or progress token, and redacts the second
+// message's share, but the first part has left), or
 // across two JSON strings that are not elements of one array; text reversed,
 // lower-cased, compressed (gzip, a PNG zTXt chunk) or encrypted; encodings other than the ones above
 // (HTML entities, quoted-printable, base32) and deeper than EncodingDepth;
@@ -131,11 +132,15 @@
 // an XML value or after a space ("changeme"). A Kubernetes Secret's data
 // without its kind in the same text is recognized only as kubectl prints
 // it (apiVersion first, every value padded base64 of at least 8 bytes);
-// stringData is recognized with or without its kind. A text longer than
+// stringData is recognized with or without its kind. A Secret's YAML data
+// block is every indented line after its data or stringData key, through
+// blank lines and comments (quoted keys, block scalars), and its flow
+// style ("data: {k: v}"); written kind first, at most 16 lines may come
+// between its kind and its data key. A text longer than
 // ChunkSize is cut between rounds before a rule's whole match (a Secret's
 // "kind: Secret ... data:" lines go with its entries), and the root
 // package's streams of messages keep a data block's header for as long as
-// the block goes on; a single data block longer than ChunkSize (a
+// the block goes on (and a Secret's kind line until its data key); a single data block longer than ChunkSize (a
 // Kubernetes object is at most 1 MiB) is redacted only up to the end of
 // the round it starts in, and in JSON (kubectl -o json) streamed in
 // messages, only up to the kept end of the stream (4 KiB).
