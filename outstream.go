@@ -34,6 +34,9 @@ const (
 	// maxStreams bounds the streams remembered per server; past it, the
 	// streams of closed sessions are forgotten first, then any.
 	maxStreams = 1024
+	// blockTail is the kept end of a stream inside a Kubernetes Secret's
+	// data block (keepBlock), unless the vault's values are longer.
+	blockTail = 512
 )
 
 // A stream is a session's, and a call's when the message was sent with
@@ -194,7 +197,16 @@ func (st *streams) joinText(s *dlp.Scanner, sc *vault.Scrubber, key streamKey, t
 		findings = subtract(joined, before)
 	}
 	open, rule := openAt(joined, len(tail)+len(text), lastLine(tail, text))
-	st.keep(key, tail, text, open, blockHead(tail+text, open, rule), size)
+	head := blockHead(tail+text, open, rule)
+	if head != "" {
+		// Inside a data block every entry is the block's secret, found
+		// by its header: the kept end needs the header and the last
+		// entries, not 4 KiB of them, each scanned again with every
+		// message (the rules that read a block run on the regexp
+		// package's slower engine: about 1 ms per message for 4 KiB).
+		size = min(size, max(blockTail, sc.Reach()-1))
+	}
+	st.keep(key, tail, text, open, head, size)
 	if len(marks) > 0 {
 		out = merge(text, len(tail), marks, joined)
 	}
