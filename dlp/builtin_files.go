@@ -46,6 +46,13 @@ func fileRules() []Rule {
 				`<setting name="ClientSecret" serializeAs="String"><value>` + b62(32) + `</value></setting>`},
 			[]string{`<add key="ApiKey" value="$(ApiKey)"/>`, `<add key="Password" value="changeme"/>`, `<add key="PasswordMinLength" value="12"/>`, `<add key="ApiUrl" value="https://api.example.com/v1"/>`,
 				`<add key="ApiKey" value="YOUR_API_KEY_HERE"/>`}),
+		mk("plist-secret",
+			`<key>[ \t]{0,4}[A-Za-z0-9_.:-]{0,48}`+xmlSecretName+`[ \t]{0,4}</key>[ \t\r\n]{0,64}<(?:string|data)>[ \t\r\n]{0,32}(?P<secret>[^<>\s]{4,512}?)[ \t\r\n]{0,32}</(?:string|data)>`,
+			"Value of a property list entry whose key ends in password, secret, api key, token, passphrase, private or access key (a .mobileconfig profile's <key>Password</key><string>...</string>, a plist printed by plutil or defaults), as a string or data: a value with a digit or symbol, entropy at least 2.5 bits per byte, not a template or placeholder (red team rty).",
+			[]string{"<key>Password</key>\n\t<string>" + "Fake-Pa55word!" + "</string>", "<key>APIKey</key><string>" + b62(32) + "</string>",
+				"<dict>\n  <key>AuthToken</key>\n  <data>" + b62(40) + "</data>"},
+			[]string{"<key>Password</key><string>changeme</string>", "<key>PasswordMinLength</key><integer>12</integer>", "<key>TokenType</key><string>Bearer</string>",
+				"<key>SecretName</key><string>db-credentials-v2</string>", "<key>Password</key><string>${WIFI_PASSWORD}</string>", "<key>TokenURL</key><string>https://auth.example.com/token</string>"}),
 		mk("config-password-spaced",
 			`(?i)(?:password|passwd|passphrase|pwd)(?:`+metaName(passwordMeta, passwordMetaCamel)+`|[A-Za-z0-9_.-]{0,16})[ \t]{0,4}[=:][ \t]{0,4}(?P<secret>[^\s"'#,;(){}\[\]<>|&*!%@$=:`+"`"+`][^\s"',;(){}\[\]<>&`+"`"+`]{3,127})(?:[\s<]|$)`,
 			"Unquoted password in a properties, INI or .pypirc file written with spaces around the = or without a space after the colon (password = value, db.password:value): a value with a digit or symbol that ends the line or word, entropy at least 2.5 bits per byte, not a template, path, URL, identifier or call.",
@@ -105,7 +112,7 @@ func fileRules() []Rule {
 	}
 	for i := range rules {
 		switch rules[i].Name {
-		case "xml-element-secret", "xml-attribute-secret", "config-password-spaced":
+		case "xml-element-secret", "xml-attribute-secret", "plist-secret", "config-password-spaced":
 			rules[i].MinEntropy = 2.5
 			rules[i].Exclude = notSecret + `|^[A-Za-z]+$|^` + nameWord + `(?:[-_/]` + nameWord + `)+$`
 		case "npmrc-auth":

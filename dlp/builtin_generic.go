@@ -45,6 +45,14 @@ const (
 	secretNamesIntl = `(?:\b|_)jeton|токен|секрет|令牌|秘密|密钥|秘钥|密鑰|토큰|トークン|シークレット`
 	// assign is a name's assignment: = := : => or a fullwidth colon.
 	assign = `(?:=|:=|:|=>|：)`
+	// bracketed is a password's value in brackets, as log lines and
+	// toString methods print one (password=[...], password=(...),
+	// {password=<...>}), a quoted one inside them included
+	// (password={"..."}, password=['...']): one value of no space, comma
+	// or semicolon, that ends where the bracket does, so a list, a
+	// Markdown link, a template or a regular expression's class
+	// ([A-Za-z0-9!]{12}) is not one (red team rty).
+	bracketed = `[\[({<]["']?(?P<secret5>[A-Za-z]{0,127}[^A-Za-z\s\[\](){}<>"',;][^\s\[\](){}<>"',;]{0,127})["']?[\])}>](?:[\s,;)\]}>&"']|$)`
 	// passwordNamesEN and genericSecretNames are the names generic-password
 	// and generic-secret start from.
 	passwordNamesEN    = `password|passwd|pwd|passphrase|passcode`
@@ -129,7 +137,7 @@ func genericRules() []Rule {
 			[]string{"Authorization: Basic " + "ZmFrZTpub3RyZWFs" + "X2V4YW1wbGU="},
 			[]string{"Authorization: Basic <credentials>", "basic auth is configured"}),
 		mk("generic-password",
-			`(?i)(?:(?:`+passwordNamesEN+`)(?:`+metaName(passwordMeta, passwordMetaCamel)+`|[A-Za-z0-9_.-]{0,16})|`+envPassword+`)(?:`+escQuote+`[ \t]{0,4}`+assign+`[ \t]{0,4}(?:"(?P<secret>[A-Za-z]{0,127}[^A-Za-z"\s][^"\s]{0,127})"|'(?P<secret2>[A-Za-z]{0,127}[^A-Za-z'\s][^'\s]{0,127})'|\\{1,7}"(?P<secret4>[A-Za-z]{0,127}[^A-Za-z"\s\\][^"\s\\]{0,127})\\{1,7}")|=(?P<secret3>[^\s"'`+"`"+`,;()<>\[\]{}&/$][^\s"'`+"`"+`,;()<>\[\]{}&]{7,127}))`,
+			`(?i)(?:(?:`+passwordNamesEN+`)(?:`+metaName(passwordMeta, passwordMetaCamel)+`|[A-Za-z0-9_.-]{0,16})|`+envPassword+`)(?:`+escQuote+`[ \t]{0,4}`+assign+`[ \t]{0,4}(?:\$?"(?P<secret>[A-Za-z]{0,127}[^A-Za-z"\s][^"\s]{0,127})"|\$?'(?P<secret2>[A-Za-z]{0,127}[^A-Za-z'\s][^'\s]{0,127})'|\\{1,7}"(?P<secret4>[A-Za-z]{0,127}[^A-Za-z"\s\\][^"\s\\]{0,127})\\{1,7}"|`+bracketed+`)|=(?P<secret3>[^\s"'`+"`"+`,;()<>\[\]{}&/$][^\s"'`+"`"+`,;()<>\[\]{}&]{7,127}))`,
 			"A quoted value holding a digit or symbol assigned to a password-like name, or an unquoted value of at least 8 bytes in NAME=value form that is not a path or a variable; entropy at least 2.5 bits per byte.",
 			[]string{`password = "` + "Fake-Pa55word!" + `"`, "DB_PASSWORD=" + "Fake-Pa55word!", `{"pwd": "` + "Fake-Pa55word!" + `"}`, "PASSWORD=changeme"},
 			[]string{`password = "aaaaaaaaaaaa"`, "password := os.Getenv(\"DB_PASSWORD\")", "Enter your password: ", `password = ""`,
@@ -161,7 +169,7 @@ func genericRules() []Rule {
 				`apiKeyHeader: "encodeQueryComponentWithHeader"`, "SECRET_FILE=/run/secrets/signing_key", `client_secret: "${OAUTH_CLIENT_SECRET}"`,
 				"secret_name=projects/p/secrets/api-key/versions/latest", `api_token_url = "https://auth.example.com/oauth2/token"`, `secret: "{{ .Values.secret }}"`}),
 		mk("generic-secret-unquoted",
-			`(?:(?i:`+secretNames+`)(?:`+metaName(secretMeta, secretMetaCamel)+`|[A-Za-z0-9_.-]{0,16})(?:[ \t]{0,4}:[ \t]{1,4}|=)|(?:token|Token|TOKEN)[:=][ \t]{0,4})(?P<secret>`+unquotedValue+`)`,
+			`(?:(?i:`+secretNames+`)(?:`+metaName(secretMeta, secretMetaCamel)+`|[A-Za-z0-9_.-]{0,16})(?:[ \t]{0,4}:[ \t]{1,4}|=)|(?:token|Token|TOKEN)[:=][ \t]{0,4})(?:[\[({<]|\$['"])?(?P<secret>`+unquotedValue+`)`,
 			"An unquoted value of at least 16 characters after an api_key, secret or token-like name and a colon or an equals sign: YAML and properties files, HTTP headers (X-Api-Key: ..., as curl -v prints them), query strings, command-line flags (--token=...); entropy at least 3.5 bits per byte, not a template, path, URL, resource name or identifier.",
 			[]string{"client_secret: " + b62(32), "> X-Api-Key: " + b62(24), "x-auth-token: " + b62(40), "  refreshToken: " + b62(48),
 				"cli --token=" + b62(32), "GET /hook?token=" + b62(32) + "&x=1", "api_key: " + b62(40) + "=="},

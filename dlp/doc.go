@@ -29,8 +29,13 @@
 // such runes is scanned a second time as a normalized view (invisible runes
 // removed, the rest in NFKC), around each such rune, and every match is
 // mapped back to the original bytes, which are redacted, invisible runes
-// included. Clean ASCII text (whitespace controls allowed) pays one
-// word-at-a-time pass for this.
+// included. So is one whose syntax is written as HTML character references
+// (JSON in an attribute, {&quot;password&quot;:&quot;...&quot;}, an
+// escaped XML dump, password&#61;..., references escaped again as
+// &amp;quot;): the view holds the rune each numeric or syntax reference
+// stands for. Clean ASCII text (whitespace controls allowed) pays one
+// word-at-a-time pass for this, which decodes only an '&' that a '#' or a
+// letter follows.
 //
 // # How it is fast
 //

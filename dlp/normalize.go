@@ -1,6 +1,7 @@
 package dlp
 
 import (
+	"math/bits"
 	"sort"
 	"unicode"
 	"unicode/utf8"
@@ -31,7 +32,7 @@ const normWindow = 2048
 // around them.
 func (s *Scanner) spans(text string, depth int) []span {
 	sp := s.rawSpans(text, depth)
-	first := firstHidden(text)
+	first := firstChange(text)
 	if first < 0 {
 		return sp
 	}
@@ -74,21 +75,40 @@ func (s *Scanner) fullViewSpans(text string, first int, sp []span, depth int) []
 }
 
 // changedWindows returns the merged windows of normWindow bytes around each
-// changed rune, on rune boundaries, or nil when no rune changes.
+// changed rune or character reference, on rune boundaries, or nil when
+// nothing changes. The next hidden byte and the next reference are each
+// looked up once they are passed: text full of references does not look
+// again for a hidden byte far ahead at each, nor the other way round.
 func changedWindows(text string, first int) []window {
 	var ws []window
+	hid, amp := -1, -1 // next hidden byte and reference at or after i; len(text): none
 	for i := first; i < len(text); {
-		if text[i] < utf8.RuneSelf && !hiddenControl(text[i]) {
-			k := firstHidden(text[i:])
-			if k < 0 {
+		if c := text[i]; c < utf8.RuneSelf && !hiddenControl(c) && (c != '&' || amp != i) {
+			if hid < i {
+				hid = nextAt(text, i, firstHidden)
+			}
+			if amp < i {
+				if amp = nextRef(text, i); amp < 0 {
+					amp = len(text)
+				}
+			}
+			if i = min(hid, amp); i == len(text) {
 				break
 			}
-			i += k
 		}
-		r, w := utf8.DecodeRuneInString(text[i:])
-		if !changed(r, text[i:i+w]) {
-			i += w
-			continue
+		var w int
+		if text[i] == '&' {
+			if _, w = entityAt(text[i:]); w == 0 {
+				i++
+				continue
+			}
+		} else {
+			var r rune
+			r, w = utf8.DecodeRuneInString(text[i:])
+			if !changed(r, text[i:i+w]) {
+				i += w
+				continue
+			}
 		}
 		lo, hi := runeStart(text, max(0, i-normWindow)), runeEnd(text, min(len(text), i+w+normWindow))
 		if n := len(ws); n > 0 && lo <= ws[n-1].hi {
@@ -99,6 +119,111 @@ func changedWindows(text string, first int) []window {
 		i += w
 	}
 	return ws
+}
+
+// nextAt is the index in text of what find finds in text[i:], or
+// len(text) when it finds nothing.
+func nextAt(text string, i int, find func(string) int) int {
+	if k := find(text[i:]); k >= 0 {
+		return i + k
+	}
+	return len(text)
+}
+
+// firstChange is the index of the first byte where a normalized view can
+// differ from text (a byte above 0x7f, a hidden control, a character
+// reference), or -1: firstHidden's pass, sixteen bytes at a time, that also
+// finds each '&' followed by a '#' or a letter and decodes only those
+// (code's && and &x) cost no more than a word's masks).
+func firstChange(s string) int {
+	i := 0
+	for ; len(s)-i >= 16; i += 16 {
+		a, b := load64(s[i:i+8]), load64(s[i+8:i+16])
+		if (hiddenMask(a)|hiddenMask(b))&high != 0 {
+			break
+		}
+		if (ampMask(a)|ampMask(b))&high == 0 {
+			continue
+		}
+		if k := refIn(s, i, a); k >= 0 {
+			return k
+		}
+		if k := refIn(s, i+8, b); k >= 0 {
+			return k
+		}
+	}
+	for ; i < len(s); i++ {
+		if c := s[i]; c >= utf8.RuneSelf || hiddenControl(c) || c == '&' && refAt(s, i) {
+			return i
+		}
+	}
+	return -1
+}
+
+// nextRef is the index of the first character reference in text at or
+// after i, or -1.
+func nextRef(text string, i int) int {
+	for ; len(text)-i >= 8; i += 8 {
+		if k := refIn(text, i, load64(text[i:i+8])); k >= 0 {
+			return k
+		}
+	}
+	for ; i < len(text); i++ {
+		if text[i] == '&' && refAt(text, i) {
+			return i
+		}
+	}
+	return -1
+}
+
+// refIn is the index of the first character reference that starts in the
+// word x = text[i:i+8], or -1. Only an '&' that a '#' or an ASCII letter
+// follows is decoded.
+func refIn(text string, i int, x uint64) int {
+	m := ampMask(x)
+	if m == 0 {
+		return -1
+	}
+	var next uint64 // the byte after the word, if it is ASCII
+	if i+8 < len(text) && text[i+8] < utf8.RuneSelf {
+		next = uint64(text[i+8])
+	}
+	// y holds the byte after each byte of x, its bytes below 0x80 but
+	// those of x above 0x7f (then x is past firstChange's fast path).
+	y := (x>>8 | next<<56) &^ high
+	z := y | 0x20*ones
+	letter := (z + (0x80-'a')*ones) &^ (z + (0x80-'z'-1)*ones)
+	t := y ^ '#'*ones
+	hash := (t - ones) &^ t
+	for m &= (letter | hash) & high; m != 0; m &= m - 1 {
+		if k := i + bits.TrailingZeros64(m)>>3; refAt(text, k) {
+			return k
+		}
+	}
+	return -1
+}
+
+// ampMask has the top bit set of each byte of x that is '&' (and possibly
+// of a byte above one: refAt looks at the byte itself).
+func ampMask(x uint64) uint64 {
+	t := x ^ 0x26*ones
+	return (t - ones) &^ t & high
+}
+
+// refAt reports whether a character reference starts at text[k] that
+// changes what the rules see. An '&' is decoded only when a '#' or a
+// letter follows it: code's && and &x) cost a byte's test each. &amp;
+// alone is none (a page's links hold it everywhere, and no rule looks for
+// the '&' it stands for); &amp;quot; is one.
+func refAt(text string, k int) bool {
+	if text[k] != '&' || k+1 >= len(text) {
+		return false
+	}
+	if c := text[k+1]; c != '#' && (c|0x20 < 'a' || c|0x20 > 'z') {
+		return false
+	}
+	r, w := entityAt(text[k:])
+	return w > 0 && r != '&'
 }
 
 // coverSpans widens each window over the raw spans that touch it: a match
@@ -276,8 +401,9 @@ type view struct {
 	edits []edit
 }
 
-// normalizedView builds the view of text, whose first non-ASCII byte is at
-// first. ok is false when no rune changes (then there is nothing new to scan).
+// normalizedView builds the view of text, whose first byte that may change
+// (firstChange) is at first. ok is false when nothing changes (then there
+// is nothing new to scan).
 func normalizedView(text string, first int) (view, bool) {
 	var (
 		b     []byte
@@ -286,7 +412,7 @@ func normalizedView(text string, first int) (view, bool) {
 	)
 	for i := first; i < len(text); {
 		c := text[i]
-		if c < utf8.RuneSelf && !hiddenControl(c) {
+		if c < utf8.RuneSelf && !hiddenControl(c) && c != '&' {
 			i++
 			continue
 		}
@@ -295,7 +421,13 @@ func normalizedView(text string, first int) (view, bool) {
 			w = escapeLen(text[i:])
 		}
 		enc := text[i : i+w]
-		if c >= utf8.RuneSelf && !changed(r, enc) {
+		if c == '&' {
+			if r, w = entityAt(text[i:]); w == 0 {
+				i++
+				continue
+			}
+			enc = string(r) // the rune it stands for, in its NFKC form below
+		} else if c >= utf8.RuneSelf && !changed(r, enc) {
 			i += w
 			continue
 		}

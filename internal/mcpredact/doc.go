@@ -30,7 +30,9 @@
 // column (tables.go). A string that is a JSON document, or whose lines end
 // in JSON objects (NDJSON, a log line's payload), is walked as a tree too
 // (jsontext.go): a tool's JSON output sent as text is read with its names
-// as structured content is; so is a table sent as text (CSV with RFC 4180
+// as structured content is, every document of a line (after one that
+// does not parse too) and a document cut short (closed where it stops:
+// jsonlines.go); so is a table sent as text (CSV with RFC 4180
 // quoting, TSV, Markdown, psql's output: texttable.go), whose header
 // names a column; YAML whose keys may name a credential (a manifest's
 // env list, "- {name: API_KEY, value: ...}", block scalars, in a Markdown

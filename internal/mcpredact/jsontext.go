@@ -78,52 +78,6 @@ func (w *walker) jsonText(s string) (out string, ok bool) {
 	return w.jsonLines(s)
 }
 
-// jsonLines walks the JSON documents inside s: from the first { or [ of
-// a line, the value a JSON decoder reads there, on one line or over
-// several (NDJSON, a log line's payload, a document after a heading, in a
-// Markdown code fence or after an XSSI prefix). The text around them
-// stays as it is.
-func (w *walker) jsonLines(s string) (string, bool) {
-	var b strings.Builder
-	done, changed := 0, false
-	// The decoders read at most twice the text: one started on every line
-	// of "[\n[\n[\n..." would read to the end each time.
-	read := &countingReader{budget: 2*len(s) + 64<<10}
-	for at := 0; at < len(s) && read.budget > 0; {
-		end := strings.IndexByte(s[at:], '\n')
-		if end < 0 {
-			end = len(s)
-		} else {
-			end += at + 1
-		}
-		start := strings.IndexAny(s[at:end], "{[")
-		if start < 0 {
-			at = end
-			continue
-		}
-		start += at
-		read.r = strings.NewReader(s[start:])
-		dec := json.NewDecoder(read)
-		var raw json.RawMessage
-		if dec.Decode(&raw) != nil {
-			at = end
-			continue
-		}
-		stop := start + int(dec.InputOffset())
-		if out, ok, _ := w.jsonDoc(s[start:stop]); ok {
-			b.WriteString(s[done:start])
-			b.WriteString(out)
-			done, changed = stop, true
-		}
-		at = max(stop, end)
-	}
-	if !changed {
-		return "", false
-	}
-	b.WriteString(s[done:])
-	return b.String(), true
-}
-
 // countingReader reads from r until its budget of bytes is spent.
 type countingReader struct {
 	r      io.Reader
@@ -145,6 +99,13 @@ func (c *countingReader) Read(p []byte) (int, error) {
 // jsonDoc walks s when it is one JSON document (decoded), and returns it
 // encoded again when the walk redacted more than the text scan would.
 func (w *walker) jsonDoc(s string) (out string, ok, decoded bool) {
+	return w.walkDoc(s, true)
+}
+
+// walkDoc is jsonDoc; when byText is false, the document is returned
+// encoded again whenever the walk redacted something (a document closed
+// from one cut short is not the text the text scan reads).
+func (w *walker) walkDoc(s string, byText bool) (out string, ok, decoded bool) {
 	if !looksJSON(s) {
 		return "", false, false
 	}
@@ -166,7 +127,7 @@ func (w *walker) jsonDoc(s string) (out string, ok, decoded bool) {
 	w.err = werr // a text that looks like an image item is no image item
 	hit := w.changed
 	w.changed = was
-	if !hit || sameAsText(w.s, s, tree) {
+	if !hit || byText && sameAsText(w.s, s, tree) {
 		w.findings = w.findings[:found]
 		return "", false, true
 	}
@@ -184,9 +145,9 @@ func (w *walker) jsonDoc(s string) (out string, ok, decoded bool) {
 }
 
 // mayJSON reports whether s may be, or hold, a JSON object or array with
-// a member.
+// a member, whole or cut short (jsonlines.go).
 func mayJSON(s string) bool {
-	return looksJSON(s) || strings.Contains(s, `":`) && strings.Contains(s, "}")
+	return looksJSON(s) || strings.Contains(s, `":`) && strings.IndexByte(s, '{') >= 0
 }
 
 // sameAsText reports whether the text scan of s redacts what the walk of

@@ -1,0 +1,245 @@
+package mcpredact
+
+import (
+	"encoding/json"
+	"errors"
+	"io"
+	"strings"
+)
+
+// Documents inside a text (red team rty). jsonLines read one document a
+// line, from the line's first { or [, so a document after another on its
+// line ({"id": 1} {"privKey": "..."}), one after a bracket that opens no
+// document ("[INFO] {...}", "got {"a": [1} then {...}") and the members
+// of a document cut short (a tool's output truncated at so many bytes:
+// {"host": "db", "privKey": "...", "items": [1, 2) were never walked, and
+// the text rules, which know neither "privKey" nor "pw", sent them on. It
+// now also reads from each {" after a document or a failed one on its
+// line, and a document that ends before it is closed is walked closed
+// (closeTruncated). Its reads are bounded (twice the text and 64 KiB, a
+// line at a time, so that a bracket that opens nothing costs its line):
+// past the bound, a text whose rest may still hold a document naming a
+// credential is withheld whole, as a document too deep is.
+
+// jsonLines walks the JSON documents inside s and returns s with those
+// the walk redacted written again (the text around them as it is).
+func (w *walker) jsonLines(s string) (string, bool) {
+	var b strings.Builder
+	done, changed := 0, false
+	read := &lineReader{budget: 2*len(s) + 64<<10}
+	for at, lineStart := 0, true; at < len(s); {
+		end := len(s)
+		if k := strings.IndexByte(s[at:], '\n'); k >= 0 {
+			end = at + k + 1
+		}
+		start := docStart(s[at:end], lineStart)
+		if start < 0 {
+			at, lineStart = end, true
+			continue
+		}
+		start += at
+		if read.spent {
+			if mayNameCredential(s[start:]) {
+				return w.nestedDocument(), true
+			}
+			break
+		}
+		read.s, read.off = s[start:], 0
+		dec := json.NewDecoder(read)
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			if errors.Is(err, io.ErrUnexpectedEOF) && !read.spent {
+				// Cut short: walked closed; the documents inside it were
+				// walked with it.
+				out, hit, walked := w.truncatedDoc(s[start:])
+				if hit {
+					b.WriteString(s[done:start])
+					b.WriteString(out)
+					done, changed = len(s), true
+				}
+				if walked {
+					break
+				}
+			}
+			at, lineStart = start+1, false
+			continue
+		}
+		stop := start + int(dec.InputOffset())
+		if out, ok, _ := w.jsonDoc(s[start:stop]); ok {
+			b.WriteString(s[done:start])
+			b.WriteString(out)
+			done, changed = stop, true
+		}
+		at, lineStart = stop, false
+	}
+	if !changed {
+		return "", false
+	}
+	b.WriteString(s[done:])
+	return b.String(), true
+}
+
+// docStart is where a document may start in line: its first { or [ when
+// the reading is at the line's start, else the next object with a member
+// ({" with white space between or none).
+func docStart(line string, lineStart bool) int {
+	if lineStart {
+		return strings.IndexAny(line, "{[")
+	}
+	for i := 0; i < len(line); i++ {
+		k := strings.IndexByte(line[i:], '{')
+		if k < 0 {
+			return -1
+		}
+		i += k
+		j := i + 1
+		for j < len(line) && (line[j] == ' ' || line[j] == '\t' || line[j] == '\r' || line[j] == '\n') {
+			j++
+		}
+		if j < len(line) && line[j] == '"' {
+			return i
+		}
+	}
+	return -1
+}
+
+// lineReader reads s a line at a time (a decoder that fails on a line has
+// read no further) until its budget of bytes is spent; then spent is set
+// and the reader ends as a text cut short does.
+type lineReader struct {
+	s      string
+	off    int
+	budget int
+	spent  bool
+}
+
+func (r *lineReader) Read(p []byte) (int, error) {
+	if r.off >= len(r.s) {
+		return 0, io.EOF
+	}
+	if r.budget <= 0 {
+		r.spent = true
+		return 0, io.ErrUnexpectedEOF
+	}
+	rest := r.s[r.off:]
+	if k := strings.IndexByte(rest, '\n'); k >= 0 {
+		rest = rest[:k+1]
+	}
+	n := copy(p, rest[:min(len(rest), r.budget)])
+	r.off += n
+	r.budget -= n
+	return n, nil
+}
+
+// truncatedDoc walks s, a document cut short, closed (closeTruncated),
+// and returns it encoded again when the walk redacted something; walked
+// is false when s could not be closed into a document.
+func (w *walker) truncatedDoc(s string) (out string, hit, walked bool) {
+	closed, ok := closeTruncated(s)
+	if !ok {
+		return "", false, false
+	}
+	out, hit, walked = w.walkDoc(closed, false)
+	return out, hit, walked
+}
+
+// closeTruncated closes s, a JSON document cut short: a string cut inside
+// is closed where it stops (a name cut so is given the value null), and
+// otherwise s is cut after its last whole value or opening bracket; then
+// the brackets still open are closed. ok is false when s is no such
+// document (a bracket closes one of the other kind, or the document ends
+// before s does).
+func closeTruncated(s string) (string, bool) {
+	var open []byte // the closing brackets of the containers still open
+	name := false   // in an object, the next string is a member's name
+	good, goodDepth := 0, 0
+	for i := 0; i < len(s); {
+		switch c := s[i]; c {
+		case '{', '[':
+			open = append(open, c+2) // '}' and ']' are two after '{' and '['
+			name = c == '{'
+			i++
+			good, goodDepth = i, len(open)
+		case '}', ']':
+			if len(open) < 2 || open[len(open)-1] != c {
+				return "", false
+			}
+			open = open[:len(open)-1]
+			name = false
+			i++
+			good, goodDepth = i, len(open)
+		case '"':
+			j := stringEnd(s, i)
+			if j < 0 {
+				closed := trimPartialEscape(s) + `"`
+				if name && len(open) > 0 && open[len(open)-1] == '}' {
+					closed += ":null"
+				}
+				return closeAll(closed, open), true
+			}
+			if !(name && len(open) > 0 && open[len(open)-1] == '}') {
+				good, goodDepth = j, len(open)
+			}
+			name = false
+			i = j
+		case ',':
+			name = len(open) > 0 && open[len(open)-1] == '}'
+			i++
+		case ':', ' ', '\t', '\r', '\n':
+			i++
+		default: // a number or a literal: whole when something follows it
+			j := i
+			for j < len(s) && !strings.ContainsRune(",]}: \t\r\n", rune(s[j])) {
+				j++
+			}
+			if j == len(s) {
+				return closeAll(s[:good], open[:goodDepth]), true
+			}
+			i = j
+			good, goodDepth = i, len(open)
+		}
+	}
+	return closeAll(s[:good], open[:goodDepth]), good > 0
+}
+
+// stringEnd is the index after the closing quote of the JSON string that
+// starts at s[i], or -1 when s ends inside it.
+func stringEnd(s string, i int) int {
+	for j := i + 1; j < len(s); j++ {
+		switch s[j] {
+		case '\\':
+			j++
+		case '"':
+			return j + 1
+		}
+	}
+	return -1
+}
+
+// trimPartialEscape drops an escape cut short at the end of s (a lone
+// backslash, \u and fewer than four hex digits).
+func trimPartialEscape(s string) string {
+	from := max(0, len(s)-6)
+	k := strings.LastIndexByte(s[from:], '\\')
+	if k < 0 {
+		return s
+	}
+	k += from
+	n := 0 // backslashes before it: an odd number escapes it
+	for k-n-1 >= 0 && s[k-n-1] == '\\' {
+		n++
+	}
+	if tail := s[k+1:]; n%2 == 0 && (tail == "" || tail[0] == 'u' && len(tail) < 5) {
+		return s[:k]
+	}
+	return s
+}
+
+// closeAll appends to s the closing brackets of open, innermost first.
+func closeAll(s string, open []byte) string {
+	b := []byte(s)
+	for i := len(open) - 1; i >= 0; i-- {
+		b = append(b, open[i])
+	}
+	return string(b)
+}
