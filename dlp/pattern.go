@@ -180,11 +180,17 @@ const settingGroup = "secret0"
 // api_key_version: k3Zp9Qm2Xr7Lw4Tb8Nc1Vf6Hy0Jd5Ks reached the client
 // (red team rtu).
 var settingValue = regexp.MustCompile(`^(?:` + settingWord + `(?:[-_/+.: ]` + settingWord + `)*` +
-	`|[0-9A-HJKMNP-TV-Z]{26}|arn:[a-z0-9-]{1,16}:.*` +
+	`|[0-9A-HJKMNP-TV-Z]{26}|` + arnValue +
 	// A regular expression: anchored at either end, with a class, a
 	// group, a repeat or an escape (a password may start with ^ or end
 	// with $).
 	`|\^.*` + regexPart + `.*|.*` + regexPart + `.*[^\\]\$)$`)
+
+// arnValue is an Amazon Resource Name: arn, an AWS partition, a service,
+// a region (or none), an account of 12 digits (or none, or "aws" for
+// managed resources) and a resource of the characters IAM allows
+// (password_id: arn:x:Fake-Pa55word! was dropped as one: red team rty).
+const arnValue = `arn:aws(?:-[a-z]{2,10}){0,2}:[a-z0-9-]{1,64}:(?:[a-z]{2}(?:-[a-z]+){1,3}-[0-9])?:(?:[0-9]{12}|aws)?:[A-Za-z0-9_/.:+=,@*-]+`
 
 // regexPart is what makes a value anchored with ^ or $ a regular
 // expression: a character class, a group, a counted repeat, .* or .+, or

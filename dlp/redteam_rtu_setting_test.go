@@ -35,6 +35,10 @@ func TestRedTeamRTU_SecretUnderSettingName(t *testing.T) {
 		"client_secret_header=" + tok,
 		"SECRET_KEY_VERSION=" + tok,
 		"access_token_type: " + tok,
+		// An ARN's shape only (red team rty): arn, a partition, a
+		// service, a region, an account.
+		`{"password_id": "arn:x:` + pw + `"}`,
+		"password_id=arn:aws:" + pw,
 	} {
 		if out, f := s.Redact(secret); len(f) == 0 || strings.Contains(out, pw) || strings.Contains(out, tok) {
 			t.Errorf("%s: not redacted: %s", secret, out)
@@ -57,6 +61,10 @@ func TestRedTeamRTU_SecretUnderSettingName(t *testing.T) {
 		"SECRET_KEY_VERSION=20261124T1000",
 		`{"apiKeyId": "8d3f0a4b9c1e2f7a6b5c4d3e2f1a0b9c"}`,
 		"secretKeyRef: db-credentials-password",
+		"secret_arn: arn:aws:secretsmanager:us-gov-west-1:123456789012:secret:prod/db-AbCdEf",
+		"password_ref=arn:aws-cn:ssm:cn-north-1:123456789012:parameter/app/db/password",
+		"kms_key_id=arn:aws:kms:eu-central-1:123456789012:key/3f2a9c7e-b41d-4e0a-9d2f-6c1b8e5a7f30",
+		"secret_ref: arn:aws:iam::aws:policy/SecretsManagerReadWrite",
 	} {
 		if out, f := s.Redact(clean); len(f) > 0 {
 			t.Errorf("%s: redacted (%v): %s", clean, f, out)
