@@ -23,6 +23,24 @@ import (
 // next message loses its share of any secret that crosses the boundary.
 // The share already sent cannot be taken back, so such a secret reaches the
 // client truncated to its first part, never whole (dlp doc, # Security).
+//
+// A boundary is read both ways, because the library cannot know which one
+// the tool meant. A tool that streams raw chunks (buf[:n]) cuts a token
+// mid-word, and its messages must be joined as written, with nothing
+// between them. A tool that logs a command's output a line per message
+// without the newline (bufio.Scanner's Text) sends "kind: Secret" and
+// "data:" as two messages, which joined as written read "kind:
+// Secretdata:": no rule that reads a run of lines (a Secret's data block,
+// a PEM key's body, a PuTTY key's Private-Lines) matched, and the values
+// went out in log and progress messages (red team rtz). So where neither
+// side of a boundary is a line break, the stream is also read with one
+// there (the newline view), the text loses what either reading finds in
+// it, and a secret both find is counted once (the larger count of each
+// rule). The newline view has its own kept end, kept by the same rules
+// (keepEnd: a data block open in that view stays open in it) within the
+// same bounds, while it differs from the kept end as written; where the
+// boundary has a line break and the two kept ends are one, the text is
+// scanned once.
 const (
 	// streamTail is how much of the last text of a stream is kept: a secret
 	// up to this long that crosses a boundary is found.
@@ -67,10 +85,15 @@ type streams struct {
 	clock uint64 // counts writes: the least recently written stream is forgotten first
 }
 
-// kept is the kept end of one stream and when it was last written.
+// kept is the kept end of one stream and when it was last written. nl is
+// the kept end of the stream read with a line break at each boundary that
+// has none, when split (it differs from tail): at most twice the memory
+// per stream.
 type kept struct {
-	tail string
-	used uint64
+	tail  string
+	nl    string
+	split bool
+	used  uint64
 }
 
 // join scans the text of a streamed notification joined with the end of
@@ -165,6 +188,11 @@ func (st *streams) join(s *dlp.Scanner, sc *vault.Scrubber, c *call, req mcp.Req
 // carried a vault value, and the lines after it went out; and where a
 // secret still open at the end starts was known only in the scrubbed text,
 // so the merge of rtf and rtg stopped looking for it (red team rth).
+//
+// The stream is read both ways (the comment at the top of the file): as
+// written, and with a line break at each boundary that has none (the
+// newline view, kept as kept.nl while it differs). The text loses what
+// either reading finds in it.
 func (st *streams) joinText(s *dlp.Scanner, sc *vault.Scrubber, key streamKey, text string) (string, []dlp.Finding) {
 	st.mu.Lock()
 	k, known := st.tails[key]
@@ -181,21 +209,58 @@ func (st *streams) joinText(s *dlp.Scanner, sc *vault.Scrubber, key streamKey, t
 	size := min(max(streamTail, sc.Reach()-1), maxStreamTail)
 	marks := sc.StreamMarks(tail, text)
 	if s == nil {
-		st.keep(key, tail, text, -1, "", size)
+		st.store(key, kept{tail: keepEnd(tail, text, -1, "", size)})
 		return merge(text, len(tail), marks, nil), nil
 	}
-	var out string
-	var joined, findings []dlp.Finding
+	out, joined, findings := read(s, tail, text)
+	end := keepRead(joined, tail, text, size, sc)
+	if len(marks) > 0 {
+		out = merge(text, len(tail), marks, joined)
+	}
+	next := kept{tail: end}
+	// A line break at the boundary, and none before it read otherwise:
+	// both readings are one, scanned once.
+	broken := tail == "" || strings.HasSuffix(tail, "\n") || strings.HasPrefix(text, "\n")
+	if !broken || k.split {
+		nl := tail
+		if k.split {
+			nl = k.nl
+		}
+		if !broken {
+			nl += "\n" // not in text: its offsets are len(nl) on
+		}
+		// One scan of the whole: what the tail or the text holds alone,
+		// the reading as written has found.
+		_, nlJoined := s.Redact(nl + text)
+		nlEnd := keepRead(nlJoined, nl, text, size, sc)
+		if moved, nlFound := shift(nlJoined, len(nl), len(tail)); len(moved) > 0 {
+			out = merge(text, len(tail), marks, append(joined, moved...))
+			findings = maxFindings(findings, nlFound)
+		}
+		if nlEnd != end {
+			next.nl, next.split = nlEnd, true
+		}
+	}
+	st.store(key, next)
+	return out, findings
+}
+
+// read scans text joined with tail, the stream as written, and returns
+// text redacted, the findings of the joined text (ranges in its offsets),
+// and those text adds.
+func read(s *dlp.Scanner, tail, text string) (out string, joined, findings []dlp.Finding) {
 	if tail == "" {
 		out, joined = s.Redact(text)
-		findings = joined
-	} else {
-		var outs []string
-		outs, joined = s.RedactParts([]string{tail, text})
-		out = outs[1]
-		_, before := s.Redact(tail)
-		findings = subtract(joined, before)
+		return out, joined, joined
 	}
+	outs, joined := s.RedactParts([]string{tail, text})
+	_, before := s.Redact(tail)
+	return outs[1], joined, subtract(joined, before)
+}
+
+// keepRead returns the end to keep of one reading of a stream, tail+text,
+// whose findings are joined.
+func keepRead(joined []dlp.Finding, tail, text string, size int, sc *vault.Scrubber) string {
 	open, rule := openAt(joined, len(tail)+len(text), lastLine(tail, text))
 	head := blockHead(tail+text, open, rule)
 	if head != "" {
@@ -206,11 +271,32 @@ func (st *streams) joinText(s *dlp.Scanner, sc *vault.Scrubber, key streamKey, t
 		// package's slower engine: about 1 ms per message for 4 KiB).
 		size = min(size, max(blockTail, sc.Reach()-1))
 	}
-	st.keep(key, tail, text, open, head, size)
-	if len(marks) > 0 {
-		out = merge(text, len(tail), marks, joined)
+	return keepEnd(tail, text, open, head, size)
+}
+
+// shift returns the ranges of findings (offsets into a joined text whose
+// text starts at from) that fall in the text, moved to start at to instead,
+// and per rule how many secrets they are. A rule whose ranges were not all
+// kept (more than dlp.MaxRanges) keeps its count, so merge redacts the
+// whole text.
+func shift(findings []dlp.Finding, from, to int) (moved, found []dlp.Finding) {
+	for _, f := range findings {
+		var rs []dlp.Range
+		for _, r := range f.Ranges {
+			if r.End > from {
+				rs = append(rs, dlp.Range{Start: max(r.Start, from) - from + to, End: r.End - from + to, Encoding: r.Encoding})
+			}
+		}
+		n := len(rs)
+		if len(f.Ranges) < f.Count {
+			n = f.Count
+		}
+		if n > 0 {
+			moved = append(moved, dlp.Finding{Rule: f.Rule, Count: n, Ranges: rs})
+			found = append(found, dlp.Finding{Rule: f.Rule, Count: n})
+		}
 	}
-	return out, findings
+	return moved, found
 }
 
 // merge returns text, which starts at off in the joined text that marks
@@ -300,7 +386,7 @@ func (st *streams) remember(key streamKey, tail, text string, open int) {
 	st.keep(key, tail, text, open, "", streamTail)
 }
 
-// keep keeps the last size bytes of tail+text for key. When a secret
+// keepEnd returns the last size bytes of tail+text, the kept end. When a secret
 // that started more than size bytes back runs to the end of tail+text
 // (open is its start), the tail kept is its first half (size/2 bytes, cut
 // back to a line's end) followed by the last whole lines: a rule that
@@ -314,7 +400,7 @@ func (st *streams) remember(key streamKey, tail, text string, open int) {
 // kept end is the head and the block's entries (keepBlock). The line of a
 // Secret's kind whose data block has not started yet is kept before the
 // last lines (keepKind).
-func (st *streams) keep(key streamKey, tail, text string, open int, head string, size int) {
+func keepEnd(tail, text string, open int, head string, size int) string {
 	switch n := len(tail) + len(text); {
 	case head != "":
 		tail = keepBlock(tail+text, head, open, size)
@@ -336,6 +422,17 @@ func (st *streams) keep(key streamKey, tail, text string, open int, head string,
 	default:
 		tail = text[len(text)-size:]
 	}
+	return tail
+}
+
+// keep keeps the end of tail+text for key (keepEnd).
+func (st *streams) keep(key streamKey, tail, text string, open int, head string, size int) {
+	st.store(key, kept{tail: keepEnd(tail, text, open, head, size)})
+}
+
+// store keeps k as key's stream, and as its session's when key is a
+// call's.
+func (st *streams) store(key streamKey, k kept) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	if st.tails == nil {
@@ -345,12 +442,13 @@ func (st *streams) keep(key streamKey, tail, text string, open int, head string,
 		st.evict()
 	}
 	st.clock++
-	st.tails[key] = kept{tail: tail, used: st.clock}
+	k.used = st.clock
+	st.tails[key] = k
 	if key.call != (weak.Pointer[call]{}) {
 		if _, known := st.tails[key.session()]; !known && len(st.tails) >= maxStreams {
 			st.evict()
 		}
-		st.tails[key.session()] = kept{tail: tail, used: st.clock}
+		st.tails[key.session()] = k
 	}
 }
 

@@ -2,6 +2,7 @@ package gatehouse
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/gatehouse-dev/gatehouse/dlp"
@@ -12,8 +13,11 @@ import (
 // with the kept end of the stream (4 KiB once the stream is that long),
 // the kept end scanned again to subtract what it held, and the new end
 // kept. Lines of a command's output logged one by one, without and with
-// a Kubernetes Secret's data block open at the end (keepBlock). Per line
-// (SetBytes), so MB/s is the rate of the stream.
+// a Kubernetes Secret's data block open at the end (keepBlock), and both
+// again a line per message without its newline (bufio.Scanner's Text):
+// there the stream is read both ways, joined as written and with a line
+// break at each boundary (-nonl). Per line (SetBytes), so MB/s is the rate
+// of the stream.
 func BenchmarkStreamJoin(b *testing.B) {
 	s, err := dlp.New(dlp.Builtin(), nil)
 	if err != nil {
@@ -27,10 +31,17 @@ func BenchmarkStreamJoin(b *testing.B) {
 	for i := 1; i < len(secret); i++ {
 		secret[i] = fmt.Sprintf("  key%02d: %s\n", i, "c2VjcmV0LXZhbHVlLW51bWJlci0wMDAwMDAwMDAwMDA=")
 	}
+	nonl := func(lines []string) []string {
+		var out []string
+		for _, l := range lines {
+			out = append(out, strings.Split(strings.TrimSuffix(l, "\n"), "\n")...)
+		}
+		return out
+	}
 	for _, bc := range []struct {
 		name  string
 		lines []string
-	}{{"log-lines", plain}, {"secret-block", secret}} {
+	}{{"log-lines", plain}, {"secret-block", secret}, {"log-lines-nonl", nonl(plain)}, {"secret-block-nonl", nonl(secret)}} {
 		b.Run(bc.name, func(b *testing.B) {
 			var st streams
 			key := streamKey{stream: "log\x00cmd"}

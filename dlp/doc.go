@@ -145,7 +145,10 @@
 // ChunkSize is cut between rounds before a rule's whole match (a Secret's
 // "kind: Secret ... data:" lines go with its entries), and the root
 // package's streams of messages keep a data block's header for as long as
-// the block goes on (and a Secret's kind line until its data key); a single data block longer than ChunkSize (a
+// the block goes on (and a Secret's kind line until its data key), and
+// read each boundary between two messages both as written and, where
+// neither side is a line break, as if it were one (a command's output
+// logged a line per message without its newline); a single data block longer than ChunkSize (a
 // Kubernetes object is at most 1 MiB) is redacted only up to the end of
 // the round it starts in, and in JSON (kubectl -o json) streamed in
 // messages, only up to the kept end of the stream (4 KiB).
