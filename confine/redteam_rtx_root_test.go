@@ -20,14 +20,7 @@ import (
 // and kept CAP_SYS_MODULE, CAP_BPF and CAP_SYS_ADMIN (red team rtx). The
 // helper now execs the program with no capability.
 func TestRedteamRTX_RootCommandHasNoCapabilities(t *testing.T) {
-	requireLandlock(t)
-	if os.Geteuid() != 0 {
-		t.Skip("the server is not root: its commands have no capability to drop")
-	}
-	h := newHome(t)
-	t.Setenv("HOME", h.dir)
-	t.Setenv("TMPDIR", t.TempDir())
-	work := filepath.Join(h.dir, "work")
+	h, work := rootServerHome(t, "the server is not root: its commands have no capability to drop")
 	// A process of the same user holding a secret in its environment, as
 	// the server does.
 	other := exec.Command("sleep", "60")
@@ -83,14 +76,7 @@ func TestRedteamRTX_RootCommandHasNoCapabilities(t *testing.T) {
 // has none (TestRedteamRTX_RootCommandHasNoCapabilities), and Landlock
 // still keeps it from the protected paths either way.
 func TestKeepCapabilitiesIsTheOptOut(t *testing.T) {
-	requireLandlock(t)
-	if os.Geteuid() != 0 {
-		t.Skip("the server is not root: its commands have no capability to keep")
-	}
-	h := newHome(t)
-	t.Setenv("HOME", h.dir)
-	t.Setenv("TMPDIR", t.TempDir())
-	work := filepath.Join(h.dir, "work")
+	h, work := rootServerHome(t, "the server is not root: its commands have no capability to keep")
 	for _, keep := range []bool{false, true} {
 		cmd, err := confine.Command(context.Background(), h.p, &confine.CommandOptions{Dir: work, KeepCapabilities: keep},
 			"sh", "-c", "grep ^CapEff /proc/self/status; cat "+filepath.Join(h.dir, ".ssh", "id_rsa"))
@@ -107,4 +93,19 @@ func TestKeepCapabilitiesIsTheOptOut(t *testing.T) {
 			t.Errorf("KeepCapabilities %v: the command read the protected key:\n%s", keep, out)
 		}
 	}
+}
+
+// rootServerHome skips (saying why) unless this test runs as root with
+// Landlock, and returns a home set as HOME, with a temporary TMPDIR, and
+// its working directory.
+func rootServerHome(t *testing.T, why string) (home, string) {
+	t.Helper()
+	requireLandlock(t)
+	if os.Geteuid() != 0 {
+		t.Skip(why)
+	}
+	h := newHome(t)
+	t.Setenv("HOME", h.dir)
+	t.Setenv("TMPDIR", t.TempDir())
+	return h, filepath.Join(h.dir, "work")
 }
