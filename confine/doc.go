@@ -75,7 +75,10 @@
 // chmod, chown (as the owner), change the times and set extended
 // attributes of a protected path, though never read or write its
 // content; and a command run as root can read raw block devices (/dev
-// is granted). The program is executed with no capability (bounding,
+// is granted, but for the user's terminals and input devices: /dev/pts,
+// /dev/tty1..., /dev/console, /dev/vcs*, /dev/input, /dev/hidraw*, so a
+// command cannot read what is typed in another terminal, nor make a
+// pseudo-terminal of its own). The program is executed with no capability (bounding,
 // ambient and inheritable sets emptied): run as root, it is uid 0 owning
 // files, not a process that reads every other's environment through
 // /proc/<pid>/environ (the server's, which Env keeps from it) or loads
