@@ -116,6 +116,14 @@ func allowedPaths(p *policy.Policy, o CommandOptions) (rules, error) {
 		return rules{}, err
 	}
 	roots = append(roots, inputDevices()...)
+	aliases, err := mountAliases(roots)
+	if err != nil {
+		return rules{}, err
+	}
+	for _, a := range aliases {
+		set.addAbs(a)
+		roots = append(roots, a)
+	}
 	if name := set.outsideLink(); name != "" {
 		return rules{}, fmt.Errorf("%w (%s)", ErrHardLinked, name)
 	}

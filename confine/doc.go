@@ -67,7 +67,11 @@
 // protected paths (found by counting its names among them against its
 // links), and leaves out an entry granted one by one that has several
 // links where not every protected file could be recorded (granting it
-// would grant the protected file by its own path). Nor does Landlock check a descriptor
+// would grant the protected file by its own path). A bind mount that
+// shows a protected path at a second place (a container's /workspace
+// and the home from one host directory) is a second path to it: Command
+// protects it there too, wherever /proc/thread-self/mountinfo lists another
+// mount of its file system that shows it. Nor does Landlock check a descriptor
 // already open: the command inherits 0, 1, 2 and the caller's ExtraFiles,
 // and the helper marks every other descriptor close-on-exec (one the
 // server inherited open without O_CLOEXEC, from whatever started it).

@@ -1,0 +1,103 @@
+//go:build linux
+
+package confine_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/gatehouse-dev/gatehouse/confine"
+)
+
+// privateMounts moves the calling goroutine, locked to its thread for
+// the rest of the test, into a mount namespace of its own whose mounts
+// propagate nowhere: what the test mounts is seen by it and the commands
+// it starts only. It needs root (CAP_SYS_ADMIN).
+func privateMounts(t *testing.T) {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("mounting needs root")
+	}
+	runtime.LockOSThread() // never unlocked: the thread ends with the test
+	if err := unix.Unshare(unix.CLONE_NEWNS); err != nil {
+		t.Skipf("no mount namespace: %v", err)
+	}
+	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// bind mounts src at a new directory named name under a temporary
+// directory, and returns its path.
+func bind(t *testing.T, src, name string) string {
+	t.Helper()
+	dst := filepath.Join(t.TempDir(), name)
+	if err := os.Mkdir(dst, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := unix.Mount(src, dst, "", unix.MS_BIND, ""); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { unix.Unmount(dst, unix.MNT_DETACH) })
+	return dst
+}
+
+// A bind mount shows a directory at a second place (a container's
+// /workspace and the user's home both from one host directory, a home
+// bound into a build root, ~/.ssh bound into a dev container): a
+// protected path seen there has another path, with one link, that
+// Landlock granted with the rest of the file system. cat alias/.ssh/id_rsa
+// printed the key, and ws/app/.env the working directory's .env. Command
+// now protects a protected path wherever a mount of its file system
+// shows it (/proc/thread-self/mountinfo) (red team rtb).
+func TestRedteamRTB_BindMountedProtectedPath(t *testing.T) {
+	requireLandlock(t)
+	privateMounts(t)
+	h := newHome(t)
+	alias := bind(t, h.dir, "home copy") // mountinfo spells the space \040
+	keys := bind(t, filepath.Join(h.dir, ".ssh"), "keys")
+	ws := bind(t, filepath.Join(h.dir, "work"), "ws")
+	for _, script := range []string{
+		"cat '" + alias + "/.ssh/id_rsa'",
+		"cat " + keys + "/id_rsa",
+		"cd " + keys + " && cat ./id_rsa",
+		"cat " + ws + "/app/.env",
+		"cat '/proc/self/root" + alias + "/.ssh/id_rsa'",
+	} {
+		out, err := confinedSh(t, h, filepath.Join(h.dir, "work"), script)
+		if err == nil || strings.Contains(out, marker) {
+			t.Errorf("%q: err %v, output %q", script, err, out)
+		}
+	}
+	// Near misses: the rest of what the mounts show is read as before.
+	out, err := confinedSh(t, h, filepath.Join(h.dir, "work"), "cat '"+alias+"/notes.txt' "+ws+"/readme.md && cat '"+alias+"/work/readme.md'")
+	if err != nil || out != "notesreadmereadme" {
+		t.Errorf("the rest of the mounts: err %v, output %q", err, out)
+	}
+}
+
+// A mount of another file system, or of a directory of the same one
+// that shows no protected path, is granted as before.
+func TestRedteamRTB_UnrelatedBindMount(t *testing.T) {
+	requireLandlock(t)
+	privateMounts(t)
+	h := newHome(t)
+	other := t.TempDir()
+	if err := os.WriteFile(filepath.Join(other, "data.txt"), []byte("data"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	view := bind(t, other, "view")
+	cmd, err := confine.Command(context.Background(), h.p, &confine.CommandOptions{Dir: filepath.Join(h.dir, "work")}, "cat", view+"/data.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out, err := cmd.CombinedOutput(); err != nil || string(out) != "data" {
+		t.Errorf("err %v, output %q", err, out)
+	}
+}
