@@ -124,6 +124,9 @@ func allowedPaths(p *policy.Policy, o CommandOptions) (rules, error) {
 		set.addAbs(a)
 		roots = append(roots, a)
 	}
+	if err := set.lookPastTheBudget(); err != nil {
+		return rules{}, err
+	}
 	if name := set.outsideLink(); name != "" {
 		return rules{}, fmt.Errorf("%w (%s)", ErrHardLinked, name)
 	}

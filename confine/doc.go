@@ -65,7 +65,7 @@
 // Landlock grants a file by whatever name reaches it: Command refuses,
 // with ErrHardLinked, a protected file that has a hard link outside the
 // protected paths (found by counting its names among them against its
-// links), and leaves out an entry granted one by one that has several
+// links, in protected paths of up to 65,536 files: past that, ErrTooMany), and leaves out an entry granted one by one that has several
 // links where not every protected file could be recorded (granting it
 // would grant the protected file by its own path). A bind mount that
 // shows a protected path at a second place (a container's /workspace
