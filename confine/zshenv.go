@@ -1,0 +1,130 @@
+package confine
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"mvdan.cc/sh/v3/expand"
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// maxZshenv bounds the bytes of a zshenv file read for ZDOTDIR.
+const maxZshenv = 1 << 20
+
+// systemZshenv are where zsh reads the system's zshenv (builds differ).
+var systemZshenv = []string{"/etc/zshenv", "/etc/zsh/zshenv"}
+
+// zshenvZdotdirs returns the directories a zshenv file (the user's
+// ~/.zshenv in each of homes, the system's) sets ZDOTDIR to, where zsh
+// then reads .zshrc and .zlogin: ZDOTDIR is set there by convention, so
+// a server started from a desktop or a launcher does not have it in its
+// environment (shellStartup), and ZDOTDIR=~/dotfiles/zsh in ~/.zshenv
+// left ~/dotfiles writable for a .zshrc the user's next shell ran (red
+// team rtb). A value it cannot decide (a command substitution, a
+// variable other than HOME and XDG_CONFIG_HOME) is returned as a
+// sentence naming the file, which holds and is held by every directory.
+func zshenvZdotdirs(homes []string) []string {
+	var files []string
+	for _, h := range homes {
+		files = append(files, filepath.Join(h, ".zshenv"))
+	}
+	files = append(files, systemZshenv...)
+	var out []string
+	seen := map[string]bool{}
+	for _, name := range files {
+		if seen[name] {
+			continue
+		}
+		seen[name] = true
+		home := filepath.Dir(name)
+		if !filepath.IsAbs(home) || home == "/etc" || home == "/etc/zsh" {
+			home = os.Getenv("HOME")
+		}
+		out = append(out, zdotdirsIn(name, home)...)
+	}
+	return out
+}
+
+// zdotdirsIn returns what the zsh file name sets ZDOTDIR to (see
+// zshenvZdotdirs), with home as $HOME and ~.
+func zdotdirsIn(name, home string) []string {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	src, err := io.ReadAll(io.LimitReader(f, maxZshenv+1))
+	undecided := func(why string) []string {
+		return []string{fmt.Sprintf("the ZDOTDIR %s sets (%s)", name, why)}
+	}
+	if err != nil || len(src) > maxZshenv {
+		return undecided("not read whole")
+	}
+	file, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(bytes.NewReader(src), name)
+	if err != nil {
+		// zsh syntax bash does not parse: only where ZDOTDIR is in it.
+		if !bytes.Contains(src, []byte("ZDOTDIR")) {
+			return nil
+		}
+		return undecided("not parsed")
+	}
+	env := &knownEnv{vars: map[string]string{"HOME": home, "XDG_CONFIG_HOME": os.Getenv("XDG_CONFIG_HOME"), "IFS": " \t\n"}}
+	if env.vars["XDG_CONFIG_HOME"] == "" {
+		env.vars["XDG_CONFIG_HOME"] = filepath.Join(home, ".config")
+	}
+	cfg := &expand.Config{Env: env}
+	var out []string
+	syntax.Walk(file, func(n syntax.Node) bool {
+		switch n := n.(type) {
+		case *syntax.Assign:
+			if n.Name == nil || n.Name.Value != "ZDOTDIR" {
+				return true
+			}
+			if n.Value == nil {
+				return true
+			}
+			env.unknown = false
+			v, err := expand.Literal(cfg, n.Value)
+			switch {
+			case err != nil || env.unknown:
+				out = append(out, undecided("a value it cannot read")...)
+			case filepath.IsAbs(v):
+				out = append(out, v)
+				env.vars["ZDOTDIR"] = v
+			}
+		case *syntax.ParamExp:
+			// ${ZDOTDIR:=~/dotfiles/zsh}, ${ZDOTDIR=...}
+			if n.Param != nil && n.Param.Value == "ZDOTDIR" && n.Exp != nil && (n.Exp.Op == syntax.AssignUnset || n.Exp.Op == syntax.AssignUnsetOrNull) {
+				out = append(out, undecided("a default value")...)
+			}
+		}
+		return true
+	})
+	return out
+}
+
+// knownEnv gives the variables it knows, and notes a lookup of another.
+type knownEnv struct {
+	vars    map[string]string
+	unknown bool
+}
+
+func (e *knownEnv) Get(name string) expand.Variable {
+	v, ok := e.vars[name]
+	if !ok {
+		e.unknown = true
+		return expand.Variable{}
+	}
+	return expand.Variable{Set: true, Exported: true, Kind: expand.String, Str: v}
+}
+
+func (e *knownEnv) Each(f func(string, expand.Variable) bool) {
+	for name, v := range e.vars {
+		if !f(name, expand.Variable{Set: true, Exported: true, Kind: expand.String, Str: v}) {
+			return
+		}
+	}
+}
