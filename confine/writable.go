@@ -39,8 +39,17 @@ func writableRoots(o CommandOptions) ([]string, error) {
 		}
 		d = real
 		if def {
-			if place := startupPlace(d, links); place != "" {
-				return nil, fmt.Errorf("%w (%s, in or holding %s)", ErrWritableHome, d, place)
+			// Where a bind mount shows it elsewhere too (/workspace and
+			// the home from one directory), each place it is (red team
+			// rtb).
+			aliases, err := mountAliases([]string{d})
+			if err != nil {
+				return nil, err
+			}
+			for _, a := range append([]string{d}, aliases...) {
+				if place := startupPlace(a, links); place != "" {
+					return nil, fmt.Errorf("%w (%s, in or holding %s)", ErrWritableHome, a, place)
+				}
 			}
 		}
 		out = append(out, d)
