@@ -28,7 +28,8 @@ type mount struct{ dev, root, point string }
 // team rtb). For a path, the mount it lies on gives its path inside its
 // file system; every other mount of that file system that shows the path
 // (its root holds the path) gives another path, and one that shows a
-// directory inside the path gives its mount point. A mount table that
+// directory inside the path gives its mount point; so does every other
+// mount of a file system mounted inside the path. A mount table that
 // cannot be read is an error: the protected paths might be elsewhere too.
 func mountAliases(paths []string) ([]string, error) {
 	ms, err := mounts()
@@ -60,23 +61,39 @@ func mountAliases(paths []string) ([]string, error) {
 		if ms[on].point == "/" {
 			inFS = filepath.Join(ms[on].root, p)
 		}
+		shown := []showing{{on, inFS}}
+		// A file system mounted inside p (a FUSE or tmpfs vault in
+		// ~/.password-store) is all protected, wherever else it is shown.
 		for i, m := range ms {
-			if i == on || m.dev != ms[on].dev {
-				continue
+			if i != on && m.point != p && within(m.point, p) {
+				shown = append(shown, showing{i, m.root})
 			}
-			switch {
-			case within(inFS, m.root):
-				rest := strings.TrimPrefix(inFS, m.root)
-				if m.root == "/" {
-					rest = inFS
+		}
+		for _, s := range shown {
+			for i, m := range ms {
+				if i == s.mount || m.dev != ms[s.mount].dev {
+					continue
 				}
-				add(filepath.Join(m.point, rest))
-			case within(m.root, inFS):
-				add(m.point)
+				switch {
+				case within(s.inFS, m.root):
+					rest := strings.TrimPrefix(s.inFS, m.root)
+					if m.root == "/" {
+						rest = s.inFS
+					}
+					add(filepath.Join(m.point, rest))
+				case within(m.root, s.inFS):
+					add(m.point)
+				}
 			}
 		}
 	}
 	return out, nil
+}
+
+// showing is a mount (an index) and a directory of its file system.
+type showing struct {
+	mount int
+	inFS  string
 }
 
 // mounts reads mountInfo (/proc/self/mountinfo before Linux 3.17).

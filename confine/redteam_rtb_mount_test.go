@@ -64,11 +64,27 @@ func TestRedteamRTB_BindMountedProtectedPath(t *testing.T) {
 	alias := bind(t, h.dir, "home copy") // mountinfo spells the space \040
 	keys := bind(t, filepath.Join(h.dir, ".ssh"), "keys")
 	ws := bind(t, filepath.Join(h.dir, "work"), "ws")
+	// A file system of its own inside ~/.ssh (a tmpfs or FUSE vault),
+	// shown elsewhere too.
+	vault := filepath.Join(h.dir, ".ssh", "vault")
+	if err := os.Mkdir(vault, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := unix.Mount("tmpfs", vault, "tmpfs", 0, "size=1m"); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { unix.Unmount(vault, unix.MNT_DETACH) })
+	if err := os.WriteFile(filepath.Join(vault, "token"), []byte(marker), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	vaultCopy := bind(t, vault, "vault-copy")
 	for _, script := range []string{
 		"cat '" + alias + "/.ssh/id_rsa'",
 		"cat " + keys + "/id_rsa",
 		"cd " + keys + " && cat ./id_rsa",
 		"cat " + ws + "/app/.env",
+		"cat " + vaultCopy + "/token",
+		"cat '" + alias + "/.ssh/vault/token'",
 		"cat '/proc/self/root" + alias + "/.ssh/id_rsa'",
 	} {
 		out, err := confinedSh(t, h, filepath.Join(h.dir, "work"), script)
