@@ -24,7 +24,9 @@
 // resolved (/proc/self/fd) against the protected paths, compared
 // case-insensitively as the policy compares them, and the file's identity
 // against the protected files that existed when the view was made (a hard
-// link to ~/.ssh/id_rsa is refused; relative protected paths such as .env
+// link to ~/.ssh/id_rsa is refused, and so is the same file shown by a
+// bind mount; the places another mount shows a protected path at are
+// protected too; relative protected paths such as .env
 // are looked for under the served directory then, and where it holds
 // more than 40,960 entries or a directory that cannot be searched, every
 // file with several hard links is refused). Reads happen only after the check.

@@ -36,6 +36,9 @@ type protectedSet struct {
 	// elsewhere (see outsideLink).
 	linkNames map[fileID]map[string]bool
 	linkCount map[fileID]uint64
+	// onDisk are the absolute protected paths found on disk, as spelled
+	// there and resolved (abs holds them case-folded).
+	onDisk []string
 	// overflow are the paths whose walk stopped at maxInodes: their
 	// files past it were not looked at (see lookPastTheBudget).
 	overflow []string
@@ -61,8 +64,10 @@ func newProtectedSet(p *policy.Policy, extra []string) protectedSet {
 		if !ok {
 			continue
 		}
+		s.onDisk = append(s.onDisk, onDisk)
 		if real, err := filepath.EvalSymlinks(onDisk); err == nil {
 			s.addAbs(real)
+			s.onDisk = append(s.onDisk, real)
 			// A protected path that is a symbolic link (~/.ssh ->
 			// ~/keys) is walked where it points: WalkDir does not
 			// follow its root (red team rtx).
@@ -207,9 +212,24 @@ func (s *protectedSet) recordRelative(dir string) {
 }
 
 // linked reports whether a regular file with nlink names is one of the
-// protected files under another name (a hard link), or may be one.
+// protected files under another name (a hard link, or the same name
+// shown elsewhere by a bind mount, with one link: red team rtb), or may
+// be one.
 func (s *protectedSet) linked(id fileID, nlink uint64) bool {
-	return nlink > 1 && (s.inodes[id] || s.partial)
+	return s.inodes[id] || (nlink > 1 && s.partial)
+}
+
+// addMountAliases adds the other places mounts show the protected paths
+// at (see mountAliases).
+func (s *protectedSet) addMountAliases() error {
+	aliases, err := mountAliases(s.onDisk)
+	if err != nil {
+		return err
+	}
+	for _, a := range aliases {
+		s.addAbs(a)
+	}
+	return nil
 }
 
 // canon is the form paths are compared in: the policy's own (percent

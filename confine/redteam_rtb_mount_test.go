@@ -163,3 +163,42 @@ func TestRedteamRTB_WritableBindOfHome(t *testing.T) {
 		t.Errorf("a bound project: %v %q", err, out)
 	}
 }
+
+// The file view refuses a hard link to a protected file by its identity,
+// but only a file with several links: a bind mount of ~/.ssh inside the
+// served directory (a dev container's keys/) shows the key with one
+// link, and v.ReadFile("keys/id_rsa") returned it, and WriteFile
+// replaced it (red team rtb). A file recorded as protected is now refused
+// whatever its count of links, and the places mounts show the protected
+// paths at are protected paths of the view.
+func TestRedteamRTB_ViewReadsABindMountedKey(t *testing.T) {
+	privateMounts(t)
+	h := newHome(t)
+	work := filepath.Join(h.dir, "work")
+	keys := filepath.Join(work, "keys")
+	if err := os.Mkdir(keys, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := unix.Mount(filepath.Join(h.dir, ".ssh"), keys, "", unix.MS_BIND, ""); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { unix.Unmount(keys, unix.MNT_DETACH) })
+	v := h.view(t, work)
+	if data, err := v.ReadFile("keys/id_rsa"); !errors.Is(err, confine.ErrProtected) {
+		t.Errorf("read through the bind mount: want ErrProtected, got %v %q", err, data)
+	}
+	if err := v.WriteFile("keys/id_rsa", []byte("overwritten"), 0o600); !errors.Is(err, confine.ErrProtected) {
+		t.Errorf("write through the bind mount: want ErrProtected, got %v", err)
+	}
+	// A key made after the view: no identity recorded, the path refused.
+	if err := os.WriteFile(filepath.Join(h.dir, ".ssh", "id_new"), []byte(marker), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if data, err := v.ReadFile("keys/id_new"); !errors.Is(err, confine.ErrProtected) {
+		t.Errorf("a key made later, through the bind mount: want ErrProtected, got %v %q", err, data)
+	}
+	// Near miss: the rest of the served directory reads.
+	if data, err := v.ReadFile("readme.md"); err != nil || string(data) != "readme" {
+		t.Errorf("readme.md: %v %q", err, data)
+	}
+}
