@@ -100,7 +100,7 @@
 // directories hold more than 65,536 entries to look through) or in an
 // XDG configuration or data directory (/etc/xdg, /usr/share where the
 // variables are unset), in or
-// holding what ZDOTDIR, BASH_ENV or ENV names (or a zshenv file sets ZDOTDIR to) (a later shell's startup
+// holding what ZDOTDIR, BASH_ENV or ENV names (or home's startup files, ~/.zshenv, ~/.profile, set them to) (a later shell's startup
 // files), in /etc,
 // /usr, /boot or /var/spool when run as root, or holds a directory on PATH, or PATH has an empty or
 // relative entry (the working directory of a later shell), with

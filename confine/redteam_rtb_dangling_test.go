@@ -84,7 +84,8 @@ func TestRedteamRTB_StartupPlaceNotMadeYet(t *testing.T) {
 // desktop, a launcher or an MCP client's own process does not have it in
 // its environment: ZDOTDIR=~/dotfiles/zsh there left ~/dotfiles writable
 // for a .zshrc that the user's next shell ran unconfined (red team rtb).
-// What ~/.zshenv sets ZDOTDIR to is now a startup place too, and a value
+// What ~/.zshenv sets ZDOTDIR to (and ~/.profile, bash's and zsh's other
+// files ZDOTDIR, BASH_ENV or ENV) is now a startup place too, and a value
 // that cannot be read refuses the default.
 func TestRedteamRTB_ZdotdirFromZshenv(t *testing.T) {
 	requireLandlock(t)
@@ -134,6 +135,22 @@ func TestRedteamRTB_ZdotdirFromZshenv(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dotfiles, ".zshrc")); err == nil {
 		t.Error("a .zshrc was left in ~/dotfiles")
+	}
+	zshenv("")
+	for name, src := range map[string]string{
+		".profile":      "export BASH_ENV=\"$HOME/dotfiles/bash_env\"\n",
+		".bashrc":       "export ENV=~/dotfiles/shinit\n",
+		".bash_profile": "BASH_ENV=$HOME/dotfiles/x; export BASH_ENV\n",
+		".zprofile":     "export ZDOTDIR=$HOME/dotfiles/zsh\n",
+	} {
+		file := filepath.Join(h.dir, name)
+		if err := os.WriteFile(file, []byte(src), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := run(dotfiles); !errors.Is(err, confine.ErrWritableHome) {
+			t.Errorf("~/%s %q, Dir ~/dotfiles: want ErrWritableHome, got %v", name, src, err)
+		}
+		os.Remove(file)
 	}
 
 	// Near misses: a project beside ZDOTDIR, a ZDOTDIR in a hidden

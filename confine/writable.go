@@ -117,8 +117,9 @@ const maxHomeEntries = 1 << 16
 //     /etc/xdg, /usr/local/share and /usr/share), held or lain in
 //     (autostart entries, applications);
 //   - a shell's startup files named by the environment ($ZDOTDIR,
-//     $BASH_ENV, $ENV) or by a zshenv file (ZDOTDIR set in ~/.zshenv,
-//     /etc/zshenv, /etc/zsh/zshenv), held or lain in;
+//     $BASH_ENV, $ENV) or set in home's startup files (~/.zshenv,
+//     ~/.zprofile, ~/.profile, bash's) or the system's zshenv, held or
+//     lain in;
 //   - run as root, /etc, /usr, /boot and /var/spool, held or lain in;
 //   - a directory on PATH, held, and $XDG_RUNTIME_DIR/systemd (where
 //     systemd looks for user units), held or lain in; and any directory where PATH has an

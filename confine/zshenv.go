@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/syntax"
@@ -17,19 +18,26 @@ const maxZshenv = 1 << 20
 // systemZshenv are where zsh reads the system's zshenv (builds differ).
 var systemZshenv = []string{"/etc/zshenv", "/etc/zsh/zshenv"}
 
-// zshenvZdotdirs returns the directories a zshenv file (the user's
-// ~/.zshenv in each of homes, the system's) sets ZDOTDIR to, where zsh
-// then reads .zshrc and .zlogin: ZDOTDIR is set there by convention, so
-// a server started from a desktop or a launcher does not have it in its
-// environment (shellStartup), and ZDOTDIR=~/dotfiles/zsh in ~/.zshenv
-// left ~/dotfiles writable for a .zshrc the user's next shell ran (red
-// team rtb). A value it cannot decide (a command substitution, a
+// homeStartup are the startup files of home that set shellStartup
+// variables for the user's later shells: ZDOTDIR in .zshenv (or
+// .zprofile), BASH_ENV and ENV exported from .profile or bash's files.
+var homeStartup = []string{".zshenv", ".zprofile", ".profile", ".bash_profile", ".bash_login", ".bashrc"}
+
+// zshenvZdotdirs returns what the startup files of homes (homeStartup)
+// and the system's zshenv set ZDOTDIR, BASH_ENV or ENV to (zsh reads
+// .zshrc and .zlogin in ZDOTDIR; bash -c sources BASH_ENV): ZDOTDIR is
+// set in ~/.zshenv by convention, so a server started from a desktop or
+// a launcher does not have it in its environment (shellStartup), and
+// ZDOTDIR=~/dotfiles/zsh in ~/.zshenv left ~/dotfiles writable for a
+// .zshrc the user's next shell ran (red team rtb). A value it cannot decide (a command substitution, a
 // variable other than HOME and XDG_CONFIG_HOME) is returned as a
 // sentence naming the file, which holds and is held by every directory.
 func zshenvZdotdirs(homes []string) []string {
 	var files []string
 	for _, h := range homes {
-		files = append(files, filepath.Join(h, ".zshenv"))
+		for _, f := range homeStartup {
+			files = append(files, filepath.Join(h, f))
+		}
 	}
 	files = append(files, systemZshenv...)
 	var out []string
@@ -48,7 +56,8 @@ func zshenvZdotdirs(homes []string) []string {
 	return out
 }
 
-// zdotdirsIn returns what the zsh file name sets ZDOTDIR to (see
+// zdotdirsIn returns what the shell file name sets ZDOTDIR, BASH_ENV or
+// ENV to (see
 // zshenvZdotdirs), with home as $HOME and ~.
 func zdotdirsIn(name, home string) []string {
 	f, err := os.Open(name)
@@ -58,7 +67,7 @@ func zdotdirsIn(name, home string) []string {
 	defer f.Close()
 	src, err := io.ReadAll(io.LimitReader(f, maxZshenv+1))
 	undecided := func(why string) []string {
-		return []string{fmt.Sprintf("the ZDOTDIR %s sets (%s)", name, why)}
+		return []string{fmt.Sprintf("the ZDOTDIR, BASH_ENV or ENV %s sets (%s)", name, why)}
 	}
 	if err != nil || len(src) > maxZshenv {
 		return undecided("not read whole")
@@ -66,7 +75,7 @@ func zdotdirsIn(name, home string) []string {
 	file, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(bytes.NewReader(src), name)
 	if err != nil {
 		// zsh syntax bash does not parse: only where ZDOTDIR is in it.
-		if !bytes.Contains(src, []byte("ZDOTDIR")) {
+		if !mentionsStartup(src) {
 			return nil
 		}
 		return undecided("not parsed")
@@ -80,7 +89,7 @@ func zdotdirsIn(name, home string) []string {
 	syntax.Walk(file, func(n syntax.Node) bool {
 		switch n := n.(type) {
 		case *syntax.Assign:
-			if n.Name == nil || n.Name.Value != "ZDOTDIR" {
+			if n.Name == nil || !slices.Contains(shellStartup, n.Name.Value) {
 				return true
 			}
 			if n.Value == nil {
@@ -93,17 +102,27 @@ func zdotdirsIn(name, home string) []string {
 				out = append(out, undecided("a value it cannot read")...)
 			case filepath.IsAbs(v):
 				out = append(out, v)
-				env.vars["ZDOTDIR"] = v
+				env.vars[n.Name.Value] = v
 			}
 		case *syntax.ParamExp:
 			// ${ZDOTDIR:=~/dotfiles/zsh}, ${ZDOTDIR=...}
-			if n.Param != nil && n.Param.Value == "ZDOTDIR" && n.Exp != nil && (n.Exp.Op == syntax.AssignUnset || n.Exp.Op == syntax.AssignUnsetOrNull) {
+			if n.Param != nil && slices.Contains(shellStartup, n.Param.Value) && n.Exp != nil && (n.Exp.Op == syntax.AssignUnset || n.Exp.Op == syntax.AssignUnsetOrNull) {
 				out = append(out, undecided("a default value")...)
 			}
 		}
 		return true
 	})
 	return out
+}
+
+// mentionsStartup reports whether src names a shellStartup variable.
+func mentionsStartup(src []byte) bool {
+	for _, name := range shellStartup {
+		if bytes.Contains(src, []byte(name)) {
+			return true
+		}
+	}
+	return false
 }
 
 // knownEnv gives the variables it knows, and notes a lookup of another.
