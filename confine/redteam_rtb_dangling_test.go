@@ -159,6 +159,7 @@ func TestRedteamRTB_ZdotdirFromZshenv(t *testing.T) {
 		`export ZDOTDIR="$HOME/dotfiles/zsh"` + "\n",
 		`export ZDOTDIR="${XDG_CONFIG_HOME:-$HOME/.config}/zsh"` + "\n",
 		"export EDITOR=vim\n[ -f ${ZDOTDIR:-$HOME}/.zshrc.local ] && . ${ZDOTDIR:-$HOME}/.zshrc.local\n",
+		"export ENV=${ENV:-$HOME/.kshrc}\n",
 	} {
 		zshenv(src)
 		if err := run(proj); err != nil {

@@ -84,6 +84,15 @@ func zdotdirsIn(name, home string) []string {
 	if env.vars["XDG_CONFIG_HOME"] == "" {
 		env.vars["XDG_CONFIG_HOME"] = filepath.Join(home, ".config")
 	}
+	// ENV=${ENV:-~/.kshrc}: the variables themselves are this process's.
+	env.unset = map[string]bool{}
+	for _, name := range shellStartup {
+		if v, ok := os.LookupEnv(name); ok {
+			env.vars[name] = v
+		} else {
+			env.unset[name] = true
+		}
+	}
 	cfg := &expand.Config{Env: env}
 	var out []string
 	syntax.Walk(file, func(n syntax.Node) bool {
@@ -128,13 +137,14 @@ func mentionsStartup(src []byte) bool {
 // knownEnv gives the variables it knows, and notes a lookup of another.
 type knownEnv struct {
 	vars    map[string]string
+	unset   map[string]bool // known to be unset
 	unknown bool
 }
 
 func (e *knownEnv) Get(name string) expand.Variable {
 	v, ok := e.vars[name]
 	if !ok {
-		e.unknown = true
+		e.unknown = e.unknown || !e.unset[name]
 		return expand.Variable{}
 	}
 	return expand.Variable{Set: true, Exported: true, Kind: expand.String, Str: v}
