@@ -107,7 +107,7 @@ func mounts() ([]mount, error) {
 	defer f.Close()
 	var out []mount
 	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	sc.Buffer(make([]byte, 0, 4<<10), 1<<20)
 	for sc.Scan() {
 		// id parent major:minor root point options ... - type source ...
 		fields := strings.Fields(sc.Text())
