@@ -14,7 +14,9 @@ var (
 	ErrNoLandlock = errors.New("confine: Landlock is not available on this system, so the command cannot be confined (set CommandOptions.LexicalOnly to run it with the lexical check alone)")
 	// ErrTooMany: the rules needed to leave the protected paths out are
 	// too many (a relative protected path matched in too many places, or a
-	// directory with too many entries along a protected path).
+	// directory with too many entries along a protected path), or the
+	// protected paths hold more than 65,536 files, too many to count the
+	// hard links of (see ErrHardLinked).
 	ErrTooMany = errors.New("confine: too many paths to confine the command")
 	// ErrWritableHome: a default writable place (the working directory
 	// or the temporary directory) is the home directory or an ancestor of

@@ -14,6 +14,7 @@ import (
 	"runtime"
 	"slices"
 	"strconv"
+	"strings"
 	"syscall"
 
 	"github.com/landlock-lsm/go-landlock/landlock"
@@ -112,6 +113,18 @@ func allowedPaths(p *policy.Policy, o CommandOptions) (rules, error) {
 	set := newProtectedSet(p, o.Protected)
 	roots, err := protectedRoots(&set, o.Dir)
 	if err != nil {
+		return rules{}, err
+	}
+	roots = append(roots, inputDevices()...)
+	aliases, err := mountAliases(roots)
+	if err != nil {
+		return rules{}, err
+	}
+	for _, a := range aliases {
+		set.addAbs(a)
+		roots = append(roots, a)
+	}
+	if err := set.lookPastTheBudget(); err != nil {
 		return rules{}, err
 	}
 	if name := set.outsideLink(); name != "" {
@@ -271,6 +284,43 @@ func lexicalElsewhere(dir string) string {
 		return ""
 	}
 	return lex
+}
+
+// inputDevices are the entries of /dev through which another program's
+// input is read, or its screen written, that no command is granted: the
+// user's other terminals (/dev/pts, the virtual consoles /dev/tty1...,
+// /dev/console, their screens /dev/vcs*) and input devices (/dev/input,
+// /dev/hidraw*, /dev/uinput, /dev/uhid). The command has no controlling
+// terminal, but /dev was granted whole: it opened the user's terminal in
+// another window by its name and read what was typed there (a password
+// at a sudo prompt), and under WriteAnywhere wrote into it (red team
+// rtb). /dev is then granted entry by entry without them (a pseudo-
+// terminal the command makes through /dev/ptmx has its end in /dev/pts
+// too). /dev/tty stays: without a controlling terminal it opens nothing.
+func inputDevices() []string {
+	entries, err := os.ReadDir("/dev")
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, e := range entries {
+		if inputDevice(e.Name()) {
+			out = append(out, filepath.Join("/dev", e.Name()))
+		}
+	}
+	return out
+}
+
+func inputDevice(name string) bool {
+	switch name {
+	case "pts", "console", "input", "uinput", "uhid":
+		return true
+	}
+	if strings.HasPrefix(name, "vcs") || strings.HasPrefix(name, "hidraw") {
+		return true
+	}
+	n := strings.TrimPrefix(name, "tty")
+	return n != name && n != "" && strings.Trim(n, "0123456789") == ""
 }
 
 // linkedEntry reports whether the entry e, not a directory, is or may be

@@ -24,7 +24,9 @@
 // resolved (/proc/self/fd) against the protected paths, compared
 // case-insensitively as the policy compares them, and the file's identity
 // against the protected files that existed when the view was made (a hard
-// link to ~/.ssh/id_rsa is refused; relative protected paths such as .env
+// link to ~/.ssh/id_rsa is refused, and so is the same file shown by a
+// bind mount; the places another mount shows a protected path at are
+// protected too; relative protected paths such as .env
 // are looked for under the served directory then, and where it holds
 // more than 40,960 entries or a directory that cannot be searched, every
 // file with several hard links is refused). Reads happen only after the check.
@@ -65,9 +67,13 @@
 // Landlock grants a file by whatever name reaches it: Command refuses,
 // with ErrHardLinked, a protected file that has a hard link outside the
 // protected paths (found by counting its names among them against its
-// links), and leaves out an entry granted one by one that has several
+// links, in protected paths of up to 65,536 files: past that, ErrTooMany), and leaves out an entry granted one by one that has several
 // links where not every protected file could be recorded (granting it
-// would grant the protected file by its own path). Nor does Landlock check a descriptor
+// would grant the protected file by its own path). A bind mount that
+// shows a protected path at a second place (a container's /workspace
+// and the home from one host directory) is a second path to it: Command
+// protects it there too, wherever /proc/thread-self/mountinfo lists another
+// mount of its file system that shows it. Nor does Landlock check a descriptor
 // already open: the command inherits 0, 1, 2 and the caller's ExtraFiles,
 // and the helper marks every other descriptor close-on-exec (one the
 // server inherited open without O_CLOEXEC, from whatever started it).
@@ -75,7 +81,10 @@
 // chmod, chown (as the owner), change the times and set extended
 // attributes of a protected path, though never read or write its
 // content; and a command run as root can read raw block devices (/dev
-// is granted). The program is executed with no capability (bounding,
+// is granted, but for the user's terminals and input devices: /dev/pts,
+// /dev/tty1..., /dev/console, /dev/vcs*, /dev/input, /dev/hidraw*, so a
+// command cannot read what is typed in another terminal, nor make a
+// pseudo-terminal of its own). The program is executed with no capability (bounding,
 // ambient and inheritable sets emptied): run as root, it is uid 0 owning
 // files, not a process that reads every other's environment through
 // /proc/<pid>/environ (the server's, which Env keeps from it) or loads
@@ -84,13 +93,14 @@
 // so a command writes only under CommandOptions.Writable (by default its
 // working directory, the temporary directory, /dev/shm and the devices
 // /dev/null, /dev/zero, /dev/full and /dev/tty; Command refuses that
-// default where the working or temporary directory is the home directory
+// default where the working or temporary directory (at any place a bind
+// mount shows it) is the home directory
 // or an ancestor of it, lies in a hidden directory of home, in what a
 // hidden entry of home links to (anywhere, where home's hidden
 // directories hold more than 65,536 entries to look through) or in an
 // XDG configuration or data directory (/etc/xdg, /usr/share where the
 // variables are unset), in or
-// holding what ZDOTDIR, BASH_ENV or ENV names (a later shell's startup
+// holding what ZDOTDIR, BASH_ENV or ENV names (or home's startup files, ~/.zshenv, ~/.profile, set them to) (a later shell's startup
 // files), in /etc,
 // /usr, /boot or /var/spool when run as root, or holds a directory on PATH, or PATH has an empty or
 // relative entry (the working directory of a later shell), with

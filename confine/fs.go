@@ -58,6 +58,9 @@ func New(dir string, p *policy.Policy, opts *Options) (*FS, error) {
 		return nil, err
 	}
 	v := &FS{dir: real, prot: newProtectedSet(p, o.Protected)}
+	if err := v.prot.addMountAliases(); err != nil {
+		return nil, err
+	}
 	if v.prot.hit(real) {
 		return nil, &fs.PathError{Op: "open", Path: dir, Err: ErrProtected}
 	}

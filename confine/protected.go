@@ -1,6 +1,7 @@
 package confine
 
 import (
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -35,6 +36,12 @@ type protectedSet struct {
 	// elsewhere (see outsideLink).
 	linkNames map[fileID]map[string]bool
 	linkCount map[fileID]uint64
+	// onDisk are the absolute protected paths found on disk, as spelled
+	// there and resolved (abs holds them case-folded).
+	onDisk []string
+	// overflow are the paths whose walk stopped at maxInodes: their
+	// files past it were not looked at (see lookPastTheBudget).
+	overflow []string
 }
 
 // newProtectedSet builds the set from the policy's protected paths
@@ -57,8 +64,10 @@ func newProtectedSet(p *policy.Policy, extra []string) protectedSet {
 		if !ok {
 			continue
 		}
+		s.onDisk = append(s.onDisk, onDisk)
 		if real, err := filepath.EvalSymlinks(onDisk); err == nil {
 			s.addAbs(real)
+			s.onDisk = append(s.onDisk, real)
 			// A protected path that is a symbolic link (~/.ssh ->
 			// ~/keys) is walked where it points: WalkDir does not
 			// follow its root (red team rtx).
@@ -84,6 +93,7 @@ func (s *protectedSet) recordInodes(p string) {
 	_ = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
 		if len(s.inodes) >= maxInodes {
 			s.partial = true
+			s.overflow = append(s.overflow, p)
 			return filepath.SkipAll
 		}
 		if err != nil {
@@ -117,6 +127,43 @@ func (s *protectedSet) recordLinks(id fileID, fi fs.FileInfo, path string) {
 	}
 	s.linkNames[id][resolved(path)] = true
 	s.linkCount[id] = n
+}
+
+// maxLinkWalk bounds the files of the protected paths looked at for hard
+// links past maxInodes.
+const maxLinkWalk = 1 << 16
+
+// lookPastTheBudget notes the names of the files with several hard links
+// in the protected paths whose walk stopped at maxInodes, so that
+// outsideLink counts them too: past the budget, a protected file linked
+// into a directory granted whole (~/backup made by cp -al) was read by
+// that name (red team rtb), since only entries granted one by one were
+// checked for links. Where the protected paths hold more than
+// maxLinkWalk files, it fails: their links cannot all be counted.
+func (s *protectedSet) lookPastTheBudget() error {
+	n := 0
+	for _, p := range s.overflow {
+		err := filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
+			if n++; n > maxLinkWalk {
+				return ErrTooMany
+			}
+			if err != nil {
+				return filepath.SkipDir // not searched: Landlock grants nothing in it either
+			}
+			if d.Type().IsRegular() {
+				if fi, err := os.Lstat(path); err == nil {
+					if id, ok := identity(fi); ok {
+						s.recordLinks(id, fi, path)
+					}
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return fmt.Errorf("%w: the protected paths hold more than %d files, which cannot all be looked through for hard links to them outside", err, maxLinkWalk)
+		}
+	}
+	return nil
 }
 
 // outsideLink returns a name of a protected file that has more hard links
@@ -165,9 +212,24 @@ func (s *protectedSet) recordRelative(dir string) {
 }
 
 // linked reports whether a regular file with nlink names is one of the
-// protected files under another name (a hard link), or may be one.
+// protected files under another name (a hard link, or the same name
+// shown elsewhere by a bind mount, with one link: red team rtb), or may
+// be one.
 func (s *protectedSet) linked(id fileID, nlink uint64) bool {
-	return nlink > 1 && (s.inodes[id] || s.partial)
+	return s.inodes[id] || (nlink > 1 && s.partial)
+}
+
+// addMountAliases adds the other places mounts show the protected paths
+// at (see mountAliases).
+func (s *protectedSet) addMountAliases() error {
+	aliases, err := mountAliases(s.onDisk)
+	if err != nil {
+		return err
+	}
+	for _, a := range aliases {
+		s.addAbs(a)
+	}
+	return nil
 }
 
 // canon is the form paths are compared in: the policy's own (percent

@@ -39,8 +39,17 @@ func writableRoots(o CommandOptions) ([]string, error) {
 		}
 		d = real
 		if def {
-			if place := startupPlace(d, links); place != "" {
-				return nil, fmt.Errorf("%w (%s, in or holding %s)", ErrWritableHome, d, place)
+			// Where a bind mount shows it elsewhere too (/workspace and
+			// the home from one directory), each place it is (red team
+			// rtb).
+			aliases, err := mountAliases([]string{d})
+			if err != nil {
+				return nil, err
+			}
+			for _, a := range append([]string{d}, aliases...) {
+				if place := startupPlace(a, links); place != "" {
+					return nil, fmt.Errorf("%w (%s, in or holding %s)", ErrWritableHome, a, place)
+				}
 			}
 		}
 		out = append(out, d)
@@ -54,7 +63,22 @@ func resolved(p string) string {
 	if real, err := filepath.EvalSymlinks(p); err == nil {
 		return real
 	}
-	return filepath.Clean(p)
+	// Missing (a BASH_ENV or ZDOTDIR not made yet, the target of a link
+	// to a file not made yet): the part that exists resolved, the rest
+	// as spelled, so that ~/lnk/env.sh with ~/lnk -> ~/proj is in ~/proj
+	// (red team rtb).
+	c := filepath.Clean(p)
+	if !filepath.IsAbs(c) {
+		return c
+	}
+	rest := ""
+	for d := c; d != "/"; d = filepath.Dir(d) {
+		rest = filepath.Join(filepath.Base(d), rest)
+		if real, err := filepath.EvalSymlinks(filepath.Dir(d)); err == nil {
+			return filepath.Join(real, rest)
+		}
+	}
+	return c
 }
 
 // spellings are p cleaned and resolved, once each where they agree; a
@@ -84,7 +108,8 @@ const maxHomeEntries = 1 << 16
 //     once it exists;
 //   - a hidden entry of home (~/.config, ~/.local, ~/.ssh, ~/.gnupg,
 //     ~/.cargo, ~/.bashrc) or what a symbolic link there, or inside one
-//     down to four levels, points to, held or lain in: the shells, the
+//     down to four levels, points to (in home, made or not yet), held
+//     or lain in: the shells, the
 //     desktop, systemd, ssh, git and the package managers read and run
 //     what is there;
 //   - an XDG configuration or data directory ($XDG_CONFIG_HOME,
@@ -92,7 +117,9 @@ const maxHomeEntries = 1 << 16
 //     /etc/xdg, /usr/local/share and /usr/share), held or lain in
 //     (autostart entries, applications);
 //   - a shell's startup files named by the environment ($ZDOTDIR,
-//     $BASH_ENV, $ENV), held or lain in;
+//     $BASH_ENV, $ENV) or set in home's startup files (~/.zshenv,
+//     ~/.zprofile, ~/.profile, bash's) or the system's zshenv, held or
+//     lain in;
 //   - run as root, /etc, /usr, /boot and /var/spool, held or lain in;
 //   - a directory on PATH, held, and $XDG_RUNTIME_DIR/systemd (where
 //     systemd looks for user units), held or lain in; and any directory where PATH has an
@@ -103,7 +130,8 @@ const maxHomeEntries = 1 << 16
 // user's own programs, run later outside the sandbox, look; a HOME or PATH
 // the caller gives the command (CommandOptions.Env) is the command's own,
 // confined like it. Every place is compared as spelled (cleaned) and resolved, so a home
-// that is a symbolic link or is spelled with a trailing slash is the same.
+// that is a symbolic link or is spelled with a trailing slash is the same
+// (a place not made yet is resolved as far as it exists).
 func startupPlace(d string, links map[string]*homeLinks) string {
 	var homes []string
 	homes = append(homes, spellings(os.Getenv("HOME"))...)
@@ -140,6 +168,16 @@ func startupPlace(d string, links map[string]*homeLinks) string {
 				if under(p, d) || under(d, p) {
 					return p
 				}
+			}
+		}
+	}
+	for _, z := range zshenvZdotdirs(homes) {
+		if !filepath.IsAbs(z) {
+			return z // a ZDOTDIR it cannot decide: any directory
+		}
+		for _, p := range spellings(z) {
+			if under(p, d) || under(d, p) {
+				return p
 			}
 		}
 	}
@@ -248,6 +286,7 @@ func readHomeLinks(h string) *homeLinks {
 		depth int
 	}
 	l := &homeLinks{}
+	home := resolved(h)
 	budget := maxHomeEntries
 	queue := []item{{h, 0}}
 	for len(queue) > 0 {
@@ -277,6 +316,23 @@ func readHomeLinks(h string) *homeLinks {
 			case e.Type()&os.ModeSymlink != 0:
 				if t, err := filepath.EvalSymlinks(p); err == nil {
 					l.targets = append(l.targets, t)
+					// A hidden directory that is a link (~/.config ->
+					// ~/dotfiles/config) is read where it points, for
+					// the links in it (red team rtb).
+					if fi, err := os.Stat(t); err == nil && fi.IsDir() && it.depth+1 < maxHiddenDepth {
+						queue = append(queue, item{t, it.depth + 1})
+					}
+				} else if t, err := os.Readlink(p); err == nil {
+					// A target in home not made yet (~/.bashrc ->
+					// ~/dotfiles/bashrc before it is written): where it
+					// would be (red team rtb). Stale links elsewhere
+					// (Chrome's SingletonSocket -> /tmp/...) are not.
+					if !filepath.IsAbs(t) {
+						t = filepath.Join(it.dir, t)
+					}
+					if t = resolved(t); under(t, home) {
+						l.targets = append(l.targets, t)
+					}
 				}
 			case e.IsDir() && it.depth+1 < maxHiddenDepth:
 				queue = append(queue, item{p, it.depth + 1})
