@@ -93,7 +93,11 @@ type kept struct {
 	tail  string
 	nl    string
 	split bool
-	used  uint64
+	// open: a secret runs to the very end of nl (the newline view's
+	// entry cut mid-value), so the next boundary without a line break is
+	// read in that view as written too (joinNewline).
+	open bool
+	used uint64
 }
 
 // join scans the text of a streamed notification joined with the end of
@@ -226,23 +230,79 @@ func (st *streams) joinText(s *dlp.Scanner, sc *vault.Scrubber, key streamKey, t
 		if k.split {
 			nl = k.nl
 		}
-		if !broken {
-			nl += "\n" // not in text: its offsets are len(nl) on
-		}
-		// One scan of the whole: what the tail or the text holds alone,
-		// the reading as written has found.
-		_, nlJoined := s.Redact(nl + text)
-		nlEnd := keepRead(nlJoined, nl, text, size, sc)
-		if moved, nlFound := shift(nlJoined, len(nl), len(tail)); len(moved) > 0 {
+		moved, nlFound, nlEnd, open := joinNewline(s, sc, nl, tail, text, size, !broken, k.split && k.open)
+		if len(moved) > 0 {
 			out = merge(text, len(tail), marks, append(joined, moved...))
 			findings = maxFindings(findings, nlFound)
 		}
 		if nlEnd != end {
-			next.nl, next.split = nlEnd, true
+			next.nl, next.split, next.open = nlEnd, true, open
 		}
 	}
 	st.store(key, next)
 	return out, findings
+}
+
+// joinNewline reads text joined with nl, the kept end of the newline view,
+// with a line break between them when brk (the boundary has none), and
+// returns the ranges it finds in text moved to text's offsets in tail+text
+// (shift), their findings, the view's new kept end, and whether a secret
+// runs to its very end.
+//
+// A tool that logs what bufio.Reader's ReadLine returns sends a line per
+// message without its newline, and a line longer than the reader's buffer
+// in pieces, the last without a newline either: a Secret's data entry
+// longer than 4 KiB (the base64 of an RSA 4096 key) was cut mid-value,
+// the newline view took the rest for a line of its own, no entry of the
+// block, and the view as written had no Secret header: the rest went out
+// in the clear (red team rta). So when a secret runs to the very end of
+// the newline view (open), the boundary is read in that view as written
+// too, and where that reading carries the secret on to the end of text
+// (text is all its continuation), it is the view's reading from then on.
+func joinNewline(s *dlp.Scanner, sc *vault.Scrubber, nl, tail, text string, size int, brk, open bool) (moved, found []dlp.Finding, end string, stillOpen bool) {
+	sep := ""
+	if brk {
+		sep = "\n" // not in text: its offsets are len(nl)+1 on
+	}
+	// One scan of the whole: what the tail or the text holds alone, the
+	// reading as written has found.
+	head := nl + sep
+	_, joined := s.Redact(head + text)
+	moved, found = shift(joined, len(head), len(tail))
+	if brk && open && piece(nl, text) {
+		_, written := s.Redact(nl + text)
+		m, f := shift(written, len(nl), len(tail))
+		moved, found = append(moved, m...), maxFindings(found, f)
+		if runsOn(written, len(nl), len(nl)+len(text)) {
+			joined, head = written, nl
+		}
+	}
+	end = keepRead(joined, head, text, size, sc)
+	return moved, found, end, runsOn(joined, -1, len(head)+len(text))
+}
+
+// piece reports whether text may be the next piece of a value that the
+// last line of nl was cut in. The tool did not say where its lines end,
+// but base64 padding ends a value, a value cut by a reader's buffer holds
+// no blank, and a YAML document marker ("---", "...") is a line of its
+// own: read as the rest of the value before it, the marker that ends a
+// Secret was redacted.
+func piece(nl, text string) bool {
+	return !strings.HasSuffix(nl, "=") && !strings.ContainsAny(text, " \t\r\n") &&
+		!strings.HasPrefix(text, "---") && !strings.HasPrefix(text, "...")
+}
+
+// runsOn reports whether one range of findings runs from before from (any
+// start when from < 0) to n.
+func runsOn(findings []dlp.Finding, from, n int) bool {
+	for _, f := range findings {
+		for _, r := range f.Ranges {
+			if r.End == n && (from < 0 || r.Start < from) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // read scans text joined with tail, the stream as written, and returns
