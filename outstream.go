@@ -52,6 +52,13 @@ const (
 	// maxStreams bounds the streams remembered per server; past it, the
 	// streams of closed sessions are forgotten first, then any.
 	maxStreams = 1024
+	// maxSessionStreams bounds the streams of one session: past it, that
+	// session's own streams are forgotten first (evictFrom). Progress
+	// tokens are the client's: one session that made a thousand calls,
+	// each with a token of its own, filled the table and pushed out
+	// another session's stream in the middle of a Secret's data block,
+	// whose next entries went out in the clear (red team rta).
+	maxSessionStreams = maxStreams / 4
 	// blockTail is the kept end of a stream inside a Kubernetes Secret's
 	// data block (keepBlock), unless the vault's values are longer.
 	blockTail = 512
@@ -80,9 +87,10 @@ func (k streamKey) session() streamKey {
 // streams remembers the end of the last text of each stream. It is safe
 // for concurrent use.
 type streams struct {
-	mu    sync.Mutex
-	tails map[streamKey]kept
-	clock uint64 // counts writes: the least recently written stream is forgotten first
+	mu     sync.Mutex
+	tails  map[streamKey]kept
+	counts map[weak.Pointer[mcp.ServerSession]]int // streams per session in tails
+	clock  uint64                                  // counts writes: the least recently written stream is forgotten first
 }
 
 // kept is the kept end of one stream and when it was last written. nl is
@@ -497,18 +505,57 @@ func (st *streams) store(key streamKey, k kept) {
 	defer st.mu.Unlock()
 	if st.tails == nil {
 		st.tails = map[streamKey]kept{}
-	}
-	if _, known := st.tails[key]; !known && len(st.tails) >= maxStreams {
-		st.evict()
+		st.counts = map[weak.Pointer[mcp.ServerSession]]int{}
 	}
 	st.clock++
 	k.used = st.clock
-	st.tails[key] = k
+	st.put(key, k)
 	if key.call != (weak.Pointer[call]{}) {
-		if _, known := st.tails[key.session()]; !known && len(st.tails) >= maxStreams {
+		st.put(key.session(), k)
+	}
+}
+
+// put keeps k as key's stream, making room for a new one: in its
+// session's share of the table first, then in the table.
+func (st *streams) put(key streamKey, k kept) {
+	if _, known := st.tails[key]; !known {
+		if st.counts[key.ss] >= maxSessionStreams {
+			st.evictFrom(key.ss)
+		} else if len(st.tails) >= maxStreams {
 			st.evict()
 		}
-		st.tails[key.session()] = k
+		st.counts[key.ss]++
+	}
+	st.tails[key] = k
+}
+
+// forget forgets key's stream.
+func (st *streams) forget(key streamKey) {
+	if _, known := st.tails[key]; !known {
+		return
+	}
+	delete(st.tails, key)
+	if st.counts[key.ss]--; st.counts[key.ss] <= 0 {
+		delete(st.counts, key.ss)
+	}
+}
+
+// evictFrom forgets the least recently written stream of a call of ss,
+// or else of ss.
+func (st *streams) evictFrom(ss weak.Pointer[mcp.ServerSession]) {
+	var oldest streamKey
+	least, isCall := ^uint64(0), false
+	for k, t := range st.tails {
+		if k.ss != ss {
+			continue
+		}
+		c := k.call != (weak.Pointer[call]{})
+		if c && !isCall || c == isCall && t.used < least {
+			oldest, least, isCall = k, t.used, c
+		}
+	}
+	if least != ^uint64(0) {
+		st.forget(oldest)
 	}
 }
 
@@ -520,7 +567,7 @@ func (st *streams) evict() {
 	n := len(st.tails)
 	for k := range st.tails {
 		if k.ss.Value() == nil || k.call != (weak.Pointer[call]{}) && k.call.Value() == nil {
-			delete(st.tails, k)
+			st.forget(k)
 		}
 	}
 	if len(st.tails) < n {
@@ -545,5 +592,5 @@ func (st *streams) evict() {
 	if leastCall != ^uint64(0) {
 		oldest = oldestCall
 	}
-	delete(st.tails, oldest)
+	st.forget(oldest)
 }
