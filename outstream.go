@@ -105,6 +105,9 @@ type kept struct {
 	// entry cut mid-value), so the next boundary without a line break is
 	// read in that view as written too (joinNewline).
 	open bool
+	// hold: a secret is open at the end of either view (a Secret's data
+	// block): a session's stream that holds one is forgotten last (evict).
+	hold bool
 	used uint64
 }
 
@@ -225,11 +228,11 @@ func (st *streams) joinText(s *dlp.Scanner, sc *vault.Scrubber, key streamKey, t
 		return merge(text, len(tail), marks, nil), nil
 	}
 	out, joined, findings := read(s, tail, text)
-	end := keepRead(joined, tail, text, size, sc)
+	end, hold := keepRead(joined, tail, text, size, sc)
 	if len(marks) > 0 {
 		out = merge(text, len(tail), marks, joined)
 	}
-	next := kept{tail: end}
+	next := kept{tail: end, hold: hold}
 	// A line break at the boundary, and none before it read otherwise:
 	// both readings are one, scanned once.
 	broken := tail == "" || strings.HasSuffix(tail, "\n") || strings.HasPrefix(text, "\n")
@@ -245,6 +248,7 @@ func (st *streams) joinText(s *dlp.Scanner, sc *vault.Scrubber, key streamKey, t
 		}
 		if nlEnd != end {
 			next.nl, next.split, next.open = nlEnd, true, open
+			next.hold = next.hold || open
 		}
 	}
 	st.store(key, next)
@@ -285,7 +289,7 @@ func joinNewline(s *dlp.Scanner, sc *vault.Scrubber, nl, tail, text string, size
 			joined, head = written, nl
 		}
 	}
-	end = keepRead(joined, head, text, size, sc)
+	end, _ = keepRead(joined, head, text, size, sc)
 	return moved, found, end, runsOn(joined, -1, len(head)+len(text))
 }
 
@@ -327,8 +331,8 @@ func read(s *dlp.Scanner, tail, text string) (out string, joined, findings []dlp
 }
 
 // keepRead returns the end to keep of one reading of a stream, tail+text,
-// whose findings are joined.
-func keepRead(joined []dlp.Finding, tail, text string, size int, sc *vault.Scrubber) string {
+// whose findings are joined, and whether a secret is open at its end.
+func keepRead(joined []dlp.Finding, tail, text string, size int, sc *vault.Scrubber) (string, bool) {
 	open, rule := openAt(joined, len(tail)+len(text), lastLine(tail, text))
 	head := blockHead(tail+text, open, rule)
 	if head != "" {
@@ -339,7 +343,7 @@ func keepRead(joined []dlp.Finding, tail, text string, size int, sc *vault.Scrub
 		// package's slower engine: about 1 ms per message for 4 KiB).
 		size = min(size, max(blockTail, sc.Reach()-1))
 	}
-	return keepEnd(tail, text, open, head, size)
+	return keepEnd(tail, text, open, head, size), open >= 0
 }
 
 // shift returns the ranges of findings (offsets into a joined text whose
@@ -576,21 +580,28 @@ func (st *streams) evict() {
 	// A call's stream goes first: its session's stream of the name holds
 	// its last end too, for its next message. Many calls, each a stream,
 	// then push out no session's stream (a Secret's header another
-	// session is streaming slowly).
-	var oldest, oldestCall streamKey
-	least, leastCall := ^uint64(0), ^uint64(0)
+	// session is streaming slowly). Then a session's stream with no
+	// secret open at its end: many sessions, each with a stream of its
+	// own (maxSessionStreams), push out no stream inside a Secret's data
+	// block while any other is left (red team rta).
+	var oldest [3]streamKey // a call's, a session's, a session's that holds a secret
+	least := [3]uint64{^uint64(0), ^uint64(0), ^uint64(0)}
 	for k, t := range st.tails {
+		i := 1
 		switch {
 		case k.call != (weak.Pointer[call]{}):
-			if t.used < leastCall {
-				oldestCall, leastCall = k, t.used
-			}
-		case t.used < least:
-			oldest, least = k, t.used
+			i = 0
+		case t.hold:
+			i = 2
+		}
+		if t.used < least[i] {
+			oldest[i], least[i] = k, t.used
 		}
 	}
-	if leastCall != ^uint64(0) {
-		oldest = oldestCall
+	for i := range oldest {
+		if least[i] != ^uint64(0) {
+			st.forget(oldest[i])
+			return
+		}
 	}
-	st.forget(oldest)
 }

@@ -22,9 +22,10 @@ import (
 // past it, its own streams are forgotten first.
 
 // rtaEvictServer returns a client session that streams a Secret's lines
-// (a line per message, the tool waiting on next before each data entry)
-// and one that calls "tick", which sends one progress message.
-func rtaEvictServer(t *testing.T, lines []string, next chan struct{}) (victim, flooder *mcp.ClientSession, received func() string) {
+// (a line per message, the tool waiting on next before each data entry),
+// flooders sessions that call "tick", which sends one progress message,
+// and what the first got.
+func rtaEvictServer(t *testing.T, lines []string, next chan struct{}, flooders int) (victim *mcp.ClientSession, flood []*mcp.ClientSession, received func() string) {
 	t.Helper()
 	pol := "apiVersion: aip.io/v1alpha1\nkind: AgentPolicy\nmetadata: {name: evict}\nspec:\n  allowed_tools: [leak, tick]\n  allowed_methods: ['*']\n"
 	g := mustGuard(t, mustPolicy(t, pol), nil)
@@ -62,35 +63,41 @@ func rtaEvictServer(t *testing.T, lines []string, next chan struct{}) (victim, f
 	if err := victim.SetLoggingLevel(context.Background(), &mcp.SetLoggingLevelParams{Level: "debug"}); err != nil {
 		t.Fatal(err)
 	}
-	_, flooder = connectAt(t, s, "flooder", &mcp.ClientOptions{ProgressNotificationHandler: func(context.Context, *mcp.ProgressNotificationClientRequest) {}}, "2025-11-25")
-	return victim, flooder, func() string {
+	for range flooders {
+		_, cs := connectAt(t, s, "flooder", &mcp.ClientOptions{ProgressNotificationHandler: func(context.Context, *mcp.ProgressNotificationClientRequest) {}}, "2025-11-25")
+		flood = append(flood, cs)
+	}
+	return victim, flood, func() string {
 		mu.Lock()
 		defer mu.Unlock()
 		return strings.Join(logs, "")
 	}
 }
 
-// rtaFlood makes n calls of tick from cs, each with its own progress
-// token.
-func rtaFlood(t *testing.T, cs *mcp.ClientSession, n int) {
+// rtaFlood makes n calls of tick from each of flood in turn, each with
+// its own progress token.
+func rtaFlood(t *testing.T, flood []*mcp.ClientSession, n int) {
 	t.Helper()
 	for i := range n {
 		p := &mcp.CallToolParams{Name: "tick", Arguments: map[string]any{}}
 		p.SetProgressToken(fmt.Sprintf("flood-%d", i))
-		if _, err := cs.CallTool(context.Background(), p); err != nil {
+		if _, err := flood[i%len(flood)].CallTool(context.Background(), p); err != nil {
 			t.Fatal(err)
 		}
 	}
 }
 
-func TestRedTeamRTA_FloodOfTokensKeepsOtherSessionsStream(t *testing.T) {
+// rtaFloodLeaks streams a Secret's data block from one session while
+// flooders sessions make 1100 calls in all, and fails if an entry reached
+// the client.
+func rtaFloodLeaks(t *testing.T, flooders int) {
 	vals := []string{rtzB64(21, 40) + "==", rtzB64(22, 40) + "==", rtzB64(23, 40) + "=="}
 	lines := []string{"apiVersion: v1", "kind: Secret", "metadata: {name: db}", "type: Opaque", "data:"}
 	for i, v := range vals {
 		lines = append(lines, fmt.Sprintf("  key%d: %s", i, v))
 	}
 	next := make(chan struct{})
-	victim, flooder, received := rtaEvictServer(t, lines, next)
+	victim, flood, received := rtaEvictServer(t, lines, next, flooders)
 	done := make(chan error, 1)
 	go func() {
 		_, err := victim.CallTool(context.Background(), &mcp.CallToolParams{Name: "leak", Arguments: map[string]any{}})
@@ -106,7 +113,7 @@ func TestRedTeamRTA_FloodOfTokensKeepsOtherSessionsStream(t *testing.T) {
 		}
 	}
 	step() // the first entry goes out with the block open
-	rtaFlood(t, flooder, 1100)
+	rtaFlood(t, flood, 1100)
 	step()
 	step()
 	if err := <-done; err != nil {
@@ -118,4 +125,14 @@ func TestRedTeamRTA_FloodOfTokensKeepsOtherSessionsStream(t *testing.T) {
 			t.Errorf("%.20s... reached the victim's client after the flood:\n%s", v, got)
 		}
 	}
+}
+
+func TestRedTeamRTA_FloodOfTokensKeepsOtherSessionsStream(t *testing.T) {
+	rtaFloodLeaks(t, 1)
+}
+
+// Many sessions, a stream each: a stream inside a Secret's data block is
+// forgotten last.
+func TestRedTeamRTA_FloodOfSessionsKeepsStreamInBlock(t *testing.T) {
+	rtaFloodLeaks(t, 1100)
 }
