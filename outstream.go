@@ -208,13 +208,38 @@ func (st *streams) join(s *dlp.Scanner, sc *vault.Scrubber, c *call, req mcp.Req
 // written, and with a line break at each boundary that has none (the
 // newline view, kept as kept.nl while it differs). The text loses what
 // either reading finds in it.
+//
+// Two messages of one stream can be sent at once (a command's stdout and
+// stderr copied to one logger by two goroutines): each was joined with
+// the end both read, the one stored last won, and the other's text (a
+// Secret's header) was lost from the kept end, so the entries that came
+// next went out in the clear (red team rta). A message is kept only if
+// no other one of its stream was stored since its end was read; else it
+// is joined again with the newer end (maxRejoins times, then kept as is).
 func (st *streams) joinText(s *dlp.Scanner, sc *vault.Scrubber, key streamKey, text string) (string, []dlp.Finding) {
-	st.mu.Lock()
-	k, known := st.tails[key]
-	if !known && key.call != (weak.Pointer[call]{}) {
-		k = st.tails[key.session()] // the call's first message
+	for try := 0; ; try++ {
+		st.mu.Lock()
+		from := key
+		k, known := st.tails[key]
+		if !known && key.call != (weak.Pointer[call]{}) {
+			from = key.session()
+			k = st.tails[from] // the call's first message
+		}
+		st.mu.Unlock()
+		out, findings, next := joinKept(s, sc, k, text)
+		if st.storeIf(key, next, from, k.used, try >= maxRejoins) {
+			return out, findings
+		}
 	}
-	st.mu.Unlock()
+}
+
+// maxRejoins bounds how many times a message is joined again with its
+// stream's newer end (joinText).
+const maxRejoins = 8
+
+// joinKept scans text joined with k, the kept end of its stream, and
+// returns text redacted, the findings text adds and the new kept end.
+func joinKept(s *dlp.Scanner, sc *vault.Scrubber, k kept, text string) (string, []dlp.Finding, kept) {
 	tail := k.tail
 	// The kept end holds the longest value or encoding the vault scrubs,
 	// less a byte: past it, the rest of a longer one (the hex of a
@@ -224,8 +249,7 @@ func (st *streams) joinText(s *dlp.Scanner, sc *vault.Scrubber, key streamKey, t
 	size := min(max(streamTail, sc.Reach()-1), maxStreamTail)
 	marks := sc.StreamMarks(tail, text)
 	if s == nil {
-		st.store(key, kept{tail: keepEnd(tail, text, -1, "", size)})
-		return merge(text, len(tail), marks, nil), nil
+		return merge(text, len(tail), marks, nil), nil, kept{tail: keepEnd(tail, text, -1, "", size)}
 	}
 	out, joined, findings := read(s, tail, text)
 	end, hold := keepRead(joined, tail, text, size, sc)
@@ -251,8 +275,7 @@ func (st *streams) joinText(s *dlp.Scanner, sc *vault.Scrubber, key streamKey, t
 			next.hold = next.hold || open
 		}
 	}
-	st.store(key, next)
-	return out, findings
+	return out, findings, next
 }
 
 // joinNewline reads text joined with nl, the kept end of the newline view,
@@ -505,8 +528,18 @@ func (st *streams) keep(key streamKey, tail, text string, open int, head string,
 // store keeps k as key's stream, and as its session's when key is a
 // call's.
 func (st *streams) store(key streamKey, k kept) {
+	st.storeIf(key, k, key, 0, true)
+}
+
+// storeIf stores k as store does when force, or when the stream from
+// (key's, or its session's for a call's first message) was last written
+// at used (0: not known), and reports whether it did.
+func (st *streams) storeIf(key streamKey, k kept, from streamKey, used uint64, force bool) bool {
 	st.mu.Lock()
 	defer st.mu.Unlock()
+	if !force && st.tails[from].used != used {
+		return false
+	}
 	if st.tails == nil {
 		st.tails = map[streamKey]kept{}
 		st.counts = map[weak.Pointer[mcp.ServerSession]]int{}
@@ -517,6 +550,7 @@ func (st *streams) store(key streamKey, k kept) {
 	if key.call != (weak.Pointer[call]{}) {
 		st.put(key.session(), k)
 	}
+	return true
 }
 
 // put keeps k as key's stream, making room for a new one: in its
