@@ -52,6 +52,13 @@ const (
 	// maxStreams bounds the streams remembered per server; past it, the
 	// streams of closed sessions are forgotten first, then any.
 	maxStreams = 1024
+	// maxSessionStreams bounds the streams of one session: past it, that
+	// session's own streams are forgotten first (evictFrom). Progress
+	// tokens are the client's: one session that made a thousand calls,
+	// each with a token of its own, filled the table and pushed out
+	// another session's stream in the middle of a Secret's data block,
+	// whose next entries went out in the clear (red team rta).
+	maxSessionStreams = maxStreams / 4
 	// blockTail is the kept end of a stream inside a Kubernetes Secret's
 	// data block (keepBlock), unless the vault's values are longer.
 	blockTail = 512
@@ -80,9 +87,10 @@ func (k streamKey) session() streamKey {
 // streams remembers the end of the last text of each stream. It is safe
 // for concurrent use.
 type streams struct {
-	mu    sync.Mutex
-	tails map[streamKey]kept
-	clock uint64 // counts writes: the least recently written stream is forgotten first
+	mu     sync.Mutex
+	tails  map[streamKey]kept
+	counts map[weak.Pointer[mcp.ServerSession]]int // streams per session in tails
+	clock  uint64                                  // counts writes: the least recently written stream is forgotten first
 }
 
 // kept is the kept end of one stream and when it was last written. nl is
@@ -93,7 +101,14 @@ type kept struct {
 	tail  string
 	nl    string
 	split bool
-	used  uint64
+	// open: a secret runs to the very end of nl (the newline view's
+	// entry cut mid-value), so the next boundary without a line break is
+	// read in that view as written too (joinNewline).
+	open bool
+	// hold: a secret is open at the end of either view (a Secret's data
+	// block): a session's stream that holds one is forgotten last (evict).
+	hold bool
+	used uint64
 }
 
 // join scans the text of a streamed notification joined with the end of
@@ -193,13 +208,38 @@ func (st *streams) join(s *dlp.Scanner, sc *vault.Scrubber, c *call, req mcp.Req
 // written, and with a line break at each boundary that has none (the
 // newline view, kept as kept.nl while it differs). The text loses what
 // either reading finds in it.
+//
+// Two messages of one stream can be sent at once (a command's stdout and
+// stderr copied to one logger by two goroutines): each was joined with
+// the end both read, the one stored last won, and the other's text (a
+// Secret's header) was lost from the kept end, so the entries that came
+// next went out in the clear (red team rta). A message is kept only if
+// no other one of its stream was stored since its end was read; else it
+// is joined again with the newer end (maxRejoins times, then kept as is).
 func (st *streams) joinText(s *dlp.Scanner, sc *vault.Scrubber, key streamKey, text string) (string, []dlp.Finding) {
-	st.mu.Lock()
-	k, known := st.tails[key]
-	if !known && key.call != (weak.Pointer[call]{}) {
-		k = st.tails[key.session()] // the call's first message
+	for try := 0; ; try++ {
+		st.mu.Lock()
+		from := key
+		k, known := st.tails[key]
+		if !known && key.call != (weak.Pointer[call]{}) {
+			from = key.session()
+			k = st.tails[from] // the call's first message
+		}
+		st.mu.Unlock()
+		out, findings, next := joinKept(s, sc, k, text)
+		if st.storeIf(key, next, from, k.used, try >= maxRejoins) {
+			return out, findings
+		}
 	}
-	st.mu.Unlock()
+}
+
+// maxRejoins bounds how many times a message is joined again with its
+// stream's newer end (joinText).
+const maxRejoins = 8
+
+// joinKept scans text joined with k, the kept end of its stream, and
+// returns text redacted, the findings text adds and the new kept end.
+func joinKept(s *dlp.Scanner, sc *vault.Scrubber, k kept, text string) (string, []dlp.Finding, kept) {
 	tail := k.tail
 	// The kept end holds the longest value or encoding the vault scrubs,
 	// less a byte: past it, the rest of a longer one (the hex of a
@@ -209,15 +249,14 @@ func (st *streams) joinText(s *dlp.Scanner, sc *vault.Scrubber, key streamKey, t
 	size := min(max(streamTail, sc.Reach()-1), maxStreamTail)
 	marks := sc.StreamMarks(tail, text)
 	if s == nil {
-		st.store(key, kept{tail: keepEnd(tail, text, -1, "", size)})
-		return merge(text, len(tail), marks, nil), nil
+		return merge(text, len(tail), marks, nil), nil, kept{tail: keepEnd(tail, text, -1, "", size)}
 	}
 	out, joined, findings := read(s, tail, text)
-	end := keepRead(joined, tail, text, size, sc)
+	end, hold := keepRead(joined, tail, text, size, sc)
 	if len(marks) > 0 {
 		out = merge(text, len(tail), marks, joined)
 	}
-	next := kept{tail: end}
+	next := kept{tail: end, hold: hold}
 	// A line break at the boundary, and none before it read otherwise:
 	// both readings are one, scanned once.
 	broken := tail == "" || strings.HasSuffix(tail, "\n") || strings.HasPrefix(text, "\n")
@@ -226,23 +265,79 @@ func (st *streams) joinText(s *dlp.Scanner, sc *vault.Scrubber, key streamKey, t
 		if k.split {
 			nl = k.nl
 		}
-		if !broken {
-			nl += "\n" // not in text: its offsets are len(nl) on
-		}
-		// One scan of the whole: what the tail or the text holds alone,
-		// the reading as written has found.
-		_, nlJoined := s.Redact(nl + text)
-		nlEnd := keepRead(nlJoined, nl, text, size, sc)
-		if moved, nlFound := shift(nlJoined, len(nl), len(tail)); len(moved) > 0 {
+		moved, nlFound, nlEnd, open := joinNewline(s, sc, nl, tail, text, size, !broken, k.split && k.open)
+		if len(moved) > 0 {
 			out = merge(text, len(tail), marks, append(joined, moved...))
 			findings = maxFindings(findings, nlFound)
 		}
 		if nlEnd != end {
-			next.nl, next.split = nlEnd, true
+			next.nl, next.split, next.open = nlEnd, true, open
+			next.hold = next.hold || open
 		}
 	}
-	st.store(key, next)
-	return out, findings
+	return out, findings, next
+}
+
+// joinNewline reads text joined with nl, the kept end of the newline view,
+// with a line break between them when brk (the boundary has none), and
+// returns the ranges it finds in text moved to text's offsets in tail+text
+// (shift), their findings, the view's new kept end, and whether a secret
+// runs to its very end.
+//
+// A tool that logs what bufio.Reader's ReadLine returns sends a line per
+// message without its newline, and a line longer than the reader's buffer
+// in pieces, the last without a newline either: a Secret's data entry
+// longer than 4 KiB (the base64 of an RSA 4096 key) was cut mid-value,
+// the newline view took the rest for a line of its own, no entry of the
+// block, and the view as written had no Secret header: the rest went out
+// in the clear (red team rta). So when a secret runs to the very end of
+// the newline view (open), the boundary is read in that view as written
+// too, and where that reading carries the secret on to the end of text
+// (text is all its continuation), it is the view's reading from then on.
+func joinNewline(s *dlp.Scanner, sc *vault.Scrubber, nl, tail, text string, size int, brk, open bool) (moved, found []dlp.Finding, end string, stillOpen bool) {
+	sep := ""
+	if brk {
+		sep = "\n" // not in text: its offsets are len(nl)+1 on
+	}
+	// One scan of the whole: what the tail or the text holds alone, the
+	// reading as written has found.
+	head := nl + sep
+	_, joined := s.Redact(head + text)
+	moved, found = shift(joined, len(head), len(tail))
+	if brk && open && piece(nl, text) {
+		_, written := s.Redact(nl + text)
+		m, f := shift(written, len(nl), len(tail))
+		moved, found = append(moved, m...), maxFindings(found, f)
+		if runsOn(written, len(nl), len(nl)+len(text)) {
+			joined, head = written, nl
+		}
+	}
+	end, _ = keepRead(joined, head, text, size, sc)
+	return moved, found, end, runsOn(joined, -1, len(head)+len(text))
+}
+
+// piece reports whether text may be the next piece of a value that the
+// last line of nl was cut in. The tool did not say where its lines end,
+// but base64 padding ends a value, a value cut by a reader's buffer holds
+// no blank, and a YAML document marker ("---", "...") is a line of its
+// own: read as the rest of the value before it, the marker that ends a
+// Secret was redacted.
+func piece(nl, text string) bool {
+	return !strings.HasSuffix(nl, "=") && !strings.ContainsAny(text, " \t\r\n") &&
+		!strings.HasPrefix(text, "---") && !strings.HasPrefix(text, "...")
+}
+
+// runsOn reports whether one range of findings runs from before from (any
+// start when from < 0) to n.
+func runsOn(findings []dlp.Finding, from, n int) bool {
+	for _, f := range findings {
+		for _, r := range f.Ranges {
+			if r.End == n && (from < 0 || r.Start < from) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // read scans text joined with tail, the stream as written, and returns
@@ -259,8 +354,8 @@ func read(s *dlp.Scanner, tail, text string) (out string, joined, findings []dlp
 }
 
 // keepRead returns the end to keep of one reading of a stream, tail+text,
-// whose findings are joined.
-func keepRead(joined []dlp.Finding, tail, text string, size int, sc *vault.Scrubber) string {
+// whose findings are joined, and whether a secret is open at its end.
+func keepRead(joined []dlp.Finding, tail, text string, size int, sc *vault.Scrubber) (string, bool) {
 	open, rule := openAt(joined, len(tail)+len(text), lastLine(tail, text))
 	head := blockHead(tail+text, open, rule)
 	if head != "" {
@@ -271,7 +366,7 @@ func keepRead(joined []dlp.Finding, tail, text string, size int, sc *vault.Scrub
 		// package's slower engine: about 1 ms per message for 4 KiB).
 		size = min(size, max(blockTail, sc.Reach()-1))
 	}
-	return keepEnd(tail, text, open, head, size)
+	return keepEnd(tail, text, open, head, size), open >= 0
 }
 
 // shift returns the ranges of findings (offsets into a joined text whose
@@ -433,22 +528,72 @@ func (st *streams) keep(key streamKey, tail, text string, open int, head string,
 // store keeps k as key's stream, and as its session's when key is a
 // call's.
 func (st *streams) store(key streamKey, k kept) {
+	st.storeIf(key, k, key, 0, true)
+}
+
+// storeIf stores k as store does when force, or when the stream from
+// (key's, or its session's for a call's first message) was last written
+// at used (0: not known), and reports whether it did.
+func (st *streams) storeIf(key streamKey, k kept, from streamKey, used uint64, force bool) bool {
 	st.mu.Lock()
 	defer st.mu.Unlock()
+	if !force && st.tails[from].used != used {
+		return false
+	}
 	if st.tails == nil {
 		st.tails = map[streamKey]kept{}
-	}
-	if _, known := st.tails[key]; !known && len(st.tails) >= maxStreams {
-		st.evict()
+		st.counts = map[weak.Pointer[mcp.ServerSession]]int{}
 	}
 	st.clock++
 	k.used = st.clock
-	st.tails[key] = k
+	st.put(key, k)
 	if key.call != (weak.Pointer[call]{}) {
-		if _, known := st.tails[key.session()]; !known && len(st.tails) >= maxStreams {
+		st.put(key.session(), k)
+	}
+	return true
+}
+
+// put keeps k as key's stream, making room for a new one: in its
+// session's share of the table first, then in the table.
+func (st *streams) put(key streamKey, k kept) {
+	if _, known := st.tails[key]; !known {
+		if st.counts[key.ss] >= maxSessionStreams {
+			st.evictFrom(key.ss)
+		} else if len(st.tails) >= maxStreams {
 			st.evict()
 		}
-		st.tails[key.session()] = k
+		st.counts[key.ss]++
+	}
+	st.tails[key] = k
+}
+
+// forget forgets key's stream.
+func (st *streams) forget(key streamKey) {
+	if _, known := st.tails[key]; !known {
+		return
+	}
+	delete(st.tails, key)
+	if st.counts[key.ss]--; st.counts[key.ss] <= 0 {
+		delete(st.counts, key.ss)
+	}
+}
+
+// evictFrom forgets the least recently written stream of a call of ss,
+// or else of ss.
+func (st *streams) evictFrom(ss weak.Pointer[mcp.ServerSession]) {
+	var oldest streamKey
+	least, isCall := ^uint64(0), false
+	for k, t := range st.tails {
+		if k.ss != ss {
+			continue
+		}
+		c := k.call != (weak.Pointer[call]{})
+		if c && !isCall || c == isCall && t.used < least {
+			oldest, least, isCall = k, t.used, c
+		}
+	}
+	if least != ^uint64(0) {
+		st.forget(oldest)
 	}
 }
 
@@ -460,7 +605,7 @@ func (st *streams) evict() {
 	n := len(st.tails)
 	for k := range st.tails {
 		if k.ss.Value() == nil || k.call != (weak.Pointer[call]{}) && k.call.Value() == nil {
-			delete(st.tails, k)
+			st.forget(k)
 		}
 	}
 	if len(st.tails) < n {
@@ -469,21 +614,28 @@ func (st *streams) evict() {
 	// A call's stream goes first: its session's stream of the name holds
 	// its last end too, for its next message. Many calls, each a stream,
 	// then push out no session's stream (a Secret's header another
-	// session is streaming slowly).
-	var oldest, oldestCall streamKey
-	least, leastCall := ^uint64(0), ^uint64(0)
+	// session is streaming slowly). Then a session's stream with no
+	// secret open at its end: many sessions, each with a stream of its
+	// own (maxSessionStreams), push out no stream inside a Secret's data
+	// block while any other is left (red team rta).
+	var oldest [3]streamKey // a call's, a session's, a session's that holds a secret
+	least := [3]uint64{^uint64(0), ^uint64(0), ^uint64(0)}
 	for k, t := range st.tails {
+		i := 1
 		switch {
 		case k.call != (weak.Pointer[call]{}):
-			if t.used < leastCall {
-				oldestCall, leastCall = k, t.used
-			}
-		case t.used < least:
-			oldest, least = k, t.used
+			i = 0
+		case t.hold:
+			i = 2
+		}
+		if t.used < least[i] {
+			oldest[i], least[i] = k, t.used
 		}
 	}
-	if leastCall != ^uint64(0) {
-		oldest = oldestCall
+	for i := range oldest {
+		if least[i] != ^uint64(0) {
+			st.forget(oldest[i])
+			return
+		}
 	}
-	delete(st.tails, oldest)
 }

@@ -148,7 +148,13 @@
 // the block goes on (and a Secret's kind line until its data key), and
 // read each boundary between two messages both as written and, where
 // neither side is a line break, as if it were one (a command's output
-// logged a line per message without its newline); a single data block longer than ChunkSize (a
+// logged a line per message without its newline), and in that reading,
+// where a secret runs to the very end of a message, as written too (a
+// line longer than a reader's buffer, sent in pieces by ReadLine). A
+// server remembers at most 1024 streams, a session at most a quarter of
+// them; a stream with a secret open at its end is forgotten last: a
+// flood of sessions whose streams all hold one can still push it out,
+// and the rest of its secret goes out. A single data block longer than ChunkSize (a
 // Kubernetes object is at most 1 MiB) is redacted only up to the end of
 // the round it starts in, and in JSON (kubectl -o json) streamed in
 // messages, only up to the kept end of the stream (4 KiB).
