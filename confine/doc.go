@@ -53,7 +53,8 @@
 // entries created after the command starts in an ancestor are not
 // reachable; symbolic links among the siblings are not granted (their
 // targets are, where they are); a bind mount of a protected directory
-// elsewhere is reachable through its other path; a relative protected
+// elsewhere is protected at the places /proc/thread-self/mountinfo lists
+// when the command starts, not at one mounted while it runs; a relative protected
 // path (".env") is enforced where it exists under the command's working
 // directory when the command starts (the directory the kernel finds, and
 // where it differs, the one its spelling names once cleaned: proj/lnk/..
