@@ -3,6 +3,7 @@ package mcpredact
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 )
@@ -61,6 +62,17 @@ func (w *walker) jsonLines(s string) (string, bool) {
 					break
 				}
 			}
+			if inString(err) && !read.spent {
+				if n, hit, out := w.repairedDoc(s[start:], read); n > 0 {
+					if hit {
+						b.WriteString(s[done:start])
+						b.WriteString(out)
+						done, changed = start+n, true
+					}
+					at, lineStart = start+n, false
+					continue
+				}
+			}
 			at, lineStart = start+1, false
 			continue
 		}
@@ -77,6 +89,86 @@ func (w *walker) jsonLines(s string) (string, bool) {
 	}
 	b.WriteString(s[done:])
 	return b.String(), true
+}
+
+// repairedDoc reads s, a document JSON rejects, as one whose strings were
+// written without JSON's escaping (red team rtc): a log line that formats
+// {"path": "C:\Users\svc", "privKey": "..."} by hand, or a value with a
+// raw line break, failed to decode, and its members, after the string as
+// before it, were never walked. Inside each string an escape JSON does not
+// have (\U, \s) is read as a backslash and the byte after it, and a raw
+// control character as its escape; the document is read up to where its
+// brackets close (n bytes of s, charged to read's budget) and walked. n is
+// 0 when s is no such document; out is the document encoded again when the
+// walk redacted something.
+func (w *walker) repairedDoc(s string, read *lineReader) (n int, hit bool, out string) {
+	rep, n, scanned := repairStrings(s, read.budget)
+	if read.budget -= scanned; read.budget <= 0 {
+		read.spent = true
+	}
+	if n == 0 {
+		return 0, false, ""
+	}
+	out, hit, decoded := w.walkDoc(rep, false)
+	if !decoded {
+		return 0, false, ""
+	}
+	return n, hit, out
+}
+
+// inString reports whether err is JSON's rejection of a string's bytes
+// (an escape it does not have, a raw control character).
+func inString(err error) bool {
+	var se *json.SyntaxError
+	return errors.As(err, &se) && (strings.HasSuffix(se.Error(), "in string literal") ||
+		strings.HasSuffix(se.Error(), "in string escape code"))
+}
+
+// repairStrings returns s's first document (s[0] is { or [) up to where
+// its brackets close, n bytes, with its strings escaped as JSON escapes
+// them; n is 0 when nothing needed it, or the document does not close
+// within limit bytes. scanned is how many bytes it read.
+func repairStrings(s string, limit int) (rep string, n, scanned int) {
+	var b []byte
+	depth, last, fixed := 0, 0, false
+	for i := 0; i < len(s) && i < limit; i++ {
+		switch s[i] {
+		case '{', '[':
+			depth++
+		case '}', ']':
+			if depth--; depth == 0 {
+				if !fixed {
+					return "", 0, i + 1
+				}
+				return string(append(b, s[last:i+1]...)), i + 1, i + 1
+			}
+		case '"':
+			for i++; i < len(s) && i < limit && s[i] != '"'; i++ {
+				c := s[i]
+				switch {
+				case c == '\\' && i+1 < len(s) && strings.IndexByte(`"\\/bfnrt`, s[i+1]) >= 0:
+					i++
+				case c == '\\' && i+5 < len(s) && s[i+1] == 'u' && isHex4(s[i+2:i+6]):
+					i += 5
+				case c == '\\':
+					b, last, fixed = append(append(b, s[last:i]...), '\\', '\\'), i+1, true
+				case c < 0x20:
+					b, last, fixed = append(append(b, s[last:i]...), fmt.Sprintf(`\u%04x`, c)...), i+1, true
+				}
+			}
+		}
+	}
+	return "", 0, min(len(s), limit)
+}
+
+// isHex4 reports whether s is four hex digits.
+func isHex4(s string) bool {
+	for i := range 4 {
+		if c := s[i] | 0x20; !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return false
+		}
+	}
+	return true
 }
 
 // docStart is where a document may start in line: its first { or [ when
