@@ -126,8 +126,9 @@ func inString(err error) bool {
 
 // repairStrings returns s's first document (s[0] is { or [) up to where
 // its brackets close, n bytes, with its strings escaped as JSON escapes
-// them; n is 0 when nothing needed it, or the document does not close
-// within limit bytes. scanned is how many bytes it read.
+// them; a document cut short (s ends inside it) is closed where it stops
+// (closeTruncated). n is 0 when nothing needed it, or the document does not
+// close within limit bytes. scanned is how many bytes it read.
 func repairStrings(s string, limit int) (rep string, n, scanned int) {
 	var b []byte
 	depth, last, fixed := 0, 0, false
@@ -158,7 +159,15 @@ func repairStrings(s string, limit int) (rep string, n, scanned int) {
 			}
 		}
 	}
-	return "", 0, min(len(s), limit)
+	if len(s) > limit || !fixed {
+		return "", 0, min(len(s), limit)
+	}
+	// Cut short: closed where it stops.
+	closed, ok := closeTruncated(string(append(b, s[last:]...)))
+	if !ok {
+		return "", 0, len(s)
+	}
+	return closed, len(s), len(s)
 }
 
 // isHex4 reports whether s is four hex digits.

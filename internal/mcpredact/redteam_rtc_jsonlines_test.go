@@ -22,6 +22,8 @@ func TestRedTeamRTC_DocumentsInText(t *testing.T) {
 		"in a string":      `{"log": "got {\"privKey\": \"` + tok + `\", \"host\": \"db.internal\"}", "n": 1`,
 		"array of docs":    `[INFO] [{"id": 1}, {"pw": "` + pw + `", "host": "db.internal"}]`,
 		"close later":      "{\"host\": \"db.internal\",\n\"privKey\": \"" + tok + "\"\n}\n",
+		"cut short":        `{"path": "C:\Users\svc", "privKey": "` + tok + `", "host": "db.internal", "items": [1, 2`,
+		"cut over lines":   "{\"items\": [\n{\"path\": \"C:\\Users\\svc\", \"pw\": \"" + pw + "\", \"host\": \"db.internal\"},\n{\"id\": 2",
 		"raw newline":      "{\"note\": \"a\nb\", \"privKey\": \"" + tok + "\", \"host\": \"db.internal\"}",
 		"windows path":     `{"path": "C:\Users\svc\app", "privKey": "` + tok + `", "host": "db.internal"}`,
 		"bad escape":       `{"msg": "a\qb", "pw": "` + pw + `", "host": "db.internal"}`,
@@ -48,6 +50,7 @@ func TestRedTeamRTC_DocumentsInTextNearMisses(t *testing.T) {
 	for _, doc := range []string{
 		`{"path": "C:\Users\svc\app", "privKeyId": "3f2a9c7e-b41d-4e0a-9d2f-6c1b8e5a7f30", "host": "db.internal"}`,
 		"{\"note\": \"a\nb\", \"token_type\": \"Bearer\", \"pw_min_length\": 12}",
+		`{"path": "C:\Users\svc\app", "token_type": "Bearer", "items": [1, 2`,
 		strings.Repeat("\tfmt.Printf(\"{\\\"password_policy\\\": %q}\\n\", p) // {\"a\": \"\\q\"}\n", 3000),
 		strings.Repeat("func f() {\n\tif x {\n\t\ts := \"{\\\"token_type\\\": 1}\"\n\t}\n}\n", 3000),
 		broken,
