@@ -36,3 +36,28 @@ func TestRedTeamRTC_BracketedPadding(t *testing.T) {
 		}
 	}
 }
+
+// TestRedTeamRTC_PlistCDATA: a property list's value in a CDATA section
+// (XML's other way to write text) was passed; an empty or templated one
+// still passes.
+func TestRedTeamRTC_PlistCDATA(t *testing.T) {
+	s := builtinScanner(t, nil)
+	const pw = "Fake-Pa55word!"
+	for _, secret := range []string{
+		"<key>Password</key><string><![CDATA[" + pw + "]]></string>",
+		"<key>AuthToken</key>\n\t<data><![CDATA[k3Zp9Qm2Xr7Lw4Tb8Nc1Vf6Hy0Jd5Ks]]></data>",
+	} {
+		if out, f := s.Redact(secret); len(f) == 0 || strings.Contains(out, pw) || strings.Contains(out, "k3Zp9Qm2") {
+			t.Errorf("%s: not redacted: %s", secret, out)
+		}
+	}
+	for _, clean := range []string{
+		"<key>Password</key><string><![CDATA[]]></string>",
+		"<key>Password</key><string><![CDATA[${WIFI_PASSWORD}]]></string>",
+		"<key>TokenType</key><string><![CDATA[Bearer]]></string>",
+	} {
+		if out, f := s.Redact(clean); len(f) > 0 {
+			t.Errorf("%s: redacted (%v): %s", clean, f, out)
+		}
+	}
+}
