@@ -27,7 +27,7 @@ import (
 func (w *walker) jsonLines(s string) (string, bool) {
 	var b strings.Builder
 	done, changed := 0, false
-	read := &lineReader{budget: 2*len(s) + 64<<10}
+	read := &lineReader{budget: 2*len(s) + 64<<10, repair: len(s) + 64<<10}
 	for at, lineStart := 0, true; at < len(s); {
 		end := len(s)
 		if k := strings.IndexByte(s[at:], '\n'); k >= 0 {
@@ -98,14 +98,19 @@ func (w *walker) jsonLines(s string) (string, bool) {
 // before it, were never walked. Inside each string an escape JSON does not
 // have (\U, \s) is read as a backslash and the byte after it, and a raw
 // control character as its escape; the document is read up to where its
-// brackets close (n bytes of s, charged to read's budget) and walked. n is
+// brackets close (n bytes of s) and walked. Its reads have their own
+// budget (the text and 64 KiB): lines of such documents never closed
+// (a log's {"path": "C:\Users\...", "items": [1, 2) each read the text to
+// its end, and on the reading budget they would have withheld a clean
+// log; past it, such a document is left to the text rules. n is
 // 0 when s is no such document; out is the document encoded again when the
 // walk redacted something.
 func (w *walker) repairedDoc(s string, read *lineReader) (n int, hit bool, out string) {
-	rep, n, scanned := repairStrings(s, read.budget)
-	if read.budget -= scanned; read.budget <= 0 {
-		read.spent = true
+	if read.repair <= 0 {
+		return 0, false, ""
 	}
+	rep, n, scanned := repairStrings(s, read.repair)
+	read.repair -= scanned
 	if n == 0 {
 		return 0, false, ""
 	}
@@ -212,6 +217,7 @@ type lineReader struct {
 	off    int
 	budget int
 	spent  bool
+	repair int // the budget of repairedDoc's reads
 }
 
 func (r *lineReader) Read(p []byte) (int, error) {

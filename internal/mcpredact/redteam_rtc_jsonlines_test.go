@@ -54,6 +54,8 @@ func TestRedTeamRTC_DocumentsInTextNearMisses(t *testing.T) {
 		strings.Repeat("\tfmt.Printf(\"{\\\"password_policy\\\": %q}\\n\", p) // {\"a\": \"\\q\"}\n", 3000),
 		strings.Repeat("func f() {\n\tif x {\n\t\ts := \"{\\\"token_type\\\": 1}\"\n\t}\n}\n", 3000),
 		broken,
+		strings.Repeat("{\"path\": \"C:\\Users\\svc\", \"token_type\": \"Bearer\", \"items\": [1, 2\n", 5000),
+		strings.Repeat("2026 {\"path\": \"C:\\Users\\svc\", \"token_type\": \"Bearer\" x\n", 5000),
 	} {
 		t0 := time.Now()
 		if got, n := rtqText(t, doc); got != doc || n != 0 {
