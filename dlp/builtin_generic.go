@@ -51,8 +51,9 @@ const (
 	// (password={"..."}, password=['...']): one value of no space, comma
 	// or semicolon, that ends where the bracket does, so a list, a
 	// Markdown link, a template or a regular expression's class
-	// ([A-Za-z0-9!]{12}) is not one (red team rty).
-	bracketed = `[\[({<]["']?(?P<secret5>[A-Za-z]{0,127}[^A-Za-z\s\[\](){}<>"',;][^\s\[\](){}<>"',;]{0,127})["']?[\])}>](?:[\s,;)\]}>&"']|$)`
+	// ([A-Za-z0-9!]{12}) is not one (red team rty). A space may pad the
+	// value inside its brackets (password=[ ... ], red team rtc).
+	bracketed = `[\[({<] ?["']?(?P<secret5>[A-Za-z]{0,127}[^A-Za-z\s\[\](){}<>"',;][^\s\[\](){}<>"',;]{0,127})["']? ?[\])}>](?:[\s,;)\]}>&"']|$)`
 	// passwordNamesEN and genericSecretNames are the names generic-password
 	// and generic-secret start from.
 	passwordNamesEN    = `password|passwd|pwd|passphrase|passcode`
@@ -169,7 +170,7 @@ func genericRules() []Rule {
 				`apiKeyHeader: "encodeQueryComponentWithHeader"`, "SECRET_FILE=/run/secrets/signing_key", `client_secret: "${OAUTH_CLIENT_SECRET}"`,
 				"secret_name=projects/p/secrets/api-key/versions/latest", `api_token_url = "https://auth.example.com/oauth2/token"`, `secret: "{{ .Values.secret }}"`}),
 		mk("generic-secret-unquoted",
-			`(?:(?i:`+secretNames+`)(?:`+metaName(secretMeta, secretMetaCamel)+`|[A-Za-z0-9_.-]{0,16})(?:[ \t]{0,4}:[ \t]{1,4}|=)|(?:token|Token|TOKEN)[:=][ \t]{0,4})(?:[\[({<]|\$['"])?(?P<secret>`+unquotedValue+`)`,
+			`(?:(?i:`+secretNames+`)(?:`+metaName(secretMeta, secretMetaCamel)+`|[A-Za-z0-9_.-]{0,16})(?:[ \t]{0,4}:[ \t]{1,4}|=)|(?:token|Token|TOKEN)[:=][ \t]{0,4})(?:[\[({<] ?|\$['"])?(?P<secret>`+unquotedValue+`)`,
 			"An unquoted value of at least 16 characters after an api_key, secret or token-like name and a colon or an equals sign: YAML and properties files, HTTP headers (X-Api-Key: ..., as curl -v prints them), query strings, command-line flags (--token=...); entropy at least 3.5 bits per byte, not a template, path, URL, resource name or identifier.",
 			[]string{"client_secret: " + b62(32), "> X-Api-Key: " + b62(24), "x-auth-token: " + b62(40), "  refreshToken: " + b62(48),
 				"cli --token=" + b62(32), "GET /hook?token=" + b62(32) + "&x=1", "api_key: " + b62(40) + "=="},

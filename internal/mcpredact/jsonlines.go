@@ -3,6 +3,7 @@ package mcpredact
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 )
@@ -26,7 +27,7 @@ import (
 func (w *walker) jsonLines(s string) (string, bool) {
 	var b strings.Builder
 	done, changed := 0, false
-	read := &lineReader{budget: 2*len(s) + 64<<10}
+	read := &lineReader{budget: 2*len(s) + 64<<10, repair: len(s) + 64<<10}
 	for at, lineStart := 0, true; at < len(s); {
 		end := len(s)
 		if k := strings.IndexByte(s[at:], '\n'); k >= 0 {
@@ -61,6 +62,17 @@ func (w *walker) jsonLines(s string) (string, bool) {
 					break
 				}
 			}
+			if inString(err) && !read.spent {
+				if n, hit, out := w.repairedDoc(s[start:], read); n > 0 {
+					if hit {
+						b.WriteString(s[done:start])
+						b.WriteString(out)
+						done, changed = start+n, true
+					}
+					at, lineStart = start+n, false
+					continue
+				}
+			}
 			at, lineStart = start+1, false
 			continue
 		}
@@ -77,6 +89,100 @@ func (w *walker) jsonLines(s string) (string, bool) {
 	}
 	b.WriteString(s[done:])
 	return b.String(), true
+}
+
+// repairedDoc reads s, a document JSON rejects, as one whose strings were
+// written without JSON's escaping (red team rtc): a log line that formats
+// {"path": "C:\Users\svc", "privKey": "..."} by hand, or a value with a
+// raw line break, failed to decode, and its members, after the string as
+// before it, were never walked. Inside each string an escape JSON does not
+// have (\U, \s) is read as a backslash and the byte after it, and a raw
+// control character as its escape; the document is read up to where its
+// brackets close (n bytes of s) and walked. Its reads have their own
+// budget (the text and 64 KiB): lines of such documents never closed
+// (a log's {"path": "C:\Users\...", "items": [1, 2) each read the text to
+// its end, and on the reading budget they would have withheld a clean
+// log; past it, such a document is left to the text rules. n is
+// 0 when s is no such document; out is the document encoded again when the
+// walk redacted something.
+func (w *walker) repairedDoc(s string, read *lineReader) (n int, hit bool, out string) {
+	if read.repair <= 0 {
+		return 0, false, ""
+	}
+	rep, n, scanned := repairStrings(s, read.repair)
+	read.repair -= scanned
+	if n == 0 {
+		return 0, false, ""
+	}
+	out, hit, decoded := w.walkDoc(rep, false)
+	if !decoded {
+		return 0, false, ""
+	}
+	return n, hit, out
+}
+
+// inString reports whether err is JSON's rejection of a string's bytes
+// (an escape it does not have, a raw control character).
+func inString(err error) bool {
+	var se *json.SyntaxError
+	return errors.As(err, &se) && (strings.HasSuffix(se.Error(), "in string literal") ||
+		strings.HasSuffix(se.Error(), "in string escape code"))
+}
+
+// repairStrings returns s's first document (s[0] is { or [) up to where
+// its brackets close, n bytes, with its strings escaped as JSON escapes
+// them; a document cut short (s ends inside it) is closed where it stops
+// (closeTruncated). n is 0 when nothing needed it, or the document does not
+// close within limit bytes. scanned is how many bytes it read.
+func repairStrings(s string, limit int) (rep string, n, scanned int) {
+	var b []byte
+	depth, last, fixed := 0, 0, false
+	for i := 0; i < len(s) && i < limit; i++ {
+		switch s[i] {
+		case '{', '[':
+			depth++
+		case '}', ']':
+			if depth--; depth == 0 {
+				if !fixed {
+					return "", 0, i + 1
+				}
+				return string(append(b, s[last:i+1]...)), i + 1, i + 1
+			}
+		case '"':
+			for i++; i < len(s) && i < limit && s[i] != '"'; i++ {
+				c := s[i]
+				switch {
+				case c == '\\' && i+1 < len(s) && strings.IndexByte(`"\\/bfnrt`, s[i+1]) >= 0:
+					i++
+				case c == '\\' && i+5 < len(s) && s[i+1] == 'u' && isHex4(s[i+2:i+6]):
+					i += 5
+				case c == '\\':
+					b, last, fixed = append(append(b, s[last:i]...), '\\', '\\'), i+1, true
+				case c < 0x20:
+					b, last, fixed = append(append(b, s[last:i]...), fmt.Sprintf(`\u%04x`, c)...), i+1, true
+				}
+			}
+		}
+	}
+	if len(s) > limit || !fixed {
+		return "", 0, min(len(s), limit)
+	}
+	// Cut short: closed where it stops.
+	closed, ok := closeTruncated(string(append(b, s[last:]...)))
+	if !ok {
+		return "", 0, len(s)
+	}
+	return closed, len(s), len(s)
+}
+
+// isHex4 reports whether s is four hex digits.
+func isHex4(s string) bool {
+	for i := range 4 {
+		if c := s[i] | 0x20; !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return false
+		}
+	}
+	return true
 }
 
 // docStart is where a document may start in line: its first { or [ when
@@ -111,6 +217,7 @@ type lineReader struct {
 	off    int
 	budget int
 	spent  bool
+	repair int // the budget of repairedDoc's reads
 }
 
 func (r *lineReader) Read(p []byte) (int, error) {
