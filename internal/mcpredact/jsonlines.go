@@ -62,7 +62,7 @@ func (w *walker) jsonLines(s string) (string, bool) {
 					break
 				}
 			}
-			if inString(err) && !read.spent {
+			if inString(err, s[start:]) && !read.spent {
 				if n, hit, out := w.repairedDoc(s[start:], read); n > 0 {
 					if hit {
 						b.WriteString(s[done:start])
@@ -122,11 +122,28 @@ func (w *walker) repairedDoc(s string, read *lineReader) (n int, hit bool, out s
 }
 
 // inString reports whether err is JSON's rejection of a string's bytes
-// (an escape it does not have, a raw control character).
-func inString(err error) bool {
+// (an escape it does not have, a raw control character) in s, the text
+// the decoder read: where the syntax error stops, s is inside a string.
+// The error's text is not read: it differs between Go releases (go1.27's
+// encoding/json says "invalid escape sequence" and "in string"), and the
+// newest-toolchain CI run leaked what go1.26 redacted.
+func inString(err error, s string) bool {
 	var se *json.SyntaxError
-	return errors.As(err, &se) && (strings.HasSuffix(se.Error(), "in string literal") ||
-		strings.HasSuffix(se.Error(), "in string escape code"))
+	if !errors.As(err, &se) || se.Offset <= 0 || se.Offset > int64(len(s)) {
+		return false
+	}
+	in, esc := false, false
+	for i := 0; i < int(se.Offset); i++ {
+		switch c := s[i]; {
+		case esc:
+			esc = false
+		case in && c == '\\':
+			esc = true
+		case c == '"':
+			in = !in
+		}
+	}
+	return in
 }
 
 // repairStrings returns s's first document (s[0] is { or [) up to where
