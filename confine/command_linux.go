@@ -466,7 +466,7 @@ func init() {
 			helperFail("cannot drop the command's capabilities: %v", err)
 		}
 	}
-	err := syscall.Exec(r.Path, r.Args, os.Environ())
+	err := syscall.Exec(r.Path, r.Args, commandEnv(os.Environ(), len(os.Args) == 4))
 	helperFail("cannot run %s: %v", r.Path, err)
 }
 

@@ -44,7 +44,13 @@
 // landlock_restrict_self (github.com/landlock-lsm/go-landlock, ABI up to
 // 7, best effort down to 1) and then execs the program, so the calling
 // process is never restricted; the package's init function runs the
-// helper side. Landlock allows, it cannot deny, so "everything but the
+// helper side. The helper starts with none of the command's environment
+// under its own name (Cmd.Start renames every entry, the helper restores
+// them when it executes the program): a program built with cgo (as
+// go-landlock's psx dependency makes it) is started by the dynamic
+// loader, which would otherwise load LD_PRELOAD, LD_LIBRARY_PATH or
+// LD_AUDIT libraries, or write LD_DEBUG_OUTPUT, before Landlock (call
+// Start on the *Cmd, not on the embedded exec.Cmd). Landlock allows, it cannot deny, so "everything but the
 // protected paths" is expressed by granting full access to every entry of
 // every ancestor of a protected path except the protected path and the
 // ancestors themselves. Limits that follow from it: the ancestors

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"os/exec"
 	"strconv"
+	"strings"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -22,7 +23,8 @@ import (
 // seconds; Wait then returns exec.ErrWaitDelay). Start, Run, Output and
 // CombinedOutput are Cmd's own: call them on the *Cmd, not on the
 // embedded *exec.Cmd, which would not kill the group when the command
-// exits.
+// exits, and would start the helper with the command's environment as
+// it is, where a dynamic loader reads LD_PRELOAD before Landlock.
 type Cmd struct {
 	*exec.Cmd
 	// Confined is true when the kernel will enforce the protected paths
@@ -49,10 +51,19 @@ func group(cmd *exec.Cmd, o CommandOptions, confined bool) *Cmd {
 // so the command is not reaped (and its pid, the group's id, not reused)
 // before the group is killed; Wait reaps it as usual.
 func (c *Cmd) Start() error {
-	if c.Confined && len(c.Args) == 3 && c.Args[1] == rulesArg {
+	helper := c.Confined && len(c.Args) >= 3 && c.Args[1] == rulesArg
+	if helper && len(c.Args) == 3 {
 		// The helper keeps 0, 1, 2 and these open for the command, and no
 		// other descriptor it inherited.
 		c.Args = append(c.Args, strconv.Itoa(len(c.ExtraFiles)))
+	}
+	if helper {
+		// The helper starts with the command's environment under names
+		// no dynamic loader reads (see helperEnv); c.Env is the caller's
+		// again once started.
+		env := c.Env
+		c.Env = helperEnv(c.Cmd.Environ())
+		defer func() { c.Env = env }()
 	}
 	if err := c.Cmd.Start(); err != nil {
 		return err
@@ -69,6 +80,43 @@ func (c *Cmd) Start() error {
 		syscall.Kill(-pid, syscall.SIGKILL)
 	}()
 	return nil
+}
+
+// envPrefix is put before each entry of a command's environment while it
+// passes through the helper.
+const envPrefix = "GATEHOUSE_CONFINE_ENV_"
+
+// helperEnv is the environment the helper is started with: env, each
+// entry renamed with envPrefix, which the helper takes off again when it
+// executes the program (commandEnv). The helper is this program: built
+// with cgo (go-landlock's psx dependency uses it), the dynamic loader
+// starts it and reads LD_PRELOAD, LD_LIBRARY_PATH, LD_AUDIT and
+// LD_DEBUG_OUTPUT from its environment before any Go code, so before
+// Landlock: a library the command had left in its working directory ran
+// unconfined and read ~/.ssh (red team rua). Nor do the package
+// initialisers that run before the helper's see the command's variables.
+func helperEnv(env []string) []string {
+	out := make([]string, len(env))
+	for i, kv := range env {
+		out[i] = envPrefix + kv
+	}
+	return out
+}
+
+// commandEnv is the program's environment, from the helper's (see
+// helperEnv). A helper started with the three arguments of the embedded
+// exec.Cmd's Start got the environment as it was.
+func commandEnv(environ []string, viaStart bool) []string {
+	if !viaStart {
+		return environ
+	}
+	var out []string
+	for _, kv := range environ {
+		if rest, ok := strings.CutPrefix(kv, envPrefix); ok {
+			out = append(out, rest)
+		}
+	}
+	return out
 }
 
 // Run starts the command and waits for it, as exec.Cmd.Run.
