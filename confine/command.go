@@ -103,6 +103,14 @@ type CommandOptions struct {
 	// WriteAnywhere lets the command change everything it may reach (every
 	// path but the protected ones), as Command did before Writable.
 	WriteAnywhere bool
+	// Keyrings lets the command use the kernel's keyrings. Without it
+	// (the default, Linux with Landlock) add_key, request_key and keyctl
+	// fail with EACCES: keys are reached by number, not by path, so
+	// Landlock does not govern them, and the session keyring the command
+	// inherits from the server and the user's keyrings hold what programs
+	// keep out of files (a Kerberos ticket cache, KRB5CCNAME=KEYRING:...;
+	// ecryptfs and fscrypt keys; tokens a credential helper stores).
+	Keyrings bool
 }
 
 // devices are the files a command may write to under the default Writable.

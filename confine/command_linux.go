@@ -40,6 +40,8 @@ type rules struct {
 	UnixSockets bool `json:"unix_sockets,omitempty"`
 	// KeepCapabilities: CommandOptions.KeepCapabilities.
 	KeepCapabilities bool `json:"keep_capabilities,omitempty"`
+	// Keyrings: CommandOptions.Keyrings.
+	Keyrings bool `json:"keyrings,omitempty"`
 }
 
 // ABI returns the Landlock ABI version of the running kernel, 0 when
@@ -90,7 +92,7 @@ func Command(ctx context.Context, p *policy.Policy, opts *CommandOptions, name s
 	if err != nil {
 		return nil, err
 	}
-	r.Path, r.Args, r.UnixSockets, r.KeepCapabilities = prog, append([]string{name}, args...), o.UnixSockets, o.KeepCapabilities
+	r.Path, r.Args, r.UnixSockets, r.KeepCapabilities, r.Keyrings = prog, append([]string{name}, args...), o.UnixSockets, o.KeepCapabilities, o.Keyrings
 	spec, err := json.Marshal(r)
 	if err != nil {
 		return nil, err
@@ -453,10 +455,8 @@ func init() {
 	if err := landlock.V7.BestEffort().RestrictScoped(); err != nil {
 		helperFail("cannot restrict the command: %v", err)
 	}
-	if !r.UnixSockets {
-		if err := denyUnixSockets(); err != nil {
-			helperFail("cannot restrict the command: %v", err)
-		}
+	if err := installFilter(!r.UnixSockets, !r.Keyrings); err != nil {
+		helperFail("cannot restrict the command: %v", err)
 	}
 	if err := closeOnExecFrom(keep); err != nil {
 		helperFail("cannot close the descriptors the command is not given: %v", err)

@@ -131,7 +131,12 @@
 // (whose containers see every path): so the helper also installs a seccomp
 // filter that fails socket(AF_UNIX) and io_uring_setup with EACCES (amd64
 // and arm64; elsewhere Command's helper refuses to run), unless
-// CommandOptions.UnixSockets allows them. Where the kernel has Landlock
+// CommandOptions.UnixSockets allows them. Nor does Landlock govern the
+// kernel's keyrings, reached by number rather than path (the session
+// keyring the command inherits from the server, the user's: Kerberos
+// tickets, ecryptfs and fscrypt keys, a credential helper's tokens): the
+// same filter fails add_key, request_key and keyctl with EACCES unless
+// CommandOptions.Keyrings allows them. Where the kernel has Landlock
 // ABI 6, the command signals only the processes it started (not the
 // server, nor the user's others). The command gets a minimal environment
 // (CommandOptions.Env), not this process's, runs without a controlling

@@ -14,12 +14,18 @@ import (
 // refuse as a whole or they would pass under other numbers.
 const x32Bit = 0x40000000
 
-// denyUnixSockets installs a seccomp filter on the calling thread (the
-// helper's, which then execs the program) that fails socket(AF_UNIX, ...)
-// and io_uring_setup (whose requests would bypass the filter) with EACCES.
-// Landlock does not govern connecting to a Unix socket; this keeps the
-// command away from the agents and daemons listening on them.
-func denyUnixSockets() error {
+// installFilter installs a seccomp filter on the calling thread (the
+// helper's, which then execs the program) that fails with EACCES, where
+// sockets is set, socket(AF_UNIX, ...) and io_uring_setup (whose
+// requests would bypass the filter), and where keys is set, add_key,
+// request_key and keyctl. Landlock governs neither connecting to a Unix
+// socket (the user's agents and daemons listen on them) nor the kernel's
+// keyrings, which are reached by number, not by path: the session
+// keyring the command inherits from the server, the user's keyrings.
+func installFilter(sockets, keys bool) error {
+	if !sockets && !keys {
+		return nil
+	}
 	var arch uint32
 	switch runtime.GOARCH {
 	case "amd64":
@@ -27,7 +33,7 @@ func denyUnixSockets() error {
 	case "arm64":
 		arch = unix.AUDIT_ARCH_AARCH64
 	default:
-		return fmt.Errorf("Unix sockets cannot be refused on %s (set CommandOptions.UnixSockets to allow them)", runtime.GOARCH)
+		return fmt.Errorf("Unix sockets and keyrings cannot be refused on %s (set CommandOptions.UnixSockets and CommandOptions.Keyrings to allow them)", runtime.GOARCH)
 	}
 	const (
 		ld   = unix.BPF_LD | unix.BPF_W | unix.BPF_ABS
@@ -39,18 +45,41 @@ func denyUnixSockets() error {
 		// 32 bits of args[0] first: both architectures are little-endian).
 		offNr, offArch, offArg0 = 0, 4, 16
 	)
+	var denied []uint32
+	if sockets {
+		denied = append(denied, unix.SYS_IO_URING_SETUP)
+	}
+	if keys {
+		denied = append(denied, unix.SYS_ADD_KEY, unix.SYS_REQUEST_KEY, unix.SYS_KEYCTL)
+	}
 	filter := []unix.SockFilter{
 		{Code: ld, K: offArch},
 		{Code: jeq, Jt: 1, K: arch},
 		{Code: ret, K: unix.SECCOMP_RET_KILL_PROCESS}, // another ABI (i386 on amd64)
 		{Code: ld, K: offNr},
-		{Code: jge, Jt: 5, K: x32Bit},
-		{Code: jeq, Jt: 4, K: unix.SYS_IO_URING_SETUP},
-		{Code: jeq, Jf: 2, K: unix.SYS_SOCKET},
-		{Code: ld, K: offArg0},
-		{Code: jeq, Jt: 1, K: unix.AF_UNIX},
-		{Code: ret, K: unix.SECCOMP_RET_ALLOW},
-		{Code: ret, K: deny},
+	}
+	// toDeny are the jumps whose true branch goes to the last
+	// instruction (deny), set once the filter's length is known.
+	toDeny := []int{len(filter)}
+	filter = append(filter, unix.SockFilter{Code: jge, K: x32Bit})
+	for _, nr := range denied {
+		toDeny = append(toDeny, len(filter))
+		filter = append(filter, unix.SockFilter{Code: jeq, K: nr})
+	}
+	if sockets {
+		filter = append(filter,
+			unix.SockFilter{Code: jeq, Jf: 2, K: unix.SYS_SOCKET}, // not socket: allow
+			unix.SockFilter{Code: ld, K: offArg0},
+		)
+		toDeny = append(toDeny, len(filter))
+		filter = append(filter, unix.SockFilter{Code: jeq, K: unix.AF_UNIX})
+	}
+	filter = append(filter,
+		unix.SockFilter{Code: ret, K: unix.SECCOMP_RET_ALLOW},
+		unix.SockFilter{Code: ret, K: deny},
+	)
+	for _, i := range toDeny {
+		filter[i].Jt = uint8(len(filter) - 1 - i - 1)
 	}
 	prog := unix.SockFprog{Len: uint16(len(filter)), Filter: &filter[0]}
 	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
