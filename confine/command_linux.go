@@ -258,7 +258,68 @@ func protectedRoots(set *protectedSet, dir string) ([]string, error) {
 		}
 		rel = append(rel, more...)
 	}
-	return append(roots, rel...), nil
+	roots = append(roots, rel...)
+	return append(roots, aboveMatches(set, dir)...), nil
+}
+
+// aboveMatches finds relative protected paths (".env",
+// "config/secrets.yml") in the ancestors of dir, the kernel's and, where
+// they differ, those of its spelling: the command reaches them by "..",
+// where relativeMatches does not look (a command run in a subdirectory
+// of a project read the project's .env: red team rua). A single
+// component is matched against every entry of each ancestor (case-folded,
+// as the view compares), several by their spelling on disk; an ancestor
+// that cannot be listed is asked for the exact spelling alone. It records
+// the identities of the files it finds in set. Their siblings' subtrees
+// (../other/.env) are not searched: see the package documentation.
+func aboveMatches(set *protectedSet, dir string) []string {
+	if len(set.rel) == 0 {
+		return nil
+	}
+	if dir == "" {
+		dir = "."
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	seen := map[string]bool{}
+	for _, start := range []string{resolved(abs), abs} {
+		for a := filepath.Dir(start); !seen[a]; a = filepath.Dir(a) {
+			seen[a] = true
+			out = append(out, matchesIn(set, a)...)
+		}
+	}
+	return out
+}
+
+// matchesIn finds the relative protected paths directly in directory a.
+func matchesIn(set *protectedSet, a string) []string {
+	var out []string
+	found := func(p string) {
+		out = append(out, p)
+		set.recordInodes(p)
+	}
+	entries, listErr := os.ReadDir(a)
+	for _, r := range set.rel {
+		if strings.Contains(r, "/") || listErr != nil {
+			if onDisk, ok := findFold(filepath.Join(a, r)); ok {
+				found(onDisk)
+			} else if _, err := os.Lstat(filepath.Join(a, r)); err == nil {
+				found(filepath.Join(a, r))
+			}
+		}
+	}
+	if listErr != nil {
+		return out
+	}
+	for _, e := range entries {
+		if slices.Contains(set.rel, canon(e.Name())) {
+			found(filepath.Join(a, e.Name()))
+		}
+	}
+	return out
 }
 
 // lexicalElsewhere returns dir made absolute and cleaned where that is

@@ -64,7 +64,10 @@
 // path (".env") is enforced where it exists under the command's working
 // directory when the command starts (the directory the kernel finds, and
 // where it differs, the one its spelling names once cleaned: proj/lnk/..
-// is both proj and the parent of lnk's target), and a directory there that cannot be
+// is both proj and the parent of lnk's target) and directly in each of
+// its ancestors (a project's .env above the subdirectory a command runs
+// in), not in their other subtrees (../other/.env, a .env under the
+// temporary directory: name those in Protected by their absolute path), and a directory under it that cannot be
 // searched for one (unreadable, or deeper than PATH_MAX) is not granted at
 // all. Every path is granted by its resolved form, which the helper opens
 // following no symbolic link (openat2 with RESOLVE_NO_SYMLINKS): an entry
