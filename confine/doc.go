@@ -139,7 +139,19 @@
 // keyring the command inherits from the server, the user's: Kerberos
 // tickets, ecryptfs and fscrypt keys, a credential helper's tokens): the
 // same filter fails add_key, request_key and keyctl with EACCES unless
-// CommandOptions.Keyrings allows them. Where the kernel has Landlock
+// CommandOptions.Keyrings allows them. What Command leaves reachable,
+// because Landlock does not govern it and refusing it would break
+// ordinary commands: System V shared memory, semaphores and message
+// queues, reached by number (the user's segments are listed in
+// /proc/sysvipc and attached; a test suite's PostgreSQL needs its own),
+// the files other programs keep in /dev/shm (readable, and writable
+// under the default Writable), every process's /proc/<pid>/cmdline (an
+// argument such as --token=... is read there; mount /proc with hidepid
+// to hide it), and the network: a command reaches the services of
+// localhost (the server's own HTTP endpoint included) and a cloud
+// instance's metadata service (169.254.169.254), which hands out the
+// instance's credentials; refuse those with the network's own means
+// (a network namespace, a firewall, IMDSv2 with a hop limit of 1). Where the kernel has Landlock
 // ABI 6, the command signals only the processes it started (not the
 // server, nor the user's others). The command gets a minimal environment
 // (CommandOptions.Env), not this process's, runs without a controlling
