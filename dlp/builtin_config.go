@@ -74,6 +74,7 @@ const notSecret = `^(?:\$\{|\$\(|\{\{|\{%|\$[A-Za-z_]|%[A-Za-z_][A-Za-z0-9_]*%|#
 	`|^(?:[a-z0-9_.-]+/)+[a-z0-9_.-]*$` +
 	`|^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+(?:\(\))?$` +
 	`|^[A-Za-z]+(?:_[A-Za-z]+)+$` +
+	`|^[(\[{<][A-Za-z]+(?:[ _-][A-Za-z]+)*[)\]}>]$` + // (hidden), [masked], {not-set}: a word in brackets (red team rtd)
 	`|^REDACTED:[a-z0-9-]+$|(?i:^(?:x+|\*+|\.{3}|pass(?:word|wd)?|pwd|secret|none|null|nil|true|false|required|optional|string|undefined|empty|hidden|redacted|masked|your[A-Za-z_-]*|example|sample|placeholder|todo|tbd|foo|bar|baz|test)$)`
 
 // templateOnly is the Exclude of URL password rules: a template or

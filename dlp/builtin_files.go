@@ -16,6 +16,11 @@ const xmlSecretName = `(?i:password|passwd|pwd|passphrase|secret|api[_.-]?key|ap
 // code) does not set the rule off.
 const xmlSecretElem = `(?i:password|passwd|secret|apikey|api_key|token)`
 
+// xmlGap is what an XML reader skips between a name and its value: white
+// space and comments (<key>Password</key><!-- wifi --><string>..., red
+// team rtd).
+const xmlGap = `[ \t\r\n]{0,64}(?:<!--(?:[^-]|-[^-]){0,120}-->[ \t\r\n]{0,32}){0,3}`
+
 // jwkQ is a quote in a JSON Web Key, escaped or not (a key inside a JSON
 // string).
 const jwkQ = `\\{0,7}"`
@@ -34,7 +39,7 @@ func fileRules() []Rule {
 	jwkPart := func(n int) string { return fill("FAKEjwk0example_part-1", n) }
 	rules := []Rule{
 		mk("xml-element-secret",
-			`<[A-Za-z0-9_.:-]{0,48}`+xmlSecretElem+`>[ \t\r\n]{0,32}(?:<!\[CDATA\[)?(?P<secret>[^<>\s]{4,512}?)(?:\]\]>)?[ \t\r\n]{0,32}</`,
+			`<[A-Za-z0-9_.:-]{0,48}`+xmlSecretElem+`>`+xmlGap+`(?:<!\[CDATA\[)?(?P<secret>[^<>\s]{4,512}?)(?:\]\]>)?[ \t\r\n]{0,32}</`,
 			"Text of an XML element whose name ends in password, secret, api key or token, without attributes (<password>, <apiKey>, <DbPassword>, Maven's <server><password>): a value with a digit or symbol, entropy at least 2.5 bits per byte, not a template or placeholder.",
 			[]string{"<server><id>nexus</id><password>" + "Fake-Pa55word!" + "</password></server>", "<ApiKey>" + b62(32) + "</ApiKey>"},
 			[]string{"<password>${env.NEXUS_PASSWORD}</password>", "<password>changeme</password>", "<maxTokens>4096</maxTokens>", "<secretName>db-credentials</secretName>",
@@ -47,7 +52,7 @@ func fileRules() []Rule {
 			[]string{`<add key="ApiKey" value="$(ApiKey)"/>`, `<add key="Password" value="changeme"/>`, `<add key="PasswordMinLength" value="12"/>`, `<add key="ApiUrl" value="https://api.example.com/v1"/>`,
 				`<add key="ApiKey" value="YOUR_API_KEY_HERE"/>`}),
 		mk("plist-secret",
-			`<key>[ \t]{0,4}[A-Za-z0-9_.:-]{0,48}`+xmlSecretName+`[ \t]{0,4}</key>[ \t\r\n]{0,64}<(?:string|data)>[ \t\r\n]{0,32}(?:<!\[CDATA\[)?(?P<secret>[^<>\s]{4,512}?)(?:\]\]>)?[ \t\r\n]{0,32}</(?:string|data)>`,
+			`<key>[ \t]{0,4}[A-Za-z0-9_.:-]{0,48}`+xmlSecretName+`[ \t]{0,4}</key>`+xmlGap+`<(?:string|data)>`+xmlGap+`(?:<!\[CDATA\[)?(?P<secret>[^<>\s]{4,512}?)(?:\]\]>)?[ \t\r\n]{0,32}</(?:string|data)>`,
 			"Value of a property list entry whose key ends in password, secret, api key, token, passphrase, private or access key (a .mobileconfig profile's <key>Password</key><string>...</string>, a plist printed by plutil or defaults), as a string or data: a value with a digit or symbol, entropy at least 2.5 bits per byte, not a template or placeholder (red team rty); a CDATA section's value too (red team rtc).",
 			[]string{"<key>Password</key>\n\t<string>" + "Fake-Pa55word!" + "</string>", "<key>APIKey</key><string>" + b62(32) + "</string>",
 				"<dict>\n  <key>AuthToken</key>\n  <data>" + b62(40) + "</data>"},

@@ -53,7 +53,11 @@ const (
 	// Markdown link, a template or a regular expression's class
 	// ([A-Za-z0-9!]{12}) is not one (red team rty). A space may pad the
 	// value inside its brackets (password=[ ... ], red team rtc).
-	bracketed = `[\[({<] ?["']?(?P<secret5>[A-Za-z]{0,127}[^A-Za-z\s\[\](){}<>"',;][^\s\[\](){}<>"',;]{0,127})["']? ?[\])}>](?:[\s,;)\]}>&"']|$)`
+	bracketed = `[\[({<] ?["']?(?P<secret5>[A-Za-z]{0,127}[^A-Za-z\s\[\](){}<>"',;][^\s\[\](){}<>"',;]{0,127})["']? ?[\])}>](?:[\s,;)\]}>&"']|$)` +
+		// A bracket never closed ends its value at white space or the
+		// end of the text (password=[Fake-Pa55word! user=bob, a log line
+		// cut after the value; red team rtd).
+		`|[\[({<](?P<secret6>[A-Za-z]{0,127}[^A-Za-z\s\[\](){}<>"',;][^\s\[\](){}<>"',;]{0,127})(?:[ \t\r\n]|$)`
 	// passwordNamesEN and genericSecretNames are the names generic-password
 	// and generic-secret start from.
 	passwordNamesEN    = `password|passwd|pwd|passphrase|passcode`
@@ -227,6 +231,14 @@ func genericKeyRules() []Rule {
 			"A password in a JSON member named pw or pass, alone or after a word and _ or - (\"pw\", \"db_pass\", with escaped quotes too): a value holding a digit or symbol, entropy at least 2.5 bits per byte, not a template or placeholder.",
 			[]string{`{"user": "app", "pw": "` + "Fake-Pa55word!" + `"}`, `{"db_pass":"` + "Fake-Pa55word!" + `"}`, `{\"pass\": \"` + "Fake-Pa55word!" + `\"}`},
 			[]string{`{"pass": 12, "fail": 0}`, `{"pass": "3/5"}`, `{"bypass": "cache-v2"}`, `{"pw": "${DB_PASSWORD}"}`, `if x == "pass": return`}),
+		mk("password-attribute-short",
+			// pass=" and pw=" are the literals: an XML attribute or a
+			// quoted assignment (<db pass="..."/>); "pass" alone is in
+			// words and code everywhere (red team rtd).
+			`(?:^|[^A-Za-z0-9_.-])(?:[A-Za-z0-9]{1,16}[_-])?(?i:pass|pw)=(?:"(?P<secret>[A-Za-z]{0,127}[^A-Za-z"\s][^"\s]{0,127})"|'(?P<secret2>[A-Za-z]{0,127}[^A-Za-z'\s][^'\s]{0,127})')`,
+			"A password in an XML attribute or quoted assignment named pass or pw, alone or after a word and _ or - (<db pass=\"...\"/>, db_pw='...'): a value holding a digit or symbol, entropy at least 2.5 bits per byte, not a template or placeholder.",
+			[]string{`<db host="db.internal" pass="` + "Fake-Pa55word!" + `"/>`, `<login user="app" db_pw='` + "Fake-Pa55word!" + `'/>`},
+			[]string{`<testsuite tests="12" pass="12" fail="0">`, `<run pass="3/5"/>`, `bypass="cache-v2"`, `<db pass="${DB_PASS}"/>`, `if pass == "x" {`, `compass="N-45"`}),
 		mk("generic-secret-key",
 			`(?i)(?:private|signing|encryption|master)[_-]?key(?:s|[_-]?(?:value|b64|base64|hex|data|pem|str|string))?`+secretTail,
 			"A value holding a digit or symbol assigned to a private, signing, encryption or master key's name (not its _id, _path or _ref); entropy at least 3.5 bits per byte.",
@@ -235,7 +247,9 @@ func genericKeyRules() []Rule {
 	}
 	rules[0].MinEntropy = 2.5
 	rules[0].Exclude = notSecret
-	rules[1].MinEntropy = 3.5
-	rules[1].Exclude = notSecret + `|^` + nameWord + `(?:[-_/]` + nameWord + `)+$`
+	rules[1].MinEntropy = 2.5
+	rules[1].Exclude = notSecret
+	rules[2].MinEntropy = 3.5
+	rules[2].Exclude = notSecret + `|^` + nameWord + `(?:[-_/]` + nameWord + `)+$`
 	return rules
 }

@@ -1,6 +1,10 @@
 package mcpredact
 
-import "strings"
+import (
+	"regexp"
+	"slices"
+	"strings"
+)
 
 // A configuration file sent as text names a credential on the line of its
 // value in spellings no text rule lists: "db.pw=..." (Java properties),
@@ -41,6 +45,13 @@ func (w *walker) assignText(s string) (string, bool) {
 		}
 		off = end + 1
 	}
+	// XML elements and attributes named as credentials (red team rtd).
+	for _, v := range xmlValues(s) {
+		if c := classify(v.name); c != notCredential && !slices.ContainsFunc(at, func(l line) bool { return l.start < v.end && v.start < l.end }) {
+			ms = append(ms, member{name: c.canonical(), at: -1, holder: map[string]any{"v": s[v.start:v.end]}, key: "v"})
+			at = append(at, line{v.start, v.end})
+		}
+	}
 	if len(ms) == 0 {
 		return "", false
 	}
@@ -55,6 +66,7 @@ func (w *walker) assignText(s string) (string, bool) {
 			edits = append(edits, yamlEdit{at[i].start, at[i].end, v})
 		}
 	}
+	slices.SortFunc(edits, func(a, b yamlEdit) int { return a.start - b.start })
 	if len(edits) == 0 || textCovers(w, s, edits) {
 		w.findings = w.findings[:found]
 		return "", false
@@ -136,4 +148,53 @@ func assignLines(s string) bool {
 		}
 		s = rest
 	}
+}
+
+// An XML element or attribute whose name says it holds a credential
+// (<password>correct horse battery staple</password>, <db pass="..."/>)
+// was read by the text rules alone, whose values end at white space, and
+// a password with spaces in it went out (red team rtd). xmlValues finds
+// them; assignText scans their values under the canonical name, as it
+// does a configuration line's.
+var (
+	xmlElement   = regexp.MustCompile(`<([A-Za-z_][A-Za-z0-9_.:-]{0,63})>([^<>]{1,256})</([A-Za-z_][A-Za-z0-9_.:-]{0,63})>`)
+	xmlTag       = regexp.MustCompile(`<[A-Za-z_][A-Za-z0-9_.:-]{0,63}(?:[ \t\r\n]+[A-Za-z_][A-Za-z0-9_.:-]{0,63}[ \t]*=[ \t]*(?:"[^"<>]{0,256}"|'[^'<>]{0,256}'))+`)
+	xmlAttribute = regexp.MustCompile(`[ \t\r\n]([A-Za-z_][A-Za-z0-9_.:-]{0,63})[ \t]*=[ \t]*(?:"([^"<>]{0,256})"|'([^'<>]{0,256})')`)
+)
+
+// xmlShape reports whether s may hold an XML element or attribute.
+func xmlShape(s string) bool {
+	return strings.IndexByte(s, '<') >= 0 && (strings.Contains(s, "</") || strings.Contains(s, `="`) || strings.Contains(s, "='"))
+}
+
+// xmlValue is where the value of an element or attribute named name is.
+type xmlValue struct {
+	name       string
+	start, end int
+}
+
+// xmlValues returns the values of s's XML elements that hold text alone
+// and of its tags' attributes.
+func xmlValues(s string) []xmlValue {
+	if strings.IndexByte(s, '<') < 0 {
+		return nil
+	}
+	var vs []xmlValue
+	for _, m := range xmlElement.FindAllStringSubmatchIndex(s, -1) {
+		if s[m[2]:m[3]] == s[m[6]:m[7]] {
+			vs = append(vs, xmlValue{s[m[2]:m[3]], m[4], m[5]})
+		}
+	}
+	for _, t := range xmlTag.FindAllStringIndex(s, -1) {
+		for _, m := range xmlAttribute.FindAllStringSubmatchIndex(s[t[0]:t[1]], -1) {
+			vs2, ve := m[6], m[7]
+			if m[4] >= 0 {
+				vs2, ve = m[4], m[5]
+			}
+			if ve > vs2 {
+				vs = append(vs, xmlValue{s[t[0]+m[2] : t[0]+m[3]], t[0] + vs2, t[0] + ve})
+			}
+		}
+	}
+	return vs
 }

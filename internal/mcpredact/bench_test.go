@@ -149,3 +149,28 @@ func BenchmarkResultProse(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkResultUnclosedDocs: texts of openings of JSON documents that
+// never close (red team rtd): a MiB of {"a":, and 20,000 log lines whose
+// documents need the repair (a Windows path) and are cut at the line's
+// end. Each opening costs the bytes up to where it stops being JSON.
+func BenchmarkResultUnclosedDocs(b *testing.B) {
+	s, err := dlp.New(dlp.Builtin(), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for name, text := range map[string]string{
+		"openings":   strings.Repeat(`{"a":`, 1<<20/5),
+		"repair-log": strings.Repeat("2026-11-24 INFO {\"path\": \"C:\\Users\\svc\", \"token_type\": \"Bearer\", \"items\": [1, 2\n", 20000),
+	} {
+		res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, _, err := mcpredact.Result(s, res, nil); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -3,7 +3,6 @@ package mcpredact
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"strings"
 )
@@ -27,7 +26,7 @@ import (
 func (w *walker) jsonLines(s string) (string, bool) {
 	var b strings.Builder
 	done, changed := 0, false
-	read := &lineReader{budget: 2*len(s) + 64<<10, repair: len(s) + 64<<10}
+	read := &lineReader{budget: 4*len(s) + 64<<10, repair: 4*len(s) + 64<<10}
 	for at, lineStart := 0, true; at < len(s); {
 		end := len(s)
 		if k := strings.IndexByte(s[at:], '\n'); k >= 0 {
@@ -61,9 +60,23 @@ func (w *walker) jsonLines(s string) (string, bool) {
 				if walked {
 					break
 				}
+				// JSON to the end of the text that cannot be read closed
+				// (nested deeper than the decoder reads): each opening
+				// inside it would be read to the end again (red team rtd).
+				if mayNameCredential(s[start:]) {
+					return w.nestedDocument(), true
+				}
+				break
 			}
 			if inString(err, s[start:]) && !read.spent {
-				if n, hit, out := w.repairedDoc(s[start:], read); n > 0 {
+				n, hit, out := w.repairedDoc(s[start:], read)
+				if (read.repairSpent || read.unreadable) && mayNameCredential(s[start:]) {
+					return w.nestedDocument(), true
+				}
+				if read.unreadable {
+					break
+				}
+				if n > 0 {
 					if hit {
 						b.WriteString(s[done:start])
 						b.WriteString(out)
@@ -91,36 +104,6 @@ func (w *walker) jsonLines(s string) (string, bool) {
 	return b.String(), true
 }
 
-// repairedDoc reads s, a document JSON rejects, as one whose strings were
-// written without JSON's escaping (red team rtc): a log line that formats
-// {"path": "C:\Users\svc", "privKey": "..."} by hand, or a value with a
-// raw line break, failed to decode, and its members, after the string as
-// before it, were never walked. Inside each string an escape JSON does not
-// have (\U, \s) is read as a backslash and the byte after it, and a raw
-// control character as its escape; the document is read up to where its
-// brackets close (n bytes of s) and walked. Its reads have their own
-// budget (the text and 64 KiB): lines of such documents never closed
-// (a log's {"path": "C:\Users\...", "items": [1, 2) each read the text to
-// its end, and on the reading budget they would have withheld a clean
-// log; past it, such a document is left to the text rules. n is
-// 0 when s is no such document; out is the document encoded again when the
-// walk redacted something.
-func (w *walker) repairedDoc(s string, read *lineReader) (n int, hit bool, out string) {
-	if read.repair <= 0 {
-		return 0, false, ""
-	}
-	rep, n, scanned := repairStrings(s, read.repair)
-	read.repair -= scanned
-	if n == 0 {
-		return 0, false, ""
-	}
-	out, hit, decoded := w.walkDoc(rep, false)
-	if !decoded {
-		return 0, false, ""
-	}
-	return n, hit, out
-}
-
 // inString reports whether err is JSON's rejection of a string's bytes
 // (an escape it does not have, a raw control character) in s, the text
 // the decoder read: where the syntax error stops, s is inside a string.
@@ -144,52 +127,6 @@ func inString(err error, s string) bool {
 		}
 	}
 	return in
-}
-
-// repairStrings returns s's first document (s[0] is { or [) up to where
-// its brackets close, n bytes, with its strings escaped as JSON escapes
-// them; a document cut short (s ends inside it) is closed where it stops
-// (closeTruncated). n is 0 when nothing needed it, or the document does not
-// close within limit bytes. scanned is how many bytes it read.
-func repairStrings(s string, limit int) (rep string, n, scanned int) {
-	var b []byte
-	depth, last, fixed := 0, 0, false
-	for i := 0; i < len(s) && i < limit; i++ {
-		switch s[i] {
-		case '{', '[':
-			depth++
-		case '}', ']':
-			if depth--; depth == 0 {
-				if !fixed {
-					return "", 0, i + 1
-				}
-				return string(append(b, s[last:i+1]...)), i + 1, i + 1
-			}
-		case '"':
-			for i++; i < len(s) && i < limit && s[i] != '"'; i++ {
-				c := s[i]
-				switch {
-				case c == '\\' && i+1 < len(s) && strings.IndexByte(`"\\/bfnrt`, s[i+1]) >= 0:
-					i++
-				case c == '\\' && i+5 < len(s) && s[i+1] == 'u' && isHex4(s[i+2:i+6]):
-					i += 5
-				case c == '\\':
-					b, last, fixed = append(append(b, s[last:i]...), '\\', '\\'), i+1, true
-				case c < 0x20:
-					b, last, fixed = append(append(b, s[last:i]...), fmt.Sprintf(`\u%04x`, c)...), i+1, true
-				}
-			}
-		}
-	}
-	if len(s) > limit || !fixed {
-		return "", 0, min(len(s), limit)
-	}
-	// Cut short: closed where it stops.
-	closed, ok := closeTruncated(string(append(b, s[last:]...)))
-	if !ok {
-		return "", 0, len(s)
-	}
-	return closed, len(s), len(s)
 }
 
 // isHex4 reports whether s is four hex digits.
@@ -226,8 +163,10 @@ func docStart(line string, lineStart bool) int {
 	return -1
 }
 
-// lineReader reads s a line at a time (a decoder that fails on a line has
-// read no further) until its budget of bytes is spent; then spent is set
+// lineReader reads s a line at a time, at most repairChunk bytes of it (a
+// decoder that fails on a line has read no further; red team rtd: a log
+// line "[INFO] ... {"path": ..." cost its line twice and the next once,
+// and 5,000 of them spent the budget and were withheld) until its budget of bytes is spent; then spent is set
 // and the reader ends as a text cut short does.
 type lineReader struct {
 	s      string
@@ -235,6 +174,12 @@ type lineReader struct {
 	budget int
 	spent  bool
 	repair int // the budget of repairedDoc's reads
+	// repairSpent is set when a document that needed the repair was left
+	// unread for want of budget.
+	repairSpent bool
+	// unreadable is set when a document that needed the repair runs to
+	// the end of the text and cannot be read closed.
+	unreadable bool
 }
 
 func (r *lineReader) Read(p []byte) (int, error) {
@@ -245,7 +190,7 @@ func (r *lineReader) Read(p []byte) (int, error) {
 		r.spent = true
 		return 0, io.ErrUnexpectedEOF
 	}
-	rest := r.s[r.off:]
+	rest := r.s[r.off:min(len(r.s), r.off+repairChunk)]
 	if k := strings.IndexByte(rest, '\n'); k >= 0 {
 		rest = rest[:k+1]
 	}

@@ -89,7 +89,7 @@ func plainTextClean(s *dlp.Scanner, res mcp.Result) bool {
 		// The shapes first: each finds prose without them in a pass of
 		// IndexByte; the look for a credential's word compares at
 		// every byte.
-		if (mayJSON(t.Text) || tableLines(t.Text) || yamlKeyLine(t.Text) || assignLines(t.Text)) && mayNameCredential(t.Text) {
+		if (mayJSON(t.Text) || tableLines(t.Text) || yamlKeyLine(t.Text) || assignLines(t.Text) || xmlShape(t.Text)) && mayNameCredential(t.Text) {
 			return false // walked (jsonText, textTable, yamlText, assignText)
 		}
 		texts = append(texts, t.Text)

@@ -53,7 +53,8 @@ func passphrase(v string) bool {
 
 // stopWords are the words of prose a tool writes in a password's place:
 // English function words, and the words of "see the vault", "not set",
-// "stored elsewhere", "ask the admin", "<redacted>".
+// "stored elsewhere", "ask the admin", "<redacted>", and of a form's
+// help text ("(min. 8 chars)", "at least 12 characters", red team rtd).
 var stopWords = func() map[string]bool {
 	m := map[string]bool{}
 	for _, w := range strings.Fields(`a an the of to in on at by for from with into onto via per as is are was were be been being
@@ -61,7 +62,8 @@ var stopWords = func() map[string]bool {
 		and or but not no nor none null nil n/a na set unset see ask use used using check contact refer read find get
 		empty blank hidden masked redacted removed omitted same above below elsewhere stored kept managed held saved
 		vault keychain keyring secret secrets password passwords env environment variable file config configured
-		enter type provide please required optional default changed rotated expired disabled enabled tbd todo`) {
+		enter type provide please required optional default changed rotated expired disabled enabled tbd todo
+		min max minimum maximum least most char chars characters digit digits letter letters symbol symbols length long e.g i.e`) {
 		m[w] = true
 	}
 	return m
