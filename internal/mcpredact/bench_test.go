@@ -160,8 +160,9 @@ func BenchmarkResultUnclosedDocs(b *testing.B) {
 		b.Fatal(err)
 	}
 	for name, text := range map[string]string{
-		"openings":   strings.Repeat(`{"a":`, 1<<20/5),
-		"repair-log": strings.Repeat("2026-11-24 INFO {\"path\": \"C:\\Users\\svc\", \"token_type\": \"Bearer\", \"items\": [1, 2\n", 20000),
+		"openings":       strings.Repeat(`{"a":`, 1<<20/5),
+		"broken-strings": strings.Repeat(`{"a": "\q`, 30000) + "\n",
+		"repair-log":     strings.Repeat("2026-11-24 INFO {\"path\": \"C:\\Users\\svc\", \"token_type\": \"Bearer\", \"items\": [1, 2\n", 20000),
 	} {
 		res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}
 		b.Run(name, func(b *testing.B) {

@@ -3,7 +3,6 @@ package mcpredact_test
 import (
 	"strings"
 	"testing"
-	"time"
 )
 
 // Red team rtc: documents in a text that JSON rejects for a string's bytes
@@ -44,7 +43,9 @@ func TestRedTeamRTC_DocumentsInText(t *testing.T) {
 }
 
 // Near misses: such documents without a secret, code that writes JSON in
-// its strings and lines of broken strings pass unchanged, in linear time.
+// its strings and lines of broken strings pass unchanged. Their cost is
+// measured by BenchmarkResultUnclosedDocs and BenchmarkResultOpenBrackets,
+// not timed here.
 func TestRedTeamRTC_DocumentsInTextNearMisses(t *testing.T) {
 	broken := strings.Repeat(`{"a": "\q`, 30000) + "\n"
 	for _, doc := range []string{
@@ -57,19 +58,14 @@ func TestRedTeamRTC_DocumentsInTextNearMisses(t *testing.T) {
 		strings.Repeat("{\"path\": \"C:\\Users\\svc\", \"token_type\": \"Bearer\", \"items\": [1, 2\n", 5000),
 		strings.Repeat("2026 {\"path\": \"C:\\Users\\svc\", \"token_type\": \"Bearer\" x\n", 5000),
 	} {
-		t0 := time.Now()
 		if got, n := rtqText(t, doc); got != doc || n != 0 {
 			t.Errorf("changed (%d findings):\n%.300q\n->\n%.300q", n, doc, got)
 		}
-		if d := time.Since(t0); d > 2*time.Second {
-			t.Errorf("%.60q: %v", doc, d)
-		}
 	}
 	// A line of broken strings past the budget with a credential named
-	// after it is withheld (fail closed), in linear time.
-	t0 := time.Now()
+	// after it is withheld (fail closed).
 	got, _ := rtqText(t, broken+`{"privKey": "`+rtmToken+`"}`)
-	if strings.Contains(got, rtmToken) || time.Since(t0) > 2*time.Second {
-		t.Errorf("broken strings then a key: %v %.100q", time.Since(t0), got)
+	if strings.Contains(got, rtmToken) {
+		t.Errorf("broken strings then a key: %.100q", got)
 	}
 }
