@@ -86,6 +86,16 @@ func (w *walker) jsonLines(s string) (string, bool) {
 					continue
 				}
 			}
+			if n, out, hit := w.cutDoc(s[start:], err, read); hit {
+				b.WriteString(s[done:start])
+				b.WriteString(out)
+				done, changed = start+n, true
+				at, lineStart = start+n, false
+				continue
+			}
+			if read.spent && mayNameCredential(s[start:]) {
+				return w.nestedDocument(), true
+			}
 			at, lineStart = start+1, false
 			continue
 		}
@@ -200,16 +210,59 @@ func (r *lineReader) Read(p []byte) (int, error) {
 	return n, nil
 }
 
+// cutDoc reads a document cut short inside a text: s starts with a
+// document the decoder read as JSON up to its syntax error err, where
+// something else follows ("{"privKey": "...", "items": [1, 2" and the
+// next line; red team rtd: only a document cut at the text's end was
+// read closed, and one cut in the middle went out with its secret). What
+// came before the error is walked closed (truncatedDoc) when it may name
+// a credential; n is how much of s the redacted out replaces. The bytes
+// are charged to read's budget: past it, read.spent is set and nothing
+// is walked.
+func (w *walker) cutDoc(s string, err error, read *lineReader) (n int, out string, hit bool) {
+	var se *json.SyntaxError
+	if !errors.As(err, &se) || se.Offset <= 1 || se.Offset > int64(len(s)) {
+		return 0, "", false
+	}
+	// Offset counts the byte the decoder stopped at; without it, the
+	// prefix is what JSON accepted.
+	for _, k := range []int{int(se.Offset) - 1, int(se.Offset)} {
+		if read.budget < 2*k {
+			read.spent = true
+			return 0, "", false
+		}
+		read.budget -= 2 * k
+		if !mayNameCredential(s[:k]) {
+			return 0, "", false
+		}
+		if out, used, hit, walked := w.truncatedDocN(s[:k]); walked {
+			// What the closed document does not hold stays: the white
+			// space before what stopped the decoder, and a word the
+			// decoder began to read as a literal (the "n" of a next line
+			// "next").
+			return used, out, hit
+		}
+	}
+	return 0, "", false
+}
+
 // truncatedDoc walks s, a document cut short, closed (closeTruncated),
 // and returns it encoded again when the walk redacted something; walked
 // is false when s could not be closed into a document.
 func (w *walker) truncatedDoc(s string) (out string, hit, walked bool) {
-	closed, ok := closeTruncated(s)
+	out, _, hit, walked = w.truncatedDocN(s)
+	return out, hit, walked
+}
+
+// truncatedDocN is truncatedDoc that also says how much of s the closed
+// document holds (a number or literal cut at its end is left out).
+func (w *walker) truncatedDocN(s string) (out string, used int, hit, walked bool) {
+	closed, used, ok := closeTruncatedN(s)
 	if !ok {
-		return "", false, false
+		return "", 0, false, false
 	}
 	out, hit, walked = w.walkDoc(closed, false)
-	return out, hit, walked
+	return out, used, hit, walked
 }
 
 // closeTruncated closes s, a JSON document cut short: a string cut inside
@@ -219,6 +272,13 @@ func (w *walker) truncatedDoc(s string) (out string, hit, walked bool) {
 // document (a bracket closes one of the other kind, or the document ends
 // before s does).
 func closeTruncated(s string) (string, bool) {
+	closed, _, ok := closeTruncatedN(s)
+	return closed, ok
+}
+
+// closeTruncatedN is closeTruncated that also returns how much of s the
+// closed document holds.
+func closeTruncatedN(s string) (closed string, used int, ok bool) {
 	var open []byte // the closing brackets of the containers still open
 	name := false   // in an object, the next string is a member's name
 	good, goodDepth := 0, 0
@@ -231,7 +291,7 @@ func closeTruncated(s string) (string, bool) {
 			good, goodDepth = i, len(open)
 		case '}', ']':
 			if len(open) < 2 || open[len(open)-1] != c {
-				return "", false
+				return "", 0, false
 			}
 			open = open[:len(open)-1]
 			name = false
@@ -244,7 +304,7 @@ func closeTruncated(s string) (string, bool) {
 				if name && len(open) > 0 && open[len(open)-1] == '}' {
 					closed += ":null"
 				}
-				return closeAll(closed, open), true
+				return closeAll(closed, open), len(s), true
 			}
 			if !(name && len(open) > 0 && open[len(open)-1] == '}') {
 				good, goodDepth = j, len(open)
@@ -262,13 +322,13 @@ func closeTruncated(s string) (string, bool) {
 				j++
 			}
 			if j == len(s) {
-				return closeAll(s[:good], open[:goodDepth]), true
+				return closeAll(s[:good], open[:goodDepth]), good, true
 			}
 			i = j
 			good, goodDepth = i, len(open)
 		}
 	}
-	return closeAll(s[:good], open[:goodDepth]), good > 0
+	return closeAll(s[:good], open[:goodDepth]), good, good > 0
 }
 
 // stringEnd is the index after the closing quote of the JSON string that

@@ -3,7 +3,6 @@ package mcpredact_test
 import (
 	"strings"
 	"testing"
-	"time"
 )
 
 // rtdHex is a fake 64-hex private key; rtdB64 a fake base64 one.
@@ -61,27 +60,62 @@ func TestRedTeamRTD_RepairBudgetNearMisses(t *testing.T) {
 		"closed ones":  strings.Repeat("{\"path\": \"C:\\Users\\svc\", \"token_type\": \"Bearer\"}\n", 5000),
 		"braces, logs": strings.Repeat("[INFO] {user: 7} token refresh {\"ok\": true} [a][b] {\"path\": \"C:\\tmp\"\n", 5000),
 	} {
-		t0 := time.Now()
 		if got, n := rtqText(t, doc); got != doc || n != 0 {
 			t.Errorf("%s: changed (%d findings):\n%.200q\n->\n%.200q", name, n, doc[max(0, len(doc)-200):], got[max(0, len(got)-200):])
-		}
-		if d := time.Since(t0); d > 5*time.Second {
-			t.Errorf("%s: %v", name, d)
 		}
 	}
 	// Openings nested deeper than the decoder reads, never closed, are
 	// read once: the text is withheld when it may name a credential
-	// (what is inside could not be read), fast.
+	// (what is inside could not be read); BenchmarkResultUnclosedDocs
+	// measures the cost.
 	for name, doc := range map[string]string{
 		"openings":    strings.Repeat("{\"a\":\n", 1<<20/6) + `{"token_type": "Bearer"}`,
 		"bad escapes": strings.Repeat("{\"a\": \"\\q\", \"b\": {\"c\": \"\\d+\", \"token_type\": [\n", 5000),
 	} {
-		t0 := time.Now()
 		if got, _ := rtqText(t, doc); got != "[REDACTED:nested-document]" {
 			t.Errorf("%s: not withheld: %.100q", name, got)
 		}
-		if d := time.Since(t0); d > 5*time.Second {
-			t.Errorf("%s: %v", name, d)
+	}
+}
+
+// A document cut short in the middle of a text, where something else
+// follows (a tool's output truncated per line, a log line cut at so many
+// bytes), went out with its secret: only one cut at the text's end was
+// read closed (found by red team rtd, fixed after it).
+func TestRedTeamRTD_CutInTheMiddle(t *testing.T) {
+	head := `{"host": "db", "privKey": "` + rtdHex + `"`
+	for name, text := range map[string]string{
+		"array cut":    head + `, "items": [1, 2` + "\nnext line\n",
+		"then a doc":   head + `, "items": [1, 2` + "\n{\"ok\": true} next\n",
+		"no brace":     head + "\nnext\n",
+		"in a log":     "INFO " + head + `, "items": [1, 2 and more text` + "\n",
+		"literal cut":  head + `, "x": tru` + "\nnext line\n",
+		"wrong closer": head + `, "items": [1}` + "\nnext\n",
+		"crlf":         head + `, "n": {"a": 1` + "\r\nnext\r\n",
+		"b64 signing":  `{"signingKey": "` + rtdB64 + `", "n": [` + "\n-- cut --\n",
+		"pw cut":       `{"user": "app", "pw": "` + rtmPassword + `", "opts": {"a": ` + "\nmore\n",
+		"nested cut":   `{"a": {"b": {"privKey": "` + rtdHex + `", "c": [` + "\nnext\n",
+		"after a doc":  `{"ok": 1} ` + head + `, "items": [1` + "\nnext\n",
+	} {
+		got, n := rtqText(t, text)
+		if n == 0 || strings.Contains(got, rtdHex) || strings.Contains(got, rtdB64) || strings.Contains(got, rtmPassword) {
+			t.Errorf("%s: a secret reached the client: %q", name, got)
+		}
+		if !strings.Contains(got, "next") && !strings.Contains(got, "more") && !strings.Contains(got, "cut --") {
+			t.Errorf("%s: the text after the document was lost: %q", name, got)
+		}
+	}
+	// Near misses: such documents with no credential, and code, pass
+	// unchanged.
+	for _, text := range []string{
+		`{"host": "db", "items": [1, 2` + "\nnext line\n",
+		`{"token_type": "Bearer", "expires_in": 3600, "scope": [` + "\nnext\n",
+		"func main() {\n\tpassword := os.Getenv(\"PW\")\n}\n",
+		`[INFO] {"password_policy": {"min": 12` + " and more\n",
+		"if (x) {\n  token = refresh();\n}\n",
+	} {
+		if got, n := rtqText(t, text); got != text || n != 0 {
+			t.Errorf("changed (%d findings): %q -> %q", n, text, got)
 		}
 	}
 }
