@@ -62,6 +62,16 @@ const k8sBlockKey = `[ \t]{0,4}(?:[&!][^\s#]{1,64}[ \t]{0,4})?(?:#[^\n]*)?\r?\n`
 // style, on one line or over several: "data: {password: cGFzcw==}".
 const k8sFlow = `[ \t]{0,4}(?:[&!][^\s#]{1,64}[ \t]{0,4})?\{(?P<secret2>[^{}]*)(?:\}|$)`
 
+// The regexes of the rules that read a Secret's YAML data block. Each is
+// also run by a line reader of its own (k8snative.go), which finds exactly
+// what the regex finds, in a pass over the lines instead of on the regexp
+// package's NFA.
+const (
+	k8sKindFirst  = `kind:[ \t]{0,4}["']?Secret["']?[ \t]{0,4}(?:#[^\n]*)?\r?\n` + k8sSameDoc + `{0,16}?[ \t-]{0,16}(?:data|stringData):(?:` + k8sBlockKey + `(?P<secret>` + k8sBlock + `)|` + k8sFlow + `)`
+	k8sStringData = `stringData:(?:` + k8sBlockKey + `(?P<secret>` + k8sBlock + `)|` + k8sFlow + `)`
+	k8sDataFirst  = `data:[ \t]{0,4}\r?\n(?P<secret>` + k8sEntries + `)` + k8sSameItem + `{0,8}?[ \t-]{0,16}kind:[ \t]{0,4}["']?Secret\b`
+)
+
 // notSecret is the Exclude of the generic rules: what a value that holds no
 // secret looks like. Templates and references (${VAR}, $(cmd), {{ var }},
 // $VAR, %VAR%, #{var}, <placeholder>), URLs, paths, "/"-separated resource
@@ -110,7 +120,7 @@ func configRules() []Rule {
 			// The lines of a data block (k8sBlock), any number, values of
 			// any length (a TLS key is kilobytes of base64), or its flow
 			// form (k8sFlow).
-			`kind:[ \t]{0,4}["']?Secret["']?[ \t]{0,4}(?:#[^\n]*)?\r?\n`+k8sSameDoc+`{0,16}?[ \t-]{0,16}(?:data|stringData):(?:`+k8sBlockKey+`(?P<secret>`+k8sBlock+`)|`+k8sFlow+`)`,
+			k8sKindFirst,
 			"data and stringData values of a Kubernetes Secret manifest written kind first, in YAML (every entry, any length; blank lines, comments, quoted keys, multi-line values and the flow style too).",
 			[]string{"apiVersion: v1\nkind: Secret\nmetadata:\n  name: db\ntype: Opaque\ndata:\n  password: " + "RmFrZS1QYTU1d29yZA==" + "\n  user: YXBw\n",
 				"kind: Secret\nstringData:\n  token: " + b64(40) + "\n",
@@ -123,7 +133,7 @@ func configRules() []Rule {
 			// before or after it, a kind after it or in a message sent long
 			// before (red team rts). Starts with its literal, as the rules
 			// around it do.
-			`stringData:(?:`+k8sBlockKey+`(?P<secret>`+k8sBlock+`)|`+k8sFlow+`)`,
+			k8sStringData,
 			"stringData values of a Kubernetes Secret manifest in YAML, with or without its kind in view (every entry, any length, as kubernetes-secret-data reads them).",
 			[]string{"apiVersion: v1\nstringData:\n  password: hunter2-but-longer\n  user: app\nkind: Secret\n",
 				"- stringData:\n    token: " + b64(40) + "\n", "stringData:\n  config.yaml: |\n    token " + b64(40) + "\n"},
@@ -146,7 +156,7 @@ func configRules() []Rule {
 			// whole text (the match starts before the kind that makes it a
 			// Secret, at any distance) stays fast; "metadata:" is told apart
 			// by its entries (Exclude).
-			`data:[ \t]{0,4}\r?\n(?P<secret>`+k8sEntries+`)`+k8sSameItem+`{0,8}?[ \t-]{0,16}kind:[ \t]{0,4}["']?Secret\b`,
+			k8sDataFirst,
 			"data values of a Kubernetes Secret as kubectl -o yaml prints it, data before kind (lists too), every entry, any length.",
 			[]string{"apiVersion: v1\ndata:\n  creds: " + b64(28) + "\nkind: Secret\nmetadata:\n  name: db\n",
 				"items:\n- apiVersion: v1\n  data:\n    creds: " + b64(28) + "\n  kind: Secret\n"},

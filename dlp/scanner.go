@@ -37,6 +37,7 @@ const maxStarts = 64
 type rule struct {
 	name       string
 	re         *regexp.Regexp
+	native     nativeFind // the regex's reader (k8snative.go), or nil
 	secret     []int // submatch indices of groups named secret*
 	setting    int   // submatch index of the group named secret0, or 0
 	minEntropy float64
@@ -173,6 +174,7 @@ func compileRule(p Pattern, o Options) (rule, []lit, error) {
 		return r, nil, ErrEmptyMatch
 	}
 	r.re = re
+	r.native = natives[p.Regex]
 	for i, name := range re.SubexpNames() {
 		if strings.HasPrefix(name, "secret") {
 			r.secret = append(r.secret, i)
