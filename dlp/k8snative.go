@@ -488,7 +488,7 @@ func dataFirstFind(text string, budget int, dst [][]int) ([][]int, bool) {
 	// starts holds the start of each line from the first entry on: the
 	// entries', then up to 9 more; the line at starts[c] has a line break
 	// at its end when starts[c+1] is known.
-	var starts []int
+	var starts, next, kinds []int
 	return r.findAll("data:", budget, dst, func(p int) []int {
 		s := r.dataHead(p, true)
 		if s < 0 {
@@ -517,18 +517,24 @@ func dataFirstFind(text string, budget int, dst [][]int) ([][]int, bool) {
 				starts = append(starts, e+1)
 			}
 		}
-		for e := n; e >= 1; e-- {
-			for c := e; c <= e+8 && c < len(starts); c++ {
-				r.work++
-				if end := r.listedKind(starts[c]); end >= 0 {
-					return []int{p, end, s, starts[e]}
-				}
-				if c+1 >= len(starts) || !r.sameItem(starts[c]) {
-					break
-				}
+		// next[c]: the first line from c on that is a kind line, through
+		// k8sSameItem lines only (-1: none), and kinds[c] where its match
+		// ends; each line is read once.
+		next = append(next[:0], make([]int, len(starts))...)
+		kinds = append(kinds[:0], make([]int, len(starts))...)
+		for c := len(starts) - 1; c >= 1; c-- {
+			r.work++
+			next[c], kinds[c] = -1, r.listedKind(starts[c])
+			switch {
+			case kinds[c] >= 0:
+				next[c] = c
+			case c+1 < len(starts) && r.sameItem(starts[c]):
+				next[c] = next[c+1]
 			}
-			if r.work > budget {
-				return nil
+		}
+		for e := n; e >= 1; e-- {
+			if c := next[e]; c >= 0 && c-e <= 8 {
+				return []int{p, kinds[c], s, starts[e]}
 			}
 		}
 		return nil
