@@ -29,7 +29,7 @@ const k8sSameItem = `(?:[ \t\r]*(?:[^-\s][^\n]*)?\n)`
 // entries of an object's metadata ("metadata:" ends in "data:").
 const k8sMetadata = `^[ \t]+(?:name|namespace|labels|annotations|uid|resourceVersion|creationTimestamp|generation|managedFields|ownerReferences|finalizers|generateName|selfLink|deletionTimestamp):`
 
-const k8sEntries = `(?:[ \t]{1,16}[A-Za-z0-9._-]{1,253}:[ \t]{0,4}[^\n]*(?:\r?\n|$))+`
+const k8sEntries = `(?:(?:` + k8sForeign + `\n)*[ \t]{1,16}[A-Za-z0-9._-]{1,253}:[ \t]{0,4}[^\n]*(?:\r?\n|$))+`
 
 // k8sBlock matches the lines of a Secret's YAML data block as people and
 // templates write it, not only as kubectl prints it: every indented line
@@ -42,7 +42,21 @@ const k8sEntries = `(?:[ \t]{1,16}[A-Za-z0-9._-]{1,253}:[ \t]{0,4}[^\n]*(?:\r?\n
 // that a stream cut there still has the block open at its end (red team
 // rtw: the entries after a blank line, a comment or a block scalar's first
 // line went out in the clear).
-const k8sBlock = k8sSep + `*` + k8sLine + `(?:\n` + k8sSep + `*` + k8sLine + `)*(?:\n` + k8sSep + `*|$)`
+const k8sBlock = k8sSepF + `*` + k8sLine + `(?:\n` + k8sSepF + `*` + k8sLine + `)*(?:\n` + k8sSep + `*|$)`
+
+// k8sForeign is a line of a command's stderr at column 0 (without its
+// line break) that a tool's output may carry between two lines of a
+// manifest it streams: a klog header (W1124 22:33:44.123456 ...), a date
+// or a time, a log level (Warning: ..., error: ..., [WARNING], INFO ...) or
+// logfmt (level=, time="). Such a line between two entries of a data block,
+// or before its first, does not end it (red team rtp: the entries after it
+// went out in the clear); after its last, it is not the block's. No field
+// of a Secret has such a name, and a document marker, a list item, a key
+// of the object (type: Opaque) and prose do end the block.
+const k8sForeign = `(?:[IWEF][0-9]{4}[ \t]|[0-9]{4}-[0-9]{2}-[0-9]{2}|[0-9]{2}:[0-9]{2}:[0-9]{2}|\[?(?i:warning|error|warn|info|debug|fatal)[: \t\]]|level=|time=")[^\n]*`
+
+// k8sSepF is a k8sSep or a k8sForeign line.
+const k8sSepF = `(?:` + k8sSep + `|` + k8sForeign + `\n)`
 
 // k8sLine is a line of a data block: indented, not a comment, not the
 // start of the next object in a list ("- apiVersion: v1", "- kind:

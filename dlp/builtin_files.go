@@ -31,7 +31,7 @@ const b64Quanta = `(?:[A-Za-z0-9+/]{4}){2,}(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3
 
 // k8sDataBase64 is the regex of kubernetes-data-base64 (also run by a line
 // reader of its own, k8snative.go).
-const k8sDataBase64 = `data:\r?\n(?P<secret>(?:[ \t]{1,16}[A-Za-z0-9._-]{1,253}:[ \t]{0,4}` + b64Quanta + `[ \t]*(?:\r?\n|$))+)`
+const k8sDataBase64 = `data:\r?\n(?P<secret>(?:(?:` + k8sForeign + `\n)*[ \t]{1,16}[A-Za-z0-9._-]{1,253}:[ \t]{0,4}` + b64Quanta + `[ \t]*(?:\r?\n|$))+)`
 
 func fileRules() []Rule {
 	b62 := func(n int) string { return fill(fakeAlnum, n) }

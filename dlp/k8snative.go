@@ -141,7 +141,7 @@ func (r *k8sReader) line(q int) (int, bool) {
 
 // block returns the end of the k8sBlock that starts at p, or -1.
 func (r *k8sReader) block(p int) int {
-	q := r.seps(p)
+	q := r.seps(p, true)
 	e, ok := r.line(q)
 	if !ok {
 		return -1
@@ -150,23 +150,67 @@ func (r *k8sReader) block(p int) int {
 		if e == len(r.text) {
 			return e // $
 		}
-		q = r.seps(e + 1)
-		if e, ok = r.line(q); !ok {
-			return q // \n k8sSep*
+		q = r.seps(e+1, true)
+		next, ok := r.line(q)
+		if !ok {
+			return r.seps(e+1, false) // \n k8sSep*
 		}
+		e = next
 	}
 }
 
-// seps returns the start of the first line from q that is not a k8sSep.
-func (r *k8sReader) seps(q int) int {
+// seps returns the start of the first line from q that is not a k8sSep,
+// nor a k8sForeign line when foreign.
+func (r *k8sReader) seps(q int, foreign bool) int {
 	for q < len(r.text) {
 		next, ok := r.sep(q)
+		if !ok && foreign {
+			next, ok = r.foreign(q)
+		}
 		if !ok {
 			break
 		}
 		q = next
 	}
 	return q
+}
+
+// foreign reports whether the line at q is a k8sForeign line with a line
+// break at its end, and returns the next line's start.
+func (r *k8sReader) foreign(q int) (int, bool) {
+	if !foreignHead(r.text[q:]) {
+		return 0, false
+	}
+	if e := r.lineEnd(q); e < len(r.text) {
+		return e + 1, true
+	}
+	return 0, false
+}
+
+// foreignHead reports whether t starts as a k8sForeign line does.
+func foreignHead(t string) bool {
+	digits := func(s string) bool {
+		for i := 0; i < len(s); i++ {
+			if s[i] < '0' || s[i] > '9' {
+				return false
+			}
+		}
+		return true
+	}
+	switch {
+	case len(t) >= 6 && strings.IndexByte("IWEF", t[0]) >= 0 && digits(t[1:5]) && (t[5] == ' ' || t[5] == '\t'),
+		len(t) >= 10 && digits(t[:4]) && t[4] == '-' && digits(t[5:7]) && t[7] == '-' && digits(t[8:10]),
+		len(t) >= 8 && digits(t[:2]) && t[2] == ':' && digits(t[3:5]) && t[5] == ':' && digits(t[6:8]),
+		strings.HasPrefix(t, "level="), strings.HasPrefix(t, `time="`):
+		return true
+	}
+	t = strings.TrimPrefix(t, "[")
+	for _, w := range [...]string{"warning", "error", "warn", "info", "debug", "fatal"} {
+		if len(t) > len(w) && strings.EqualFold(t[:len(w)], w) && strings.IndexByte(": \t]", t[len(w)]) >= 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // anchor reads `[&!][^\s#]{1,64}` at i and returns the end of each rune of
@@ -489,24 +533,36 @@ func dataFirstFind(text string, budget int, dst [][]int) ([][]int, bool) {
 	// entries', then up to 9 more; the line at starts[c] has a line break
 	// at its end when starts[c+1] is known.
 	var starts, next, kinds []int
+	var after []bool
 	return r.findAll("data:", budget, dst, func(p int) []int {
 		s := r.dataHead(p, true)
 		if s < 0 {
 			return nil
 		}
-		starts = append(starts[:0], s)
-		for q := s; r.entryKey(q) >= 0; {
-			e := r.lineEnd(q)
-			if e == len(text) {
-				break // $: no kind line can follow
+		// The entries and the foreign lines between them; after[c]: the
+		// line before starts[c] is an entry.
+		starts, after = append(starts[:0], s), append(after[:0], false)
+		n := 0 // the line after the last entry
+		for q := s; q < len(text); {
+			if r.entryKey(q) >= 0 {
+				e := r.lineEnd(q)
+				if e == len(text) {
+					break // $: no kind line can follow
+				}
+				q = e + 1
+				starts, after = append(starts, q), append(after, true)
+				n = len(starts) - 1
+			} else if next, ok := r.foreign(q); ok {
+				q = next
+				starts, after = append(starts, q), append(after, false)
+			} else {
+				break
 			}
-			q = e + 1
-			starts = append(starts, q)
 		}
-		n := len(starts) - 1 // entries
 		if n == 0 {
 			return nil
 		}
+		starts = starts[:n+1]
 		// The lines after the entries a kind line may come after.
 		for c := n; c < n+8 && c == len(starts)-1; c++ {
 			q := starts[c]
@@ -533,7 +589,7 @@ func dataFirstFind(text string, budget int, dst [][]int) ([][]int, bool) {
 			}
 		}
 		for e := n; e >= 1; e-- {
-			if c := next[e]; c >= 0 && c-e <= 8 {
+			if c := next[e]; after[e] && c >= 0 && c-e <= 8 {
 				return []int{p, kinds[c], s, starts[e]}
 			}
 		}
@@ -551,12 +607,15 @@ func dataBase64Find(text string, budget int, dst [][]int) ([][]int, bool) {
 			return nil
 		}
 		q := s
-		for q < len(text) {
-			e := r.b64Entry(q)
+		for at := s; at < len(text); {
+			for next, ok := r.foreign(at); ok; next, ok = r.foreign(at) {
+				at = next
+			}
+			e := r.b64Entry(at)
 			if e < 0 {
 				break
 			}
-			q = e
+			q, at = e, e
 		}
 		if q == s {
 			return nil

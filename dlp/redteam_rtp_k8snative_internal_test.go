@@ -27,7 +27,8 @@ var k8sLines = []string{
 	"  # rotated", "# comment", "                 # deep comment", "", " ", "\t", " \r", "  -", "  - a", "  - ap", "  - ki", "  - apiVersion: v1", "  - kind: ConfigMap", "  -x", "  - b",
 	"  -         a", "---", "...", "-", "- ", "-x", "--", "- apiVersion: v1", "items:", "                 k: v", "                k: v", "  \fk: v", "  \vk: v", "  é: ü", "  -foo: bar",
 	"  data:", "  kind: Secret", "    kind: Secret", "  " + strings.Repeat("k", 253) + ": dmFsdWVzdmFsdWVz", "  " + strings.Repeat("k", 254) + ": dmFsdWVzdmFsdWVz",
-	"W1124 12:00:00 warning: something", "}", "{", "  k: {x}", "\xff\xfe", "data:\xff",
+	"W1124 12:00:00 warning: something", "W1124 warning", "E1234\tx", "e1234 x", "W12345 x", "Warning: x", "WARNING x", "warnings: x", "[WARNING] x", "[info]", "info:", "INFO",
+	"error: x", "Error from server", "debug\tx", "fatal]", "level=info msg=x", "time=\"x\"", "time=x", "2026-11-24T22:33:44Z x", "2026-11-2 x", "12:00:00 x", "12:00:0 x", "FATAL: x", "}", "{", "  k: {x}", "\xff\xfe", "data:\xff",
 }
 
 // k8sText generates a text of n lines from k8sLines, with line breaks or
