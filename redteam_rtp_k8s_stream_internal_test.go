@@ -71,7 +71,6 @@ func rtpInterleave(doc, fl string, every int) string {
 	return b.String()
 }
 
-
 func TestRedTeamRTP_ForeignLineStreamed(t *testing.T) {
 	s := rthScanner(t)
 	for _, kindFirst := range []bool{false, true} {

@@ -40,7 +40,7 @@ func TestRedTeamRTP_ForeignLineInDataBlock(t *testing.T) {
 	}
 	for _, fl := range rtpForeign {
 		for name, doc := range map[string]string{
-			"kind-first": "apiVersion: v1\nkind: Secret\nmetadata:\n  name: db\ntype: Opaque\ndata:\n  a: " + rtpB64 + "\n" + fl + "\n  b: " + rtpB64 + "\n",
+			"kind-first":              "apiVersion: v1\nkind: Secret\nmetadata:\n  name: db\ntype: Opaque\ndata:\n  a: " + rtpB64 + "\n" + fl + "\n  b: " + rtpB64 + "\n",
 			"kind-first-before-first": "apiVersion: v1\nkind: Secret\ndata:\n" + fl + "\n  a: " + rtpB64 + "\n",
 			"stringData":              "stringData:\n  a: hunter2-but-longer\n" + fl + "\n  b: " + rtpB64 + "\n",
 			"kubectl":                 "apiVersion: v1\ndata:\n  a: " + rtpB64 + "\n" + fl + "\n" + fl + "\n  b: " + rtpB64 + "\nkind: Secret\nmetadata:\n  name: db\n",

@@ -38,8 +38,8 @@ type rule struct {
 	name       string
 	re         *regexp.Regexp
 	native     nativeFind // the regex's reader (k8snative.go), or nil
-	secret     []int // submatch indices of groups named secret*
-	setting    int   // submatch index of the group named secret0, or 0
+	secret     []int      // submatch indices of groups named secret*
+	setting    int        // submatch index of the group named secret0, or 0
 	minEntropy float64
 	exclude    *regexp.Regexp // drops a match whose redacted part it matches
 	mode       mode
