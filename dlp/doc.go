@@ -136,7 +136,9 @@
 // is redacted when it is written NAME=value, and not when it is quoted, in
 // an XML value or after a space ("changeme"). A Kubernetes Secret's data
 // without its kind in the same text is recognized only as kubectl prints
-// it (apiVersion first, every value padded base64 of at least 8 bytes);
+// it (apiVersion first, every value padded base64 of at least 8 bytes),
+// unless its object's lines near the data key name another kind (a
+// ConfigMap of base64 values);
 // stringData is recognized with or without its kind. A Secret's YAML data
 // block is every indented line after its data or stringData key, through
 // blank lines and comments (quoted keys, block scalars) and through lines

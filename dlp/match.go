@@ -193,13 +193,16 @@ func (r *rule) pick(text string, m []int) (int, int, bool) {
 	if r.exclude != nil && r.exclude.MatchString(text[a:b]) {
 		return 0, 0, false
 	}
+	if r.veto != nil && r.veto(text, m) {
+		return 0, 0, false
+	}
 	return a, b, true
 }
 
 // filtered reports whether matches go through pick (a secret group, an
 // entropy floor or an exclusion).
 func (r *rule) filtered() bool {
-	return r.secret != nil || r.minEntropy > 0 || r.exclude != nil
+	return r.secret != nil || r.minEntropy > 0 || r.exclude != nil || r.veto != nil
 }
 
 // matchWindows runs the rule only inside the windows around its literal

@@ -82,3 +82,38 @@ func TestRedTeamRTP_ForeignLineNearMisses(t *testing.T) {
 		}
 	}
 }
+
+// Red team rtp: a ConfigMap whose values are all padded base64 (a CA
+// bundle, a keystore) was taken for a Secret by kubernetes-data-base64,
+// which reads a data block of base64 values without looking at the kind
+// of its object, written before or after the block: redacted. A Secret's
+// block, and one whose kind is not in sight, still are.
+func TestRedTeamRTP_ConfigMapBase64(t *testing.T) {
+	s, err := dlp.New(dlp.Builtin(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	entries := "  ca.b64: " + rtpB64 + "\n  keystore: " + rtpB64 + "\n"
+	for _, doc := range []string{
+		"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\ndata:\n" + entries,
+		"apiVersion: v1\ndata:\n" + entries + "kind: ConfigMap\nmetadata:\n  name: x\n",
+		"apiVersion: v1\nitems:\n- apiVersion: v1\n  data:\n  " + strings.ReplaceAll(entries, "\n  ", "\n    ") + "  kind: ConfigMap\n  metadata:\n    name: x\nkind: List\n",
+		"apiVersion: v1\nkind: Secret\ndata:\n  a: " + rtpB64 + "\n---\napiVersion: v1\ndata:\n" + entries + "kind: ConfigMap\n",
+		"apiVersion: v1\nkind: 'ConfigMap' # cas\nmetadata:\n  annotations:\n    note: " + strings.Repeat("x", 3000) + "\ndata:\n" + entries,
+	} {
+		out, _ := s.Redact(doc)
+		if !strings.Contains(out, entries) && !strings.Contains(out, strings.ReplaceAll(entries, "\n  ", "\n    ")[2:]) {
+			t.Errorf("a ConfigMap's data was redacted:\n%.400s", out)
+		}
+	}
+	for _, doc := range []string{
+		"apiVersion: v1\ndata:\n" + entries,
+		"apiVersion: v1\ndata:\n" + entries + "kind: Secret\n",
+		"apiVersion: v1\nkind: ConfigMap\ndata:\n  a: b\n---\napiVersion: v1\ndata:\n" + entries,
+		"apiVersion: v1\nitems:\n- apiVersion: v1\n  kind: ConfigMap\n- apiVersion: v1\n  data:\n  " + strings.ReplaceAll(entries, "\n  ", "\n    ") + "  kind: Secret\n",
+	} {
+		if out, _ := s.Redact(doc); strings.Contains(out, rtpB64[:20]) {
+			t.Errorf("a Secret's value went out:\n%s", out)
+		}
+	}
+}
