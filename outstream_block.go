@@ -27,8 +27,10 @@ var blockKey = regexp.MustCompile(`^[ \t-]{0,16}(?:data|stringData):[ \t]{0,4}(?
 // Secret's). The kind line is written with a tab, which the kind-first
 // rule reads and the Keywords of the rules of a data block written before
 // its kind (kubernetes-secret-data-listed) do not: those would read the
-// kept end again at every message to find no kind after it, four times
-// the cost of the rule that found the block (BenchmarkStreamJoin).
+// kept end again at every message to find no kind after it. Since dlp
+// reads a data block with a line reader (k8snative.go), that costs about
+// 3 µs and 27 allocations a message, not four times the block's rule
+// (BenchmarkStreamJoin/secret-block 17-18 µs, 20-21 µs with a space).
 var blockHeads = map[string]string{
 	"kubernetes-secret-data":       "kind:\tSecret\n",
 	"kubernetes-secret-stringdata": "",

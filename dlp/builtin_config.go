@@ -29,7 +29,7 @@ const k8sSameItem = `(?:[ \t\r]*(?:[^-\s][^\n]*)?\n)`
 // entries of an object's metadata ("metadata:" ends in "data:").
 const k8sMetadata = `^[ \t]+(?:name|namespace|labels|annotations|uid|resourceVersion|creationTimestamp|generation|managedFields|ownerReferences|finalizers|generateName|selfLink|deletionTimestamp):`
 
-const k8sEntries = `(?:[ \t]{1,16}[A-Za-z0-9._-]{1,253}:[ \t]{0,4}[^\n]*(?:\r?\n|$))+`
+const k8sEntries = `(?:(?:` + k8sForeign + `\n)*[ \t]{1,16}[A-Za-z0-9._-]{1,253}:[ \t]{0,4}[^\n]*(?:\r?\n|$))+`
 
 // k8sBlock matches the lines of a Secret's YAML data block as people and
 // templates write it, not only as kubectl prints it: every indented line
@@ -42,7 +42,21 @@ const k8sEntries = `(?:[ \t]{1,16}[A-Za-z0-9._-]{1,253}:[ \t]{0,4}[^\n]*(?:\r?\n
 // that a stream cut there still has the block open at its end (red team
 // rtw: the entries after a blank line, a comment or a block scalar's first
 // line went out in the clear).
-const k8sBlock = k8sSep + `*` + k8sLine + `(?:\n` + k8sSep + `*` + k8sLine + `)*(?:\n` + k8sSep + `*|$)`
+const k8sBlock = k8sSepF + `*` + k8sLine + `(?:\n` + k8sSepF + `*` + k8sLine + `)*(?:\n` + k8sSep + `*|$)`
+
+// k8sForeign is a line of a command's stderr at column 0 (without its
+// line break) that a tool's output may carry between two lines of a
+// manifest it streams: a klog header (W1124 22:33:44.123456 ...), a date
+// or a time, a log level (Warning: ..., error: ..., [WARNING], INFO ...) or
+// logfmt (level=, time="). Such a line between two entries of a data block,
+// or before its first, does not end it (red team rtp: the entries after it
+// went out in the clear); after its last, it is not the block's. No field
+// of a Secret has such a name, and a document marker, a list item, a key
+// of the object (type: Opaque) and prose do end the block.
+const k8sForeign = `(?:[IWEF][0-9]{4}[ \t]|[0-9]{4}-[0-9]{2}-[0-9]{2}|[0-9]{2}:[0-9]{2}:[0-9]{2}|\[?(?i:warning|error|warn|info|debug|fatal)[: \t\]]|level=|time=")[^\n]*`
+
+// k8sSepF is a k8sSep or a k8sForeign line.
+const k8sSepF = `(?:` + k8sSep + `|` + k8sForeign + `\n)`
 
 // k8sLine is a line of a data block: indented, not a comment, not the
 // start of the next object in a list ("- apiVersion: v1", "- kind:
@@ -61,6 +75,16 @@ const k8sBlockKey = `[ \t]{0,4}(?:[&!][^\s#]{1,64}[ \t]{0,4})?(?:#[^\n]*)?\r?\n`
 // k8sFlow matches the entries of a data block written in YAML's flow
 // style, on one line or over several: "data: {password: cGFzcw==}".
 const k8sFlow = `[ \t]{0,4}(?:[&!][^\s#]{1,64}[ \t]{0,4})?\{(?P<secret2>[^{}]*)(?:\}|$)`
+
+// The regexes of the rules that read a Secret's YAML data block. Each is
+// also run by a line reader of its own (k8snative.go), which finds exactly
+// what the regex finds, in a pass over the lines instead of on the regexp
+// package's NFA.
+const (
+	k8sKindFirst  = `kind:[ \t]{0,4}["']?Secret["']?[ \t]{0,4}(?:#[^\n]*)?\r?\n` + k8sSameDoc + `{0,16}?[ \t-]{0,16}(?:data|stringData):(?:` + k8sBlockKey + `(?P<secret>` + k8sBlock + `)|` + k8sFlow + `)`
+	k8sStringData = `stringData:(?:` + k8sBlockKey + `(?P<secret>` + k8sBlock + `)|` + k8sFlow + `)`
+	k8sDataFirst  = `data:[ \t]{0,4}\r?\n(?P<secret>` + k8sEntries + `)` + k8sSameItem + `{0,8}?[ \t-]{0,16}kind:[ \t]{0,4}["']?Secret\b`
+)
 
 // notSecret is the Exclude of the generic rules: what a value that holds no
 // secret looks like. Templates and references (${VAR}, $(cmd), {{ var }},
@@ -111,7 +135,7 @@ func configRules() []Rule {
 			// The lines of a data block (k8sBlock), any number, values of
 			// any length (a TLS key is kilobytes of base64), or its flow
 			// form (k8sFlow).
-			`kind:[ \t]{0,4}["']?Secret["']?[ \t]{0,4}(?:#[^\n]*)?\r?\n`+k8sSameDoc+`{0,16}?[ \t-]{0,16}(?:data|stringData):(?:`+k8sBlockKey+`(?P<secret>`+k8sBlock+`)|`+k8sFlow+`)`,
+			k8sKindFirst,
 			"data and stringData values of a Kubernetes Secret manifest written kind first, in YAML (every entry, any length; blank lines, comments, quoted keys, multi-line values and the flow style too).",
 			[]string{"apiVersion: v1\nkind: Secret\nmetadata:\n  name: db\ntype: Opaque\ndata:\n  password: " + "RmFrZS1QYTU1d29yZA==" + "\n  user: YXBw\n",
 				"kind: Secret\nstringData:\n  token: " + b64(40) + "\n",
@@ -124,7 +148,7 @@ func configRules() []Rule {
 			// before or after it, a kind after it or in a message sent long
 			// before (red team rts). Starts with its literal, as the rules
 			// around it do.
-			`stringData:(?:`+k8sBlockKey+`(?P<secret>`+k8sBlock+`)|`+k8sFlow+`)`,
+			k8sStringData,
 			"stringData values of a Kubernetes Secret manifest in YAML, with or without its kind in view (every entry, any length, as kubernetes-secret-data reads them).",
 			[]string{"apiVersion: v1\nstringData:\n  password: hunter2-but-longer\n  user: app\nkind: Secret\n",
 				"- stringData:\n    token: " + b64(40) + "\n", "stringData:\n  config.yaml: |\n    token " + b64(40) + "\n"},
@@ -147,7 +171,7 @@ func configRules() []Rule {
 			// whole text (the match starts before the kind that makes it a
 			// Secret, at any distance) stays fast; "metadata:" is told apart
 			// by its entries (Exclude).
-			`data:[ \t]{0,4}\r?\n(?P<secret>`+k8sEntries+`)`+k8sSameItem+`{0,8}?[ \t-]{0,16}kind:[ \t]{0,4}["']?Secret\b`,
+			k8sDataFirst,
 			"data values of a Kubernetes Secret as kubectl -o yaml prints it, data before kind (lists too), every entry, any length.",
 			[]string{"apiVersion: v1\ndata:\n  creds: " + b64(28) + "\nkind: Secret\nmetadata:\n  name: db\n",
 				"items:\n- apiVersion: v1\n  data:\n    creds: " + b64(28) + "\n  kind: Secret\n"},

@@ -34,6 +34,10 @@ const jwkPrivate = jwkQ + `(?:d|p|q|dp|dq|qi|k)` + jwkQ + `[ \t\r\n]{0,16}:[ \t\
 // stream's message that ends inside the value).
 const b64Quanta = `(?:[A-Za-z0-9+/]{4}){2,}(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=|[A-Za-z0-9+/]{1,3}$)?`
 
+// k8sDataBase64 is the regex of kubernetes-data-base64 (also run by a line
+// reader of its own, k8snative.go).
+const k8sDataBase64 = `data:\r?\n(?P<secret>(?:(?:` + k8sForeign + `\n)*[ \t]{1,16}[A-Za-z0-9._-]{1,253}:[ \t]{0,4}` + b64Quanta + `[ \t]*(?:\r?\n|$))+)`
+
 func fileRules() []Rule {
 	b62 := func(n int) string { return fill(fakeAlnum, n) }
 	jwkPart := func(n int) string { return fill("FAKEjwk0example_part-1", n) }
@@ -90,7 +94,7 @@ func fileRules() []Rule {
 			// value of a Secret's data as padded base64; a ConfigMap's
 			// data holds text. "metadata:" is told apart by its entries
 			// (Exclude).
-			`data:\r?\n(?P<secret>(?:[ \t]{1,16}[A-Za-z0-9._-]{1,253}:[ \t]{0,4}`+b64Quanta+`[ \t]*(?:\r?\n|$))+)`,
+			k8sDataBase64,
 			"A YAML data block whose every value is padded base64 of at least 8 bytes, as kubectl prints a Secret's data, when the Secret's kind is not in the same text (written after it, or in a later message): every entry, entropy at least 3.5 bits per byte.",
 			[]string{"apiVersion: v1\ndata:\n  password: " + "RmFrZS1QYTU1d29yZA==" + "\n  user: " + "ZmFrZXVzZXI=" + "\n"},
 			[]string{"apiVersion: v1\ndata:\n  log_level: info\n  mode: production\n", "metadata:\n  name: db\n", "data:\n  replicas: \"3\"\n"}),

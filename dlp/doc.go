@@ -136,10 +136,14 @@
 // is redacted when it is written NAME=value, and not when it is quoted, in
 // an XML value or after a space ("changeme"). A Kubernetes Secret's data
 // without its kind in the same text is recognized only as kubectl prints
-// it (apiVersion first, every value padded base64 of at least 8 bytes);
+// it (apiVersion first, every value padded base64 of at least 8 bytes),
+// unless its object's lines near the data key name another kind (a
+// ConfigMap of base64 values);
 // stringData is recognized with or without its kind. A Secret's YAML data
 // block is every indented line after its data or stringData key, through
-// blank lines and comments (quoted keys, block scalars), and its flow
+// blank lines and comments (quoted keys, block scalars) and through lines
+// of a command's stderr at column 0 between its entries (a klog header, a
+// date or time, a log level: kubectl's warnings), and its flow
 // style ("data: {k: v}"); written kind first, at most 16 lines may come
 // between its kind and its data key. A text longer than
 // ChunkSize is cut between rounds before a rule's whole match (a Secret's

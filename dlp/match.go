@@ -151,13 +151,17 @@ func (h *litHits) tables() *scanScratch {
 // matchAll appends the rule's matches over text, offset by base.
 func (s *Scanner) matchAll(cands []span, text string, ri int32, base int) []span {
 	r := &s.rules[ri]
-	if !r.filtered() {
+	if !r.filtered() && r.native == nil {
 		for _, m := range r.re.FindAllStringIndex(text, -1) {
 			cands = append(cands, span{start: base + m[0], end: base + m[1], rule: ri})
 		}
 		return cands
 	}
-	for _, m := range r.re.FindAllStringSubmatchIndex(text, -1) {
+	for _, m := range r.findAllSubmatch(text) {
+		if !r.filtered() {
+			cands = append(cands, span{start: base + m[0], end: base + m[1], rule: ri})
+			continue
+		}
 		if a, b, ok := r.pick(text, m); ok {
 			cands = append(cands, span{start: base + a, end: base + b, rule: ri, lead: a - m[0]})
 		}
@@ -189,13 +193,16 @@ func (r *rule) pick(text string, m []int) (int, int, bool) {
 	if r.exclude != nil && r.exclude.MatchString(text[a:b]) {
 		return 0, 0, false
 	}
+	if r.veto != nil && r.veto(text, m) {
+		return 0, 0, false
+	}
 	return a, b, true
 }
 
 // filtered reports whether matches go through pick (a secret group, an
 // entropy floor or an exclusion).
 func (r *rule) filtered() bool {
-	return r.secret != nil || r.minEntropy > 0 || r.exclude != nil
+	return r.secret != nil || r.minEntropy > 0 || r.exclude != nil || r.veto != nil
 }
 
 // matchWindows runs the rule only inside the windows around its literal
@@ -211,8 +218,8 @@ func (s *Scanner) matchWindows(cands []span, text string, ri int32, ws []window)
 	for _, w := range ws {
 		win := text[w.lo:w.hi]
 		var ms [][]int
-		if sub {
-			ms = r.re.FindAllStringSubmatchIndex(win, -1)
+		if sub || r.native != nil {
+			ms = r.findAllSubmatch(win)
 		} else {
 			ms = r.re.FindAllStringIndex(win, -1)
 		}

@@ -37,8 +37,10 @@ const maxStarts = 64
 type rule struct {
 	name       string
 	re         *regexp.Regexp
-	secret     []int // submatch indices of groups named secret*
-	setting    int   // submatch index of the group named secret0, or 0
+	native     nativeFind                      // the regex's reader (k8snative.go), or nil
+	veto       func(text string, m []int) bool // drops a match its context says is none (k8skind.go), or nil
+	secret     []int                           // submatch indices of groups named secret*
+	setting    int                             // submatch index of the group named secret0, or 0
 	minEntropy float64
 	exclude    *regexp.Regexp // drops a match whose redacted part it matches
 	mode       mode
@@ -173,6 +175,7 @@ func compileRule(p Pattern, o Options) (rule, []lit, error) {
 		return r, nil, ErrEmptyMatch
 	}
 	r.re = re
+	r.native, r.veto = natives[p.Regex], vetoes[p.Regex]
 	for i, name := range re.SubexpNames() {
 		if strings.HasPrefix(name, "secret") {
 			r.secret = append(r.secret, i)
