@@ -92,10 +92,36 @@ func objectLine(line string, col int, after bool) (kind string, found, stop bool
 	if !ok {
 		return "", false, stop
 	}
-	v = strings.TrimLeft(v, " \t\"'")
+	return plainKind(v), true, true
+}
+
+// plainKind is the kind a kind line's value names when it is written
+// plainly: a word, quoted or not, then nothing but white space or a
+// comment. Any other spelling (an escape, a tag, "kind:=Secret", a word
+// run into something else) names no kind it could veto for, and otherKind
+// reads it as a Secret's (fail closed: an escaped "\u0053ecret" vetoed a
+// Secret's block).
+func plainKind(v string) string {
+	v = strings.TrimLeft(v, " \t")
+	q := byte(0)
+	if v != "" && (v[0] == '"' || v[0] == '\'') {
+		q, v = v[0], v[1:]
+	}
 	n := 0
 	for n < len(v) && isWordRE(v[n]) {
 		n++
 	}
-	return v[:n], true, true
+	word, rest := v[:n], v[n:]
+	if q != 0 {
+		if rest == "" || rest[0] != q {
+			return "Secret"
+		}
+		rest = rest[1:]
+	}
+	// White space, then a comment or nothing.
+	after := strings.TrimLeft(rest, " \t")
+	if word == "" || after != "" && (after[0] != '#' || len(after) == len(rest)) {
+		return "Secret"
+	}
+	return word
 }

@@ -117,3 +117,36 @@ func TestRedTeamRTP_ConfigMapBase64(t *testing.T) {
 		}
 	}
 }
+
+// The veto of kubernetes-data-base64 read any kind line's first word, and
+// an empty one or a word run into something else counted as another
+// kind: a Secret whose kind is spelled with a YAML escape or tag, or not
+// as a plain word, had its block let through (found when the agreement
+// tests met "kind: \u0053ecret"). Only a plainly written other kind
+// vetoes now.
+func TestRedTeamRTP_VetoNeedsAPlainKind(t *testing.T) {
+	s, err := dlp.New(dlp.Builtin(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	entries := "  ca.b64: " + rtpB64 + "\n  keystore: " + rtpB64 + "\n"
+	for _, kind := range []string{
+		`"\u0053ecret"`, `"\x53ecret"`, `!!str Secret`, `=Secret`, `"Secret`, `'Secret"`,
+		`Sec\ret`, `Secret{}`, `&k Secret`, `{Secret}`, `"ConfigMap" x`, `ConfigMap x`,
+	} {
+		for _, doc := range []string{
+			"apiVersion: v1\ndata:\n" + entries + "kind: " + kind + "\nmetadata:\n  name: db\n",
+			"apiVersion: v1\nkind: " + kind + "\ndata:\n" + entries,
+		} {
+			if out, _ := s.Redact(doc); strings.Contains(out, rtpB64[:20]) {
+				t.Errorf("kind %s: a Secret's value went out:\n%s", kind, out)
+			}
+		}
+	}
+	for _, kind := range []string{`ConfigMap`, `"ConfigMap"`, `'ConfigMap'`, `ConfigMap # x`, "ConfigMap\t", `"ConfigMap"  # x`} {
+		doc := "apiVersion: v1\ndata:\n" + entries + "kind: " + kind + "\nmetadata:\n  name: x\n"
+		if out, _ := s.Redact(doc); !strings.Contains(out, entries) {
+			t.Errorf("kind %q: a ConfigMap's data was redacted:\n%s", kind, out)
+		}
+	}
+}

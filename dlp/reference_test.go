@@ -189,6 +189,9 @@ func (r *refScanner) plainSpans(text string, depth int) []refSpan {
 			if p.Exclude != "" && regexp.MustCompile(p.Exclude).MatchString(text[a:b]) {
 				continue
 			}
+			if veto := dlp.VetoOf(p.Regex); veto != nil && veto(text, m) {
+				continue
+			}
 			c = append(c, refSpan{a, b, i, ""})
 		}
 	}
