@@ -118,19 +118,36 @@ func TestRedteamCommandBackgroundChildEndsWithIt(t *testing.T) {
 func TestRedteamCommandCancelKillsTheGroup(t *testing.T) {
 	requireLandlock(t)
 	h := newHome(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	// The context ends once the child is known to run (a deadline of
+	// 300 ms could end before a loaded machine started the command at all,
+	// and the test then failed for want of the child's pid).
+	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	pidFile := filepath.Join(t.TempDir(), "pid")
-	cmd := command(t, ctx, h, &confine.CommandOptions{Protected: nil}, "sh", "-c", "sleep 20 & echo $! > "+pidFile+"; wait")
+	cmd := command(t, ctx, h, &confine.CommandOptions{Protected: nil}, "sh", "-c", "sleep 20 & echo $! > "+pidFile+".tmp; mv "+pidFile+".tmp "+pidFile+"; wait")
+	var out strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var raw []byte
+	for i := 0; i < 1000; i++ {
+		var rerr error
+		if raw, rerr = os.ReadFile(pidFile); rerr == nil {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	pid, perr := strconv.Atoi(strings.TrimSpace(string(raw)))
+	if perr != nil {
+		cancel()
+		t.Fatalf("the child's pid never came (%q, %v): %s", raw, perr, out.String())
+	}
+	cancel()
 	var err error
-	bounded(t, 10*time.Second, "cancelled sleep; wait", func() { _, err = cmd.CombinedOutput() })
+	bounded(t, 10*time.Second, "cancelled sleep; wait", func() { err = cmd.Wait() })
 	if err == nil {
 		t.Error("a cancelled command reported success")
-	}
-	raw, rerr := os.ReadFile(pidFile)
-	pid, perr := strconv.Atoi(strings.TrimSpace(string(raw)))
-	if rerr != nil || perr != nil {
-		t.Fatalf("pid file: %q %v %v", raw, rerr, perr)
 	}
 	waitGone(t, pid)
 }
