@@ -304,5 +304,5 @@ var triggerSet = newWordSet(triggers)
 // above ASCII (a fullwidth or look-alike spelling, a name in another
 // script), without allocating.
 func mayName(name string) bool {
-	return !ascii(name) || triggerSet.in(name)
+	return !ascii(name) || triggerSet.in(name) || escapedWord(name, triggerSet)
 }

@@ -77,7 +77,30 @@ func (w *walker) jsonLines(s string) (string, bool) {
 					break
 				}
 				if n > 0 {
-					if hit {
+					// The document is also read cut where JSON first
+					// rejected it (a value cut short by a line break:
+					// {"privKey": "...<LF>next line; red team ruc): the
+					// repaired reading runs the string on to the next
+					// quote, and its value is no secret's shape.
+					cn, cout, chit, _ := w.cutDoc(s[start:], err, read)
+					switch {
+					case chit && hit && !quoteAfter(s[start:], err):
+						// The string JSON rejected never closes: the
+						// repaired reading holds no more than the cut one.
+						fallthrough
+					case chit && !hit:
+						b.WriteString(s[done:start])
+						b.WriteString(cout)
+						done, changed = start+cn, true
+						at, lineStart = start+cn, false
+						continue
+					case chit && hit:
+						// Both readings redact, and neither output holds
+						// the other's redaction: the document is withheld.
+						b.WriteString(s[done:start])
+						b.WriteString(w.nestedDocument())
+						done, changed = start+n, true
+					case hit:
 						b.WriteString(s[done:start])
 						b.WriteString(out)
 						done, changed = start+n, true
@@ -86,7 +109,8 @@ func (w *walker) jsonLines(s string) (string, bool) {
 					continue
 				}
 			}
-			if n, out, hit := w.cutDoc(s[start:], err, read); hit {
+			n, out, hit, resume := w.cutDoc(s[start:], err, read)
+			if hit {
 				b.WriteString(s[done:start])
 				b.WriteString(out)
 				done, changed = start+n, true
@@ -96,7 +120,7 @@ func (w *walker) jsonLines(s string) (string, bool) {
 			if read.spent && mayNameCredential(s[start:]) {
 				return w.nestedDocument(), true
 			}
-			at, lineStart = start+1, false
+			at, lineStart = start+max(1, resume), false
 			continue
 		}
 		stop := start + int(dec.InputOffset())
@@ -137,6 +161,13 @@ func inString(err error, s string) bool {
 		}
 	}
 	return in
+}
+
+// quoteAfter reports whether s holds a double quote after where the
+// syntax error err stopped the decoder.
+func quoteAfter(s string, err error) bool {
+	var se *json.SyntaxError
+	return errors.As(err, &se) && se.Offset >= 0 && se.Offset <= int64(len(s)) && strings.IndexByte(s[se.Offset:], '"') >= 0
 }
 
 // isHex4 reports whether s is four hex digits.
@@ -219,31 +250,68 @@ func (r *lineReader) Read(p []byte) (int, error) {
 // a credential; n is how much of s the redacted out replaces. The bytes
 // are charged to read's budget: past it, read.spent is set and nothing
 // is walked.
-func (w *walker) cutDoc(s string, err error, read *lineReader) (n int, out string, hit bool) {
+//
+// resume is where the next document may start (0: after s's first
+// byte). Each { inside what was walked closed was walked with it, or
+// names no credential: reading again from each of them cost a line's
+// length each, and forty JSON log lines of a KiB, truncated, spent the
+// budget and were withheld (red team ruc). A { that ends a string of the
+// document ({"msg": "see {"pw": ...}) starts no member of it and is
+// where the next reading resumes.
+func (w *walker) cutDoc(s string, err error, read *lineReader) (n int, out string, hit bool, resume int) {
 	var se *json.SyntaxError
 	if !errors.As(err, &se) || se.Offset <= 1 || se.Offset > int64(len(s)) {
-		return 0, "", false
+		return 0, "", false, 0
 	}
 	// Offset counts the byte the decoder stopped at; without it, the
 	// prefix is what JSON accepted.
 	for _, k := range []int{int(se.Offset) - 1, int(se.Offset)} {
 		if read.budget < 2*k {
 			read.spent = true
-			return 0, "", false
+			return 0, "", false, 0
 		}
 		read.budget -= 2 * k
 		if !mayNameCredential(s[:k]) {
-			return 0, "", false
+			return 0, "", false, openingInString(s, int(se.Offset)-1)
 		}
 		if out, used, hit, walked := w.truncatedDocN(s[:k]); walked {
 			// What the closed document does not hold stays: the white
 			// space before what stopped the decoder, and a word the
 			// decoder began to read as a literal (the "n" of a next line
 			// "next").
-			return used, out, hit
+			return used, out, hit, openingInString(s, int(se.Offset)-1)
 		}
 	}
-	return 0, "", false
+	return 0, "", false, 0
+}
+
+// openingInString is the first { in s[1:k] that ends a string of the
+// JSON s starts with (its closing quote, after white space or none,
+// follows it), else k: where a document inside s may start that the
+// reading of s up to k did not read as one.
+func openingInString(s string, k int) int {
+	in, esc := false, false
+	for i := 0; i < k; i++ {
+		switch c := s[i]; {
+		case esc:
+			esc = false
+		case !in:
+			in = c == '"'
+		case c == '\\':
+			esc = true
+		case c == '"':
+			in = false
+		case c == '{' && i > 0:
+			j := i + 1
+			for j < len(s) && (s[j] == ' ' || s[j] == '\t' || s[j] == '\r' || s[j] == '\n') {
+				j++
+			}
+			if j < len(s) && s[j] == '"' {
+				return i
+			}
+		}
+	}
+	return k
 }
 
 // truncatedDoc walks s, a document cut short, closed (closeTruncated),

@@ -135,13 +135,46 @@ func (w *walker) walkDoc(s string, byText bool) (out string, ok, decoded bool) {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
-	if strings.Contains(s, "\n") {
-		enc.SetIndent("", "  ")
-	}
 	if err := enc.Encode(tree); err != nil {
 		return "", false, true
 	}
-	return strings.TrimSuffix(b.String(), "\n"), true, true
+	out = strings.TrimSuffix(b.String(), "\n")
+	// Indented where the text was on several lines, unless it nests
+	// deep: each line's indent is twice its depth, and a document of
+	// thousands of levels ({"a":<LF> repeated, 100 KiB) came out at 200
+	// MB (red team ruc).
+	if strings.Contains(s, "\n") && jsonDepthAtMost(out, maxIndentDepth) {
+		var ind bytes.Buffer
+		if json.Indent(&ind, []byte(out), "", "  ") == nil {
+			out = ind.String()
+		}
+	}
+	return out, true, true
+}
+
+// maxIndentDepth is the deepest a document encoded again is indented.
+const maxIndentDepth = 64
+
+// jsonDepthAtMost reports whether the brackets of the JSON s nest at
+// most max deep.
+func jsonDepthAtMost(s string, max int) bool {
+	depth, in := 0, false
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case in && c == '\\':
+			i++
+		case c == '"':
+			in = !in
+		case in:
+		case c == '{' || c == '[':
+			if depth++; depth > max {
+				return false
+			}
+		case c == '}' || c == ']':
+			depth--
+		}
+	}
+	return true
 }
 
 // mayJSON reports whether s may be, or hold, a JSON object or array with
@@ -186,7 +219,80 @@ var textTriggers = func() wordSet {
 // scan reads: a trigger in any case, or a rune above ASCII. A text without
 // one is left to the text scan alone, which has seen it whole.
 func mayNameCredential(s string) bool {
-	return textTriggers.inOrWide(s)
+	return textTriggers.inOrWide(s) || escapedWord(s, textTriggers)
+}
+
+// escapedWord reports whether s, its \u, \U and \x escapes (JSON's,
+// YAML's, TOML's, after any number of backslashes: a document inside a
+// string doubles them) read as the runes they stand for, holds one of the
+// words of ws or a rune above ASCII. A name written with escapes
+// ({"\u0070\u0077": ...}, "priv\u004bey": ...) holds no trigger as it is
+// written, and the walk, which reads it decoded, was never asked to
+// (red team ruc). A text without such an escape costs one IndexByte pass.
+func escapedWord(s string, ws wordSet) bool {
+	var b []byte // s with its escapes decoded, once one is found
+	last := 0    // s[:last] is in b
+	for i := 0; i < len(s); {
+		k := strings.IndexByte(s[i:], '\\')
+		if k < 0 {
+			break
+		}
+		i += k
+		j := i
+		for j < len(s) && s[j] == '\\' {
+			j++
+		}
+		r, n := hexEscape(s[j:])
+		if n == 0 {
+			i = j
+			continue
+		}
+		if r >= utf8.RuneSelf {
+			return true
+		}
+		b = append(append(b, s[last:i]...), byte(r))
+		i = j + n
+		last = i
+	}
+	if b == nil {
+		return false
+	}
+	return ws.in(string(append(b, s[last:]...)))
+}
+
+// hexEscape reads the escape after a backslash at the start of s: u and
+// four hex digits, U and eight, x and two; n is how many bytes it takes,
+// 0 when s starts no such escape.
+func hexEscape(s string) (r rune, n int) {
+	if s == "" {
+		return 0, 0
+	}
+	digits := 0
+	switch s[0] {
+	case 'u':
+		digits = 4
+	case 'U':
+		digits = 8
+	case 'x':
+		digits = 2
+	}
+	if digits == 0 || len(s) < 1+digits {
+		return 0, 0
+	}
+	for i := 1; i <= digits; i++ {
+		c := s[i]
+		var d byte
+		switch {
+		case c >= '0' && c <= '9':
+			d = c - '0'
+		case c|0x20 >= 'a' && c|0x20 <= 'f':
+			d = c | 0x20 - 'a' + 10
+		default:
+			return 0, 0
+		}
+		r = r<<4 | rune(d)
+	}
+	return r, 1 + digits
 }
 
 // wordSet finds ASCII words (lower case, two bytes or more) in a string in

@@ -163,5 +163,27 @@ func (w *walker) repairedDoc(s string, read *lineReader) (n int, hit bool, out s
 		}
 		return len(s), hit, out
 	}
-	return 0, false, ""
+	// Repaired, the document stops being JSON before it closes: cut short
+	// in the middle of the text ({"path": "C:\Users\x", "privKey": "...",
+	// "items": [1, 2 and the next line; red team ruc). What the decoder
+	// accepted is walked closed, as cutDoc walks a document that needed
+	// no repair.
+	var se *json.SyntaxError
+	if !errors.As(err, &se) || se.Offset <= 1 || se.Offset > int64(len(r.rep)) {
+		return 0, false, ""
+	}
+	k := int(se.Offset) - 1
+	if read.repair < 2*k {
+		read.repairSpent = true
+		return 0, false, ""
+	}
+	read.repair -= 2 * k
+	if !mayNameCredential(string(r.rep[:k])) {
+		return 0, false, ""
+	}
+	out, used, hit, walked := w.truncatedDocN(string(r.rep[:k]))
+	if n = r.inS(used); !walked || n <= 0 || n > len(s) {
+		return 0, false, ""
+	}
+	return n, hit, out
 }

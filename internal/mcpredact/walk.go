@@ -28,6 +28,10 @@ type walker struct {
 	// docBudget is what is left of the bytes the walk may read in
 	// documents inside one string (enterDoc).
 	docBudget int
+	// rowsJoined: the array walk is called on next is an element of one
+	// whose strings, its own among them, were joined (joinRows); the walk
+	// of an array reads and clears it.
+	rowsJoined bool
 }
 
 // scanned is a string already redacted as part of a group (joined content
@@ -70,12 +74,20 @@ func (w *walker) walk(v any) any {
 	case []any:
 		w.namedRows(x)
 		w.joinTexts(x)
-		w.joinRows(x)
+		// The strings of the arrays inside an array were joined with
+		// its own (joinRows): joined again at each level, an array
+		// nested thousands deep cost its depth squared (red team ruc).
+		if !w.rowsJoined {
+			w.joinRows(x)
+		}
+		w.rowsJoined = false
 		w.joinColumns(x)
 		w.namedStrings(x)
 		for i := range x {
+			_, w.rowsJoined = x[i].([]any)
 			x[i] = w.walk(x[i])
 		}
+		w.rowsJoined = false
 		return x
 	case map[string]any:
 		return w.object(x)
