@@ -1,8 +1,8 @@
 package mcpredact
 
 import (
-	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -83,6 +83,70 @@ func (w *walker) assignText(s string) (string, bool) {
 	return b.String(), true
 }
 
+// assignedName reads the name an assignment starts with at l[i:]: bare
+// (db.pw, DB_PASS) or with quoted parts as TOML writes them ("pw",
+// 'db_password', db."password", "\u0070\u0077": red team ruc), the
+// quotes taken off and a double-quoted part's escapes read. n is where
+// the name ends in l.
+func assignedName(l string, i int) (name string, n int, ok bool) {
+	n = i
+	var b strings.Builder
+	quoted := false
+	for n < len(l) && n-i <= 128 {
+		c := l[n]
+		if c == '=' || c == ':' || c == ' ' || c == '\t' {
+			break
+		}
+		if c != '"' && c != '\'' {
+			n++
+			continue
+		}
+		end := closingQuote(l, n)
+		if end < 0 {
+			return "", 0, false
+		}
+		if !quoted {
+			quoted = true
+			b.WriteString(l[i:n])
+		}
+		part := l[n+1 : end]
+		if c == '"' {
+			if u, err := strconv.Unquote(`"` + part + `"`); err == nil {
+				part = u
+			}
+		}
+		b.WriteString(part)
+		n = end + 1
+		i = n
+	}
+	if n-i > 128 || n == 0 {
+		return "", 0, false
+	}
+	if !quoted {
+		name = l[i:n]
+	} else {
+		b.WriteString(l[i:n])
+		name = b.String()
+	}
+	return name, n, name != ""
+}
+
+// closingQuote is the index of the quote that closes the one at l[q], or
+// -1: a double quote after a backslash does not close.
+func closingQuote(l string, q int) int {
+	for j := q + 1; j < len(l); j++ {
+		switch l[j] {
+		case '\\':
+			if l[q] == '"' {
+				j++
+			}
+		case l[q]:
+			return j
+		}
+	}
+	return -1
+}
+
 // assignment reads a line that assigns a value to a name: the name, and
 // where the value is in the line (inside its quotes), or ok false.
 func assignment(l string) (name string, vs, ve int, ok bool) {
@@ -90,14 +154,10 @@ func assignment(l string) (name string, vs, ve int, ok bool) {
 	if strings.HasPrefix(l[i:], "export ") {
 		i += len("export ")
 	}
-	n := i
-	for n < len(l) && l[n] != '=' && l[n] != ':' && l[n] != ' ' && l[n] != '\t' && l[n] != '"' && l[n] != '\'' {
-		n++
-	}
-	if n == i || n-i > 128 || !mayName(l[i:n]) {
+	name, n, ok := assignedName(l, i)
+	if !ok || !mayName(name) {
 		return "", 0, 0, false
 	}
-	name = l[i:n]
 	for n < len(l) && (l[n] == ' ' || l[n] == '\t') {
 		n++
 	}
@@ -156,15 +216,26 @@ func assignLines(s string) bool {
 // a password with spaces in it went out (red team rtd). xmlValues finds
 // them; assignText scans their values under the canonical name, as it
 // does a configuration line's.
-var (
-	xmlElement   = regexp.MustCompile(`<([A-Za-z_][A-Za-z0-9_.:-]{0,63})>([^<>]{1,256})</([A-Za-z_][A-Za-z0-9_.:-]{0,63})>`)
-	xmlTag       = regexp.MustCompile(`<[A-Za-z_][A-Za-z0-9_.:-]{0,63}(?:[ \t\r\n]+[A-Za-z_][A-Za-z0-9_.:-]{0,63}[ \t]*=[ \t]*(?:"[^"<>]{0,256}"|'[^'<>]{0,256}'))+`)
-	xmlAttribute = regexp.MustCompile(`[ \t\r\n]([A-Za-z_][A-Za-z0-9_.:-]{0,63})[ \t]*=[ \t]*(?:"([^"<>]{0,256})"|'([^'<>]{0,256})')`)
-)
-
 // xmlShape reports whether s may hold an XML element or attribute.
+// An attribute may have white space around its = (<db password = "...">,
+// red team ruc).
 func xmlShape(s string) bool {
-	return strings.IndexByte(s, '<') >= 0 && (strings.Contains(s, "</") || strings.Contains(s, `="`) || strings.Contains(s, "='"))
+	if strings.IndexByte(s, '<') < 0 {
+		return false
+	}
+	if strings.Contains(s, "</") {
+		return true
+	}
+	for rest := s; ; {
+		i := strings.IndexByte(rest, '=')
+		if i < 0 {
+			return false
+		}
+		rest = strings.TrimLeft(rest[i+1:], " \t")
+		if rest != "" && (rest[0] == '"' || rest[0] == '\'') {
+			return true
+		}
+	}
 }
 
 // xmlValue is where the value of an element or attribute named name is.
@@ -174,27 +245,106 @@ type xmlValue struct {
 }
 
 // xmlValues returns the values of s's XML elements that hold text alone
-// and of its tags' attributes.
+// (or a CDATA section: <password><![CDATA[...]]></password>) and of its
+// tags' attributes, and the value of a name and value pair under the name
+// it gives (<param name="pw" value="..."/>, <add key="DbPassword"
+// value="..."/>; red team ruc). A start tag may carry attributes
+// (<Password type="string">) and an attribute white space around its =.
+// One pass over s, each tag read once: an element's text and an
+// attribute's value are read up to 256 bytes, as names up to 64.
 func xmlValues(s string) []xmlValue {
-	if strings.IndexByte(s, '<') < 0 {
-		return nil
-	}
 	var vs []xmlValue
-	for _, m := range xmlElement.FindAllStringSubmatchIndex(s, -1) {
-		if s[m[2]:m[3]] == s[m[6]:m[7]] {
-			vs = append(vs, xmlValue{s[m[2]:m[3]], m[4], m[5]})
+	for at := 0; ; {
+		k := strings.IndexByte(s[at:], '<')
+		if k < 0 {
+			return vs
+		}
+		at += k + 1
+		name, n := xmlName(s, at)
+		if name == "" {
+			continue
+		}
+		at = n
+		var pairName string
+		pairValue := [2]int{-1, -1}
+		for {
+			w := skipXMLSpace(s, at)
+			attr, n := xmlName(s, w)
+			if attr == "" || w == at {
+				at = w
+				break
+			}
+			e := skipXMLSpace(s, n)
+			if e >= len(s) || s[e] != '=' {
+				at = e
+				break
+			}
+			q := skipXMLSpace(s, e+1)
+			if q >= len(s) || s[q] != '"' && s[q] != '\'' {
+				at = q
+				break
+			}
+			end := strings.IndexByte(s[q+1:min(len(s), q+1+257)], s[q])
+			if end < 0 || strings.ContainsAny(s[q+1:q+1+end], "<>") {
+				at = q + 1
+				break
+			}
+			vs0, ve := q+1, q+1+end
+			switch strings.ToLower(attr) {
+			case "name", "key", "id":
+				pairName = s[vs0:ve]
+			case "value":
+				pairValue = [2]int{vs0, ve}
+			}
+			if ve > vs0 {
+				vs = append(vs, xmlValue{attr, vs0, ve})
+			}
+			at = ve + 1
+		}
+		if pairName != "" && pairValue[1] > pairValue[0] {
+			vs = append(vs, xmlValue{pairName, pairValue[0], pairValue[1]})
+		}
+		// The rest of the start tag, then the element's text.
+		gt := strings.IndexAny(s[at:min(len(s), at+257)], "<>")
+		if gt < 0 || s[at+gt] == '<' || gt > 0 && s[at+gt-1] == '/' {
+			continue
+		}
+		at += gt + 1
+		ts, te := at, -1
+		rest := s[at:]
+		if strings.HasPrefix(rest, "<![CDATA[") {
+			if c := strings.Index(rest[:min(len(rest), 9+256+3)], "]]>"); c > 9 {
+				ts, te = at+9, at+c
+				at += c + 3
+			}
+		} else if lt := strings.IndexByte(rest[:min(len(rest), 257)], '<'); lt > 0 && strings.IndexByte(rest[:lt], '>') < 0 {
+			te = at + lt
+			at = te
+		}
+		if te > ts && strings.HasPrefix(s[at:], "</") && strings.HasPrefix(s[at+2:], name) && strings.HasPrefix(s[at+2+len(name):], ">") {
+			vs = append(vs, xmlValue{name, ts, te})
 		}
 	}
-	for _, t := range xmlTag.FindAllStringIndex(s, -1) {
-		for _, m := range xmlAttribute.FindAllStringSubmatchIndex(s[t[0]:t[1]], -1) {
-			vs2, ve := m[6], m[7]
-			if m[4] >= 0 {
-				vs2, ve = m[4], m[5]
-			}
-			if ve > vs2 {
-				vs = append(vs, xmlValue{s[t[0]+m[2] : t[0]+m[3]], t[0] + vs2, t[0] + ve})
-			}
-		}
+}
+
+// xmlName reads an XML name at s[i:] (up to 64 bytes): the name and
+// where it ends, or "" when none starts there.
+func xmlName(s string, i int) (string, int) {
+	if i >= len(s) || !(s[i] == '_' || s[i]|0x20 >= 'a' && s[i]|0x20 <= 'z') {
+		return "", i
 	}
-	return vs
+	n := i + 1
+	for n < len(s) && n-i < 64 && (s[n] == '_' || s[n] == '.' || s[n] == ':' || s[n] == '-' || s[n] >= '0' && s[n] <= '9' || s[n]|0x20 >= 'a' && s[n]|0x20 <= 'z') {
+		n++
+	}
+	return s[i:n], n
+}
+
+// skipXMLSpace is the index of the first byte at or after i that is not
+// XML white space.
+func skipXMLSpace(s string, i int) int {
+	for i < len(s) && (s[i] == ' ' || s[i] == '\t' || s[i] == '\r' || s[i] == '\n') {
+		i++
+	}
+	return i
 }

@@ -175,3 +175,37 @@ func BenchmarkResultUnclosedDocs(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkResultXMLText: about 4 KiB of an XML configuration (a
+// web.config's appSettings and connection strings) that names passwords
+// and holds none, the XML readings' path: elements with attributes and
+// CDATA, name and value pairs.
+func BenchmarkResultXMLText(b *testing.B) {
+	s, err := dlp.New(dlp.Builtin(), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var m strings.Builder
+	m.WriteString("<?xml version=\"1.0\"?>\n<configuration>\n  <appSettings>\n")
+	for i := 0; m.Len() < 4000; i++ {
+		fmt.Fprintf(&m, "    <add key=\"PasswordMinLength%d\" value=\"12\" />\n    <add key=\"Title%d\" value=\"the quick brown fox\" />\n", i, i)
+		fmt.Fprintf(&m, "    <setting name=\"Theme%d\" serializeAs=\"String\"><value>dark</value></setting>\n    <password_hint><![CDATA[ask the admin]]></password_hint>\n", i)
+	}
+	m.WriteString("  </appSettings>\n</configuration>\n")
+	for name, text := range map[string]string{
+		"config": m.String(),
+		// 1 MiB of tags that open and never end, as a hostile text.
+		"unended-tags":   strings.Repeat(`<password a="x" b = 'y' `+strings.Repeat("c", 200), 1<<20/230),
+		"unended-values": strings.Repeat(`<pw v="`, 1<<20/7),
+	} {
+		res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, _, err := mcpredact.Result(s, res, nil); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
