@@ -163,12 +163,24 @@
 //     parsed piece by piece between separators. ~, $HOME, ${HOME}, $PWD and ~+ are
 //     resolved, the working directory is followed through cd/pushd (every directory
 //     the script may be in, as "||" and ";" may or may not run a cd; a
-//     CDPATH prefix assignment taints its own cd), and nested scripts
-//     (sh -c, bash -O extglob -c, bash -c --, eval, su -c, flock -c, a
-//     shell run by another command: setsid, strace, chroot, find -exec)
-//     are analysed the same way, their patterns and quotes as the shell
-//     passes them on. "~N", "~+N" and "~-N" (the directory stack) are
-//     refused.
+//     CDPATH prefix assignment taints its own cd; a loop's body, a
+//     function's, a trap's and an alias's are read again with every
+//     directory the script may reach, until nothing changes, since a
+//     later round runs after the cd at its end), and nested scripts
+//     (sh -c, bash -O extglob -c, bash -c --, eval, su -c, flock -c, ssh's
+//     remote command, a shell run by another command: setsid, strace,
+//     chroot, gosu, setpriv, prlimit, find -exec) are analysed the same
+//     way, their patterns and quotes as the shell passes them on. "~N",
+//     "~+N" and "~-N" (the directory stack) are refused, and so is a cd
+//     into a pattern of a protected path's ancestor ("cd /e?c"), a cd
+//     into a name after cdable_vars may be on, and autocd's directories
+//     as commands are followed as cds. A path variable (HOME, CDPATH,
+//     PWD, OLDPWD) assigned otherwise than by a literal NAME=value (read,
+//     printf -v, a quoted or expanded declare word, a name known only at
+//     run time, a nameref declared with -n) is tainted: a later cd, ~ or
+//     $HOME that reads it is refused. An extended glob that starts a
+//     component is matched as nothing, as "*" and as ".*" ("*(.e)nv" is
+//     .env in bash).
 //     Any word whose expansion cannot be decided statically and that could
 //     name a path is refused, with a reason that says which expansion:
 //     parameter expansion other than plain $HOME/$PWD (${HOME:-x},
@@ -179,12 +191,18 @@
 //     of a command that opens files (anything but echo, printf, test and
 //     a few other builtins), so "echo $FOO" passes and "cat $FOO" does
 //     not. xargs and parallel (arguments built from input), a shell
-//     reading commands from its input ("| sh") and source of /dev or
-//     /proc are refused.
+//     reading commands from its input ("| sh") or from a file under /dev
+//     or /proc as the kernel resolves it ("bash //dev/stdin", "cd /dev;
+//     bash stdin"), source of one, and a value the shell reads by itself
+//     (BASH_ENV, ENV, PS1, PROMPT_COMMAND, HISTFILE, ...) that cannot be
+//     resolved statically are refused.
 //   - No recursive or directory-changing walk (grep -r, rg, find, tar,
-//     cp -r, rsync, zip -r, ls -R, chmod/chown -R, rm -r, du, tree, gzip
-//     -r, chattr/setfacl -R, with sudo/env/timeout/nice prefixes) starts
-//     at an ancestor of a protected path, tar -C's directory included; nor
+//     cp -r, rsync, zip -r/-R, ls -R, chmod/chown -R, rm -r, du, tree, gzip
+//     -r, chattr/setfacl -R, diff -r, pax, with sudo/env/timeout/nice
+//     prefixes) starts at an ancestor of a protected path (a pattern's
+//     fixed directories: "/ho?e/agent" is "/"), tar -C's directory
+//     included; no mv, ln, mount or bindfs moves or links an ancestor of
+//     an absolute protected path ("mv ~/.aws /tmp/a"); nor
 //     does an extractor or patch (unzip, cpio, 7z, bsdtar, unrar, ar,
 //     patch, in the working directory or their -d/-C/-D/-o directory), or
 //     a git command that walks the work tree (add of a directory, stash,
@@ -199,9 +217,9 @@
 //     refused when it continues with a protected path's last components.
 //     An undeclared tool's command-like arguments (a string with white
 //     space, an array of strings read as an argv) are also checked from
-//     each absolute or "~" argument as a working directory ({"cwd":
-//     "/etc", "cmd": "cat shadow"}), an array of strings that starts
-//     with a directory as the path it joins to, and an object that sets
+//     each absolute, "~" or "./", "../" argument as a working directory
+//     ({"cwd": "/etc", "cmd": "cat shadow"}, {"cwd": "../../etc", ...}),
+//     an array of strings that starts with a directory as the path it joins to, and an object that sets
 //     HOME, CDPATH, BASH_ENV, GLOBIGNORE, ... (an environment) is
 //     refused.
 //
@@ -210,7 +228,10 @@
 // and git add of a directory, stash, clean or grep is refused, since any
 // directory may hold one; any pattern after shopt -s dotglob; "cat $SOME_VAR" is refused although the
 // variable may be harmless; words that merely mention a protected path
-// ("echo ~/.ssh") are refused; every directory a cd may lead to counts.
+// ("echo ~/.ssh") are refused; every directory a cd may lead to counts,
+// in every round of a loop; after a nameref or a variable named at run
+// time ("read -r \"$n\"") every path variable is tainted and every
+// pattern refused.
 //
 // What it cannot prove: what a program does with its input. Code in
 // another language (python -c, perl -e, awk), a script file the command
