@@ -178,7 +178,11 @@
 //     PWD, OLDPWD) assigned otherwise than by a literal NAME=value (read,
 //     printf -v, a quoted or expanded declare word, a name known only at
 //     run time, a nameref declared with -n) is tainted: a later cd, ~ or
-//     $HOME that reads it is refused. An extended glob that starts a
+//     $HOME that reads it is refused, in nested scripts too (sh -c after
+//     "export CDPATH=$x"); env's and sudo's NAME=value words set the
+//     variable for the command they run, and their directory options
+//     (env -C, sudo -D, nsenter --wd, bwrap --chdir, systemd-run
+//     --working-directory) are cds. An extended glob that starts a
 //     component is matched as nothing, as "*" and as ".*" ("*(.e)nv" is
 //     .env in bash).
 //     Any word whose expansion cannot be decided statically and that could

@@ -53,7 +53,7 @@ var shellCommands = [...]string{
 	"shopt", "mv", "ln", "link", "install", "unzip", "cpio", "patch", "7z", "7za", "7zr", "bsdtar", "unrar",
 	"ar", "git", "gzip", "gunzip", "chattr", "setfacl", "su", "runuser", "sg", "flock", "script", "xterm",
 	"watch", "tmux", "screen", "trap", "alias", "env", "sudo", "doas",
-	"diff", "pax", "mount", "bindfs", "ssh",
+	"diff", "pax", "mount", "bindfs", "ssh", "nsenter", "unshare", "bwrap", "systemd-run", "start-stop-daemon",
 }
 
 func newPrefilter(protected []protectedPath) prefilter {

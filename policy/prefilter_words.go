@@ -66,7 +66,7 @@ func (w *shellWord) end(buf []byte) need {
 	if base[1] <= base[0] {
 		base = w.prev
 	}
-	if w.started && base[0] >= 0 && base[1] > base[0] && base[1]-base[0] <= 8 && isShellCommand(buf[base[0]:base[1]]) {
+	if w.started && base[0] >= 0 && base[1] > base[0] && base[1]-base[0] <= maxCommandLen && isShellCommand(buf[base[0]:base[1]]) {
 		nd = needShell
 	}
 	if w.started && base[0] >= 0 && base[1]-base[0] >= len("bashopts") && globVarFirst[buf[base[0]]] &&
@@ -192,8 +192,12 @@ var (
 	commandStart [256][256]bool
 )
 
+// maxCommandLen is the length of the longest of shellCommands.
+var maxCommandLen int
+
 func init() {
 	for _, c := range shellCommands {
+		maxCommandLen = max(maxCommandLen, len(c))
 		commandSet[c] = true
 		commandStart[c[0]][second(c)] = true
 	}

@@ -43,6 +43,7 @@ type shellCheck struct {
 	// namerefs are the names declared with -n: assigning one assigns the
 	// variable it refers to, which is not followed here.
 	namerefs map[string]bool
+	lost     map[string]bool // path variables whose value is not known (see lose)
 	// deferred are bodies walked again once the script has been read
 	// (see shellCheck.later).
 	deferred []syntax.Node
@@ -376,20 +377,61 @@ func (c *shellCheck) assign(x *syntax.Assign) {
 	}
 	name := x.Name.Value
 	if x.Value == nil || x.Array != nil || x.Append || x.Index != nil || name != "HOME" {
-		c.taint(name)
+		c.lose(name)
 		return
 	}
-	w := c.resolve(x.Value)
+	c.setHome(c.resolve(x.Value))
+}
+
+// setHome follows HOME set to w: a literal path is the home that cd and ~
+// use from now on; any other value is lost.
+func (c *shellCheck) setHome(w word) {
 	env, err := normalize.NewPathEnv(c.home, c.cwds[0])
 	if w.dyn != "" || err != nil {
-		c.taint(name)
+		c.lose("HOME")
 		return
 	}
 	if h, refuse := env.Resolve(w.text); refuse == "" {
 		c.home = h
 		return
 	}
+	c.lose("HOME")
+}
+
+// lose taints a path variable whose new value is not known here; a
+// nested script (sh -c, ssh) inherits it unknown (see inherit).
+func (c *shellCheck) lose(name string) {
 	c.taint(name)
+	if c.lost == nil {
+		c.lost = map[string]bool{}
+	}
+	c.lost[name] = true
+}
+
+// inherit prefixes a nested script with what it inherits from this one:
+// the shell options that change what names a file, and each path
+// variable whose value was lost, assigned a value the nested analysis
+// cannot know ("x=/; export CDPATH=$x; bash -c 'cd etc; cat shadow'").
+func (c *shellCheck) inherit(s string) string {
+	var b strings.Builder
+	if c.globAll {
+		b.WriteString("shopt -s dotglob\n")
+	}
+	if c.cdVars {
+		b.WriteString("shopt -s cdable_vars\n")
+	}
+	if c.autocd {
+		b.WriteString("shopt -s autocd\n")
+	}
+	for _, v := range [...]string{"CDPATH", "HOME", "OLDPWD", "PWD"} {
+		if c.lost[v] {
+			b.WriteString(v + "=$__lost\n")
+		}
+	}
+	if b.Len() == 0 {
+		return s
+	}
+	return b.String() + s
 }
 
 // setVar follows an assignment to the variable name whose value is not
@@ -401,11 +443,11 @@ func (c *shellCheck) setVar(name string) {
 	switch {
 	case name == "" || c.namerefs[name]:
 		for v := range pathVars {
-			c.taint(v)
+			c.lose(v)
 		}
 		c.globAll, c.cdVars, c.autocd = true, true, true
 	case pathVars[name]:
-		c.taint(name)
+		c.lose(name)
 	case globVars[name]:
 		c.globAll = true
 		if name == "BASHOPTS" {

@@ -67,6 +67,12 @@ func (c *shellCheck) command(words []word) {
 		c.command(words[1:]) // busybox tar, busybox sh: the applet is the command
 		return
 	}
+	if dirs := runDirs(name, words[1:]); len(dirs) > 0 {
+		c.cd(dirs) // env -C /etc cat shadow: the command runs there
+		if c.reason != "" {
+			return
+		}
+	}
 	if prefixCommands[name] {
 		// env, sudo -u root, timeout 5, nice -n 5, ...: any later word
 		// may be the command they run; each is analysed as one.
@@ -75,9 +81,7 @@ func (c *shellCheck) command(words []word) {
 		}
 		c.loginShell(name, words[1:])
 		for i := 1; i < len(words); i++ {
-			if v, _, ok := strings.Cut(words[i].text, "="); ok && globVars[v] {
-				c.setVar(v) // env BASHOPTS=dotglob bash -c ...
-			}
+			c.envWord(words[i]) // env BASHOPTS=dotglob bash -c ..., sudo HOME=/etc ...
 			if !strings.HasPrefix(words[i].text, "-") && !strings.Contains(words[i].text, "=") {
 				c.command(words[i:])
 			}
@@ -283,16 +287,7 @@ func (c *shellCheck) script(s string) {
 		c.refuse("shell scripts nested too deeply to analyse")
 		return
 	}
-	// The nested script inherits the options.
-	if c.globAll {
-		s = "shopt -s dotglob\n" + s
-	}
-	if c.cdVars {
-		s = "shopt -s cdable_vars\n" + s
-	}
-	if c.autocd {
-		s = "shopt -s autocd\n" + s
-	}
+	s = c.inherit(s)
 	for _, cwd := range c.cwds {
 		env, err := normalize.NewPathEnv(c.home, cwd)
 		if err != nil {
@@ -315,4 +310,64 @@ func isName(s string) bool {
 		}
 	}
 	return s != ""
+}
+
+// envWord follows a NAME=value word of env or sudo, which sets the
+// variable for the command they run: as a prefix assignment would.
+func (c *shellCheck) envWord(w word) {
+	name, value, ok := strings.Cut(w.raw, "=")
+	if !ok || !isName(name) {
+		return
+	}
+	switch {
+	case name == "HOME" && w.dyn == "":
+		c.setHome(word{text: value})
+		c.taint(name)
+	case name == "HOME" || pathVars[name]:
+		c.lose(name)
+	case globVars[name]:
+		c.setVar(name)
+	}
+}
+
+// chdirOpts are, per command that runs another, its options that name
+// the directory the command runs in (env -C, sudo -D, ...), short ones
+// first.
+var chdirOpts = map[string][]string{
+	"env": {"-C", "--chdir"}, "sudo": {"-D", "--chdir"}, "nsenter": {"-w", "--wd"},
+	"unshare": {"--wd"}, "bwrap": {"--chdir"}, "systemd-run": {"--working-directory"},
+	"start-stop-daemon": {"-d", "--chdir"},
+}
+
+// runDirs returns, as one cd's arguments, the directory a command runner
+// names for the command it runs: "-C DIR", "-CDIR", "-iC DIR",
+// "--chdir=DIR", "--chdir DIR". Every word is looked at, since the
+// runners' own options take values (nsenter -t 1, bwrap --bind / /): an
+// option of the command run that reads alike only adds a directory.
+func runDirs(name string, args []word) []word {
+	opts, ok := chdirOpts[name]
+	if !ok {
+		return nil
+	}
+	for i, a := range args {
+		t := a.text
+		for _, o := range opts {
+			switch {
+			case t == o && i+1 < len(args):
+				return []word{args[i+1]}
+			case strings.HasPrefix(t, "--") && strings.HasPrefix(t, o+"="):
+				return []word{{text: t[len(o)+1:]}}
+			case len(o) == 2 && !strings.HasPrefix(t, "--") && strings.HasPrefix(t, "-") && strings.IndexByte(t, o[1]) > 0:
+				// a cluster: the option's value is the rest, or the next word
+				rest := t[strings.IndexByte(t, o[1])+1:]
+				if rest != "" {
+					return []word{{text: rest}}
+				}
+				if i+1 < len(args) {
+					return []word{args[i+1]}
+				}
+			}
+		}
+	}
+	return nil
 }
