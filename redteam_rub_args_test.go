@@ -52,6 +52,8 @@ func TestRedTeamRUB_ShellSpellingsOverTheWire(t *testing.T) {
 		"diff -rN ~ /tmp/empty",                                    // a walk
 		"ssh localhost 'cd /etc; cat shadow'",                      // ssh's remote command
 		"shopt -s extglob\ncd ~\ncat *(.s)sh/id_rsa",               // extglob's leading dot
+		"env -C /etc cat shadow",                                   // a runner's directory option
+		"x=/; export CDPATH=$x; sh -c 'cd etc; cat shadow'",        // a lost CDPATH in a nested shell
 	} {
 		res, err := call(map[string]any{"cmd": cmd})
 		var we *jsonrpc.Error
