@@ -139,8 +139,10 @@
 // included) and the parameters of resources/read, resources/subscribe,
 // prompts/get and completion/complete ([Policy.ProtectedArgs]):
 //
-//   - No word names a protected path after percent decoding, NFKC, case
-//     folding, quote removal, "~"/"~user"/"$HOME"/"%USERPROFILE%"
+//   - No word names a protected path after percent decoding, JSON
+//     decoding of "\uXXXX" escapes of ASCII characters (a JSON document
+//     in a string, escaped once or more), NFKC, case folding, quote
+//     removal, "~"/"~user"/"$HOME"/"%USERPROFILE%"
 //     expansion, ".", ".." and "//" resolution, backslashes read both as
 //     separators and as escapes, and the kernel's aliases resolved:
 //     /proc/<self|thread-self|pid>[/task/<tid>]/root and /proc/self/cwd
@@ -159,7 +161,8 @@
 //   - Command-like text is parsed as bash (mvdan.cc/sh/v3/syntax); after
 //     a syntax error that is not the end of the text, parsing resumes at
 //     the next word, since mvdan.cc/sh rejects some text that bash runs
-//     ("! ! true", "${x~}"), and past 16 errors the rest, up to 4 KiB, is
+//     ("! ! true", "${x~}"; an unclosed back quote in a here-document's
+//     body, which bash reads only when it expands it), and past 16 errors the rest, up to 4 KiB, is
 //     parsed piece by piece between separators. ~, $HOME, ${HOME}, $PWD and ~+ are
 //     resolved, the working directory is followed through cd/pushd (every directory
 //     the script may be in, as "||" and ";" may or may not run a cd; a
@@ -253,8 +256,11 @@
 // word can name a protected path without expansion only if it contains the
 // path's last component after ASCII case folding and quote, backslash and
 // control-byte removal; anything that can expand, match by pattern or
-// change directory sends the text to the full check. FuzzPrefilterSound
-// checks that the prefilter never passes what the full check refuses.
+// change directory sends the text to the full check, and so does a
+// here-document (its body's quotes open nothing) and a JSON escape of an
+// ASCII character ("\u002f", which the scanner also reads decoded).
+// FuzzPrefilterSound checks that the prefilter never passes what the full
+// check refuses.
 //
 // # Concurrency
 //

@@ -73,6 +73,9 @@ func (w *shellWord) end(buf []byte) need {
 		isGlobVar(buf[base[0]:base[1]]) {
 		nd = needShell // GLOBIGNORE=x, read BASHOPTS: patterns then match dot files
 	}
+	if w.started && base[0] >= 0 && base[1]-base[0] >= len("bashopts") && endsGlobVar(buf[base[0]:base[1]]) {
+		nd = needShell // declare -n g=GLOBIGNORE: a nameref to it
+	}
 	if w.brace && (w.dot || w.slash) {
 		nd |= needWords | needShell
 	}
@@ -221,6 +224,18 @@ func isGlobVar(b []byte) bool {
 		if len(b) >= len(v) && string(b[:len(v)]) == v && (len(b) == len(v) || b[len(v)] == '=') {
 			return true
 		}
+	}
+	return false
+}
+
+// endsGlobVar reports whether b (lower case) ends with GLOBIGNORE or
+// BASHOPTS ("g=globignore", the target of a nameref).
+func endsGlobVar(b []byte) bool {
+	switch b[len(b)-1] {
+	case 'e':
+		return bytes.HasSuffix(b, []byte("globignore"))
+	case 's':
+		return bytes.HasSuffix(b, []byte("bashopts"))
 	}
 	return false
 }

@@ -40,9 +40,10 @@ type shellCheck struct {
 	// cdVars: cdable_vars may be on, so "cd name" may go to $name;
 	// autocd: a command name that is a directory is a cd (bash -i).
 	cdVars, autocd bool
-	// namerefs are the names declared with -n: assigning one assigns the
-	// variable it refers to, which is not followed here.
-	namerefs map[string]bool
+	// namerefs are the names declared with -n, each with the variables it
+	// may refer to ("" for one not known here); none yet until its first
+	// assignment, which sets it (see assignTo).
+	namerefs map[string][]string
 	lost     map[string]bool // path variables whose value is not known (see lose)
 	// deferred are bodies walked again once the script has been read
 	// (see shellCheck.later).
@@ -104,9 +105,7 @@ func (c *shellCheck) visit(n syntax.Node) bool {
 		}
 		c.assign(x)
 	case *syntax.WordIter:
-		if x.Name != nil {
-			c.setVar(x.Name.Value)
-		}
+		c.iterate(x)
 	case *syntax.Word:
 		if c.values[x] {
 			break // an assignment's value: checked where the variable is used
@@ -369,7 +368,17 @@ var pathVars = map[string]bool{"HOME": true, "CDPATH": true, "PWD": true, "OLDPW
 // assign follows HOME set to a literal (cd and ~ then use it); any other
 // assignment to a path variable taints it (see shellCheck.tainted).
 func (c *shellCheck) assign(x *syntax.Assign) {
-	if x.Name != nil && (globVars[x.Name.Value] || c.namerefs[x.Name.Value]) {
+	if x.Name != nil && c.isRef(x.Name.Value) {
+		v := ""
+		if x.Value != nil && x.Array == nil && x.Index == nil {
+			if w := c.resolve(x.Value); w.dyn == "" {
+				v = w.raw
+			}
+		}
+		c.assignTo(x.Name.Value, v)
+		return
+	}
+	if x.Name != nil && globVars[x.Name.Value] {
 		c.setVar(x.Name.Value)
 	}
 	if x.Name == nil || !pathVars[x.Name.Value] {
@@ -436,16 +445,18 @@ func (c *shellCheck) inherit(s string) string {
 
 // setVar follows an assignment to the variable name whose value is not
 // followed: a path variable is tainted, GLOBIGNORE or BASHOPTS may turn
-// dotglob (and any shell option) on. An empty name, or a name declared
-// with -n, may be any variable: every path variable is tainted and every
-// option may be on.
+// dotglob (and any shell option) on. An empty name may be any variable:
+// every path variable is tainted and every pattern refused. A nameref
+// assigns what it refers to (see assignTo).
 func (c *shellCheck) setVar(name string) {
 	switch {
-	case name == "" || c.namerefs[name]:
+	case name == "":
 		for v := range pathVars {
 			c.lose(v)
 		}
-		c.globAll, c.cdVars, c.autocd = true, true, true
+		c.globAll = true // GLOBIGNORE (BASHOPTS is read-only in a shell)
+	case c.isRef(name):
+		c.assignTo(name, "")
 	case pathVars[name]:
 		c.lose(name)
 	case globVars[name]:
@@ -454,6 +465,36 @@ func (c *shellCheck) setVar(name string) {
 			c.cdVars, c.autocd = true, true
 		}
 	}
+}
+
+func (c *shellCheck) isRef(name string) bool {
+	_, ok := c.namerefs[name]
+	return ok
+}
+
+// declareRef makes name a nameref without a target yet (declare -n r):
+// its next assignment sets the target.
+func (c *shellCheck) declareRef(name string) {
+	if c.namerefs == nil {
+		c.namerefs = map[string][]string{}
+	}
+	c.namerefs[name] = []string{}
+}
+
+// assignTo follows an assignment of value ("" when not known here) to
+// the nameref name: the first sets the variable it refers to, as bash
+// does ("declare -n r; r=HOME"); later ones assign that variable.
+func (c *shellCheck) assignTo(name, value string) {
+	targets := c.namerefs[name]
+	if len(targets) == 0 {
+		c.namerefs[name] = []string{value}
+		return
+	}
+	delete(c.namerefs, name) // a reference to itself is not followed twice
+	for _, t := range targets {
+		c.setVar(t)
+	}
+	c.namerefs[name] = targets
 }
 
 // shopt follows a shell option that changes how words name files:
@@ -473,7 +514,8 @@ func (c *shellCheck) shopt(opt string) {
 // with words the parser does not read as NAME=value: a quoted or expanded
 // word ('HOME=/etc', "$n=$v") assigns the variable it names at run time,
 // and -n (or an option word known only at run time) makes each name it
-// declares a reference to another variable.
+// declares a reference to another variable, set by the assignment that
+// follows (declare -n h=HOME).
 func (c *shellCheck) decl(x *syntax.DeclClause) {
 	variant := x.Variant.Value
 	ref := variant == "nameref"
@@ -488,14 +530,8 @@ func (c *shellCheck) decl(x *syntax.DeclClause) {
 		ref = ref || canRef && (w.dyn != "" || strings.HasPrefix(w.raw, "-") && strings.ContainsRune(w.raw, 'n'))
 	}
 	for _, a := range x.Args {
-		if a.Name == nil {
-			continue
-		}
-		if ref {
-			if c.namerefs == nil {
-				c.namerefs = map[string]bool{}
-			}
-			c.namerefs[a.Name.Value] = true // its value is followed by assign
+		if a.Name != nil && ref {
+			c.declareRef(a.Name.Value) // its value, visited next, sets the target
 		}
 	}
 	for _, w := range words {
@@ -506,19 +542,21 @@ func (c *shellCheck) decl(x *syntax.DeclClause) {
 		if strings.HasPrefix(w.raw, "-") || strings.HasPrefix(w.raw, "+") {
 			continue
 		}
-		name, _, _ := strings.Cut(w.raw, "=")
+		name, value, assigns := strings.Cut(w.raw, "=")
 		name, _, _ = strings.Cut(name, "[")
 		name = strings.TrimSuffix(name, "+")
-		if name == "" {
+		if !isName(name) {
 			continue
 		}
 		if ref {
-			if c.namerefs == nil {
-				c.namerefs = map[string]bool{}
-			}
-			c.namerefs[name] = true
+			c.declareRef(name)
 		}
-		c.setVar(name)
+		switch {
+		case assigns && c.isRef(name):
+			c.assignTo(name, value)
+		case assigns:
+			c.setVar(name)
+		}
 	}
 }
 
@@ -541,4 +579,26 @@ func extReadings(text string, n int) []string {
 		out = append(out, b.String())
 	}
 	return out
+}
+
+// iterate follows a for loop's variable: a path variable is lost, and a
+// nameref refers in turn to each variable its words name.
+func (c *shellCheck) iterate(x *syntax.WordIter) {
+	if x.Name == nil {
+		return
+	}
+	if !c.isRef(x.Name.Value) {
+		c.setVar(x.Name.Value)
+		return
+	}
+	targets := c.namerefs[x.Name.Value]
+	for _, w := range x.Items {
+		r := c.resolve(w)
+		if r.dyn != "" || r.glob || r.text != r.raw {
+			targets = append(targets, "")
+		} else {
+			targets = append(targets, r.raw)
+		}
+	}
+	c.namerefs[x.Name.Value] = targets
 }
