@@ -61,8 +61,14 @@ func TestRedTeamRUB_ShellSpellingsOverTheWire(t *testing.T) {
 			t.Errorf("%q: want -32007, got %v %+v", cmd, err, res)
 		}
 	}
-	if res, err := call(map[string]any{"cwd": "../../etc", "cmd": "cat shadow"}); err == nil {
-		t.Errorf("relative cwd argument: want -32007, got %+v", res)
+	for _, args := range []map[string]any{
+		{"cwd": "../../etc", "cmd": "cat shadow"},            // a relative working directory
+		{"cmd": "cat <<EOF\nit's\nEOF\ncd /etc\ncat shadow"}, // a quote in a here-document hid the cd from the prefilter
+		{"config": `{"path": "\u002fetc\u002fshadow"}`},      // a JSON document in a string
+	} {
+		if res, err := call(args); err == nil {
+			t.Errorf("%v: want -32007, got %+v", args, res)
+		}
 	}
 	if n := runs.Load(); n != 0 {
 		t.Fatalf("the tool ran %d times", n)
