@@ -220,15 +220,18 @@
 //   - A tool that declares its paths ([PathArgs] on the [Request]) has
 //     them joined and resolved as it does; without a declaration, pairs of
 //     string arguments that form a path (a directory and a relative path)
-//     are checked joined, and a relative path that climbs ("../.ssh/x") is
-//     refused when it continues with a protected path's last components.
-//     An undeclared tool's command-like arguments (a string with white
-//     space, an array of strings read as an argv) are also checked from
-//     each absolute, "~" or "./", "../" argument as a working directory
-//     ({"cwd": "/etc", "cmd": "cat shadow"}, {"cwd": "../../etc", ...}),
-//     an array of strings that starts with a directory as the path it joins to, and an object that sets
-//     HOME, CDPATH, BASH_ENV, GLOBIGNORE, ... (an environment) is
-//     refused.
+//     are checked joined, and a relative path that climbs ("../.ssh/x")
+//     is refused when it continues with a protected path's last
+//     components. An undeclared tool's command-like arguments (a string
+//     with white space, an array of strings read as an argv) are also
+//     checked from each absolute, "~" or "./", "../" argument as a
+//     working directory ({"cwd": "/etc", "cmd": "cat shadow"}, {"cwd":
+//     "../../etc", ...}), an array of strings that starts with a
+//     directory as the path it joins to, and an object that sets HOME,
+//     CDPATH, BASH_ENV, GLOBIGNORE, ... (an environment) is refused. The
+//     members of objects, up to three levels, count as arguments for
+//     these ({"options": {"cwd": "/etc"}, "cmd": "cat shadow"}, {"file":
+//     {"dir": "/etc", "name": "shadow"}}).
 //
 // Refused on purpose (false positives, failing closed): with a relative
 // protected path such as ".env" any recursive walk, extraction, patch

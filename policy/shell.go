@@ -369,6 +369,9 @@ var pathVars = map[string]bool{"HOME": true, "CDPATH": true, "PWD": true, "OLDPW
 // assignment to a path variable taints it (see shellCheck.tainted).
 func (c *shellCheck) assign(x *syntax.Assign) {
 	if x.Name != nil && c.isRef(x.Name.Value) {
+		if x.Naked {
+			return // declare -n r r: a name, not an assignment
+		}
 		v := ""
 		if x.Value != nil && x.Array == nil && x.Index == nil {
 			if w := c.resolve(x.Value); w.dyn == "" {
