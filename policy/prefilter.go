@@ -120,8 +120,8 @@ var class = func() (t [256]uint8) {
 	for _, c := range []byte("*?[{") {
 		t[c] |= cWild
 	}
-	for _, c := range []byte("./#%") {
-		t[c] |= cSpecial
+	for _, c := range []byte("./#%=") {
+		t[c] |= cSpecial // '=': a nameref's target (g=GLOBIGNORE), see shellWord
 	}
 	return t
 }()

@@ -30,6 +30,7 @@ type shellWord struct {
 	started, brace, dot, slash bool
 	seg                        int    // buf index where the last component starts
 	prev                       [2]int // the component before a trailing '/'
+	eq                         int    // buf index after the last '=', 0 if none
 }
 
 func (w *shellWord) reset(n int) { *w = shellWord{seg: n, prev: [2]int{-1, -1}} }
@@ -38,6 +39,7 @@ func (w *shellWord) reset(n int) { *w = shellWord{seg: n, prev: [2]int{-1, -1}} 
 // and a component that long is no command name.
 func (w *shellWord) shift(d int) {
 	w.seg -= d
+	w.eq = max(w.eq-d, 0) // lost: a name that long is no variable
 	w.prev[0] -= d
 	w.prev[1] -= d
 }
@@ -49,6 +51,8 @@ func (w *shellWord) add(c byte, n int) {
 		w.brace = true
 	case '.':
 		w.dot = true
+	case '=':
+		w.eq = n + 1
 	case '/':
 		w.slash = true
 		if n > w.seg {
@@ -73,7 +77,7 @@ func (w *shellWord) end(buf []byte) need {
 		isGlobVar(buf[base[0]:base[1]]) {
 		nd = needShell // GLOBIGNORE=x, read BASHOPTS: patterns then match dot files
 	}
-	if w.started && base[0] >= 0 && base[1]-base[0] >= len("bashopts") && endsGlobVar(buf[base[0]:base[1]]) {
+	if w.eq > 0 && w.eq < len(buf) && globVarFirst[buf[w.eq]] && isGlobVar(buf[w.eq:]) {
 		nd = needShell // declare -n g=GLOBIGNORE: a nameref to it
 	}
 	if w.brace && (w.dot || w.slash) {
@@ -187,22 +191,24 @@ func unhexByte(c byte) byte {
 	return c - 'A' + 10
 }
 
-// commandSet and commandStart index shellCommands: a word is looked up
-// only when its first two bytes (its byte and 0 for a one-byte word)
-// start a command name.
+// commandSet and commandLens index shellCommands: a word is looked up
+// only when a command name of its length starts with its first byte and
+// a second byte of the same low five bits (its byte and 0 for a one-byte
+// word), which few words of prose share with one ("diff" and "different"
+// differ in length).
 var (
-	commandSet   = map[string]bool{}
-	commandStart [256][256]bool
+	commandSet  = map[string]bool{}
+	commandLens [256][32]uint32 // bit n: a command of n bytes
 )
 
-// maxCommandLen is the length of the longest of shellCommands.
+// maxCommandLen is the length of the longest of shellCommands (under 32).
 var maxCommandLen int
 
 func init() {
 	for _, c := range shellCommands {
 		maxCommandLen = max(maxCommandLen, len(c))
 		commandSet[c] = true
-		commandStart[c[0]][second(c)] = true
+		commandLens[c[0]][second(c)&31] |= 1 << len(c)
 	}
 }
 
@@ -228,21 +234,9 @@ func isGlobVar(b []byte) bool {
 	return false
 }
 
-// endsGlobVar reports whether b (lower case) ends with GLOBIGNORE or
-// BASHOPTS ("g=globignore", the target of a nameref).
-func endsGlobVar(b []byte) bool {
-	switch b[len(b)-1] {
-	case 'e':
-		return bytes.HasSuffix(b, []byte("globignore"))
-	case 's':
-		return bytes.HasSuffix(b, []byte("bashopts"))
-	}
-	return false
-}
-
 // isShellCommand reports whether b is one of shellCommands.
 func isShellCommand(b []byte) bool {
-	return commandStart[b[0]][second(b)] && commandSet[string(b)]
+	return len(b) < 32 && commandLens[b[0]][second(b)&31]&(1<<len(b)) != 0 && commandSet[string(b)]
 }
 
 // pattern decides a word with wildcards (and no brace) without the
