@@ -200,9 +200,12 @@
 //     not. xargs and parallel (arguments built from input), a shell
 //     reading commands from its input ("| sh") or from a file under /dev
 //     or /proc as the kernel resolves it ("bash //dev/stdin", "cd /dev;
-//     bash stdin"), source of one, and a value the shell reads by itself
-//     (BASH_ENV, ENV, PS1, PROMPT_COMMAND, HISTFILE, ...) that cannot be
-//     resolved statically are refused.
+//     bash stdin"), source of one, and a value the shell or a program
+//     reads by itself (BASH_ENV, ENV, PS1, PROMPT_COMMAND, HISTFILE,
+//     GIT_SSH_COMMAND, PAGER, EDITOR, LESSOPEN, ...) that cannot be
+//     resolved statically are refused; such a value that can is analysed
+//     as a script, and so is an option value a command runs (rsync -e,
+//     ssh -o ProxyCommand=, tar -I/--to-command, zip -TT, git -c).
 //   - No recursive or directory-changing walk (grep -r, rg, find, tar,
 //     cp -r, rsync, zip -r/-R, ls -R, chmod/chown -R, rm -r, du, tree, gzip
 //     -r, chattr/setfacl -R, diff -r, pax, with sudo/env/timeout/nice

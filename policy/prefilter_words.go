@@ -1,6 +1,9 @@
 package policy
 
-import "bytes"
+import (
+	"bytes"
+	"strings"
+)
 
 // scanWord follows the current word as the word scanner splits it (at
 // every separator, quotes deleted), for the pattern flags.
@@ -31,15 +34,18 @@ type shellWord struct {
 	seg                        int    // buf index where the last component starts
 	prev                       [2]int // the component before a trailing '/'
 	eq                         int    // buf index after the last '=', 0 if none
+	start, eq1                 int    // buf index of the word, and after its first '=' (0 if none)
 }
 
-func (w *shellWord) reset(n int) { *w = shellWord{seg: n, prev: [2]int{-1, -1}} }
+func (w *shellWord) reset(n int) { *w = shellWord{seg: n, prev: [2]int{-1, -1}, start: n} }
 
 // shift follows buf when a chunk is dropped; indices below 0 are lost,
 // and a component that long is no command name.
 func (w *shellWord) shift(d int) {
 	w.seg -= d
 	w.eq = max(w.eq-d, 0) // lost: a name that long is no variable
+	w.eq1 = max(w.eq1-d, 0)
+	w.start = max(w.start-d, 0)
 	w.prev[0] -= d
 	w.prev[1] -= d
 }
@@ -53,6 +59,9 @@ func (w *shellWord) add(c byte, n int) {
 		w.dot = true
 	case '=':
 		w.eq = n + 1
+		if w.eq1 == 0 {
+			w.eq1 = n + 1
+		}
 	case '/':
 		w.slash = true
 		if n > w.seg {
@@ -79,6 +88,9 @@ func (w *shellWord) end(buf []byte) need {
 	}
 	if w.eq > 0 && w.eq < len(buf) && globVarFirst[buf[w.eq]] && isGlobVar(buf[w.eq:]) {
 		nd = needShell // declare -n g=GLOBIGNORE: a nameref to it
+	}
+	if w.eq1 > w.start && w.eq1-1-w.start <= maxRunVarLen && runVarNames[string(buf[w.start:w.eq1-1])] {
+		nd = needShell // PAGER='cd /etc; ...' man ls: a value a program runs
 	}
 	if w.brace && (w.dot || w.slash) {
 		nd |= needWords | needShell
@@ -200,6 +212,24 @@ var (
 	commandSet  = map[string]bool{}
 	commandLens [256][32]uint32 // bit n: a command of n bytes
 )
+
+// runVarNames are the variables, lower case, whose values the shell or
+// a program runs (shellEvalVars, commandVars): an assignment to one
+// ("pager=...") sends the text to the shell analysis, which reads the
+// value as a script.
+var (
+	runVarNames  = map[string]bool{}
+	maxRunVarLen int
+)
+
+func init() {
+	for _, m := range []map[string]bool{shellEvalVars, commandVars} {
+		for v := range m {
+			runVarNames[strings.ToLower(v)] = true
+			maxRunVarLen = max(maxRunVarLen, len(v))
+		}
+	}
+}
 
 // maxCommandLen is the length of the longest of shellCommands (under 32).
 var maxCommandLen int

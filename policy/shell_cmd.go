@@ -319,6 +319,7 @@ func (c *shellCheck) envWord(w word) {
 	if !ok || !isName(name) {
 		return
 	}
+	c.runVar(name, word{raw: value, dyn: w.dyn}) // env PAGER='...' man ls
 	switch {
 	case name == "HOME" && w.dyn == "":
 		c.setHome(word{text: value})

@@ -13,6 +13,14 @@ import (
 var shellEvalVars = map[string]bool{"PS0": true, "PS1": true, "PS2": true, "PS4": true,
 	"PROMPT_COMMAND": true, "BASH_ENV": true, "ENV": true}
 
+// commandVars are the variables whose value programs run as a command
+// line (git and man through sh -c, less's input filter): GIT_SSH_COMMAND,
+// PAGER, EDITOR, ... Their values are analysed as scripts, as
+// shellEvalVars' are.
+var commandVars = map[string]bool{"GIT_SSH_COMMAND": true, "GIT_PAGER": true, "GIT_EDITOR": true,
+	"GIT_SEQUENCE_EDITOR": true, "GIT_PROXY_COMMAND": true, "PAGER": true, "MANPAGER": true,
+	"EDITOR": true, "VISUAL": true, "LESSOPEN": true, "LESSCLOSE": true, "SYSTEMD_PAGER": true}
+
 // inline analyses a script that runs in the current shell (eval, trap,
 // an alias's value): with the same working directories, so that its cd
 // counts for the commands after it ("eval 'cd /etc'; cat shadow"), and
@@ -147,15 +155,23 @@ func (c *shellCheck) currentShell(name string, args []word) {
 // time may name a file (BASH_ENV=${x}dow sources /etc/shadow, HISTFILE
 // is read by an interactive shell) or hold a command substitution.
 func (c *shellCheck) evalVar(x *syntax.Assign) {
-	if x.Name == nil || x.Value == nil || !shellEvalVars[x.Name.Value] && x.Name.Value != "HISTFILE" {
+	if x.Name == nil || x.Value == nil {
 		return
 	}
-	w := c.resolve(x.Value)
+	c.runVar(x.Name.Value, c.resolve(x.Value))
+}
+
+// runVar analyses the value w of a variable the shell or a program reads
+// by itself (evalVar, and env's and sudo's NAME=value words).
+func (c *shellCheck) runVar(name string, w word) {
+	if !shellEvalVars[name] && !commandVars[name] && name != "HISTFILE" {
+		return
+	}
 	if w.dyn != "" {
-		c.refuse(w.dyn + " in the value of " + x.Name.Value + ", which the shell reads by itself, cannot be resolved statically")
+		c.refuse(w.dyn + " in the value of " + name + ", which the shell or a program reads by itself, cannot be resolved statically")
 		return
 	}
-	if shellEvalVars[x.Name.Value] {
+	if name != "HISTFILE" {
 		c.script(w.raw)
 	}
 }

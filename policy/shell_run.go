@@ -120,6 +120,67 @@ func (c *shellCheck) runners(name string, args []word) {
 	if name == "ssh" {
 		c.remote(args)
 	}
+	c.commandOptions(name, args)
+}
+
+// commandOpts are, per command, the options whose value is a command line
+// it runs (through a shell, or split into words whose first may be one):
+// rsync -e 'sh -c "..."', tar -I/--to-command, zip -TT. ssh's, scp's and
+// sftp's -o ProxyCommand=/LocalCommand=/KnownHostsCommand= are handled
+// alike.
+var commandOpts = map[string][]string{
+	"rsync": {"-e", "--rsh"},
+	"tar": {"-I", "-F", "--use-compress-program", "--to-command", "--info-script", "--new-volume-script",
+		"--checkpoint-action=exec"},
+	"zip": {"-TT", "--unzip-command"},
+}
+
+// sshCommandKeys are the ssh configuration keys whose value is a command.
+var sshCommandKeys = map[string]bool{"proxycommand": true, "localcommand": true, "knownhostscommand": true}
+
+// commandOptions analyses, as a script, the value of an option that
+// names a command line the command runs.
+func (c *shellCheck) commandOptions(name string, args []word) {
+	for i, a := range args {
+		if c.reason != "" {
+			return
+		}
+		t := a.raw
+		next := ""
+		if i+1 < len(args) {
+			next = args[i+1].raw
+		}
+		switch name {
+		case "ssh", "scp", "sftp":
+			v := ""
+			switch {
+			case t == "-o":
+				v = next
+			case strings.HasPrefix(t, "-o"):
+				v = t[2:]
+			default:
+				continue
+			}
+			key, value, ok := strings.Cut(v, "=")
+			if !ok {
+				key, value, _ = strings.Cut(v, " ")
+			}
+			if sshCommandKeys[strings.ToLower(strings.TrimSpace(key))] {
+				c.script(value)
+			}
+			continue
+		}
+		for _, o := range commandOpts[name] {
+			switch {
+			case t == o && next != "":
+				c.script(next)
+			case strings.HasPrefix(t, o+"="):
+				c.script(t[len(o)+1:])
+			case len(o) <= 3 && o[1] != '-' && strings.HasPrefix(t, o) && len(t) > len(o):
+				c.script(t[len(o):]) // -e'sh -c ...', -TTcmd
+			}
+		}
+	}
 }
 
 // sshOptArg are ssh's options that take a value.
