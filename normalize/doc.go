@@ -27,8 +27,9 @@
 // [PathEnv.Kernel] and [PathEnv.Resolve] walk a path as the Linux kernel
 // does, following /proc/<pid>/root and /proc/self/cwd and refusing the
 // aliases whose target is unknown (/proc/.../fd, /dev/fd); [PathEnv.Scan]
-// reads "file://host/path" by its path and keeps quoted wildcards literal
-// ([QuoteWildcards]).
+// reads "file://host/path" by its path, keeps quoted wildcards literal
+// ([QuoteWildcards]), and also reads text with JSON escapes of ASCII
+// characters decoded ([UnescapeJSONASCII]).
 //
 // # Security
 //

@@ -177,8 +177,26 @@ const (
 // ("-i/home/u/.ssh/id") is visited again from its first '/', '~' or '.'.
 // Backslashes are read both ways, as Windows separators and as shell
 // escapes, so each such word is visited twice. Scan stops and returns true
-// as soon as visit returns true.
+// as soon as visit returns true. Text with JSON escapes of ASCII
+// characters ("\u002fetc\u002fshadow", a JSON document inside a string
+// argument, escaped once or more) is also scanned as a JSON decoder reads
+// it (see [UnescapeJSONASCII]).
 func (e PathEnv) Scan(s string, visit func(Token) bool) bool {
+	u := s
+	for range maxPercentRounds {
+		d, ok := UnescapeJSONASCII(u)
+		if !ok {
+			break
+		}
+		if e.scan(d, visit) {
+			return true
+		}
+		u = d
+	}
+	return e.scan(s, visit)
+}
+
+func (e PathEnv) scan(s string, visit func(Token) bool) bool {
 	if strings.Contains(s, "\\\n") {
 		s = strings.ReplaceAll(strings.ReplaceAll(s, "\\\r\n", ""), "\\\n", "") // line continuations
 	}
@@ -287,4 +305,76 @@ func (e PathEnv) expandTilde(w string) string {
 		return e.home
 	}
 	return e.home + "/" + rest
+}
+
+// UnescapeJSONASCII replaces every JSON escape "\uXXXX" of an ASCII
+// character, control characters included, with the character; a run of
+// backslashes before the "u" counts as one, so that an escape escaped
+// again for a JSON string inside a JSON string ("\\u002f") is decoded
+// too. It reports whether s had such an escape. Other escapes are left
+// as they are.
+func UnescapeJSONASCII(s string) (string, bool) {
+	i := strings.Index(s, `\`)
+	if i < 0 {
+		return s, false
+	}
+	var b strings.Builder
+	changed := false
+	for i < len(s) {
+		j := i
+		for j < len(s) && s[j] == '\\' {
+			j++
+		}
+		if c, ok := jsonASCIIEscape(s[j:]); ok && j > i {
+			if !changed {
+				b.Grow(len(s))
+				b.WriteString(s[:i])
+				changed = true
+			}
+			b.WriteByte(c)
+			i = j + 5
+		} else {
+			if changed {
+				b.WriteString(s[i:max(j, i+1)])
+			}
+			i = max(j, i+1)
+		}
+		k := strings.IndexByte(s[i:], '\\')
+		if k < 0 {
+			k = len(s) - i
+		}
+		if changed {
+			b.WriteString(s[i : i+k])
+		}
+		i += k
+	}
+	if !changed {
+		return s, false
+	}
+	return b.String(), true
+}
+
+// jsonASCIIEscape decodes "uXXXX" (or "UXXXX") at the start of s when it
+// names an ASCII character.
+func jsonASCIIEscape(s string) (byte, bool) {
+	if len(s) < 5 || s[0] != 'u' && s[0] != 'U' {
+		return 0, false
+	}
+	var v int
+	for _, c := range []byte(s[1:5]) {
+		switch {
+		case '0' <= c && c <= '9':
+			v = v<<4 | int(c-'0')
+		case 'a' <= c && c <= 'f':
+			v = v<<4 | int(c-'a'+10)
+		case 'A' <= c && c <= 'F':
+			v = v<<4 | int(c-'A'+10)
+		default:
+			return 0, false
+		}
+	}
+	if v >= 0x80 {
+		return 0, false
+	}
+	return byte(v), true
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"path"
 	"slices"
+	"sort"
 	"strings"
 
 	"github.com/gatehouse-dev/gatehouse/normalize"
@@ -86,6 +87,15 @@ func (p *Policy) checkProtected(method, tool string, args map[string]any, decl *
 		}
 		shape.add(v)
 	}
+	if decl == nil && shape.nested {
+		// {"options": {"cwd": "/etc"}, "cmd": "cat shadow"}: the members
+		// of nested objects are read as arguments too.
+		args = nestedArgs(args)
+		shape = argShape{}
+		for _, v := range args {
+			shape.add(v)
+		}
+	}
 	if decl != nil {
 		for _, group := range decl.Join {
 			if arg, r := p.joinedReason(env, args, group); r != "" {
@@ -115,11 +125,14 @@ type argShape struct {
 	words     int  // non-empty strings under 4096 bytes without white space: pairReason's candidates
 	spaced    bool // a string with white space (a command)
 	composite bool // an array or an object (an argv, an env)
+	nested    bool // an object
 }
 
 func (a *argShape) add(v any) {
 	switch x := v.(type) {
-	case []any, map[string]any:
+	case map[string]any:
+		a.composite, a.nested = true, true
+	case []any:
 		a.composite = true
 	case string:
 		a.strs++
@@ -253,4 +266,56 @@ func (p *Policy) valueReason(env normalize.PathEnv, v any, depth int) string {
 		return p.textReason(env, s, 0)
 	}
 	return ""
+}
+
+// Bounds of nestedArgs.
+const (
+	maxNestedDepth = 3
+	maxNestedArgs  = 4 * maxPairArgs
+)
+
+// nestedArgs returns args with the members of its objects added under
+// dotted names ("options.cwd"), objects in objects too, up to
+// maxNestedDepth levels and maxNestedArgs added members (in name order),
+// so that pairReason and cwdReason see a working directory, a path's
+// parts or an environment given in an object.
+func nestedArgs(args map[string]any) map[string]any {
+	out := make(map[string]any, len(args)+8)
+	for k, v := range args {
+		out[k] = v
+	}
+	added := 0
+	var walk func(prefix string, m map[string]any, depth int)
+	walk = func(prefix string, m map[string]any, depth int) {
+		keys := make([]string, 0, len(m))
+		for k := range m {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			if added >= maxNestedArgs {
+				return
+			}
+			name := prefix + "." + k
+			if _, taken := out[name]; taken {
+				continue
+			}
+			out[name] = m[k]
+			added++
+			if sub, ok := m[k].(map[string]any); ok && depth < maxNestedDepth {
+				walk(name, sub, depth+1)
+			}
+		}
+	}
+	keys := make([]string, 0, len(args))
+	for k, v := range args {
+		if _, ok := v.(map[string]any); ok {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		walk(k, args[k].(map[string]any), 1)
+	}
+	return out
 }

@@ -139,8 +139,10 @@
 // included) and the parameters of resources/read, resources/subscribe,
 // prompts/get and completion/complete ([Policy.ProtectedArgs]):
 //
-//   - No word names a protected path after percent decoding, NFKC, case
-//     folding, quote removal, "~"/"~user"/"$HOME"/"%USERPROFILE%"
+//   - No word names a protected path after percent decoding, JSON
+//     decoding of "\uXXXX" escapes of ASCII characters (a JSON document
+//     in a string, escaped once or more), NFKC, case folding, quote
+//     removal, "~"/"~user"/"$HOME"/"%USERPROFILE%"
 //     expansion, ".", ".." and "//" resolution, backslashes read both as
 //     separators and as escapes, and the kernel's aliases resolved:
 //     /proc/<self|thread-self|pid>[/task/<tid>]/root and /proc/self/cwd
@@ -159,16 +161,33 @@
 //   - Command-like text is parsed as bash (mvdan.cc/sh/v3/syntax); after
 //     a syntax error that is not the end of the text, parsing resumes at
 //     the next word, since mvdan.cc/sh rejects some text that bash runs
-//     ("! ! true", "${x~}"), and past 16 errors the rest, up to 4 KiB, is
+//     ("! ! true", "${x~}"; an unclosed back quote in a here-document's
+//     body, which bash reads only when it expands it), and past 16 errors the rest, up to 4 KiB, is
 //     parsed piece by piece between separators. ~, $HOME, ${HOME}, $PWD and ~+ are
 //     resolved, the working directory is followed through cd/pushd (every directory
 //     the script may be in, as "||" and ";" may or may not run a cd; a
-//     CDPATH prefix assignment taints its own cd), and nested scripts
-//     (sh -c, bash -O extglob -c, bash -c --, eval, su -c, flock -c, a
-//     shell run by another command: setsid, strace, chroot, find -exec)
-//     are analysed the same way, their patterns and quotes as the shell
-//     passes them on. "~N", "~+N" and "~-N" (the directory stack) are
-//     refused.
+//     CDPATH prefix assignment taints its own cd; a loop's body, a
+//     function's, a trap's and an alias's are read again with every
+//     directory the script may reach, until nothing changes, since a
+//     later round runs after the cd at its end), and nested scripts
+//     (sh -c, bash -O extglob -c, bash -c --, eval, su -c, flock -c, ssh's
+//     remote command, a shell run by another command: setsid, strace,
+//     chroot, gosu, setpriv, prlimit, find -exec) are analysed the same
+//     way, their patterns and quotes as the shell passes them on. "~N",
+//     "~+N" and "~-N" (the directory stack) are refused, and so is a cd
+//     into a pattern of a protected path's ancestor ("cd /e?c"), a cd
+//     into a name after cdable_vars may be on, and autocd's directories
+//     as commands are followed as cds. A path variable (HOME, CDPATH,
+//     PWD, OLDPWD) assigned otherwise than by a literal NAME=value (read,
+//     printf -v, a quoted or expanded declare word, a name known only at
+//     run time, a nameref declared with -n) is tainted: a later cd, ~ or
+//     $HOME that reads it is refused, in nested scripts too (sh -c after
+//     "export CDPATH=$x"); env's and sudo's NAME=value words set the
+//     variable for the command they run, and their directory options
+//     (env -C, sudo -D, nsenter --wd, bwrap --chdir, systemd-run
+//     --working-directory) are cds. An extended glob that starts a
+//     component is matched as nothing, as "*" and as ".*" ("*(.e)nv" is
+//     .env in bash).
 //     Any word whose expansion cannot be decided statically and that could
 //     name a path is refused, with a reason that says which expansion:
 //     parameter expansion other than plain $HOME/$PWD (${HOME:-x},
@@ -179,12 +198,21 @@
 //     of a command that opens files (anything but echo, printf, test and
 //     a few other builtins), so "echo $FOO" passes and "cat $FOO" does
 //     not. xargs and parallel (arguments built from input), a shell
-//     reading commands from its input ("| sh") and source of /dev or
-//     /proc are refused.
+//     reading commands from its input ("| sh") or from a file under /dev
+//     or /proc as the kernel resolves it ("bash //dev/stdin", "cd /dev;
+//     bash stdin"), source of one, and a value the shell or a program
+//     reads by itself (BASH_ENV, ENV, PS1, PROMPT_COMMAND, HISTFILE,
+//     GIT_SSH_COMMAND, PAGER, EDITOR, LESSOPEN, ...) that cannot be
+//     resolved statically are refused; such a value that can is analysed
+//     as a script, and so is an option value a command runs (rsync -e,
+//     ssh -o ProxyCommand=, tar -I/--to-command, zip -TT, git -c).
 //   - No recursive or directory-changing walk (grep -r, rg, find, tar,
-//     cp -r, rsync, zip -r, ls -R, chmod/chown -R, rm -r, du, tree, gzip
-//     -r, chattr/setfacl -R, with sudo/env/timeout/nice prefixes) starts
-//     at an ancestor of a protected path, tar -C's directory included; nor
+//     cp -r, rsync, zip -r/-R, ls -R, chmod/chown -R, rm -r, du, tree, gzip
+//     -r, chattr/setfacl -R, diff -r, pax, with sudo/env/timeout/nice
+//     prefixes) starts at an ancestor of a protected path (a pattern's
+//     fixed directories: "/ho?e/agent" is "/"), tar -C's directory
+//     included; no mv, ln, mount or bindfs moves or links an ancestor of
+//     an absolute protected path ("mv ~/.aws /tmp/a"); nor
 //     does an extractor or patch (unzip, cpio, 7z, bsdtar, unrar, ar,
 //     patch, in the working directory or their -d/-C/-D/-o directory), or
 //     a git command that walks the work tree (add of a directory, stash,
@@ -195,22 +223,28 @@
 //   - A tool that declares its paths ([PathArgs] on the [Request]) has
 //     them joined and resolved as it does; without a declaration, pairs of
 //     string arguments that form a path (a directory and a relative path)
-//     are checked joined, and a relative path that climbs ("../.ssh/x") is
-//     refused when it continues with a protected path's last components.
-//     An undeclared tool's command-like arguments (a string with white
-//     space, an array of strings read as an argv) are also checked from
-//     each absolute or "~" argument as a working directory ({"cwd":
-//     "/etc", "cmd": "cat shadow"}), an array of strings that starts
-//     with a directory as the path it joins to, and an object that sets
-//     HOME, CDPATH, BASH_ENV, GLOBIGNORE, ... (an environment) is
-//     refused.
+//     are checked joined, and a relative path that climbs ("../.ssh/x")
+//     is refused when it continues with a protected path's last
+//     components. An undeclared tool's command-like arguments (a string
+//     with white space, an array of strings read as an argv) are also
+//     checked from each absolute, "~" or "./", "../" argument as a
+//     working directory ({"cwd": "/etc", "cmd": "cat shadow"}, {"cwd":
+//     "../../etc", ...}), an array of strings that starts with a
+//     directory as the path it joins to, and an object that sets HOME,
+//     CDPATH, BASH_ENV, GLOBIGNORE, ... (an environment) is refused. The
+//     members of objects, up to three levels, count as arguments for
+//     these ({"options": {"cwd": "/etc"}, "cmd": "cat shadow"}, {"file":
+//     {"dir": "/etc", "name": "shadow"}}).
 //
 // Refused on purpose (false positives, failing closed): with a relative
 // protected path such as ".env" any recursive walk, extraction, patch
 // and git add of a directory, stash, clean or grep is refused, since any
 // directory may hold one; any pattern after shopt -s dotglob; "cat $SOME_VAR" is refused although the
 // variable may be harmless; words that merely mention a protected path
-// ("echo ~/.ssh") are refused; every directory a cd may lead to counts.
+// ("echo ~/.ssh") are refused; every directory a cd may lead to counts,
+// in every round of a loop; after a nameref or a variable named at run
+// time ("read -r \"$n\"") every path variable is tainted and every
+// pattern refused.
 //
 // What it cannot prove: what a program does with its input. Code in
 // another language (python -c, perl -e, awk), a script file the command
@@ -228,8 +262,11 @@
 // word can name a protected path without expansion only if it contains the
 // path's last component after ASCII case folding and quote, backslash and
 // control-byte removal; anything that can expand, match by pattern or
-// change directory sends the text to the full check. FuzzPrefilterSound
-// checks that the prefilter never passes what the full check refuses.
+// change directory sends the text to the full check, and so does a
+// here-document (its body's quotes open nothing) and a JSON escape of an
+// ASCII character ("\u002f", which the scanner also reads decoded).
+// FuzzPrefilterSound checks that the prefilter never passes what the full
+// check refuses.
 //
 // # Concurrency
 //

@@ -12,11 +12,23 @@ import (
 // directory argument: commands are short; long content is not run.
 const maxCwdText = 64 << 10
 
+// dirLike reports whether canonical text t is written as a directory a
+// tool may run in: absolute, from home ("~", "$HOME", "%USERPROFILE%"),
+// or relative to the working directory with "." or ".." ("../../etc").
+func dirLike(t string) bool {
+	for _, p := range [...]string{"/", "~", ".", "$home", "${home}", "%userprofile%"} {
+		if strings.HasPrefix(t, p) {
+			return true
+		}
+	}
+	return false
+}
+
 // cwdReason checks, for a tool that declares nothing, the arguments that
 // a directory argument may be the working directory of: {"cwd": "/etc",
-// "cmd": "cat shadow"} runs cat /etc/shadow. Every string argument that
-// is an absolute or "~" path without white space is taken as a possible
-// working directory, and every other string with white space (a command)
+// "cmd": "cat shadow"} runs cat /etc/shadow. Every string argument
+// without white space that dirLike reads as a directory ("/etc", "~",
+// "../../etc") is taken as a possible working directory, and every other string with white space (a command)
 // and every array of strings (an argv) is checked again from it. An
 // array of strings is also read as one command, its elements quoted, so
 // {"argv": ["grep", "-r", "BEGIN", "."]} is analysed as a command.
@@ -34,13 +46,12 @@ func (p *Policy) cwdReason(env normalize.PathEnv, args map[string]any) (string, 
 		if !ok || s == "" || len(s) > 4096 || strings.ContainsAny(s, " \t\r\n") || len(envs) > maxPairArgs {
 			continue
 		}
-		t := normalize.PathText(s)
-		if !strings.HasPrefix(t, "/") && !strings.HasPrefix(t, "~") {
+		if !dirLike(normalize.PathText(s)) {
 			continue
 		}
 		dir, refuse := env.Resolve(s)
-		if refuse != "" {
-			continue // the value itself was checked; it is no directory to start from
+		if refuse != "" || dir == env.Cwd() {
+			continue // the value itself was checked; it is no other directory to start from
 		}
 		if e, err := normalize.NewPathEnv(env.Home(), dir); err == nil {
 			envs = append(envs, e)
@@ -67,7 +78,7 @@ func (p *Policy) cwdReason(env normalize.PathEnv, args map[string]any) (string, 
 				if i == 0 {
 					return k, "as one command " + why(r)
 				}
-				return k, "run in the directory of argument " + quote(dirNames[i-1]) + " it " + strings.TrimPrefix(why(r), "the text ")
+				return k, "run in the directory of argument " + quote(dirNames[i-1]) + " it " + strings.TrimPrefix(r, "the text ")
 			}
 		}
 	}

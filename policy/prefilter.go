@@ -53,6 +53,7 @@ var shellCommands = [...]string{
 	"shopt", "mv", "ln", "link", "install", "unzip", "cpio", "patch", "7z", "7za", "7zr", "bsdtar", "unrar",
 	"ar", "git", "gzip", "gunzip", "chattr", "setfacl", "su", "runuser", "sg", "flock", "script", "xterm",
 	"watch", "tmux", "screen", "trap", "alias", "env", "sudo", "doas",
+	"diff", "pax", "mount", "bindfs", "ssh", "nsenter", "unshare", "bwrap", "systemd-run", "start-stop-daemon",
 }
 
 func newPrefilter(protected []protectedPath) prefilter {
@@ -119,8 +120,8 @@ var class = func() (t [256]uint8) {
 	for _, c := range []byte("*?[{") {
 		t[c] |= cWild
 	}
-	for _, c := range []byte("./#%") {
-		t[c] |= cSpecial
+	for _, c := range []byte("./#%=") {
+		t[c] |= cSpecial // '=': a nameref's target (g=GLOBIGNORE), see shellWord
 	}
 	return t
 }()
@@ -237,6 +238,12 @@ func (st *scanState) special(f *prefilter, s string, i int, k uint8) (skip int, 
 	}
 	if shellSep {
 		st.nd |= st.cw.end(st.buf[:st.n])
+		if c == '<' && st.last != '<' && strings.HasPrefix(s[i:], "<<") && !strings.HasPrefix(s[i:], "<<<") {
+			// A here-document: its body is text, not shell, so a quote in
+			// it opens nothing ("cat <<EOF", a line "it's", "EOF", then
+			// "cd /etc"); the quote lexer here would hide what follows.
+			st.nd |= needShell
+		}
 	}
 	if c >= 0x20 {
 		st.last = c
@@ -275,6 +282,8 @@ func (st *scanState) wordByte(s string, i int, k uint8) (skip int, stop bool) {
 		}
 	case c == '\\' && i+1 < len(s) && (s[i+1] == '\n' || s[i+1] == '\r'):
 		return 0, true // a line continuation joins words the scan would split
+	case c == '\\' && jsonEscape(s[i:]):
+		return 0, true // "\u002f": the scanner also reads the text JSON-decoded
 	case c == '\\':
 		st.sw.slash = true // the scanner also reads a backslash as a separator
 	case c == '`':
@@ -310,4 +319,18 @@ func (st *scanState) nonASCII(s string, i int) (skip int, stop bool) {
 	st.buf[st.n] = 0x80
 	st.n++
 	return size - 1, false
+}
+
+// jsonEscape reports whether s, which starts at a backslash, starts a
+// JSON escape of an ASCII character (backslashes, then "u" and four hex
+// digits below 0080), which the word scanner decodes
+// (normalize.UnescapeJSONASCII).
+func jsonEscape(s string) bool {
+	j := 0
+	for j < len(s) && s[j] == '\\' {
+		j++
+	}
+	s = s[j:]
+	return len(s) >= 5 && (s[0] == 'u' || s[0] == 'U') && s[1] == '0' && s[2] == '0' &&
+		'0' <= s[3] && s[3] <= '7' && ishexByte(s[4])
 }

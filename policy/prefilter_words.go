@@ -1,6 +1,9 @@
 package policy
 
-import "bytes"
+import (
+	"bytes"
+	"strings"
+)
 
 // scanWord follows the current word as the word scanner splits it (at
 // every separator, quotes deleted), for the pattern flags.
@@ -30,14 +33,19 @@ type shellWord struct {
 	started, brace, dot, slash bool
 	seg                        int    // buf index where the last component starts
 	prev                       [2]int // the component before a trailing '/'
+	eq                         int    // buf index after the last '=', 0 if none
+	start, eq1                 int    // buf index of the word, and after its first '=' (0 if none)
 }
 
-func (w *shellWord) reset(n int) { *w = shellWord{seg: n, prev: [2]int{-1, -1}} }
+func (w *shellWord) reset(n int) { *w = shellWord{seg: n, prev: [2]int{-1, -1}, start: n} }
 
 // shift follows buf when a chunk is dropped; indices below 0 are lost,
 // and a component that long is no command name.
 func (w *shellWord) shift(d int) {
 	w.seg -= d
+	w.eq = max(w.eq-d, 0) // lost: a name that long is no variable
+	w.eq1 = max(w.eq1-d, 0)
+	w.start = max(w.start-d, 0)
 	w.prev[0] -= d
 	w.prev[1] -= d
 }
@@ -49,6 +57,11 @@ func (w *shellWord) add(c byte, n int) {
 		w.brace = true
 	case '.':
 		w.dot = true
+	case '=':
+		w.eq = n + 1
+		if w.eq1 == 0 {
+			w.eq1 = n + 1
+		}
 	case '/':
 		w.slash = true
 		if n > w.seg {
@@ -66,12 +79,18 @@ func (w *shellWord) end(buf []byte) need {
 	if base[1] <= base[0] {
 		base = w.prev
 	}
-	if w.started && base[0] >= 0 && base[1] > base[0] && base[1]-base[0] <= 8 && isShellCommand(buf[base[0]:base[1]]) {
+	if w.started && base[0] >= 0 && base[1] > base[0] && base[1]-base[0] <= maxCommandLen && isShellCommand(buf[base[0]:base[1]]) {
 		nd = needShell
 	}
 	if w.started && base[0] >= 0 && base[1]-base[0] >= len("bashopts") && globVarFirst[buf[base[0]]] &&
 		isGlobVar(buf[base[0]:base[1]]) {
 		nd = needShell // GLOBIGNORE=x, read BASHOPTS: patterns then match dot files
+	}
+	if w.eq > 0 && w.eq < len(buf) && globVarFirst[buf[w.eq]] && isGlobVar(buf[w.eq:]) {
+		nd = needShell // declare -n g=GLOBIGNORE: a nameref to it
+	}
+	if w.eq1 > w.start && w.eq1-1-w.start <= maxRunVarLen && runVarNames[string(buf[w.start:w.eq1-1])] {
+		nd = needShell // PAGER='cd /etc; ...' man ls: a value a program runs
 	}
 	if w.brace && (w.dot || w.slash) {
 		nd |= needWords | needShell
@@ -184,18 +203,42 @@ func unhexByte(c byte) byte {
 	return c - 'A' + 10
 }
 
-// commandSet and commandStart index shellCommands: a word is looked up
-// only when its first two bytes (its byte and 0 for a one-byte word)
-// start a command name.
+// commandSet and commandLens index shellCommands: a word is looked up
+// only when a command name of its length starts with its first byte and
+// a second byte of the same low five bits (its byte and 0 for a one-byte
+// word), which few words of prose share with one ("diff" and "different"
+// differ in length).
 var (
-	commandSet   = map[string]bool{}
-	commandStart [256][256]bool
+	commandSet  = map[string]bool{}
+	commandLens [256][32]uint32 // bit n: a command of n bytes
+)
+
+// runVarNames are the variables, lower case, whose values the shell or
+// a program runs (shellEvalVars, commandVars): an assignment to one
+// ("pager=...") sends the text to the shell analysis, which reads the
+// value as a script.
+var (
+	runVarNames  = map[string]bool{}
+	maxRunVarLen int
 )
 
 func init() {
+	for _, m := range []map[string]bool{shellEvalVars, commandVars} {
+		for v := range m {
+			runVarNames[strings.ToLower(v)] = true
+			maxRunVarLen = max(maxRunVarLen, len(v))
+		}
+	}
+}
+
+// maxCommandLen is the length of the longest of shellCommands (under 32).
+var maxCommandLen int
+
+func init() {
 	for _, c := range shellCommands {
+		maxCommandLen = max(maxCommandLen, len(c))
 		commandSet[c] = true
-		commandStart[c[0]][second(c)] = true
+		commandLens[c[0]][second(c)&31] |= 1 << len(c)
 	}
 }
 
@@ -223,7 +266,7 @@ func isGlobVar(b []byte) bool {
 
 // isShellCommand reports whether b is one of shellCommands.
 func isShellCommand(b []byte) bool {
-	return commandStart[b[0]][second(b)] && commandSet[string(b)]
+	return len(b) < 32 && commandLens[b[0]][second(b)&31]&(1<<len(b)) != 0 && commandSet[string(b)]
 }
 
 // pattern decides a word with wildcards (and no brace) without the

@@ -37,9 +37,19 @@ type shellCheck struct {
 	// GLOBIGNORE, BASHOPTS), so a pattern can match dot files and cross
 	// directories; any unquoted pattern in an argument is then refused.
 	globAll bool
+	// cdVars: cdable_vars may be on, so "cd name" may go to $name;
+	// autocd: a command name that is a directory is a cd (bash -i).
+	cdVars, autocd bool
+	// namerefs are the names declared with -n, each with the variables it
+	// may refer to ("" for one not known here); none yet until its first
+	// assignment, which sets it (see assignTo).
+	namerefs map[string][]string
+	lost     map[string]bool // path variables whose value is not known (see lose)
 	// deferred are bodies walked again once the script has been read
 	// (see shellCheck.later).
 	deferred []syntax.Node
+	kept     map[syntax.Node]bool      // the nodes in deferred
+	inlined  map[string][]*syntax.File // inline scripts, parsed once
 }
 
 func (c *shellCheck) taint(name string) {
@@ -81,6 +91,10 @@ func (c *shellCheck) visit(n syntax.Node) bool {
 		c.redirect(x)
 	case *syntax.FuncDecl:
 		c.later(x.Body) // called after a later cd: walked again at the end
+	case *syntax.DeclClause:
+		c.decl(x)
+	case *syntax.ForClause, *syntax.WhileClause:
+		c.later(x) // a later round runs after the cd at the body's end
 	case *syntax.Assign:
 		c.evalVar(x)
 		if x.Value != nil {
@@ -91,9 +105,7 @@ func (c *shellCheck) visit(n syntax.Node) bool {
 		}
 		c.assign(x)
 	case *syntax.WordIter:
-		if x.Name != nil && pathVars[x.Name.Value] {
-			c.taint(x.Name.Value)
-		}
+		c.iterate(x)
 	case *syntax.Word:
 		if c.values[x] {
 			break // an assignment's value: checked where the variable is used
@@ -118,7 +130,19 @@ type word struct {
 	glob  bool   // has an unquoted wildcard
 	dyn   string // why the word cannot be resolved statically, "" if it can
 	pathy bool   // has a slash, starts with "~" or ".": could be a path
+	// alts are other readings of text for matching: an extended glob
+	// that starts a component (@(.env), *(.s)sh, ?(x).env) may match
+	// nothing or a name's leading dot, which "*" does not.
+	alts []string
 }
+
+// extMark stands, in a word's text being built, for an extended glob at
+// the start of a path component (see word.alts); maxExtMarks bounds the
+// readings tried.
+const (
+	extMark     = "\x00"
+	maxExtMarks = 4
+)
 
 // resolve reads w as bash would, as far as it can be decided statically.
 func (c *shellCheck) resolve(w *syntax.Word) word {
@@ -133,6 +157,12 @@ func (c *shellCheck) resolve(w *syntax.Word) word {
 		c.part(part, i == 0, false, &b, &r, &out)
 	}
 	out.text, out.raw = b.String(), r.String()
+	if n := strings.Count(out.text, extMark); n > maxExtMarks {
+		setDyn(&out, "extended patterns at the start of many path components")
+	} else if n > 0 {
+		out.alts = extReadings(out.text, n)
+		out.text = strings.ReplaceAll(out.text, extMark, "*")
+	}
 	t := strings.TrimLeft(out.text, "'\"")
 	out.pathy = out.pathy || strings.ContainsRune(t, '/') || strings.HasPrefix(t, "~") || strings.HasPrefix(t, ".")
 	if brace && (out.pathy || strings.Contains(t, ".")) {
@@ -180,8 +210,15 @@ func (c *shellCheck) part(part syntax.WordPart, first, quoted bool, b, r *string
 	case *syntax.ArithmExp:
 		setDyn(out, "arithmetic expansion")
 	case *syntax.ExtGlob:
-		// @(a|b), !(x), ...: matched as "*", which matches whatever they can.
-		b.WriteByte('*')
+		// @(a|b), !(x), ...: matched as "*", which matches whatever they
+		// can, except at the start of a component, where bash lets a dot
+		// in the pattern match a name's leading dot ("*(.e)nv" is .env),
+		// and "?(x)" may match nothing: see word.alts.
+		if s := b.String(); s == "" || strings.HasSuffix(s, "/") {
+			b.WriteString(extMark)
+		} else {
+			b.WriteByte('*')
+		}
 		r.WriteString(x.Op.String() + x.Pattern.Value + ")")
 		out.glob = true
 	case *syntax.BraceExp:
@@ -331,26 +368,240 @@ var pathVars = map[string]bool{"HOME": true, "CDPATH": true, "PWD": true, "OLDPW
 // assign follows HOME set to a literal (cd and ~ then use it); any other
 // assignment to a path variable taints it (see shellCheck.tainted).
 func (c *shellCheck) assign(x *syntax.Assign) {
+	if x.Name != nil && c.isRef(x.Name.Value) {
+		if x.Naked {
+			return // declare -n r r: a name, not an assignment
+		}
+		v := ""
+		if x.Value != nil && x.Array == nil && x.Index == nil {
+			if w := c.resolve(x.Value); w.dyn == "" {
+				v = w.raw
+			}
+		}
+		c.assignTo(x.Name.Value, v)
+		return
+	}
 	if x.Name != nil && globVars[x.Name.Value] {
-		c.globAll = true
+		c.setVar(x.Name.Value)
 	}
 	if x.Name == nil || !pathVars[x.Name.Value] {
 		return
 	}
 	name := x.Name.Value
 	if x.Value == nil || x.Array != nil || x.Append || x.Index != nil || name != "HOME" {
-		c.taint(name)
+		c.lose(name)
 		return
 	}
-	w := c.resolve(x.Value)
+	c.setHome(c.resolve(x.Value))
+}
+
+// setHome follows HOME set to w: a literal path is the home that cd and ~
+// use from now on; any other value is lost.
+func (c *shellCheck) setHome(w word) {
 	env, err := normalize.NewPathEnv(c.home, c.cwds[0])
 	if w.dyn != "" || err != nil {
-		c.taint(name)
+		c.lose("HOME")
 		return
 	}
 	if h, refuse := env.Resolve(w.text); refuse == "" {
 		c.home = h
 		return
 	}
+	c.lose("HOME")
+}
+
+// lose taints a path variable whose new value is not known here; a
+// nested script (sh -c, ssh) inherits it unknown (see inherit).
+func (c *shellCheck) lose(name string) {
 	c.taint(name)
+	if c.lost == nil {
+		c.lost = map[string]bool{}
+	}
+	c.lost[name] = true
+}
+
+// inherit prefixes a nested script with what it inherits from this one:
+// the shell options that change what names a file, and each path
+// variable whose value was lost, assigned a value the nested analysis
+// cannot know ("x=/; export CDPATH=$x; bash -c 'cd etc; cat shadow'").
+func (c *shellCheck) inherit(s string) string {
+	var b strings.Builder
+	if c.globAll {
+		b.WriteString("shopt -s dotglob\n")
+	}
+	if c.cdVars {
+		b.WriteString("shopt -s cdable_vars\n")
+	}
+	if c.autocd {
+		b.WriteString("shopt -s autocd\n")
+	}
+	for _, v := range [...]string{"CDPATH", "HOME", "OLDPWD", "PWD"} {
+		if c.lost[v] {
+			b.WriteString(v + "=$__lost\n")
+		}
+	}
+	if b.Len() == 0 {
+		return s
+	}
+	return b.String() + s
+}
+
+// setVar follows an assignment to the variable name whose value is not
+// followed: a path variable is tainted, GLOBIGNORE or BASHOPTS may turn
+// dotglob (and any shell option) on. An empty name may be any variable:
+// every path variable is tainted and every pattern refused. A nameref
+// assigns what it refers to (see assignTo).
+func (c *shellCheck) setVar(name string) {
+	switch {
+	case name == "":
+		for v := range pathVars {
+			c.lose(v)
+		}
+		c.globAll = true // GLOBIGNORE (BASHOPTS is read-only in a shell)
+	case c.isRef(name):
+		c.assignTo(name, "")
+	case pathVars[name]:
+		c.lose(name)
+	case globVars[name]:
+		c.globAll = true
+		if name == "BASHOPTS" {
+			c.cdVars, c.autocd = true, true
+		}
+	}
+}
+
+func (c *shellCheck) isRef(name string) bool {
+	_, ok := c.namerefs[name]
+	return ok
+}
+
+// declareRef makes name a nameref without a target yet (declare -n r):
+// its next assignment sets the target.
+func (c *shellCheck) declareRef(name string) {
+	if c.namerefs == nil {
+		c.namerefs = map[string][]string{}
+	}
+	c.namerefs[name] = []string{}
+}
+
+// assignTo follows an assignment of value ("" when not known here) to
+// the nameref name: the first sets the variable it refers to, as bash
+// does ("declare -n r; r=HOME"); later ones assign that variable.
+func (c *shellCheck) assignTo(name, value string) {
+	targets := c.namerefs[name]
+	if len(targets) == 0 {
+		c.namerefs[name] = []string{value}
+		return
+	}
+	delete(c.namerefs, name) // a reference to itself is not followed twice
+	for _, t := range targets {
+		c.setVar(t)
+	}
+	c.namerefs[name] = targets
+}
+
+// shopt follows a shell option that changes how words name files:
+// dotglob and globstar (patterns), cdable_vars and autocd (cd).
+func (c *shellCheck) shopt(opt string) {
+	switch {
+	case globShopt[opt]:
+		c.globAll = true
+	case opt == "cdable_vars":
+		c.cdVars = true
+	case opt == "autocd":
+		c.autocd = true
+	}
+}
+
+// decl follows what declare, typeset, local, export and readonly assign
+// with words the parser does not read as NAME=value: a quoted or expanded
+// word ('HOME=/etc', "$n=$v") assigns the variable it names at run time,
+// and -n (or an option word known only at run time) makes each name it
+// declares a reference to another variable, set by the assignment that
+// follows (declare -n h=HOME).
+func (c *shellCheck) decl(x *syntax.DeclClause) {
+	variant := x.Variant.Value
+	ref := variant == "nameref"
+	var words []word
+	for _, a := range x.Args {
+		if a.Name != nil || a.Value == nil {
+			continue
+		}
+		w := c.resolve(a.Value)
+		words = append(words, w)
+		canRef := variant != "export" && variant != "readonly"
+		ref = ref || canRef && (w.dyn != "" || strings.HasPrefix(w.raw, "-") && strings.ContainsRune(w.raw, 'n'))
+	}
+	for _, a := range x.Args {
+		if a.Name != nil && ref {
+			c.declareRef(a.Name.Value) // its value, visited next, sets the target
+		}
+	}
+	for _, w := range words {
+		if w.dyn != "" {
+			c.setVar("")
+			continue
+		}
+		if strings.HasPrefix(w.raw, "-") || strings.HasPrefix(w.raw, "+") {
+			continue
+		}
+		name, value, assigns := strings.Cut(w.raw, "=")
+		name, _, _ = strings.Cut(name, "[")
+		name = strings.TrimSuffix(name, "+")
+		if !isName(name) {
+			continue
+		}
+		if ref {
+			c.declareRef(name)
+		}
+		switch {
+		case assigns && c.isRef(name):
+			c.assignTo(name, value)
+		case assigns:
+			c.setVar(name)
+		}
+	}
+}
+
+// extReadings returns the readings of text in which each of its n marks
+// is "" or ".*" (text with "*" for every mark is the word's own text).
+func extReadings(text string, n int) []string {
+	var out []string
+	for bits := 0; bits < 1<<n; bits++ {
+		var b strings.Builder
+		rest := text
+		for i := 0; i < n; i++ {
+			j := strings.Index(rest, extMark)
+			b.WriteString(rest[:j])
+			if bits&(1<<i) != 0 {
+				b.WriteString(".*")
+			}
+			rest = rest[j+len(extMark):]
+		}
+		b.WriteString(rest)
+		out = append(out, b.String())
+	}
+	return out
+}
+
+// iterate follows a for loop's variable: a path variable is lost, and a
+// nameref refers in turn to each variable its words name.
+func (c *shellCheck) iterate(x *syntax.WordIter) {
+	if x.Name == nil {
+		return
+	}
+	if !c.isRef(x.Name.Value) {
+		c.setVar(x.Name.Value)
+		return
+	}
+	targets := c.namerefs[x.Name.Value]
+	for _, w := range x.Items {
+		r := c.resolve(w)
+		if r.dyn != "" || r.glob || r.text != r.raw {
+			targets = append(targets, "")
+		} else {
+			targets = append(targets, r.raw)
+		}
+	}
+	c.namerefs[x.Name.Value] = targets
 }

@@ -2,7 +2,6 @@ package policy
 
 import (
 	"path"
-	"slices"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -30,9 +29,9 @@ var prefixCommands = map[string]bool{
 var (
 	recursiveFlags = map[string]string{
 		"grep": "rR", "egrep": "rR", "fgrep": "rR", "cp": "rRa", "rm": "rR", "chmod": "R", "chown": "R",
-		"chgrp": "R", "ls": "R", "zip": "r", "scp": "r", "gzip": "r", "gunzip": "r", "chattr": "R",
+		"chgrp": "R", "ls": "R", "zip": "rR", "diff": "rR", "scp": "r", "gzip": "r", "gunzip": "r", "chattr": "R",
 		"setfacl": "R",
-		"rg":      "", "ag": "", "ack": "", "find": "", "du": "", "tree": "", "tar": "", "rsync": "",
+		"rg":      "", "ag": "", "ack": "", "find": "", "du": "", "tree": "", "tar": "", "rsync": "", "pax": "",
 	}
 	defaultsToCwd = map[string]bool{"grep": true, "egrep": true, "fgrep": true, "rg": true, "ag": true,
 		"ack": true, "find": true, "du": true, "tree": true, "ls": true}
@@ -68,6 +67,12 @@ func (c *shellCheck) command(words []word) {
 		c.command(words[1:]) // busybox tar, busybox sh: the applet is the command
 		return
 	}
+	if dirs := runDirs(name, words[1:]); len(dirs) > 0 {
+		c.cd(dirs) // env -C /etc cat shadow: the command runs there
+		if c.reason != "" {
+			return
+		}
+	}
 	if prefixCommands[name] {
 		// env, sudo -u root, timeout 5, nice -n 5, ...: any later word
 		// may be the command they run; each is analysed as one.
@@ -76,9 +81,7 @@ func (c *shellCheck) command(words []word) {
 		}
 		c.loginShell(name, words[1:])
 		for i := 1; i < len(words); i++ {
-			if v, _, ok := strings.Cut(words[i].text, "="); ok && globVars[v] {
-				c.globAll = true // env BASHOPTS=dotglob bash -c ...
-			}
+			c.envWord(words[i]) // env BASHOPTS=dotglob bash -c ..., sudo HOME=/etc ...
 			if !strings.HasPrefix(words[i].text, "-") && !strings.Contains(words[i].text, "=") {
 				c.command(words[i:])
 			}
@@ -86,6 +89,9 @@ func (c *shellCheck) command(words []word) {
 		return
 	}
 	args := words[1:]
+	if c.autocd && len(args) == 0 && name != "cd" {
+		c.cd(words) // autocd: a directory as a command is a cd into it
+	}
 	c.runners(name, args)
 	for _, a := range args {
 		if a.dyn != "" && !inertCommands[name] {
@@ -98,6 +104,7 @@ func (c *shellCheck) command(words []word) {
 	}
 	c.byName(name, args)
 	c.copyInto(name, args)
+	c.relocate(name, args)
 	c.treeWrite(name, args)
 	if flags, ok := recursiveFlags[name]; ok {
 		c.recursive(name, flags, args)
@@ -111,16 +118,24 @@ var setters = map[string]bool{"read": true, "mapfile": true, "readarray": true, 
 // byName applies what specific commands mean for paths.
 func (c *shellCheck) byName(name string, args []word) {
 	switch {
-	case setters[name] || name == "printf" && len(args) > 1 && args[0].text == "-v":
+	case setters[name] || name == "printf" && len(args) > 1 && strings.HasPrefix(args[0].text, "-v"):
 		for _, a := range args {
-			v, _, _ := strings.Cut(strings.TrimLeft(a.text, "-"), "=")
-			if pathVars[v] {
-				c.taint(v)
+			if a.dyn != "" {
+				c.setVar("") // read "$n", printf -v "$n": a name known only at run time
+				continue
 			}
-			c.globAll = c.globAll || globVars[v]
+			v, _, _ := strings.Cut(strings.TrimLeft(a.text, "-"), "=")
+			v, _, _ = strings.Cut(v, "[")
+			for _, n := range []string{v, strings.TrimPrefix(v, "v")} { // -vHOME
+				if n != "" {
+					c.setVar(n)
+				}
+			}
 		}
 	case name == "shopt":
-		c.globAll = c.globAll || slices.ContainsFunc(args, func(a word) bool { return globShopt[a.text] })
+		for _, a := range args {
+			c.shopt(a.text)
+		}
 	case name == "cd" || name == "pushd":
 		c.cd(args)
 	case name == "xargs" || name == "parallel":
@@ -130,7 +145,7 @@ func (c *shellCheck) byName(name string, args []word) {
 	case shells[name]:
 		c.shell(name, args)
 	case name == "source" || name == ".":
-		if len(args) > 0 && (strings.HasPrefix(args[0].text, "/dev/") || strings.HasPrefix(args[0].text, "/proc/")) {
+		if len(args) > 0 && c.runtimeFile(args[0].text) {
 			c.refuse(name + " runs commands read at run time")
 		}
 	}
@@ -154,13 +169,15 @@ func (c *shellCheck) match(a word, pos int) {
 			c.refuse("the working directory cannot be followed")
 			return
 		}
-		if r := c.p.scanReason(env, a.text); r != "" {
-			c.refuse(r)
-			return
-		}
-		if a.glob && pos > 0 && c.p.shellGlobHit(env, a.text) {
-			c.refuse("a shell pattern that can match a protected path")
-			return
+		for _, text := range append([]string{a.text}, a.alts...) {
+			if r := c.p.scanReason(env, text); r != "" {
+				c.refuse(r)
+				return
+			}
+			if a.glob && pos > 0 && c.p.shellGlobHit(env, text) {
+				c.refuse("a shell pattern that can match a protected path")
+				return
+			}
 		}
 	}
 }
@@ -199,6 +216,15 @@ func (c *shellCheck) cd(args []word) {
 		target == "-" && c.tainted["OLDPWD"],
 		target != "" && !strings.HasPrefix(target, "/") && c.tainted["CDPATH"]:
 		c.refuse("cd after a path variable ($HOME, $CDPATH, $OLDPWD) was changed")
+		return
+	case c.cdVars && isName(target):
+		c.refuse("cd into a name after cdable_vars may have been set: the directory may be a variable's value")
+		return
+	}
+	if target != "" && target != "-" && target != "~" && strings.ContainsAny(target, "*?[") && c.absAncestor(target) {
+		// cd /e?c: the shell expands the pattern; the directory it names
+		// is not followed here.
+		c.refuse("cd into a pattern that can match a directory that holds a protected path")
 		return
 	}
 	var next []string
@@ -261,9 +287,7 @@ func (c *shellCheck) script(s string) {
 		c.refuse("shell scripts nested too deeply to analyse")
 		return
 	}
-	if c.globAll {
-		s = "shopt -s dotglob\n" + s // the nested script inherits the options
-	}
+	s = c.inherit(s)
 	for _, cwd := range c.cwds {
 		env, err := normalize.NewPathEnv(c.home, cwd)
 		if err != nil {
@@ -275,4 +299,76 @@ func (c *shellCheck) script(s string) {
 			return
 		}
 	}
+}
+
+// isName reports whether s is a shell variable name.
+func isName(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c != '_' && !('a' <= c && c <= 'z') && !('A' <= c && c <= 'Z') && (i == 0 || c < '0' || c > '9') {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// envWord follows a NAME=value word of env or sudo, which sets the
+// variable for the command they run: as a prefix assignment would.
+func (c *shellCheck) envWord(w word) {
+	name, value, ok := strings.Cut(w.raw, "=")
+	if !ok || !isName(name) {
+		return
+	}
+	c.runVar(name, word{raw: value, dyn: w.dyn}) // env PAGER='...' man ls
+	switch {
+	case name == "HOME" && w.dyn == "":
+		c.setHome(word{text: value})
+		c.taint(name)
+	case name == "HOME" || pathVars[name]:
+		c.lose(name)
+	case globVars[name]:
+		c.setVar(name)
+	}
+}
+
+// chdirOpts are, per command that runs another, its options that name
+// the directory the command runs in (env -C, sudo -D, ...), short ones
+// first.
+var chdirOpts = map[string][]string{
+	"env": {"-C", "--chdir"}, "sudo": {"-D", "--chdir"}, "nsenter": {"-w", "--wd"},
+	"unshare": {"--wd"}, "bwrap": {"--chdir"}, "systemd-run": {"--working-directory"},
+	"start-stop-daemon": {"-d", "--chdir"},
+}
+
+// runDirs returns, as one cd's arguments, the directory a command runner
+// names for the command it runs: "-C DIR", "-CDIR", "-iC DIR",
+// "--chdir=DIR", "--chdir DIR". Every word is looked at, since the
+// runners' own options take values (nsenter -t 1, bwrap --bind / /): an
+// option of the command run that reads alike only adds a directory.
+func runDirs(name string, args []word) []word {
+	opts, ok := chdirOpts[name]
+	if !ok {
+		return nil
+	}
+	for i, a := range args {
+		t := a.text
+		for _, o := range opts {
+			switch {
+			case t == o && i+1 < len(args):
+				return []word{args[i+1]}
+			case strings.HasPrefix(t, "--") && strings.HasPrefix(t, o+"="):
+				return []word{{text: t[len(o)+1:]}}
+			case len(o) == 2 && !strings.HasPrefix(t, "--") && strings.HasPrefix(t, "-") && strings.IndexByte(t, o[1]) > 0:
+				// a cluster: the option's value is the rest, or the next word
+				rest := t[strings.IndexByte(t, o[1])+1:]
+				if rest != "" {
+					return []word{{text: rest}}
+				}
+				if i+1 < len(args) {
+					return []word{args[i+1]}
+				}
+			}
+		}
+	}
+	return nil
 }

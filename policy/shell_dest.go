@@ -47,6 +47,48 @@ func (c *shellCheck) copyInto(name string, args []word) {
 	}
 }
 
+// relocators move or alias what their source operands name: after "mv
+// ~/.aws /tmp/a" or "ln -s ~/.aws /tmp/a" the protected file is also
+// /tmp/a/credentials, a name no later check knows.
+var relocators = map[string]bool{"mv": true, "ln": true, "link": true, "mount": true, "bindfs": true}
+
+// relocate refuses a relocator whose source (every operand but the last,
+// all of them with -t or a single operand) is an ancestor of an absolute
+// protected path. A relative protected path (.env) is found by name
+// wherever it is moved, and the protected path itself is matched as a word.
+func (c *shellCheck) relocate(name string, args []word) {
+	if !relocators[name] {
+		return
+	}
+	var ops []string
+	target := false
+	for i := 0; i < len(args); i++ {
+		t := args[i].text
+		switch {
+		case t == "-t" || t == "--target-directory" || strings.HasPrefix(t, "--target-directory=") ||
+			strings.HasPrefix(t, "-t") && !strings.HasPrefix(t, "--"):
+			target = true
+			if t == "-t" || t == "--target-directory" {
+				i++
+			}
+		case (name == "mount" || name == "bindfs") && (t == "-o" || t == "-t"):
+			i++ // mount -o bind, mount -t type
+		case strings.HasPrefix(t, "-"):
+		default:
+			ops = append(ops, t)
+		}
+	}
+	if !target && len(ops) > 1 && name != "mount" && name != "bindfs" {
+		ops = ops[:len(ops)-1] // the destination
+	}
+	for _, o := range ops {
+		if c.absAncestor(o) {
+			c.refuse(name + " moves or links a directory that holds a protected path")
+			return
+		}
+	}
+}
+
 // treeWriters write or read whole trees of their working directory (or
 // of the directory their option names) without naming the files: archive
 // extractors, patch, and git commands that stage, stash, check out or

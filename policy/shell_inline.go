@@ -13,6 +13,14 @@ import (
 var shellEvalVars = map[string]bool{"PS0": true, "PS1": true, "PS2": true, "PS4": true,
 	"PROMPT_COMMAND": true, "BASH_ENV": true, "ENV": true}
 
+// commandVars are the variables whose value programs run as a command
+// line (git and man through sh -c, less's input filter): GIT_SSH_COMMAND,
+// PAGER, EDITOR, ... Their values are analysed as scripts, as
+// shellEvalVars' are.
+var commandVars = map[string]bool{"GIT_SSH_COMMAND": true, "GIT_PAGER": true, "GIT_EDITOR": true,
+	"GIT_SEQUENCE_EDITOR": true, "GIT_PROXY_COMMAND": true, "PAGER": true, "MANPAGER": true,
+	"EDITOR": true, "VISUAL": true, "LESSOPEN": true, "LESSCLOSE": true, "SYSTEMD_PAGER": true}
+
 // inline analyses a script that runs in the current shell (eval, trap,
 // an alias's value): with the same working directories, so that its cd
 // counts for the commands after it ("eval 'cd /etc'; cat shadow"), and
@@ -25,28 +33,78 @@ func (c *shellCheck) inline(s string) {
 	}
 	c.depth++
 	defer func() { c.depth-- }()
-	for _, f := range parseShell(s) {
+	files, ok := c.inlined[s]
+	if !ok {
+		// Parsed once: walked again (a loop's later round, finish), the
+		// same nodes are kept once.
+		files = parseShell(s)
+		if c.inlined == nil {
+			c.inlined = map[string][]*syntax.File{}
+		}
+		c.inlined[s] = files
+	}
+	for _, f := range files {
 		syntax.Walk(f, c.visit)
 		c.later(f)
 	}
 }
 
-// later keeps a body (a function's, a trap's, an alias's) to be walked
-// again once the script has been read: it may run after any later cd,
-// and every directory the script may be in is known only then. Each body
-// is walked twice at most, and a nested inline script (eval in a
-// function) is parsed again at most 2^maxShellDepth times, so the work
-// stays proportional to the text.
+// later keeps a body (a function's, a trap's, an alias's, a loop's) to be
+// walked again once the script has been read: it may run after any later
+// cd (a loop's next round runs after the cd at its end), and every
+// directory the script may be in is known only then. A node is kept once.
 func (c *shellCheck) later(n syntax.Node) {
+	if c.kept[n] {
+		return
+	}
+	if c.kept == nil {
+		c.kept = map[syntax.Node]bool{}
+	}
+	c.kept[n] = true
 	c.deferred = append(c.deferred, n)
 }
 
+// maxRounds bounds the walks of the kept bodies: each round but the last
+// adds a working directory, a taint or an option, of which there are few.
+const maxRounds = maxShellCwds + 4
+
 // finish walks the kept bodies again with every working directory the
-// script may have had.
+// script may have had, until a round changes nothing (a loop whose body
+// climbs one directory a round reaches / in a later round). Within a round
+// each kept body is walked once: a kept body inside another is not entered
+// from it, it is walked as its own. A nested inline script (eval in a
+// loop) is parsed again once a round.
 func (c *shellCheck) finish() {
-	for i := 0; i < len(c.deferred) && c.reason == ""; i++ {
-		syntax.Walk(c.deferred[i], c.visit)
+	for round := 0; len(c.deferred) > 0 && c.reason == ""; round++ {
+		if round == maxRounds {
+			c.refuse("the script's loops and functions change its directories too often to follow")
+			return
+		}
+		before := c.state()
+		for i := 0; i < len(c.deferred) && c.reason == ""; i++ {
+			root := c.deferred[i]
+			syntax.Walk(root, func(n syntax.Node) bool {
+				if n != root && c.kept[n] {
+					return false
+				}
+				return c.visit(n)
+			})
+		}
+		if c.state() == before {
+			return
+		}
 	}
+}
+
+// shellState is what a walk can change that later commands read.
+type shellState struct {
+	cwds, tainted int
+	home          string
+	globAll       bool
+}
+
+func (c *shellCheck) state() shellState {
+	return shellState{len(c.cwds), len(c.tainted), c.home, c.globAll}
 }
 
 // currentShell handles the commands that run a string in the current
@@ -93,9 +151,27 @@ func (c *shellCheck) currentShell(name string, args []word) {
 
 // evalVar analyses the value of a variable the shell expands or runs by
 // itself (PS4='$(cd /etc; cat shadow)' bash -xc true).
+// A value that cannot be resolved statically is refused: its text at run
+// time may name a file (BASH_ENV=${x}dow sources /etc/shadow, HISTFILE
+// is read by an interactive shell) or hold a command substitution.
 func (c *shellCheck) evalVar(x *syntax.Assign) {
-	if x.Name == nil || x.Value == nil || !shellEvalVars[x.Name.Value] {
+	if x.Name == nil || x.Value == nil {
 		return
 	}
-	c.script(c.resolve(x.Value).raw)
+	c.runVar(x.Name.Value, c.resolve(x.Value))
+}
+
+// runVar analyses the value w of a variable the shell or a program reads
+// by itself (evalVar, and env's and sudo's NAME=value words).
+func (c *shellCheck) runVar(name string, w word) {
+	if !shellEvalVars[name] && !commandVars[name] && name != "HISTFILE" {
+		return
+	}
+	if w.dyn != "" {
+		c.refuse(w.dyn + " in the value of " + name + ", which the shell or a program reads by itself, cannot be resolved statically")
+		return
+	}
+	if name != "HISTFILE" {
+		c.script(w.raw)
+	}
 }

@@ -42,7 +42,11 @@ func parsePieces(parser *syntax.Parser, s string, budget *int) []*syntax.File {
 		// Resume at the next word: the rest of the word that failed is
 		// not a word bash reads ("A[%*/0" is one pattern, not "*/0").
 		next := strings.IndexAny(s[off:], " \t\n;&|")
-		if pe.Incomplete || next < 0 {
+		if pe.Incomplete && !strings.Contains(s[:off], "<<") || next < 0 {
+			// An unclosed quote or construct at the end: bash stops
+			// there too, except in a here-document's body, whose
+			// substitutions bash reads only when it expands them (a lone
+			// back quote fails that one command, and the script goes on).
 			return files
 		}
 		s = s[off+next+1:]

@@ -4,6 +4,8 @@ import (
 	"path"
 	"slices"
 	"strings"
+
+	"github.com/gatehouse-dev/gatehouse/normalize"
 )
 
 // shell handles sh/bash/...: -c runs its first operand as a script
@@ -24,14 +26,18 @@ func (c *shellCheck) shell(name string, args []word) {
 			i = len(args)
 		case shellOptArg[t]:
 			i++ // the option's value
-			c.globAll = c.globAll || i < len(args) && globShopt[args[i].text]
+			if i < len(args) {
+				c.shopt(args[i].text)
+			}
 		case strings.HasPrefix(t, "--"):
 		case strings.HasPrefix(t, "-") || strings.HasPrefix(t, "+"):
 			cFlag = cFlag || t[0] == '-' && strings.ContainsRune(t, 'c')
 			stdin = stdin || t[0] == '-' && strings.ContainsRune(t, 's')
 			if strings.ContainsAny(t[1:], "oO") {
 				i++ // -eo pipefail, -xO extglob: the cluster's last option takes the next word
-				c.globAll = c.globAll || i < len(args) && globShopt[args[i].text]
+				if i < len(args) {
+					c.shopt(args[i].text)
+				}
 			}
 		default:
 			operand = i
@@ -41,7 +47,7 @@ func (c *shellCheck) shell(name string, args []word) {
 	case cFlag && operand >= 0:
 		c.script(args[operand].raw)
 	case cFlag:
-	case stdin || operand < 0 || strings.HasPrefix(args[operand].text, "/dev/") || strings.HasPrefix(args[operand].text, "/proc/"):
+	case stdin || operand < 0 || c.runtimeFile(args[operand].text):
 		c.refuse(name + " runs commands read from its input at run time")
 	}
 }
@@ -62,7 +68,12 @@ var scriptFlags = map[string][]string{
 var wrappers = map[string]bool{"setsid": true, "strace": true, "ltrace": true, "chroot": true, "unshare": true,
 	"nsenter": true, "firejail": true, "bwrap": true, "fakeroot": true, "proot": true, "taskset": true,
 	"numactl": true, "chrt": true, "unbuffer": true, "xvfb-run": true, "dbus-run-session": true,
-	"systemd-run": true, "valgrind": true, "flock": true, "lockf": true, "sg": true}
+	"systemd-run": true, "valgrind": true, "flock": true, "lockf": true, "sg": true,
+	"gosu": true, "su-exec": true, "setpriv": true, "prlimit": true, "runcon": true, "pkexec": true,
+	"run0": true, "chpst": true, "cgexec": true, "ssh-agent": true, "dbus-launch": true, "tini": true,
+	"dumb-init": true, "faketime": true, "catchsegv": true, "torsocks": true, "proxychains": true,
+	"proxychains4": true, "setarch": true, "linux32": true, "linux64": true, "cpulimit": true,
+	"trickle": true, "aa-exec": true, "schroot": true, "rlwrap": true}
 
 // hasScriptFlag reports whether args hold a shell's -c (alone or in a
 // cluster: -lc, -ec).
@@ -106,6 +117,95 @@ func (c *shellCheck) runners(name string, args []word) {
 	if name == "su" || name == "runuser" {
 		c.loginShell(name, args)
 	}
+	if name == "ssh" {
+		c.remote(args)
+	}
+	c.commandOptions(name, args)
+}
+
+// commandOpts are, per command, the options whose value is a command line
+// it runs (through a shell, or split into words whose first may be one):
+// rsync -e 'sh -c "..."', tar -I/--to-command, zip -TT. ssh's, scp's and
+// sftp's -o ProxyCommand=/LocalCommand=/KnownHostsCommand= are handled
+// alike.
+var commandOpts = map[string][]string{
+	"rsync": {"-e", "--rsh"},
+	"tar": {"-I", "-F", "--use-compress-program", "--to-command", "--info-script", "--new-volume-script",
+		"--checkpoint-action=exec"},
+	"zip": {"-TT", "--unzip-command"},
+}
+
+// sshCommandKeys are the ssh configuration keys whose value is a command.
+var sshCommandKeys = map[string]bool{"proxycommand": true, "localcommand": true, "knownhostscommand": true}
+
+// commandOptions analyses, as a script, the value of an option that
+// names a command line the command runs.
+func (c *shellCheck) commandOptions(name string, args []word) {
+	for i, a := range args {
+		if c.reason != "" {
+			return
+		}
+		t := a.raw
+		next := ""
+		if i+1 < len(args) {
+			next = args[i+1].raw
+		}
+		switch name {
+		case "ssh", "scp", "sftp":
+			v := ""
+			switch {
+			case t == "-o":
+				v = next
+			case strings.HasPrefix(t, "-o"):
+				v = t[2:]
+			default:
+				continue
+			}
+			key, value, ok := strings.Cut(v, "=")
+			if !ok {
+				key, value, _ = strings.Cut(v, " ")
+			}
+			if sshCommandKeys[strings.ToLower(strings.TrimSpace(key))] {
+				c.script(value)
+			}
+			continue
+		}
+		for _, o := range commandOpts[name] {
+			switch {
+			case t == o && next != "":
+				c.script(next)
+			case strings.HasPrefix(t, o+"="):
+				c.script(t[len(o)+1:])
+			case len(o) <= 3 && o[1] != '-' && strings.HasPrefix(t, o) && len(t) > len(o):
+				c.script(t[len(o):]) // -e'sh -c ...', -TTcmd
+			}
+		}
+	}
+}
+
+// sshOptArg are ssh's options that take a value.
+const sshOptArg = "BbcDEeFIiJLlmOoPpQRSWw"
+
+// remote analyses the command of "ssh [options] host command...": ssh
+// joins its words with spaces and the remote user's shell runs them, on
+// this host too when the host is this one (localhost).
+func (c *shellCheck) remote(args []word) {
+	for i := 0; i < len(args); i++ {
+		t := args[i].raw
+		switch {
+		case t == "--":
+			continue
+		case strings.HasPrefix(t, "-") && len(t) > 1:
+			if last := t[len(t)-1]; len(t) == 2 && strings.IndexByte(sshOptArg, last) >= 0 {
+				i++ // -p 22, -o Opt=x: the value is the next word
+			}
+		default:
+			if i+1 < len(args) {
+				c.script(joinText(args[i+1:]))
+			}
+			return
+		}
+	}
 }
 
 // loginShell refuses a command that starts a shell reading commands from
@@ -135,4 +235,23 @@ func (c *shellCheck) loginShell(name string, args []word) {
 	if shell {
 		c.refuse(name + " starts a shell that reads commands from its input at run time")
 	}
+}
+
+// runtimeFile reports whether a script operand (sh FILE, source FILE) is,
+// from some working directory the script may have, under /dev or /proc
+// (/dev/stdin, /proc/self/fd/0): commands read at run time. It is
+// resolved as the kernel resolves it, so "//dev/stdin", "/tmp/../dev/stdin"
+// and "stdin" after "cd /dev" are such files too.
+func (c *shellCheck) runtimeFile(operand string) bool {
+	for _, cwd := range c.cwds {
+		env, err := normalize.NewPathEnv(c.home, cwd)
+		if err != nil {
+			return true
+		}
+		abs, refuse := env.Resolve(operand)
+		if refuse != "" || pathWithin(abs, "/dev") || pathWithin(abs, "/proc") {
+			return true
+		}
+	}
+	return false
 }

@@ -95,6 +95,7 @@ func (c *shellCheck) ancestor(d string) bool {
 // script may have, is an absolute protected path's ancestor (or the path
 // itself); relative protected paths are not considered.
 func (c *shellCheck) absAncestor(d string) bool {
+	d = globDir(d) // git -C /ho?e/agent, cd /e?c: the pattern's fixed directories
 	for _, cwd := range c.cwds {
 		env, err := normalize.NewPathEnv(c.home, cwd)
 		if err != nil {
