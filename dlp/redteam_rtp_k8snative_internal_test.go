@@ -29,6 +29,12 @@ var k8sLines = []string{
 	"  data:", "  kind: Secret", "    kind: Secret", "  " + strings.Repeat("k", 253) + ": dmFsdWVzdmFsdWVz", "  " + strings.Repeat("k", 254) + ": dmFsdWVzdmFsdWVz",
 	"W1124 12:00:00 warning: something", "W1124 warning", "E1234\tx", "e1234 x", "W12345 x", "Warning: x", "WARNING x", "warnings: x", "[WARNING] x", "[info]", "info:", "INFO",
 	"error: x", "Error from server", "debug\tx", "fatal]", "level=info msg=x", "time=\"x\"", "time=x", "2026-11-24T22:33:44Z x", "2026-11-2 x", "12:00:00 x", "12:00:0 x", "FATAL: x", "}", "{", "  k: {x}", "\xff\xfe", "data:\xff",
+	// Red team rud: keys and values quoted, tagged, explicit.
+	"'data':", `"data":`, "'data'  :", "data :", "data     :", "? data", "?  data", "- ? data", ":", "  :", " ? :", "'stringData':", `"stringData" :`, "? stringData",
+	"'kind': 'Secret'", `"kind": "Secret"`, "kind : Secret", "kind: !!str Secret", "kind: !!str  Secret", "kind: &k Secret", "kind: !<tag:yaml.org,2002:str> Secret",
+	"kind: !!str", "kind: !! Secret", "kind: !!str\tSecret", "kind:!!str Secret", "kind: !" + strings.Repeat("t", 64) + " Secret", "kind: !" + strings.Repeat("t", 65) + " Secret",
+	"  'kind': Secret", "- \"kind\": 'Secret'", "? kind", ": Secret", "'kind'", "kind", "data", "stringData",
+	"  'password': 'c2VjcmV0LXZhbHVl'", `  "k": "YWJjZGVmZ2g="`, "  k : YWJjZGVmZ2g=", "  'k':YWJjZGVmZ2hp'", "  'k': 'YWJjZGVmZ2hp", "  \"a\" : 'YWJj'", "  k: \"YWJjZGVmZ2hpa\"", "  'k' x: y",
 }
 
 // k8sText generates a text of n lines from k8sLines, with line breaks or
