@@ -45,18 +45,44 @@ func isWordRE(c byte) bool {
 }
 
 // k8sReader reads one text, counting the bytes it reads.
+//
+// Each hit of a reader's literal is read on its own, as FindAll tries each
+// start, and a text crafted with many hits whose reading runs over the
+// same lines (nested "data:" keys, kind lines in one comment, a foreign
+// line that ends in "data:") made it read them once per hit, past its
+// budget, and the regex ran over the whole text at the NFA's speed: a
+// second for a Secret of 1 MiB after 20 KiB of such lines (red team rud,
+// BenchmarkExhaustedSecret). What a hit's reading depends on alone is
+// remembered (the end of the last line found, the last block read, the
+// end of the last run of entries that matched nothing), so such hits cost
+// a few bytes each.
 type k8sReader struct {
 	text string
 	work int
+	// lineFrom..lineTo: text[lineTo] is the first '\n' at or after any
+	// index in between (lineTo: len(text) when none), or lineTo < 0.
+	lineFrom, lineTo int
+	// blockAt: block(blockAt) is blockEnd, or blockAt < 0.
+	blockAt, blockEnd int
+}
+
+// newK8sReader returns a reader of text.
+func newK8sReader(text string) k8sReader {
+	return k8sReader{text: text, lineTo: -1, blockAt: -1}
 }
 
 // lineEnd returns the index of the first '\n' at or after i, or len(text).
 func (r *k8sReader) lineEnd(i int) int {
+	if r.lineFrom <= i && i <= r.lineTo {
+		r.work++
+		return r.lineTo
+	}
 	j := strings.IndexByte(r.text[i:], '\n')
 	if j < 0 {
 		j = len(r.text) - i
 	}
 	r.work += j + 1
+	r.lineFrom, r.lineTo = i, i+j
 	return i + j
 }
 
@@ -141,6 +167,17 @@ func (r *k8sReader) line(q int) (int, bool) {
 
 // block returns the end of the k8sBlock that starts at p, or -1.
 func (r *k8sReader) block(p int) int {
+	if p == r.blockAt {
+		r.work++
+		return r.blockEnd
+	}
+	e := r.readBlock(p)
+	r.blockAt, r.blockEnd = p, e
+	return e
+}
+
+// readBlock is block, read.
+func (r *k8sReader) readBlock(p int) int {
 	q := r.seps(p, true)
 	e, ok := r.line(q)
 	if !ok {
@@ -488,12 +525,14 @@ func (r *k8sReader) findAll(lit string, budget int, dst [][]int, at func(p int) 
 // of its document (the fewest that a data key with a block or flow after
 // it follows), the key, then its block or flow.
 func kindFirstFind(text string, budget int, dst [][]int) ([][]int, bool) {
-	r := k8sReader{text: text}
+	r := newK8sReader(text)
+	failed := -1 // the lines from failed after a kind line matched nothing
 	return r.findAll("kind", budget, dst, func(p int) []int {
 		q := r.kindLine(p)
-		if q < 0 {
+		if q < 0 || q == failed {
 			return nil
 		}
+		from := q
 		for k := 0; ; k++ {
 			if c := r.dataKey(q); c >= 0 {
 				if end, g := r.tail(c); end >= 0 {
@@ -502,9 +541,11 @@ func kindFirstFind(text string, budget int, dst [][]int) ([][]int, bool) {
 			}
 			var ok bool
 			if k == 16 {
+				failed = from
 				return nil
 			}
 			if q, ok = r.sameDoc(q); !ok {
+				failed = from
 				return nil
 			}
 		}
@@ -513,7 +554,7 @@ func kindFirstFind(text string, budget int, dst [][]int) ([][]int, bool) {
 
 // stringDataFind is k8sStringData's reader.
 func stringDataFind(text string, budget int, dst [][]int) ([][]int, bool) {
-	r := k8sReader{text: text}
+	r := newK8sReader(text)
 	return r.findAll("stringData", budget, dst, func(p int) []int {
 		c := r.keyEnd(p + 10)
 		if c < 0 {
@@ -603,22 +644,27 @@ func (r *k8sReader) sameItem(q int) bool {
 // most after which a kind line follows within 8 lines of the object), the
 // kind line.
 func dataFirstFind(text string, budget int, dst [][]int) ([][]int, bool) {
-	r := k8sReader{text: text}
+	r := newK8sReader(text)
 	// starts holds the start of each line from the first entry on: the
 	// entries', then up to 9 more; the line at starts[c] has a line break
 	// at its end when starts[c+1] is known.
 	var starts, next, kinds []int
 	var after []bool
+	// runEnd: the run of entries and foreign lines before it, read from
+	// a data key, matched nothing, nor does any part of it that ends there
+	// (its ends and kind lines are among the run's).
+	runEnd := -1
 	return r.findAll("data", budget, dst, func(p int) []int {
 		s := r.dataHead(p, true)
-		if s < 0 {
+		if s < 0 || s <= runEnd {
 			return nil
 		}
 		// The entries and the foreign lines between them; after[c]: the
 		// line before starts[c] is an entry.
 		starts, after = append(starts[:0], s), append(after[:0], false)
 		n := 0 // the line after the last entry
-		for q := s; q < len(text); {
+		q := s
+		for q < len(text) {
 			if r.entryKey(q) >= 0 {
 				e := r.lineEnd(q)
 				if e == len(text) {
@@ -635,6 +681,7 @@ func dataFirstFind(text string, budget int, dst [][]int) ([][]int, bool) {
 			}
 		}
 		if n == 0 {
+			runEnd = q
 			return nil
 		}
 		starts = starts[:n+1]
@@ -668,6 +715,7 @@ func dataFirstFind(text string, budget int, dst [][]int) ([][]int, bool) {
 				return []int{p, kinds[c], s, starts[e]}
 			}
 		}
+		runEnd = q
 		return nil
 	})
 }
@@ -675,10 +723,11 @@ func dataFirstFind(text string, budget int, dst [][]int) ([][]int, bool) {
 // dataBase64Find is k8sDataBase64's reader: the data key, then every entry
 // whose value is padded base64 (b64Quanta).
 func dataBase64Find(text string, budget int, dst [][]int) ([][]int, bool) {
-	r := k8sReader{text: text}
+	r := newK8sReader(text)
+	runEnd := -1 // foreign lines from a data key up to runEnd, then no entry
 	return r.findAll("data", budget, dst, func(p int) []int {
 		s := r.dataHead(p, false)
-		if s < 0 {
+		if s < 0 || s <= runEnd {
 			return nil
 		}
 		q := s
@@ -688,6 +737,9 @@ func dataBase64Find(text string, budget int, dst [][]int) ([][]int, bool) {
 			}
 			e := r.b64Entry(at)
 			if e < 0 {
+				if q == s {
+					runEnd = at
+				}
 				break
 			}
 			q, at = e, e
