@@ -27,6 +27,10 @@ const k8sSameItem = `(?:[ \t\r]*(?:[^-\s][^\n]*)?\n)`
 
 // k8sMetadata is the Exclude of the rules that start at a "data:" key:
 // entries of an object's metadata ("metadata:" ends in "data:").
+// k8sDataFirst starts at a word's start (\bdata) too: its match from
+// "metadata:" ran on to the kind line after the data block that followed
+// (metadata, data, kind: Secret), the Exclude dropped it, and the data
+// block inside it was never read: its values went out (red team rud).
 const k8sMetadata = `^[ \t]+(?:name|namespace|labels|annotations|uid|resourceVersion|creationTimestamp|generation|managedFields|ownerReferences|finalizers|generateName|selfLink|deletionTimestamp):`
 
 const k8sEntries = `(?:(?:` + k8sForeign + `\n)*` + k8sEntryKey + `[ \t]{0,4}[^\n]*(?:\r?\n|$))+`
@@ -105,7 +109,7 @@ const k8sFlow = `[ \t]{0,4}(?:[&!][^\s#]{1,64}[ \t]{0,4})?\{(?P<secret2>[^{}]*)(
 const (
 	k8sKindFirst  = k8sSecretKind + `["']?[ \t]{0,4}(?:#[^\n]*)?\r?\n` + k8sSameDoc + `{0,16}?` + k8sDataKey + `(?:` + k8sBlockKey + `(?P<secret>` + k8sBlock + `)|` + k8sFlow + `)`
 	k8sStringData = `stringData` + k8sKeyEnd + `(?:` + k8sBlockKey + `(?P<secret>` + k8sBlock + `)|` + k8sFlow + `)`
-	k8sDataFirst  = `data` + k8sKeyEnd + `[ \t]{0,4}\r?\n(?P<secret>` + k8sEntries + `)` + k8sSameItem + `{0,8}?[ \t?-]{0,16}["']?` + k8sSecretKind + `\b`
+	k8sDataFirst  = `\bdata` + k8sKeyEnd + `[ \t]{0,4}\r?\n(?P<secret>` + k8sEntries + `)` + k8sSameItem + `{0,8}?[ \t?-]{0,16}["']?` + k8sSecretKind + `\b`
 	// k8sDataBase64 is the regex of kubernetes-data-base64 (also run by a
 	// line reader of its own, k8snative.go); a value may be quoted.
 	k8sDataBase64 = `data` + k8sKeyEnd + `\r?\n(?P<secret>(?:(?:` + k8sForeign + `\n)*` + k8sEntryKey + `[ \t]{0,4}["']?` + b64Quanta + `["']?[ \t]*(?:\r?\n|$))+)`

@@ -655,6 +655,9 @@ func dataFirstFind(text string, budget int, dst [][]int) ([][]int, bool) {
 	// (its ends and kind lines are among the run's).
 	runEnd := -1
 	return r.findAll("data", budget, dst, func(p int) []int {
+		if p > 0 && isWordRE(text[p-1]) {
+			return nil // \b: "metadata:"
+		}
 		s := r.dataHead(p, true)
 		if s < 0 || s <= runEnd {
 			return nil

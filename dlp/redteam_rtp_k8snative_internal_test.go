@@ -34,7 +34,7 @@ var k8sLines = []string{
 	"'kind': 'Secret'", `"kind": "Secret"`, "kind : Secret", "kind: !!str Secret", "kind: !!str  Secret", "kind: &k Secret", "kind: !<tag:yaml.org,2002:str> Secret",
 	"kind: !!str", "kind: !! Secret", "kind: !!str\tSecret", "kind:!!str Secret", "kind: !" + strings.Repeat("t", 64) + " Secret", "kind: !" + strings.Repeat("t", 65) + " Secret",
 	"  'kind': Secret", "- \"kind\": 'Secret'", "? kind", ": Secret", "'kind'", "kind", "data", "stringData",
-	"  'password': 'c2VjcmV0LXZhbHVl'", `  "k": "YWJjZGVmZ2g="`, "  k : YWJjZGVmZ2g=", "  'k':YWJjZGVmZ2hp'", "  'k': 'YWJjZGVmZ2hp", "  \"a\" : 'YWJj'", "  k: \"YWJjZGVmZ2hpa\"", "  'k' x: y",
+	"  'password': 'c2VjcmV0LXZhbHVl'", `  "k": "YWJjZGVmZ2g="`, "  k : YWJjZGVmZ2g=", "  'k':YWJjZGVmZ2hp'", "  'k': 'YWJjZGVmZ2hp", "  \"a\" : 'YWJj'", "  k: \"YWJjZGVmZ2hpa\"", "  'k' x: y", "xdata:", "_data:", "metadata:", "  mydata:",
 }
 
 // k8sText generates a text of n lines from k8sLines, with line breaks or
