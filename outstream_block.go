@@ -16,8 +16,10 @@ import (
 // size and however the messages cut it, with the same bounded memory.
 
 // blockKey is the line that opens a YAML data block ("data:", "  data:",
-// "- stringData:", "data: # base64", "data: &creds").
-var blockKey = regexp.MustCompile(`^[ \t-]{0,16}(?:data|stringData):[ \t]{0,4}(?:[&!][^\s#]{1,64}[ \t]{0,4})?(?:#[^\n]*)?\r?\n$`)
+// "- stringData:", "data: # base64", "data: &creds", "'data':", "data :"),
+// or the two lines of an explicit key ("? data", then ":"), at the end of
+// the lines it is matched on (the group).
+var blockKey = regexp.MustCompile(`(?:^|\n)([ \t?-]{0,16}["']?(?:data|stringData)["']?[ \t]{0,4}(?:\r?\n[ \t?-]{0,16})?:[ \t]{0,4}(?:[&!][^\s#]{1,64}[ \t]{0,4})?(?:#[^\n]*)?\r?\n)$`)
 
 // blockHeads are the headers a data block's kept end starts with, by the
 // rule that found the block: the rule of a Secret written kind first reads
@@ -47,11 +49,14 @@ func blockHead(joined string, open int, rule string) string {
 		return ""
 	}
 	from := strings.LastIndexByte(joined[:open-1], '\n') + 1
-	line := joined[from:open]
-	if !blockKey.MatchString(line) {
+	if from > 0 {
+		from = strings.LastIndexByte(joined[:from-1], '\n') + 1 // "? data"
+	}
+	m := blockKey.FindStringSubmatchIndex(joined[from:open])
+	if m == nil {
 		return ""
 	}
-	return ctx + line
+	return ctx + joined[from+m[2]:open]
 }
 
 // keepBlock returns the kept end of a stream inside a data block: head,
@@ -99,12 +104,12 @@ func keepBlock(joined, head string, open, size int) string {
 // Secret's, and no line after it starts a new document or list item.
 // It joins tail and text only when a kind line of the tail would be lost.
 func kindBefore(tail, text string, size int) bool {
-	if i := strings.LastIndex(text, "kind:"); i >= 0 {
+	if i := lastKind(text); i >= 0 {
 		return len(text)-i > size && secretKindAt(text, i)
 	}
-	i := strings.LastIndex(tail, "kind:")
-	from := max(0, len(tail)-4)
-	if j := strings.Index(tail[from:]+text[:min(4, len(text))], "kind:"); j >= 0 {
+	i := lastKind(tail)
+	from := max(0, len(tail)-kindKeyLen+1)
+	if j := lastKind(tail[from:] + text[:min(kindKeyLen, len(text))]); j >= 0 && from+j < len(tail) {
 		i = from + j // across the two
 	}
 	if i < 0 || len(tail)+len(text)-i <= size {
@@ -116,8 +121,35 @@ func kindBefore(tail, text string, size int) bool {
 	return secretKindAt(tail+text, i)
 }
 
-// secretKind is a line that makes the object it is in a Secret.
-var secretKind = regexp.MustCompile(`^[ \t-]{0,16}kind:[ \t]{0,4}["']?Secret["']?[ \t]{0,4}(?:#[^\n]*)?\r?$`)
+// secretKind is a line that makes the object it is in a Secret (its key
+// and value quoted or not, the value tagged: as dlp's k8sSecretKind reads
+// them).
+var secretKind = regexp.MustCompile(`^[ \t?-]{0,16}["']?kind["']?[ \t]{0,4}:[ \t]{0,4}(?:[&!][^\s#]{1,64}[ \t]{1,4})?["']?Secret["']?[ \t]{0,4}(?:#[^\n]*)?\r?$`)
+
+// kindKeyLen is the longest key "kind" lastKind reads, with its colon.
+const kindKeyLen = len(`kind"    :`)
+
+// lastKind returns the index of the last key "kind" in s that its colon
+// follows (quoted or not, blanks before the colon: 'kind':, kind :), or -1.
+func lastKind(s string) int {
+	for end := len(s); ; {
+		i := strings.LastIndex(s[:end], "kind")
+		if i < 0 {
+			return -1
+		}
+		j := i + 4
+		if j < len(s) && (s[j] == '"' || s[j] == '\'') {
+			j++
+		}
+		for j < len(s) && j-i < kindKeyLen-1 && (s[j] == ' ' || s[j] == '\t') {
+			j++
+		}
+		if j < len(s) && s[j] == ':' {
+			return i
+		}
+		end = i
+	}
+}
 
 // secretKindAt reports whether the "kind:" at i in s is on a Secret's
 // kind line that no line after it ends (newItem).
@@ -155,7 +187,7 @@ func newItem(s string, from int) bool {
 // space before the end of a line longer than that (so its start is no
 // "---").
 func keepKind(joined string, size int) string {
-	i := strings.LastIndex(joined, "kind:")
+	i := lastKind(joined)
 	from := strings.LastIndexByte(joined[:i], '\n') + 1
 	line := "apiVersion: v1\n" + joined[from:i+strings.IndexByte(joined[i:], '\n')+1]
 	rest := joined[len(joined)-max(size-len(line)-1, 256):]

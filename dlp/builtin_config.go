@@ -27,9 +27,35 @@ const k8sSameItem = `(?:[ \t\r]*(?:[^-\s][^\n]*)?\n)`
 
 // k8sMetadata is the Exclude of the rules that start at a "data:" key:
 // entries of an object's metadata ("metadata:" ends in "data:").
+// k8sDataFirst starts at a word's start (\bdata) too: its match from
+// "metadata:" ran on to the kind line after the data block that followed
+// (metadata, data, kind: Secret), the Exclude dropped it, and the data
+// block inside it was never read: its values went out (red team rud).
 const k8sMetadata = `^[ \t]+(?:name|namespace|labels|annotations|uid|resourceVersion|creationTimestamp|generation|managedFields|ownerReferences|finalizers|generateName|selfLink|deletionTimestamp):`
 
-const k8sEntries = `(?:(?:` + k8sForeign + `\n)*[ \t]{1,16}[A-Za-z0-9._-]{1,253}:[ \t]{0,4}[^\n]*(?:\r?\n|$))+`
+const k8sEntries = `(?:(?:` + k8sForeign + `\n)*` + k8sEntryKey + `[ \t]{0,4}[^\n]*(?:\r?\n|$))+`
+
+// k8sEntryKey is the key of an entry of a data block, with its colon:
+// quoted or not ('password': as PyYAML and ruamel write it with a quoting
+// style), a blank before the colon or not (red team rud).
+const k8sEntryKey = `[ \t]{1,16}["']?[A-Za-z0-9._-]{1,253}["']?[ \t]{0,4}:`
+
+// k8sKeyEnd is the end of the key "data", "stringData" or "kind" written
+// as YAML allows it (red team rud: each of these spellings let a Secret's
+// values through): the key's closing quote ('data':, "kind":), blanks
+// before its colon (data :), and an explicit key's value indicator on the
+// next line ("? data" then ":").
+const k8sKeyEnd = `["']?[ \t]{0,4}(?:\r?\n[ \t?-]{0,16})?:`
+
+// k8sDataKey is a data or stringData key at a line's start, as k8sKeyEnd
+// reads its end: a list item's dash, an explicit key's "?" and the key's
+// opening quote may come before it.
+const k8sDataKey = `[ \t?-]{0,16}["']?(?:data|stringData)` + k8sKeyEnd
+
+// k8sSecretKind is the key "kind" (from its word on: a quote before it is
+// not read) and the value Secret, quoted or not, after a tag or an anchor
+// (kind: !!str Secret, 'kind': 'Secret') (red team rud).
+const k8sSecretKind = `kind` + k8sKeyEnd + `[ \t]{0,4}(?:[&!][^\s#]{1,64}[ \t]{1,4})?["']?Secret`
 
 // k8sBlock matches the lines of a Secret's YAML data block as people and
 // templates write it, not only as kubectl prints it: every indented line
@@ -81,9 +107,12 @@ const k8sFlow = `[ \t]{0,4}(?:[&!][^\s#]{1,64}[ \t]{0,4})?\{(?P<secret2>[^{}]*)(
 // what the regex finds, in a pass over the lines instead of on the regexp
 // package's NFA.
 const (
-	k8sKindFirst  = `kind:[ \t]{0,4}["']?Secret["']?[ \t]{0,4}(?:#[^\n]*)?\r?\n` + k8sSameDoc + `{0,16}?[ \t-]{0,16}(?:data|stringData):(?:` + k8sBlockKey + `(?P<secret>` + k8sBlock + `)|` + k8sFlow + `)`
-	k8sStringData = `stringData:(?:` + k8sBlockKey + `(?P<secret>` + k8sBlock + `)|` + k8sFlow + `)`
-	k8sDataFirst  = `data:[ \t]{0,4}\r?\n(?P<secret>` + k8sEntries + `)` + k8sSameItem + `{0,8}?[ \t-]{0,16}kind:[ \t]{0,4}["']?Secret\b`
+	k8sKindFirst  = k8sSecretKind + `["']?[ \t]{0,4}(?:#[^\n]*)?\r?\n` + k8sSameDoc + `{0,16}?` + k8sDataKey + `(?:` + k8sBlockKey + `(?P<secret>` + k8sBlock + `)|` + k8sFlow + `)`
+	k8sStringData = `stringData` + k8sKeyEnd + `(?:` + k8sBlockKey + `(?P<secret>` + k8sBlock + `)|` + k8sFlow + `)`
+	k8sDataFirst  = `\bdata` + k8sKeyEnd + `[ \t]{0,4}\r?\n(?P<secret>` + k8sEntries + `)` + k8sSameItem + `{0,8}?[ \t?-]{0,16}["']?` + k8sSecretKind + `\b`
+	// k8sDataBase64 is the regex of kubernetes-data-base64 (also run by a
+	// line reader of its own, k8snative.go); a value may be quoted.
+	k8sDataBase64 = `data` + k8sKeyEnd + `\r?\n(?P<secret>(?:(?:` + k8sForeign + `\n)*` + k8sEntryKey + `[ \t]{0,4}["']?` + b64Quanta + `["']?[ \t]*(?:\r?\n|$))+)`
 )
 
 // notSecret is the Exclude of the generic rules: what a value that holds no
@@ -229,8 +258,12 @@ func configRules() []Rule {
 			// Their matches start at the data key, before the kind that
 			// makes it a Secret, at any distance: run them (over the whole
 			// text) only where a Secret's kind is written.
-			rules[i].Keywords = []string{"kind: Secret", "kind:Secret", `kind: "Secret"`, "kind: 'Secret'", `"kind": "Secret"`, `"kind":"Secret"`,
-				`kind\": \"Secret`, `kind\":\"Secret`, `kind\\\":\\\"Secret`}
+			// A kind line's value after its colon, quoted or tagged, as
+			// k8sSecretKind reads it (red team rud); not after a tab,
+			// which the root's stream writes in the kind line of a data
+			// block's kept end, where this rule finds nothing.
+			rules[i].Keywords = []string{": Secret", ":Secret", `: "Secret`, ": 'Secret", `:"Secret`, ":'Secret", ":  Secret", ":   Secret", ":    Secret",
+				"!!str Secret", "str> Secret", `kind\": \"Secret`, `kind\":\"Secret`, `kind\\\":\\\"Secret`}
 			if rules[i].Name == "kubernetes-secret-data-listed" {
 				rules[i].Exclude = k8sMetadata
 			}

@@ -34,10 +34,6 @@ const jwkPrivate = jwkQ + `(?:d|p|q|dp|dq|qi|k)` + jwkQ + `[ \t\r\n]{0,16}:[ \t\
 // stream's message that ends inside the value).
 const b64Quanta = `(?:[A-Za-z0-9+/]{4}){2,}(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=|[A-Za-z0-9+/]{1,3}$)?`
 
-// k8sDataBase64 is the regex of kubernetes-data-base64 (also run by a line
-// reader of its own, k8snative.go).
-const k8sDataBase64 = `data:\r?\n(?P<secret>(?:(?:` + k8sForeign + `\n)*[ \t]{1,16}[A-Za-z0-9._-]{1,253}:[ \t]{0,4}` + b64Quanta + `[ \t]*(?:\r?\n|$))+)`
-
 func fileRules() []Rule {
 	b62 := func(n int) string { return fill(fakeAlnum, n) }
 	jwkPart := func(n int) string { return fill("FAKEjwk0example_part-1", n) }

@@ -33,9 +33,9 @@ const (
 func otherKind(text string, m []int) bool {
 	p := m[0]
 	ls := strings.LastIndexByte(text[:p], '\n') + 1
-	prefix := text[ls:p]
+	prefix := strings.TrimRight(text[ls:p], `"'`) // 'data':
 	if strings.Trim(prefix, " -") != "" {
-		return false // "metadata:": not an object's key
+		return false // "metadata:", "? data": not an object's plain key
 	}
 	col := len(prefix)
 	kind, found := "", false
@@ -88,11 +88,32 @@ func objectLine(line string, col int, after bool) (kind string, found, stop bool
 		return "", false, true // the next item
 	}
 	stop = strings.Contains(lead, "-") // the object's first line
-	v, ok := strings.CutPrefix(rest, "kind:")
+	v, ok := kindKey(rest)
 	if !ok {
 		return "", false, stop
 	}
 	return plainKind(v), true, true
+}
+
+// kindKey returns what follows a line's key "kind" and its colon, the key
+// quoted or not ('kind': ConfigMap, as PyYAML writes it with a quoting
+// style), and whether the line has that key.
+func kindKey(line string) (string, bool) {
+	q := byte(0)
+	if line != "" && (line[0] == '"' || line[0] == '\'') {
+		q, line = line[0], line[1:]
+	}
+	rest, ok := strings.CutPrefix(line, "kind")
+	if !ok {
+		return "", false
+	}
+	if q != 0 {
+		if rest == "" || rest[0] != q {
+			return "", false
+		}
+		rest = rest[1:]
+	}
+	return strings.CutPrefix(strings.TrimLeft(rest, " \t"), ":")
 }
 
 // plainKind is the kind a kind line's value names when it is written

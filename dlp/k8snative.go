@@ -45,18 +45,44 @@ func isWordRE(c byte) bool {
 }
 
 // k8sReader reads one text, counting the bytes it reads.
+//
+// Each hit of a reader's literal is read on its own, as FindAll tries each
+// start, and a text crafted with many hits whose reading runs over the
+// same lines (nested "data:" keys, kind lines in one comment, a foreign
+// line that ends in "data:") made it read them once per hit, past its
+// budget, and the regex ran over the whole text at the NFA's speed: a
+// second for a Secret of 1 MiB after 20 KiB of such lines (red team rud,
+// BenchmarkExhaustedSecret). What a hit's reading depends on alone is
+// remembered (the end of the last line found, the last block read, the
+// end of the last run of entries that matched nothing), so such hits cost
+// a few bytes each.
 type k8sReader struct {
 	text string
 	work int
+	// lineFrom..lineTo: text[lineTo] is the first '\n' at or after any
+	// index in between (lineTo: len(text) when none), or lineTo < 0.
+	lineFrom, lineTo int
+	// blockAt: block(blockAt) is blockEnd, or blockAt < 0.
+	blockAt, blockEnd int
+}
+
+// newK8sReader returns a reader of text.
+func newK8sReader(text string) k8sReader {
+	return k8sReader{text: text, lineTo: -1, blockAt: -1}
 }
 
 // lineEnd returns the index of the first '\n' at or after i, or len(text).
 func (r *k8sReader) lineEnd(i int) int {
+	if r.lineFrom <= i && i <= r.lineTo {
+		r.work++
+		return r.lineTo
+	}
 	j := strings.IndexByte(r.text[i:], '\n')
 	if j < 0 {
 		j = len(r.text) - i
 	}
 	r.work += j + 1
+	r.lineFrom, r.lineTo = i, i+j
 	return i + j
 }
 
@@ -71,7 +97,7 @@ func (r *k8sReader) run(i, limit int, in func(byte) bool) int {
 }
 
 func isBlank(c byte) bool   { return c == ' ' || c == '\t' }
-func isDashed(c byte) bool  { return c == ' ' || c == '\t' || c == '-' }
+func isDashed(c byte) bool  { return c == ' ' || c == '\t' || c == '-' || c == '?' }
 func isKeyByte(c byte) bool { return c == '.' || c == '-' || isWordRE(c) }
 func isB64Byte(c byte) bool {
 	return c == '+' || c == '/' || '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
@@ -141,6 +167,17 @@ func (r *k8sReader) line(q int) (int, bool) {
 
 // block returns the end of the k8sBlock that starts at p, or -1.
 func (r *k8sReader) block(p int) int {
+	if p == r.blockAt {
+		r.work++
+		return r.blockEnd
+	}
+	e := r.readBlock(p)
+	r.blockAt, r.blockEnd = p, e
+	return e
+}
+
+// readBlock is block, read.
+func (r *k8sReader) readBlock(p int) int {
 	q := r.seps(p, true)
 	e, ok := r.line(q)
 	if !ok {
@@ -327,20 +364,71 @@ func (r *k8sReader) flow(open int, g [4]int) (int, [4]int) {
 	return -1, g
 }
 
-// dataKey matches `[ \t-]{0,16}(?:data|stringData):` at the line start q
-// and returns the end of the colon, or -1.
+// dataKey matches k8sDataKey at the line start q and returns the end of
+// the colon, or -1.
 func (r *k8sReader) dataKey(q int) int {
 	i := r.run(q, 17, isDashed)
 	if i-q > 16 {
 		return -1
 	}
+	if r.has(i, `"`) || r.has(i, `'`) {
+		i++
+	}
 	switch {
-	case r.has(i, "data:"):
-		return i + 5
-	case r.has(i, "stringData:"):
-		return i + 11
+	case r.has(i, "data"):
+		return r.keyEnd(i + 4)
+	case r.has(i, "stringData"):
+		return r.keyEnd(i + 10)
 	}
 	return -1
+}
+
+// keyEnd matches k8sKeyEnd at i, after a key's word, and returns the end
+// of the colon, or -1.
+func (r *k8sReader) keyEnd(i int) int {
+	if r.has(i, `"`) || r.has(i, `'`) {
+		i++
+	}
+	if i = r.blank(i); i < 0 {
+		return -1
+	}
+	brk := 0
+	switch {
+	case r.has(i, "\r\n"):
+		brk = 2
+	case r.has(i, "\n"):
+		brk = 1
+	}
+	if brk > 0 {
+		j := r.run(i+brk, 17, isDashed)
+		if j-i-brk > 16 {
+			return -1
+		}
+		i = j
+	}
+	if !r.has(i, ":") {
+		return -1
+	}
+	return i + 1
+}
+
+// prop matches `(?:[&!][^\s#]{1,64}[ \t]{1,4})?` at i (a tag or an
+// anchor before a value) and returns its end, or -1.
+func (r *k8sReader) prop(i int) int {
+	if i >= len(r.text) || r.text[i] != '&' && r.text[i] != '!' {
+		return i
+	}
+	var buf [64]int
+	ends, whole := r.anchor(i, buf[:0])
+	if len(ends) == 0 || !whole {
+		return -1
+	}
+	j := ends[len(ends)-1]
+	k := r.run(j, 5, isBlank)
+	if n := k - j; n < 1 || n > 4 {
+		return -1
+	}
+	return k
 }
 
 // sameDoc reports whether the line at q is a k8sSameDoc line and returns
@@ -359,8 +447,8 @@ func (r *k8sReader) sameDoc(q int) (int, bool) {
 	return 0, false
 }
 
-// kindLine matches `kind:[ \t]{0,4}["']?Secret["']?[ \t]{0,4}(?:#[^\n]*)?\r?\n`
-// at p and returns the next line's start, or -1.
+// kindLine matches k8sSecretKind `["']?[ \t]{0,4}(?:#[^\n]*)?\r?\n` at p
+// and returns the next line's start, or -1.
 func (r *k8sReader) kindLine(p int) int {
 	t := r.text
 	i := r.secretWord(p)
@@ -386,14 +474,19 @@ func (r *k8sReader) kindLine(p int) int {
 	return -1
 }
 
-// secretWord matches `kind:[ \t]{0,4}["']?Secret` at p and returns its
-// end, or -1.
+// secretWord matches k8sSecretKind at p and returns its end, or -1.
 func (r *k8sReader) secretWord(p int) int {
-	if !r.has(p, "kind:") {
+	if !r.has(p, "kind") {
 		return -1
 	}
-	i := r.blank(p + 5)
+	i := r.keyEnd(p + 4)
 	if i < 0 {
+		return -1
+	}
+	if i = r.blank(i); i < 0 {
+		return -1
+	}
+	if i = r.prop(i); i < 0 {
 		return -1
 	}
 	if r.has(i, `"`) || r.has(i, `'`) {
@@ -432,12 +525,14 @@ func (r *k8sReader) findAll(lit string, budget int, dst [][]int, at func(p int) 
 // of its document (the fewest that a data key with a block or flow after
 // it follows), the key, then its block or flow.
 func kindFirstFind(text string, budget int, dst [][]int) ([][]int, bool) {
-	r := k8sReader{text: text}
-	return r.findAll("kind:", budget, dst, func(p int) []int {
+	r := newK8sReader(text)
+	failed := -1 // the lines from failed after a kind line matched nothing
+	return r.findAll("kind", budget, dst, func(p int) []int {
 		q := r.kindLine(p)
-		if q < 0 {
+		if q < 0 || q == failed {
 			return nil
 		}
+		from := q
 		for k := 0; ; k++ {
 			if c := r.dataKey(q); c >= 0 {
 				if end, g := r.tail(c); end >= 0 {
@@ -446,9 +541,11 @@ func kindFirstFind(text string, budget int, dst [][]int) ([][]int, bool) {
 			}
 			var ok bool
 			if k == 16 {
+				failed = from
 				return nil
 			}
 			if q, ok = r.sameDoc(q); !ok {
+				failed = from
 				return nil
 			}
 		}
@@ -457,19 +554,26 @@ func kindFirstFind(text string, budget int, dst [][]int) ([][]int, bool) {
 
 // stringDataFind is k8sStringData's reader.
 func stringDataFind(text string, budget int, dst [][]int) ([][]int, bool) {
-	r := k8sReader{text: text}
-	return r.findAll("stringData:", budget, dst, func(p int) []int {
-		if end, g := r.tail(p + 11); end >= 0 {
+	r := newK8sReader(text)
+	return r.findAll("stringData", budget, dst, func(p int) []int {
+		c := r.keyEnd(p + 10)
+		if c < 0 {
+			return nil
+		}
+		if end, g := r.tail(c); end >= 0 {
 			return []int{p, end, g[0], g[1], g[2], g[3]}
 		}
 		return nil
 	})
 }
 
-// dataHead matches `data:[ \t]{0,4}\r?\n` (blanks: at most 4 blanks) at p
-// and returns the next line's start, or -1.
+// dataHead matches `data` k8sKeyEnd `[ \t]{0,4}\r?\n` (blanks: at most 4
+// blanks) at p and returns the next line's start, or -1.
 func (r *k8sReader) dataHead(p int, blanks bool) int {
-	i := p + 5
+	i := r.keyEnd(p + 4)
+	if i < 0 {
+		return -1
+	}
 	if blanks {
 		if i = r.blank(i); i < 0 {
 			return -1
@@ -484,26 +588,38 @@ func (r *k8sReader) dataHead(p int, blanks bool) int {
 	return -1
 }
 
-// entryKey matches `[ \t]{1,16}[A-Za-z0-9._-]{1,253}:` at q and returns
-// the end of the colon, or -1.
+// entryKey matches k8sEntryKey at q and returns the end of the colon, or
+// -1.
 func (r *k8sReader) entryKey(q int) int {
 	i := r.run(q, 17, isBlank)
 	if n := i - q; n < 1 || n > 16 {
 		return -1
 	}
+	if r.has(i, `"`) || r.has(i, `'`) {
+		i++
+	}
 	j := r.run(i, 254, isKeyByte)
-	if n := j - i; n < 1 || n > 253 || !r.has(j, ":") {
+	if n := j - i; n < 1 || n > 253 {
+		return -1
+	}
+	if r.has(j, `"`) || r.has(j, `'`) {
+		j++
+	}
+	if j = r.blank(j); j < 0 || !r.has(j, ":") {
 		return -1
 	}
 	return j + 1
 }
 
-// listedKind matches `[ \t-]{0,16}kind:[ \t]{0,4}["']?Secret\b` at q and
+// listedKind matches `[ \t?-]{0,16}["']?` k8sSecretKind `\b` at q and
 // returns its end, or -1.
 func (r *k8sReader) listedKind(q int) int {
 	i := r.run(q, 17, isDashed)
 	if i-q > 16 {
 		return -1
+	}
+	if r.has(i, `"`) || r.has(i, `'`) {
+		i++
 	}
 	e := r.secretWord(i)
 	if e < 0 || e < len(r.text) && isWordRE(r.text[e]) {
@@ -528,22 +644,30 @@ func (r *k8sReader) sameItem(q int) bool {
 // most after which a kind line follows within 8 lines of the object), the
 // kind line.
 func dataFirstFind(text string, budget int, dst [][]int) ([][]int, bool) {
-	r := k8sReader{text: text}
+	r := newK8sReader(text)
 	// starts holds the start of each line from the first entry on: the
 	// entries', then up to 9 more; the line at starts[c] has a line break
 	// at its end when starts[c+1] is known.
 	var starts, next, kinds []int
 	var after []bool
-	return r.findAll("data:", budget, dst, func(p int) []int {
+	// runEnd: the run of entries and foreign lines before it, read from
+	// a data key, matched nothing, nor does any part of it that ends there
+	// (its ends and kind lines are among the run's).
+	runEnd := -1
+	return r.findAll("data", budget, dst, func(p int) []int {
+		if p > 0 && isWordRE(text[p-1]) {
+			return nil // \b: "metadata:"
+		}
 		s := r.dataHead(p, true)
-		if s < 0 {
+		if s < 0 || s <= runEnd {
 			return nil
 		}
 		// The entries and the foreign lines between them; after[c]: the
 		// line before starts[c] is an entry.
 		starts, after = append(starts[:0], s), append(after[:0], false)
 		n := 0 // the line after the last entry
-		for q := s; q < len(text); {
+		q := s
+		for q < len(text) {
 			if r.entryKey(q) >= 0 {
 				e := r.lineEnd(q)
 				if e == len(text) {
@@ -560,6 +684,7 @@ func dataFirstFind(text string, budget int, dst [][]int) ([][]int, bool) {
 			}
 		}
 		if n == 0 {
+			runEnd = q
 			return nil
 		}
 		starts = starts[:n+1]
@@ -593,6 +718,7 @@ func dataFirstFind(text string, budget int, dst [][]int) ([][]int, bool) {
 				return []int{p, kinds[c], s, starts[e]}
 			}
 		}
+		runEnd = q
 		return nil
 	})
 }
@@ -600,10 +726,11 @@ func dataFirstFind(text string, budget int, dst [][]int) ([][]int, bool) {
 // dataBase64Find is k8sDataBase64's reader: the data key, then every entry
 // whose value is padded base64 (b64Quanta).
 func dataBase64Find(text string, budget int, dst [][]int) ([][]int, bool) {
-	r := k8sReader{text: text}
-	return r.findAll("data:", budget, dst, func(p int) []int {
+	r := newK8sReader(text)
+	runEnd := -1 // foreign lines from a data key up to runEnd, then no entry
+	return r.findAll("data", budget, dst, func(p int) []int {
 		s := r.dataHead(p, false)
-		if s < 0 {
+		if s < 0 || s <= runEnd {
 			return nil
 		}
 		q := s
@@ -613,6 +740,9 @@ func dataBase64Find(text string, budget int, dst [][]int) ([][]int, bool) {
 			}
 			e := r.b64Entry(at)
 			if e < 0 {
+				if q == s {
+					runEnd = at
+				}
 				break
 			}
 			q, at = e, e
@@ -624,8 +754,8 @@ func dataBase64Find(text string, budget int, dst [][]int) ([][]int, bool) {
 	})
 }
 
-// b64Entry matches `[ \t]{1,16}[A-Za-z0-9._-]{1,253}:[ \t]{0,4}` b64Quanta
-// `[ \t]*(?:\r?\n|$)` at q and returns its end, or -1.
+// b64Entry matches k8sEntryKey `[ \t]{0,4}["']?` b64Quanta
+// `["']?[ \t]*(?:\r?\n|$)` at q and returns its end, or -1.
 func (r *k8sReader) b64Entry(q int) int {
 	t := r.text
 	i := r.entryKey(q)
@@ -634,6 +764,9 @@ func (r *k8sReader) b64Entry(q int) int {
 	}
 	if i = r.blank(i); i < 0 {
 		return -1
+	}
+	if r.has(i, `"`) || r.has(i, `'`) {
+		i++
 	}
 	j := r.run(i, len(t), isB64Byte)
 	n := j - i
@@ -657,6 +790,9 @@ func (r *k8sReader) b64Entry(q int) int {
 		if n%4 != 0 || n < 8 {
 			return -1
 		}
+	}
+	if r.has(j, `"`) || r.has(j, `'`) {
+		j++
 	}
 	j = r.run(j, len(t), isBlank)
 	r.work += j - i
