@@ -3,13 +3,10 @@ package gatehouse
 import (
 	"crypto/sha256"
 	"encoding/base64"
-	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
 	"testing"
-
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/gatehouse-dev/gatehouse/dlp"
 )
@@ -45,21 +42,13 @@ func rtsSecretYAML(field string, kindFirst bool, size int) (string, []string) {
 // reached the client, the texts joined.
 func rtsStream(t *testing.T, s *dlp.Scanner, doc string, chunk int) string {
 	t.Helper()
-	var params []mcp.Params
+	var msgs []string
 	for rest := doc; rest != ""; {
 		n := min(chunk, len(rest))
-		params = append(params, &mcp.LoggingMessageParams{Logger: "kubectl", Data: rest[:n]})
+		msgs = append(msgs, rest[:n])
 		rest = rest[n:]
 	}
-	var out strings.Builder
-	for _, line := range strings.Split(rthNotify(t, s, nil, "notifications/message", params), "\n") {
-		var p struct{ Data string }
-		if err := json.Unmarshal([]byte(line), &p); err != nil {
-			t.Fatal(err)
-		}
-		out.WriteString(p.Data)
-	}
-	return out.String()
+	return rtpSend(t, s, msgs)
 }
 
 // rtsLeaked returns the first value of which a part reached the client.

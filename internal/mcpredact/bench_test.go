@@ -159,21 +159,11 @@ func BenchmarkResultUnclosedDocs(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	for name, text := range map[string]string{
+	benchTexts(b, s, map[string]string{
 		"openings":       strings.Repeat(`{"a":`, 1<<20/5),
 		"broken-strings": strings.Repeat(`{"a": "\q`, 30000) + "\n",
 		"repair-log":     strings.Repeat("2026-11-24 INFO {\"path\": \"C:\\Users\\svc\", \"token_type\": \"Bearer\", \"items\": [1, 2\n", 20000),
-	} {
-		res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}
-		b.Run(name, func(b *testing.B) {
-			b.ReportAllocs()
-			for b.Loop() {
-				if _, _, err := mcpredact.Result(s, res, nil); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-	}
+	})
 }
 
 // BenchmarkResultXMLText: about 4 KiB of an XML configuration (a
@@ -192,12 +182,18 @@ func BenchmarkResultXMLText(b *testing.B) {
 		fmt.Fprintf(&m, "    <setting name=\"Theme%d\" serializeAs=\"String\"><value>dark</value></setting>\n    <password_hint><![CDATA[ask the admin]]></password_hint>\n", i)
 	}
 	m.WriteString("  </appSettings>\n</configuration>\n")
-	for name, text := range map[string]string{
+	benchTexts(b, s, map[string]string{
 		"config": m.String(),
 		// 1 MiB of tags that open and never end, as a hostile text.
 		"unended-tags":   strings.Repeat(`<password a="x" b = 'y' `+strings.Repeat("c", 200), 1<<20/230),
 		"unended-values": strings.Repeat(`<pw v="`, 1<<20/7),
-	} {
+	})
+}
+
+// benchTexts runs a sub-benchmark of mcpredact.Result per text, each the
+// one text of a tool result.
+func benchTexts(b *testing.B, s *dlp.Scanner, texts map[string]string) {
+	for name, text := range texts {
 		res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}
 		b.Run(name, func(b *testing.B) {
 			b.ReportAllocs()
