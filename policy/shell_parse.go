@@ -39,6 +39,13 @@ func parsePieces(parser *syntax.Parser, s string, budget *int) []*syntax.File {
 		if line := strings.LastIndexByte(s[:off], '\n') + 1; line > 0 {
 			files = append(files, parsePieces(parser, s[:line], budget)...)
 		}
+		if strings.Contains(pe.Text, "must be followed by") && *budget > 0 {
+			// "a[$(cd /etc)]x": mvdan.cc/sh reads a word that starts
+			// like an array element as an assignment; bash runs it as
+			// a command, its substitutions included. It is read again
+			// as an argument.
+			files = append(files, parsePieces(parser, ": "+s[off:], budget)...)
+		}
 		// Resume at the next word: the rest of the word that failed is
 		// not a word bash reads ("A[%*/0" is one pattern, not "*/0").
 		next := strings.IndexAny(s[off:], " \t\n;&|")
