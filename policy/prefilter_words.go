@@ -267,7 +267,7 @@ func isGlobVar(b []byte) bool {
 // isShellCommand reports whether b is one of shellCommands, also with a
 // version after it (bash5, bash-5.2, ksh93: see isShell).
 func isShellCommand(b []byte) bool {
-	if n := len(b); n > 1 && ('0' <= b[n-1] && b[n-1] <= '9' || b[n-1] == '.') {
+	if n := len(b); n > 1 && '0' <= b[n-1] && b[n-1] <= '9' {
 		b = bytes.TrimRight(b, "0123456789.-")
 		if len(b) == 0 {
 			return false

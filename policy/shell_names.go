@@ -8,7 +8,17 @@ import (
 // runs its -c operand or its input as commands: sh, bash, zsh, ..., also
 // with a version after it (bash5, bash-5.2, ksh93).
 func isShell(name string) bool {
-	return shells[name] || shells[strings.TrimRight(name, "0123456789.-")]
+	return shells[unversioned(name)]
+}
+
+// unversioned removes a version from the end of a command name: "bash5",
+// "bash-5.2" and "ksh93" are bash, bash and ksh. A version ends with a
+// digit ("sh-" is no sh); the prefilter's isShellCommand reads names alike.
+func unversioned(name string) string {
+	if n := len(name); n > 1 && '0' <= name[n-1] && name[n-1] <= '9' {
+		return strings.TrimRight(name, "0123456789.-")
+	}
+	return name
 }
 
 // unknownCommand analyses a command whose name is known only at run time

@@ -265,7 +265,7 @@ func (c *shellCheck) runtimeFile(operand string) bool {
 // POSIX shell whose grammar bash's includes (sh, dash, ash, ...); zsh,
 // ksh, fish and csh have patterns and syntax bash reads as errors.
 func bashShell(name string) bool {
-	switch strings.TrimRight(name, "0123456789.-") {
+	switch unversioned(name) {
 	case "zsh", "ksh", "mksh", "lksh", "oksh", "pdksh", "fish", "csh", "tcsh", "yash":
 		return false
 	}
