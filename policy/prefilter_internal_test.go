@@ -136,7 +136,7 @@ func TestPrefilterOverRefusal(t *testing.T) {
 		s    string
 		over bool
 	}{
-		{`)" sh`, true},           // bash: syntax error near ')': runs nothing
+		{`)" sh`, true},          // bash: syntax error near ')': runs nothing
 		{"echo a\n)\" sh", true}, // runs echo a only
 		{"sh", false},            // bash runs it: the refusal counts
 		{"cat ~/.ssh/id_rsa\n)\" sh", false},
