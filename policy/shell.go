@@ -377,11 +377,19 @@ func (c *shellCheck) assign(x *syntax.Assign) {
 		if x.Naked {
 			return // declare -n r r: a name, not an assignment
 		}
-		v := ""
-		if x.Value != nil && x.Array == nil && x.Index == nil {
-			if w := c.resolve(x.Value); w.dyn == "" {
-				v = w.raw
-			}
+		v, known := "", x.Array == nil && x.Index == nil
+		if x.Value != nil && known {
+			w := c.resolve(x.Value)
+			v, known = w.raw, w.dyn == ""
+		}
+		if known && v == "" && len(c.namerefs[x.Name.Value]) == 0 {
+			// declare -n g=: bash refuses an empty name, and g is
+			// no reference after it.
+			delete(c.namerefs, x.Name.Value)
+			return
+		}
+		if !known {
+			v = ""
 		}
 		c.assignTo(x.Name.Value, v)
 		return
