@@ -83,8 +83,9 @@ func TestPrefilterSound(t *testing.T) {
 	}
 }
 
-// bashErrLine matches where bash -n reports a syntax error.
-var bashErrLine = regexp.MustCompile(`-c: line ([0-9]+): syntax error`)
+// bashErrLine matches where bash -n reports a syntax error or an
+// unclosed quote.
+var bashErrLine = regexp.MustCompile(`-c: line ([0-9]+): (syntax error|unexpected EOF)`)
 
 // overRefusal reports whether the full check's refusal of s, a text the
 // prefilter passed, is allowed: the refusal comes only from text bash
@@ -140,6 +141,8 @@ func TestPrefilterOverRefusal(t *testing.T) {
 		{"echo a\n)\" sh", true}, // runs echo a only
 		{"sh", false},            // bash runs it: the refusal counts
 		{"cat ~/.ssh/id_rsa\n)\" sh", false},
+		{`0(" sh`, true},            // bash: unexpected EOF looking for the quote
+		{"0(\" sh\nx\"\nsh", false}, // bash fails at line 2; the full check refuses line 1 alone
 	} {
 		if got := p.overRefusal(c.s); got != c.over {
 			t.Errorf("overRefusal(%q) = %v, want %v", c.s, got, c.over)
