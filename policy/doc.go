@@ -185,7 +185,17 @@
 //     "export CDPATH=$x"); env's and sudo's NAME=value words set the
 //     variable for the command they run, and their directory options
 //     (env -C, sudo -D, nsenter --wd, bwrap --chdir, systemd-run
-//     --working-directory) are cds. An extended glob that starts a
+//     --working-directory) are cds. A command whose name is known only
+//     at run time ($x /etc) is analysed as cd, eval, source, shopt and
+//     declare; an alias's name as its value; literal text that holds a
+//     command substitution ('a[$(...)]', which bash runs in an arithmetic
+//     subscript, ${x@P}, ${!x}, test -v) as a script; mapfile -C's
+//     callback as eval's. popd and pushd/cd +N/-N are refused after the
+//     directory stack was set (DIRSTACK, zsh's dirs DIR), and "cd old
+//     new" (zsh, ksh) is followed. A zsh, ksh, fish or csh -c script
+//     that bash cannot parse is refused (zsh's "sha(d|x)ow"); setopt's
+//     globdots, cdablevars and autocd count as shopt's; a shell's name
+//     may end with a version (bash5, ksh93). An extended glob that starts a
 //     component is matched as nothing, as "*" and as ".*" ("*(.e)nv" is
 //     .env in bash).
 //     Any word whose expansion cannot be decided statically and that could
@@ -254,7 +264,10 @@
 // pattern without a slash or dot ("cat secret?"), and a command that
 // bash runs but mvdan.cc/sh reads otherwise (within a piece it rejects,
 // its working directory and expansions are not followed; its literal
-// paths are still scanned). Symbolic links in arguments are
+// paths are still scanned), a command substitution put together at run
+// time from pieces that hold none (p='$'; x="a[${p}(cmd)]"; echo
+// $((x))), zsh's "set -o globdots" (setopt is followed) and zsh syntax in
+// text that is not a zsh -c script. Symbolic links in arguments are
 // not resolved (no system call per request). These are why confine is the
 // boundary.
 //
@@ -266,7 +279,9 @@
 // here-document (its body's quotes open nothing) and a JSON escape of an
 // ASCII character ("\u002f", which the scanner also reads decoded).
 // FuzzPrefilterSound checks that the prefilter never passes what the full
-// check refuses.
+// check refuses, except text bash itself rejects (bash -n), whose lines
+// from the syntax error on bash never runs: the full check reads on
+// after an error, where the prefilter may read a quote as open (`)" sh`).
 //
 // # Concurrency
 //

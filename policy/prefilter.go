@@ -54,6 +54,8 @@ var shellCommands = [...]string{
 	"ar", "git", "gzip", "gunzip", "chattr", "setfacl", "su", "runuser", "sg", "flock", "script", "xterm",
 	"watch", "tmux", "screen", "trap", "alias", "env", "sudo", "doas",
 	"diff", "pax", "mount", "bindfs", "ssh", "nsenter", "unshare", "bwrap", "systemd-run", "start-stop-daemon",
+	"mapfile", "readarray", "dirs", "setopt", "unsetopt", "ash", "hush", "yash", "rbash", "posh", "lksh", "oksh",
+	"pdksh", "fish", "csh", "tcsh",
 }
 
 func newPrefilter(protected []protectedPath) prefilter {

@@ -264,8 +264,15 @@ func isGlobVar(b []byte) bool {
 	return false
 }
 
-// isShellCommand reports whether b is one of shellCommands.
+// isShellCommand reports whether b is one of shellCommands, also with a
+// version after it (bash5, bash-5.2, ksh93: see isShell).
 func isShellCommand(b []byte) bool {
+	if n := len(b); n > 1 && '0' <= b[n-1] && b[n-1] <= '9' {
+		b = bytes.TrimRight(b, "0123456789.-")
+		if len(b) == 0 {
+			return false
+		}
+	}
 	return len(b) < 32 && commandLens[b[0]][second(b)&31]&(1<<len(b)) != 0 && commandSet[string(b)]
 }
 

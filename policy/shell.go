@@ -50,6 +50,7 @@ type shellCheck struct {
 	deferred []syntax.Node
 	kept     map[syntax.Node]bool      // the nodes in deferred
 	inlined  map[string][]*syntax.File // inline scripts, parsed once
+	aliases  map[string]string         // alias name=value (see alias)
 }
 
 func (c *shellCheck) taint(name string) {
@@ -107,10 +108,12 @@ func (c *shellCheck) visit(n syntax.Node) bool {
 	case *syntax.WordIter:
 		c.iterate(x)
 	case *syntax.Word:
+		w := c.resolve(x)
+		c.embedded(w) // x='a[$(cd /etc; cat shadow)]'; echo $((x))
 		if c.values[x] {
 			break // an assignment's value: checked where the variable is used
 		}
-		if w := c.resolve(x); w.dyn != "" && w.pathy {
+		if w.dyn != "" && w.pathy {
 			c.refuse(w.dyn + " in a word that could name a path cannot be resolved statically")
 		}
 	}
@@ -363,7 +366,9 @@ func unescapeDouble(v string) string {
 var globVars = map[string]bool{"GLOBIGNORE": true, "BASHOPTS": true}
 
 // pathVars are the variables the shell reads to resolve paths (cd, ~).
-var pathVars = map[string]bool{"HOME": true, "CDPATH": true, "PWD": true, "OLDPWD": true}
+// DIRSTACK (zsh: dirstack) holds the directories popd and pushd +N go to.
+var pathVars = map[string]bool{"HOME": true, "CDPATH": true, "PWD": true, "OLDPWD": true,
+	"DIRSTACK": true, "dirstack": true}
 
 // assign follows HOME set to a literal (cd and ~ then use it); any other
 // assignment to a path variable taints it (see shellCheck.tainted).
@@ -372,11 +377,19 @@ func (c *shellCheck) assign(x *syntax.Assign) {
 		if x.Naked {
 			return // declare -n r r: a name, not an assignment
 		}
-		v := ""
-		if x.Value != nil && x.Array == nil && x.Index == nil {
-			if w := c.resolve(x.Value); w.dyn == "" {
-				v = w.raw
-			}
+		v, known := "", x.Array == nil && x.Index == nil
+		if x.Value != nil && known {
+			w := c.resolve(x.Value)
+			v, known = w.raw, w.dyn == ""
+		}
+		if known && v == "" && len(c.namerefs[x.Name.Value]) == 0 {
+			// declare -n g=: bash refuses an empty name, and g is
+			// no reference after it.
+			delete(c.namerefs, x.Name.Value)
+			return
+		}
+		if !known {
+			v = ""
 		}
 		c.assignTo(x.Name.Value, v)
 		return

@@ -2,6 +2,7 @@ package policy
 
 import (
 	"path"
+	"slices"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -35,7 +36,9 @@ var (
 	}
 	defaultsToCwd = map[string]bool{"grep": true, "egrep": true, "fgrep": true, "rg": true, "ag": true,
 		"ack": true, "find": true, "du": true, "tree": true, "ls": true}
-	shells = map[string]bool{"sh": true, "bash": true, "zsh": true, "dash": true, "ksh": true, "mksh": true}
+	shells = map[string]bool{"sh": true, "bash": true, "zsh": true, "dash": true, "ksh": true, "mksh": true,
+		"ash": true, "hush": true, "yash": true, "rbash": true, "posh": true, "lksh": true, "oksh": true,
+		"pdksh": true, "fish": true, "csh": true, "tcsh": true}
 )
 
 func (c *shellCheck) call(x *syntax.CallExpr) {
@@ -89,6 +92,15 @@ func (c *shellCheck) command(words []word) {
 		return
 	}
 	args := words[1:]
+	if words[0].dyn != "" {
+		c.unknownCommand(args) // $x /etc: the name may be cd, eval, ...
+	}
+	if v, ok := c.aliases[name]; ok {
+		c.inline(v + " " + joinText(args)) // alias c=cd; c /etc
+	}
+	if c.reason != "" {
+		return
+	}
 	if c.autocd && len(args) == 0 && name != "cd" {
 		c.cd(words) // autocd: a directory as a command is a cd into it
 	}
@@ -117,6 +129,9 @@ var setters = map[string]bool{"read": true, "mapfile": true, "readarray": true, 
 
 // byName applies what specific commands mean for paths.
 func (c *shellCheck) byName(name string, args []word) {
+	if name == "mapfile" || name == "readarray" {
+		c.callback(args) // -C 'cd /etc': run in this shell
+	}
 	switch {
 	case setters[name] || name == "printf" && len(args) > 1 && strings.HasPrefix(args[0].text, "-v"):
 		for _, a := range args {
@@ -138,11 +153,20 @@ func (c *shellCheck) byName(name string, args []word) {
 		}
 	case name == "cd" || name == "pushd":
 		c.cd(args)
+	case name == "popd":
+		c.dirStack()
+	case name == "dirs" && slices.ContainsFunc(args, func(a word) bool { return !strings.HasPrefix(a.text, "-") }):
+		c.lose("dirstack") // zsh: dirs DIR... sets the stack
+	case name == "setopt" || name == "unsetopt":
+		c.setOptions(args)
 	case name == "xargs" || name == "parallel":
 		c.refuse(name + " builds the arguments of a command from its input at run time")
 	case name == "eval" || name == "trap" || name == "alias" || name == "env" || name == "git":
 		c.currentShell(name, args)
-	case shells[name]:
+		if name == "alias" {
+			c.alias(args)
+		}
+	case isShell(name):
 		c.shell(name, args)
 	case name == "source" || name == ".":
 		if len(args) > 0 && c.runtimeFile(args[0].text) {
@@ -205,11 +229,24 @@ func isDigitsOnly(s string) bool {
 // is kept, since a cd joined by ";" or "||" may or may not have run.
 func (c *shellCheck) cd(args []word) {
 	target := ""
+	var ops []string
 	for _, a := range args {
-		if !strings.HasPrefix(a.text, "-") || a.text == "-" {
-			target = a.text
-			break
+		if stackArg(a.text) {
+			c.dirStack() // pushd +1, zsh's cd -1: a stack entry
+			continue
 		}
+		if !strings.HasPrefix(a.text, "-") || a.text == "-" {
+			ops = append(ops, a.text)
+		}
+	}
+	if len(ops) > 0 {
+		target = ops[0]
+	}
+	if len(ops) == 2 {
+		c.cdReplace(ops[0], ops[1])
+	}
+	if c.reason != "" {
+		return
 	}
 	switch {
 	case (target == "" || target == "~") && c.tainted["HOME"],
@@ -255,6 +292,22 @@ func (c *shellCheck) cd(args []word) {
 	}
 	if len(c.cwds) > maxShellCwds {
 		c.refuse("too many directory changes to follow")
+	}
+}
+
+// cdReplace follows zsh's and ksh's "cd old new": the working directory
+// with its first old replaced by new ("cd /tmp; cd tmp etc" is /etc).
+func (c *shellCheck) cdReplace(old, repl string) {
+	if old == "" {
+		return
+	}
+	for _, cwd := range c.cwds {
+		if strings.Contains(cwd, old) {
+			c.cd([]word{{text: strings.Replace(cwd, old, repl, 1)}})
+			if c.reason != "" {
+				return
+			}
+		}
 	}
 }
 

@@ -39,6 +39,14 @@ func parsePieces(parser *syntax.Parser, s string, budget *int) []*syntax.File {
 		if line := strings.LastIndexByte(s[:off], '\n') + 1; line > 0 {
 			files = append(files, parsePieces(parser, s[:line], budget)...)
 		}
+		if strings.Contains(pe.Text, "must be followed by") && *budget > 0 && hasSubst(s[off:]) {
+			// "a[$(cd /etc)]x": mvdan.cc/sh reads a word that starts
+			// like an array element as an assignment; bash runs it as
+			// a command, its substitutions included. It is read again
+			// as the command "command" runs, when its line holds a
+			// substitution (the prefilter sends such text on).
+			files = append(files, parsePieces(parser, "command "+s[off:], budget)...)
+		}
 		// Resume at the next word: the rest of the word that failed is
 		// not a word bash reads ("A[%*/0" is one pattern, not "*/0").
 		next := strings.IndexAny(s[off:], " \t\n;&|")
@@ -79,4 +87,13 @@ func parseSplit(parser *syntax.Parser, s string) []*syntax.File {
 		}
 	}
 	return files
+}
+
+// hasSubst reports whether the first line of s holds a command
+// substitution's start ("$(" or a back quote).
+func hasSubst(s string) bool {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	return strings.Contains(s, "$(") || strings.ContainsRune(s, '`')
 }

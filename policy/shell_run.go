@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 
+	"mvdan.cc/sh/v3/syntax"
+
 	"github.com/gatehouse-dev/gatehouse/normalize"
 )
 
@@ -44,6 +46,9 @@ func (c *shellCheck) shell(name string, args []word) {
 		}
 	}
 	switch {
+	case cFlag && operand >= 0 && !bashShell(name) && !parsesAsBash(args[operand].raw):
+		// zsh -c 'cat /etc/sha(d|x)ow': a glob group, an error to bash
+		c.refuse(name + " runs a script in a grammar other than bash's, which cannot be analysed")
 	case cFlag && operand >= 0:
 		c.script(args[operand].raw)
 	case cFlag:
@@ -91,7 +96,7 @@ func hasScriptFlag(args []word) bool {
 // watch, tmux and screen run their operands through a shell: each operand
 // is analysed as a script.
 func (c *shellCheck) runners(name string, args []word) {
-	if shells[name] || prefixCommands[name] || inertCommands[name] {
+	if isShell(name) || prefixCommands[name] || inertCommands[name] {
 		return // analysed by shell and command; echo sh runs nothing
 	}
 	for i, a := range args {
@@ -101,7 +106,7 @@ func (c *shellCheck) runners(name string, args []word) {
 		t := a.raw
 		flags, ok := scriptFlags[name]
 		switch {
-		case shells[path.Base(strings.ToLower(t))] && (wrappers[name] || hasScriptFlag(args[i+1:])):
+		case isShell(path.Base(strings.ToLower(t))) && (wrappers[name] || hasScriptFlag(args[i+1:])):
 			c.command(args[i:])
 			return
 		case ok && flags == nil && !strings.HasPrefix(t, "-"):
@@ -254,4 +259,21 @@ func (c *shellCheck) runtimeFile(operand string) bool {
 		}
 	}
 	return false
+}
+
+// bashShell reports whether a shell reads a script as bash does, or as a
+// POSIX shell whose grammar bash's includes (sh, dash, ash, ...); zsh,
+// ksh, fish and csh have patterns and syntax bash reads as errors.
+func bashShell(name string) bool {
+	switch unversioned(name) {
+	case "zsh", "ksh", "mksh", "lksh", "oksh", "pdksh", "fish", "csh", "tcsh", "yash":
+		return false
+	}
+	return true
+}
+
+// parsesAsBash reports whether s parses as bash without an error.
+func parsesAsBash(s string) bool {
+	_, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(s), "")
+	return err == nil
 }
