@@ -147,14 +147,21 @@ func (f *prefilter) hasKey(b []byte) bool {
 // Kinds of '%' in text.
 const (
 	pctText    = iota // not an escape: a literal '%'
-	pctControl        // an escape of a control byte (deleted by PathText)
-	pctTrigger        // an escape of a byte that could change a path, or %USERPROFILE%
+	pctControl        // an escape of a control byte but white space (deleted by PathText)
+	pctTrigger        // an escape of a byte that could change a path or split a word, or %USERPROFILE%
 )
 
 // percentClass classifies s, which starts at a '%'.
 func percentClass(s string) int {
 	if len(s) >= 3 && ishexByte(s[1]) && ishexByte(s[2]) {
-		if d := unhexByte(s[1])<<4 | unhexByte(s[2]); d < 0x20 || d == 0x7f {
+		d := unhexByte(s[1])<<4 | unhexByte(s[2])
+		if d >= '\t' && d <= '\r' {
+			// White space: deleted by PathText, but a reading that
+			// decodes it splits the word there ("X%09*/000" holds the
+			// pattern "*/000"; found by FuzzPrefilterSound).
+			return pctTrigger
+		}
+		if d < 0x20 || d == 0x7f {
 			return pctControl
 		}
 		return pctTrigger
