@@ -55,7 +55,8 @@ var shellCommands = [...]string{
 	"watch", "tmux", "screen", "trap", "alias", "env", "sudo", "doas",
 	"diff", "pax", "mount", "bindfs", "ssh", "nsenter", "unshare", "bwrap", "systemd-run", "start-stop-daemon",
 	"mapfile", "readarray", "dirs", "setopt", "unsetopt", "ash", "hush", "yash", "rbash", "posh", "lksh", "oksh",
-	"pdksh", "fish", "csh", "tcsh",
+	"pdksh", "fish", "csh", "tcsh", "hash", "osh", "ysh", "oil", "brush", "rc", "es", "elvish", "nu", "xonsh",
+	"ion", "murex", "pwsh", "powershell",
 }
 
 func newPrefilter(protected []protectedPath) prefilter {

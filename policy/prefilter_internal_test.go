@@ -43,7 +43,7 @@ func (p *Policy) slowReason(s string) string {
 // corpusStrings returns every string value of the bypass corpora.
 func corpusStrings(t testing.TB) []string {
 	var out []string
-	for _, f := range []string{"testdata/bypass_paths.yaml", "testdata/bypass_shell.yaml", "testdata/bypass_shell_rub.yaml", "testdata/bypass_shell_rub_rel.yaml", "testdata/bypass_shell_rue.yaml"} {
+	for _, f := range []string{"testdata/bypass_paths.yaml", "testdata/bypass_shell.yaml", "testdata/bypass_shell_rub.yaml", "testdata/bypass_shell_rub_rel.yaml", "testdata/bypass_shell_rue.yaml", "testdata/bypass_shell_rug.yaml"} {
 		data, err := os.ReadFile(f)
 		if err != nil {
 			t.Fatal(err)

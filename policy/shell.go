@@ -51,6 +51,15 @@ type shellCheck struct {
 	kept     map[syntax.Node]bool      // the nodes in deferred
 	inlined  map[string][]*syntax.File // inline scripts, parsed once
 	aliases  map[string]string         // alias name=value (see alias)
+	// src is the text analysed (stripped: its quotes and backslashes
+	// removed, made when needed) and anyVar that a variable named at run
+	// time was set: see splitName.
+	src, stripped string
+	anyVar        bool
+	// fed are the commands whose standard input the text gives (a pipe,
+	// <, a here-document or here-string): a name known only at run time
+	// may be a shell that reads it.
+	fed map[*syntax.CallExpr]bool
 }
 
 func (c *shellCheck) taint(name string) {
@@ -73,7 +82,7 @@ func (p *Policy) shellReason(env normalize.PathEnv, s string, depth int) (reason
 	if len(files) == 0 {
 		return ""
 	}
-	c := &shellCheck{p: p, home: env.Home(), cwds: []string{env.Cwd()}, depth: depth}
+	c := &shellCheck{p: p, home: env.Home(), cwds: []string{env.Cwd()}, depth: depth, src: s}
 	for _, f := range files {
 		syntax.Walk(f, c.visit)
 	}
@@ -86,6 +95,16 @@ func (c *shellCheck) visit(n syntax.Node) bool {
 		return false
 	}
 	switch x := n.(type) {
+	case *syntax.BinaryCmd:
+		if x.Op == syntax.Pipe || x.Op == syntax.PipeAll {
+			c.feed(x.Y)
+		}
+	case *syntax.Stmt:
+		for _, r := range x.Redirs {
+			if r.Op == syntax.RdrIn || r.Op == syntax.RdrInOut || r.Op == syntax.Hdoc || r.Op == syntax.DashHdoc || r.Op == syntax.WordHdoc {
+				c.feed(x)
+			}
+		}
 	case *syntax.CallExpr:
 		c.call(x)
 	case *syntax.Redirect:
@@ -118,6 +137,16 @@ func (c *shellCheck) visit(n syntax.Node) bool {
 		}
 	}
 	return c.reason == ""
+}
+
+// feed marks the simple command of s as reading input the text gives.
+func (c *shellCheck) feed(s *syntax.Stmt) {
+	if x, ok := s.Cmd.(*syntax.CallExpr); ok {
+		if c.fed == nil {
+			c.fed = map[*syntax.CallExpr]bool{}
+		}
+		c.fed[x] = true
+	}
 }
 
 func (c *shellCheck) refuse(why string) {
@@ -467,6 +496,7 @@ func (c *shellCheck) inherit(s string) string {
 func (c *shellCheck) setVar(name string) {
 	switch {
 	case name == "":
+		c.anyVar = true
 		for v := range pathVars {
 			c.lose(v)
 		}

@@ -38,7 +38,9 @@ var (
 		"ack": true, "find": true, "du": true, "tree": true, "ls": true}
 	shells = map[string]bool{"sh": true, "bash": true, "zsh": true, "dash": true, "ksh": true, "mksh": true,
 		"ash": true, "hush": true, "yash": true, "rbash": true, "posh": true, "lksh": true, "oksh": true,
-		"pdksh": true, "fish": true, "csh": true, "tcsh": true}
+		"pdksh": true, "fish": true, "csh": true, "tcsh": true,
+		"osh": true, "ysh": true, "oil": true, "brush": true, "rc": true, "es": true, "elvish": true, "nu": true,
+		"xonsh": true, "ion": true, "murex": true, "pwsh": true, "powershell": true}
 )
 
 func (c *shellCheck) call(x *syntax.CallExpr) {
@@ -56,6 +58,12 @@ func (c *shellCheck) call(x *syntax.CallExpr) {
 	words := make([]word, len(x.Args))
 	for i, a := range x.Args {
 		words[i] = c.resolve(a)
+	}
+	if words[0].dyn != "" {
+		c.splitName(x.Args[0])
+		if c.fed[x] {
+			c.shell("sh", words[1:]) // x=bash; echo 'cd /etc' | $x: a shell reading its input
+		}
 	}
 	c.command(words)
 }
@@ -96,7 +104,7 @@ func (c *shellCheck) command(words []word) {
 		c.unknownCommand(args) // $x /etc: the name may be cd, eval, ...
 	}
 	if v, ok := c.aliases[name]; ok {
-		c.inline(v + " " + joinText(args)) // alias c=cd; c /etc
+		c.inline(v + " " + quoteText(args)) // alias c=cd; c /etc
 	}
 	if c.reason != "" {
 		return
@@ -157,6 +165,8 @@ func (c *shellCheck) byName(name string, args []word) {
 		c.dirStack()
 	case name == "dirs" && slices.ContainsFunc(args, func(a word) bool { return !strings.HasPrefix(a.text, "-") }):
 		c.lose("dirstack") // zsh: dirs DIR... sets the stack
+	case name == "hash":
+		c.hash(args)
 	case name == "setopt" || name == "unsetopt":
 		c.setOptions(args)
 	case name == "xargs" || name == "parallel":
@@ -318,6 +328,16 @@ func containsString(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// quoteText joins the values of args, each quoted as one word, after an
+// alias's or hash's value (alias c='bash -c'; c 'cd /etc; cat shadow').
+func quoteText(args []word) string {
+	parts := make([]string, len(args))
+	for i, a := range args {
+		parts[i] = shellQuote(a.raw)
+	}
+	return strings.Join(parts, " ")
 }
 
 // joinText joins the values of args as eval does.

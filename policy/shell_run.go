@@ -16,6 +16,10 @@ import (
 // -o/+o/-O/+O and --rcfile/--init-file take the next word, "--" ends the
 // options, so "bash -O extglob -c 'script'" analyses the script.
 func (c *shellCheck) shell(name string, args []word) {
+	if n := unversioned(name); n == "pwsh" || n == "powershell" {
+		c.powershell(name, args)
+		return
+	}
 	cFlag, stdin := false, false
 	operand := -1
 	for i := 0; i < len(args) && operand < 0; i++ {
@@ -266,7 +270,8 @@ func (c *shellCheck) runtimeFile(operand string) bool {
 // ksh, fish and csh have patterns and syntax bash reads as errors.
 func bashShell(name string) bool {
 	switch unversioned(name) {
-	case "zsh", "ksh", "mksh", "lksh", "oksh", "pdksh", "fish", "csh", "tcsh", "yash":
+	case "zsh", "ksh", "mksh", "lksh", "oksh", "pdksh", "fish", "csh", "tcsh", "yash",
+		"rc", "es", "elvish", "nu", "xonsh", "ion", "murex", "pwsh", "powershell":
 		return false
 	}
 	return true
@@ -276,4 +281,30 @@ func bashShell(name string) bool {
 func parsesAsBash(s string) bool {
 	_, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(s), "")
 	return err == nil
+}
+
+// powershell handles pwsh: -c/-Command's script is analysed as bash with
+// PowerShell's names for cd (Set-Location, sl, chdir, Push-Location), and
+// refused when bash cannot parse it; an encoded command, a working
+// directory option, or commands read from the input are refused.
+func (c *shellCheck) powershell(name string, args []word) {
+	for i, a := range args {
+		t := strings.ToLower(strings.TrimLeft(a.raw, "-/"))
+		switch {
+		case !strings.HasPrefix(a.raw, "-") && !strings.HasPrefix(a.raw, "/"):
+			return // a script file, as bash's (not visible here)
+		case t == "c" || strings.HasPrefix("commandwithargs", t) && strings.HasPrefix(t, "com") || t == "cwa":
+			if i+1 >= len(args) || !parsesAsBash(args[i+1].raw) {
+				c.refuse(name + " runs a script in a grammar other than bash's, which cannot be analysed")
+				return
+			}
+			c.script("alias set-location=cd sl=cd chdir=cd push-location=cd pop-location=popd\n" + args[i+1].raw)
+			return
+		case t == "e" || t == "ec" || strings.HasPrefix(t, "enc") || t == "wd" || strings.HasPrefix(t, "workingd") ||
+			t == "f" || strings.HasPrefix(t, "fil"):
+			c.refuse(name + " runs a command or file, or in a directory, that cannot be analysed (-EncodedCommand, -File, -WorkingDirectory)")
+			return
+		}
+	}
+	c.refuse(name + " runs commands read from its input at run time")
 }
