@@ -274,11 +274,10 @@ func isGlobVar(b []byte) bool {
 // isShellCommand reports whether b is one of shellCommands, also with a
 // version after it (bash5, bash-5.2, ksh93: see isShell).
 func isShellCommand(b []byte) bool {
-	for _, x := range shellSuffixes {
-		b = bytes.TrimSuffix(b, []byte(x))
-	}
-	if len(b) == 0 {
-		return false
+	if n := len(b); n > 4 && (b[n-1] == 'e' || b[n-1] == 'c' || b[n-1] == 'b') { // .exe, .static, .distrib
+		for _, x := range shellSuffixes {
+			b = bytes.TrimSuffix(b, []byte(x))
+		}
 	}
 	if n := len(b); n > 1 && '0' <= b[n-1] && b[n-1] <= '9' {
 		b = bytes.TrimRight(b, "0123456789.-")
