@@ -210,14 +210,15 @@ func unhexByte(c byte) byte {
 	return c - 'A' + 10
 }
 
-// commandSet and commandLens index shellCommands: a word is looked up
-// only when a command name of its length starts with its first byte and
-// a second byte of the same low five bits (its byte and 0 for a one-byte
-// word), which few words of prose share with one ("diff" and "different"
-// differ in length).
+// commandsByFirst and commandLens index shellCommands: a word is
+// compared only when a command name of its length starts with its first
+// byte and a second byte of the same low five bits (its byte and 0 for a
+// one-byte word), which few words of prose share with one ("diff" and
+// "different" differ in length; "have" is compared with "hash"), and
+// then only with the names that start with its first byte.
 var (
-	commandSet  = map[string]bool{}
-	commandLens [256][32]uint32 // bit n: a command of n bytes
+	commandsByFirst [256][]string
+	commandLens     [256][32]uint32 // bit n: a command of n bytes
 )
 
 // runVarNames are the variables, lower case, whose values the shell or
@@ -244,7 +245,7 @@ var maxCommandLen int
 func init() {
 	for _, c := range shellCommands {
 		maxCommandLen = max(maxCommandLen, len(c))
-		commandSet[c] = true
+		commandsByFirst[c[0]] = append(commandsByFirst[c[0]], c)
 		commandLens[c[0]][second(c)&31] |= 1 << len(c)
 	}
 }
@@ -274,7 +275,9 @@ func isGlobVar(b []byte) bool {
 // isShellCommand reports whether b is one of shellCommands, also with a
 // version after it (bash5, bash-5.2, ksh93: see isShell).
 func isShellCommand(b []byte) bool {
-	if n := len(b); n > 4 && (b[n-1] == 'e' || b[n-1] == 'c' || b[n-1] == 'b') { // .exe, .static, .distrib
+	// .exe, .static, -static, .distrib: looked for only where a word has
+	// their '.' or '-' (most words of prose end in e, c or b).
+	if n := len(b); n > 4 && (b[n-4] == '.' || n > 7 && (b[n-7] == '.' || b[n-7] == '-') || n > 8 && b[n-8] == '.') {
 		for _, x := range shellSuffixes {
 			b = bytes.TrimSuffix(b, []byte(x))
 		}
@@ -285,7 +288,15 @@ func isShellCommand(b []byte) bool {
 			return false
 		}
 	}
-	return len(b) < 32 && commandLens[b[0]][second(b)&31]&(1<<len(b)) != 0 && commandSet[string(b)]
+	if len(b) >= 32 || commandLens[b[0]][second(b)&31]&(1<<len(b)) == 0 {
+		return false
+	}
+	for _, c := range commandsByFirst[b[0]] {
+		if len(c) == len(b) && c == string(b) {
+			return true
+		}
+	}
+	return false
 }
 
 // pattern decides a word with wildcards (and no brace) without the
