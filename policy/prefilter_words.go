@@ -79,7 +79,11 @@ func (w *shellWord) end(buf []byte) need {
 	if base[1] <= base[0] {
 		base = w.prev
 	}
-	if w.started && base[0] >= 0 && base[1] > base[0] && base[1]-base[0] <= maxCommandLen && isShellCommand(buf[base[0]:base[1]]) {
+	// Every word is compared, however long: a shell name may carry a
+	// version and a suffix of any length (bash00000000000000,
+	// bash0000000000000000.exe: FuzzPrefilterSound); isShellCommand
+	// takes them off first.
+	if w.started && base[0] >= 0 && base[1] > base[0] && isShellCommand(buf[base[0]:base[1]]) {
 		nd = needShell
 	}
 	if w.started && base[0] >= 0 && base[1]-base[0] >= len("bashopts") && globVarFirst[buf[base[0]]] &&
@@ -239,12 +243,8 @@ func init() {
 	}
 }
 
-// maxCommandLen is the length of the longest of shellCommands (under 32).
-var maxCommandLen int
-
 func init() {
 	for _, c := range shellCommands {
-		maxCommandLen = max(maxCommandLen, len(c))
 		commandsByFirst[c[0]] = append(commandsByFirst[c[0]], c)
 		commandLens[c[0]][second(c)&31] |= 1 << len(c)
 	}
