@@ -244,27 +244,63 @@ type xmlValue struct {
 	start, end int
 }
 
-// xmlValues returns the values of s's XML elements that hold text alone
-// (or a CDATA section: <password><![CDATA[...]]></password>) and of its
-// tags' attributes, and the value of a name and value pair under the name
-// it gives (<param name="pw" value="..."/>, <add key="DbPassword"
+// xmlValues returns the values of s's XML elements that hold text (or a
+// CDATA section: <password><![CDATA[...]]></password>) and of its tags'
+// attributes, and the value of a name and value pair under the name it
+// gives (<param name="pw" value="..."/>, <add key="DbPassword"
 // value="..."/>; red team ruc). A start tag may carry attributes
 // (<Password type="string">) and an attribute white space around its =.
-// One pass over s, each tag read once: an element's text and an
-// attribute's value are read up to 256 bytes, as names up to 64.
+//
+// Red team ruf: names are compared without their namespace prefix and
+// case (<x:param x:name= x:value=>, <Parameter Name= Value=>), a pair's
+// value may be its val, content or data attribute, or the element's text
+// (<entry key="password">...</entry>), or the text of a value element
+// inside it (<setting name="DbPassword"><value>...</value></setting>,
+// <AdministratorPassword><Value>...</Value>: Windows unattend files), a
+// password field's value is a password (<input type="password"
+// value=...>); an element's text may hold comments and processing
+// instructions, > and more than 256 bytes, and its end tag white space
+// before its >; an attribute's value may hold > and be as long as it is;
+// a connection string's members (Password=...;) are read as pairs. Each
+// of these sent a password with spaces. Names hold any byte above ASCII
+// (<contraseña>).
+//
+// One pass over s, each byte read a bounded number of times: a scan for
+// a quote, a tag's end or a comment's end stops at the next <, or a
+// terminator found missing once is not looked for again.
 func xmlValues(s string) []xmlValue {
 	var vs []xmlValue
+	// A value element (<value>) that starts at inheritAt holds the value
+	// of inherit, the element around it.
+	inherit, inheritAt := "", -1
+	// The ends of comments, processing instructions and CDATA sections
+	// found missing past some point.
+	terms := [3]string{"-->", "?>", "]]>"}
+	var missing [3]bool
+	find := func(from, term int) int {
+		if missing[term] {
+			return -1
+		}
+		e := strings.Index(s[from:], terms[term])
+		if e < 0 {
+			missing[term] = true
+			return -1
+		}
+		return from + e
+	}
 	for at := 0; ; {
 		k := strings.IndexByte(s[at:], '<')
 		if k < 0 {
 			return vs
 		}
-		at += k + 1
+		tag := at + k
+		at = tag + 1
 		name, n := xmlName(s, at)
 		if name == "" {
 			continue
 		}
 		at = n
+		local := xmlLocal(name)
 		var pairName string
 		pairValue := [2]int{-1, -1}
 		for {
@@ -284,57 +320,156 @@ func xmlValues(s string) []xmlValue {
 				at = q
 				break
 			}
-			end := strings.IndexByte(s[q+1:min(len(s), q+1+257)], s[q])
-			if end < 0 || strings.ContainsAny(s[q+1:q+1+end], "<>") {
+			end := strings.IndexAny(s[q+1:], string(s[q])+"<")
+			if end < 0 || s[q+1+end] == '<' {
 				at = q + 1
+				if end >= 0 {
+					at += end
+				}
 				break
 			}
 			vs0, ve := q+1, q+1+end
-			switch strings.ToLower(attr) {
+			switch strings.ToLower(xmlLocal(attr)) {
 			case "name", "key", "id":
-				pairName = s[vs0:ve]
-			case "value":
+				if pairName == "" || classify(pairName) == notCredential {
+					pairName = s[vs0:ve]
+				}
+			case "value", "val", "content", "data":
 				pairValue = [2]int{vs0, ve}
+			case "type":
+				if strings.EqualFold(local, "input") && strings.EqualFold(s[vs0:ve], "password") {
+					pairName = "password"
+				}
 			}
 			if ve > vs0 {
 				vs = append(vs, xmlValue{attr, vs0, ve})
+				vs = connectionPairs(vs, s, vs0, ve)
 			}
 			at = ve + 1
 		}
-		if pairName != "" && pairValue[1] > pairValue[0] {
-			vs = append(vs, xmlValue{pairName, pairValue[0], pairValue[1]})
+		textName := name
+		if inheritAt == tag && valueWords[strings.ToLower(local)] {
+			textName = inherit
+		}
+		if pairName != "" {
+			if pairValue[1] > pairValue[0] {
+				vs = append(vs, xmlValue{pairName, pairValue[0], pairValue[1]})
+			} else {
+				textName = pairName
+			}
 		}
 		// The rest of the start tag, then the element's text.
-		gt := strings.IndexAny(s[at:min(len(s), at+257)], "<>")
-		if gt < 0 || s[at+gt] == '<' || gt > 0 && s[at+gt-1] == '/' {
+		gt := strings.IndexAny(s[at:], "<>")
+		if gt < 0 {
+			return vs
+		}
+		if s[at+gt] == '<' || gt > 0 && s[at+gt-1] == '/' {
+			at += gt
 			continue
 		}
 		at += gt + 1
-		ts, te := at, -1
-		rest := s[at:]
-		if strings.HasPrefix(rest, "<![CDATA[") {
-			if c := strings.Index(rest[:min(len(rest), 9+256+3)], "]]>"); c > 9 {
-				ts, te = at+9, at+c
-				at += c + 3
+		var segs [][2]int
+		p := at
+	text:
+		for {
+			lt := strings.IndexByte(s[p:], '<')
+			if lt < 0 {
+				return vs // an element never closed: its text is not read
 			}
-		} else if lt := strings.IndexByte(rest[:min(len(rest), 257)], '<'); lt > 0 && strings.IndexByte(rest[:lt], '>') < 0 {
-			te = at + lt
-			at = te
-		}
-		if te > ts && strings.HasPrefix(s[at:], "</") && strings.HasPrefix(s[at+2:], name) && strings.HasPrefix(s[at+2+len(name):], ">") {
-			vs = append(vs, xmlValue{name, ts, te})
+			segs = append(segs, [2]int{p, p + lt})
+			q := p + lt
+			at = q
+			rest := s[q:]
+			switch {
+			case strings.HasPrefix(rest, "<!--"):
+				e := find(q+4, 0)
+				if e < 0 {
+					break text
+				}
+				p = e + 3
+			case strings.HasPrefix(rest, "<?"):
+				e := find(q+2, 1)
+				if e < 0 {
+					break text
+				}
+				p = e + 2
+			case strings.HasPrefix(rest, "<![CDATA["):
+				e := find(q+9, 2)
+				if e < 0 {
+					break text
+				}
+				segs = append(segs, [2]int{q + 9, e})
+				p = e + 3
+			case strings.HasPrefix(rest, "</"):
+				cn, ce := xmlName(s, q+2)
+				if ce = skipXMLSpace(s, ce); cn != "" && strings.EqualFold(cn, name) && ce < len(s) && s[ce] == '>' {
+					for _, g := range segs {
+						if strings.TrimSpace(s[g[0]:g[1]]) != "" {
+							vs = append(vs, xmlValue{textName, g[0], g[1]})
+							vs = connectionPairs(vs, s, g[0], g[1])
+						}
+					}
+				}
+				break text
+			default:
+				// An element inside: a value element right at the start
+				// holds this one's value.
+				blank := true
+				for _, g := range segs {
+					blank = blank && strings.TrimSpace(s[g[0]:g[1]]) == ""
+				}
+				if blank {
+					inherit, inheritAt = textName, q
+				}
+				break text
+			}
+			at = p
 		}
 	}
+}
+
+// connectionPairs appends the members of a connection string in
+// s[start:end] (Server=db;User Id=sa;Password=...;) as pairs of their
+// own: the text rules end a password at its first space.
+func connectionPairs(vs []xmlValue, s string, start, end int) []xmlValue {
+	v := s[start:end]
+	if strings.IndexByte(v, ';') < 0 || strings.IndexByte(v, '=') < 0 {
+		return vs
+	}
+	for off := 0; off < len(v); {
+		e := strings.IndexByte(v[off:], ';')
+		if e < 0 {
+			e = len(v)
+		} else {
+			e += off
+		}
+		if k, _, ok := strings.Cut(v[off:e], "="); ok {
+			vs0 := off + len(k) + 1
+			for vs0 < e && v[vs0] == ' ' {
+				vs0++
+			}
+			if k = strings.TrimSpace(k); k != "" && vs0 < e {
+				vs = append(vs, xmlValue{k, start + vs0, start + e})
+			}
+		}
+		off = e + 1
+	}
+	return vs
+}
+
+// xmlLocal is an XML name without its namespace prefix.
+func xmlLocal(name string) string {
+	return name[strings.LastIndexByte(name, ':')+1:]
 }
 
 // xmlName reads an XML name at s[i:] (up to 64 bytes): the name and
 // where it ends, or "" when none starts there.
 func xmlName(s string, i int) (string, int) {
-	if i >= len(s) || !(s[i] == '_' || s[i]|0x20 >= 'a' && s[i]|0x20 <= 'z') {
+	if i >= len(s) || !(s[i] == '_' || s[i] >= 0x80 || s[i]|0x20 >= 'a' && s[i]|0x20 <= 'z') {
 		return "", i
 	}
 	n := i + 1
-	for n < len(s) && n-i < 64 && (s[n] == '_' || s[n] == '.' || s[n] == ':' || s[n] == '-' || s[n] >= '0' && s[n] <= '9' || s[n]|0x20 >= 'a' && s[n]|0x20 <= 'z') {
+	for n < len(s) && n-i < 64 && (s[n] == '_' || s[n] == '.' || s[n] == ':' || s[n] == '-' || s[n] >= 0x80 || s[n] >= '0' && s[n] <= '9' || s[n]|0x20 >= 'a' && s[n]|0x20 <= 'z') {
 		n++
 	}
 	return s[i:n], n

@@ -1,0 +1,107 @@
+package mcpredact_test
+
+import (
+	"strings"
+	"testing"
+)
+
+// Red team ruf: XML spellings the one pass of red team ruc's fix did not
+// read, each with a password with spaces (which the text rules end at its
+// first space). Each went out whole.
+func TestRedTeamRUF_XMLSpellings(t *testing.T) {
+	w := "correct horse battery staple"
+	for name, doc := range map[string]string{
+		"ns pair":            `<x:param x:name="pw" x:value="` + w + `"/>`,
+		"pair val":           `<param name="pw" val="` + w + `"/>`,
+		"pair data":          `<param name="pw" data="` + w + `"/>`,
+		"meta content":       `<meta name="password" content="` + w + `"/>`,
+		"pair name twice":    `<p name="pw" name="x" value="` + w + `"/>`,
+		"entry key text":     `<entry key="password">` + w + `</entry>`,
+		"entry dotted key":   `<entry key="db.password">` + w + `</entry>`,
+		"param name text":    `<param name="pw">` + w + `</param>`,
+		"setting value":      `<setting name="DbPassword" serializeAs="String"><value>` + w + `</value></setting>`,
+		"unattend":           "<UserAccounts><AdministratorPassword><Value>" + w + "</Value><PlainText>true</PlainText></AdministratorPassword></UserAccounts>",
+		"nested value":       `<password><value>` + w + `</value></password>`,
+		"nested value lines": "<password>\n  <value>" + w + "</value>\n</password>",
+		"password input":     `<input type="password" value="` + w + `">`,
+		"comment before":     `<password><!-- x -->` + w + `</password>`,
+		"comment after":      `<password>` + w + `<!-- x --></password>`,
+		"pi before":          `<password><?x y?>` + w + `</password>`,
+		"gt in text":         `<password>correct horse > battery staple</password>`,
+		"gt in attribute":    `<db password="correct horse > battery staple"/>`,
+		"long attr before":   `<db comment="` + strings.Repeat("x", 300) + `" password="` + w + `"/>`,
+		"space in end tag":   `<password>` + w + `</password >`,
+		"line in end tag":    "<password>" + w + "</password\n>",
+		"end tag case":       `<password>` + w + `</Password>`,
+		"name above ascii":   "<contraseña>" + w + "</contraseña>",
+		"attr above ascii":   `<db contraseña="` + w + `"/>`,
+		"connection string":  `<connectionStrings><add name="Db" connectionString="Server=db;User Id=sa;Password=` + w + `;" /></connectionStrings>`,
+		"connection text":    `<ConnectionString>Server=db;Password=` + w + `;Database=app</ConnectionString>`,
+	} {
+		got, n := rtqText(t, doc)
+		if n == 0 || strings.Contains(got, "horse") {
+			t.Errorf("%s: a secret reached the client: %q", name, got)
+		}
+	}
+}
+
+// What held against ruf (kept so that it keeps holding).
+func TestRedTeamRUF_XMLHeld(t *testing.T) {
+	w := "correct horse battery staple"
+	for name, doc := range map[string]string{
+		"Parameter Name Value": `<Parameter Name="Password" Value="` + w + `"/>`,
+		"KEY VALUE":            `<add KEY="DbPassword" VALUE="` + w + `"/>`,
+		"keystore property":    `<property name="javax.net.ssl.keyStorePassword" value="` + w + `"/>`,
+		"maven server":         "<server>\n  <id>nexus</id>\n  <username>deploy</username>\n  <password>" + w + "</password>\n</server>",
+		"nuget":                `<feed><add key="Username" value="bob" /><add key="ClearTextPassword" value="` + w + `" /></feed>`,
+		"tomcat":               `<Resource name="jdbc/db" auth="Container" username="app" password="` + w + `" driverClassName="org.postgresql.Driver"/>`,
+		"log4j":                `<DriverManager connectionString="jdbc:mysql://db/logs" userName="bob" password="` + w + `"/>`,
+		"jenkins":              "<com.cloudbees.plugins.credentials.impl.UsernamePasswordCredentialsImpl>\n<username>bob</username>\n<password>" + w + "</password>\n</com.cloudbees.plugins.credentials.impl.UsernamePasswordCredentialsImpl>",
+		"entity in name":       `<param name="&#x70;assword" value="` + w + `"/>`,
+		"entity in text":       `<password>correct&#32;horse battery staple</password>`,
+		"entity in attr":       `<db password="correct&#32;horse&#32;battery&#32;staple"/>`,
+		"single quotes":        `<db password='` + w + `'/>`,
+		"upper case":           `<PASSWORD>` + w + `</PASSWORD>`,
+		"prefixed element":     `<a:password>` + w + `</a:password>`,
+		"tab in start tag":     "<password\t>" + w + "</password>",
+		"line in start tag":    "<password\n>" + w + "</password>",
+		"byte order mark":      "\ufeff<password>" + w + "</password>",
+		"id pair":              `<secret id="db_password" value="` + w + `"/>`,
+		"spaces in pair name":  `<param name=" password " value="` + w + `"/>`,
+		"two pairs":            `<p name="a" value="b"/><p name="pw" value="` + w + `"/>`,
+		"toml escapes U":       `"\U00000070\U00000077" = "` + w + `"`,
+		"toml escaped space":   `"db\u0020password" = "` + w + `"`,
+		"nul in name":          `"pass\u0000word" = "` + w + `"`,
+		"comment after value":  `pw = "` + w + `" # db`,
+	} {
+		got, n := rtqText(t, doc)
+		if n == 0 || strings.Contains(got, "horse") {
+			t.Errorf("%s: a secret reached the client: %q", name, got)
+		}
+	}
+}
+
+// Ordinary XML, HTML and configuration files pass unchanged.
+func TestRedTeamRUF_XMLNearMisses(t *testing.T) {
+	for _, doc := range []string{
+		"<project>\n  <modelVersion>4.0.0</modelVersion>\n  <groupId>com.example</groupId>\n  <artifactId>demo</artifactId>\n  <properties>\n    <java.version>17</java.version>\n    <password.policy.version>2.1</password.policy.version>\n  </properties>\n  <dependencies>\n    <dependency>\n      <groupId>org.springframework.security</groupId>\n      <artifactId>spring-security-crypto</artifactId>\n    </dependency>\n  </dependencies>\n</project>",
+		"<Project Sdk=\"Microsoft.NET.Sdk\">\n  <PropertyGroup>\n    <TargetFramework>net8.0</TargetFramework>\n    <UserSecretsId>aspnet-demo-1234</UserSecretsId>\n  </PropertyGroup>\n  <ItemGroup>\n    <PackageReference Include=\"Microsoft.AspNetCore.Identity\" Version=\"8.0.0\" />\n  </ItemGroup>\n</Project>",
+		"<configuration>\n  <appSettings>\n    <add key=\"PasswordMinLength\" value=\"12\" />\n    <add key=\"PasswordResetUrl\" value=\"https://example.com/reset\" />\n    <add key=\"Title\" value=\"correct horse battery staple\" />\n  </appSettings>\n  <connectionStrings>\n    <add name=\"Db\" connectionString=\"Server=db;Database=app;Integrated Security=true;\" />\n  </connectionStrings>\n</configuration>",
+		`<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 24 24"><title>Show password</title><path d="M12 4.5C7 4.5 2.7 7.6 1 12c1.7 4.4 6 7.5 11 7.5"/></svg>`,
+		"<rss version=\"2.0\"><channel><title>Security news</title><item><title>Why a password manager</title><description><![CDATA[Use a password manager & change your password today]]></description></item></channel></rss>",
+		`<form action="/login" method="post"><label for="password">Password</label><input type="password" id="password" name="password" placeholder="Your password" autocomplete="current-password"><input type="password" value=""><button>Sign in</button></form>`,
+		`<p>Forgot your <b>password</b>? <a href="/reset">Reset it</a></p>`,
+		`<entry key="password.min.length">12</entry>`,
+		`<setting name="PasswordPolicy"><value>min twelve</value></setting>`,
+		"<password>\n  <minLength>12</minLength>\n  <requireDigit>true</requireDigit>\n</password>",
+		`<param name="pw_min_length" value="12"/>`,
+		`<meta name="description" content="Reset your password in two steps">`,
+		`<password><!-- set in the vault --></password>`,
+		"[package]\nname = \"demo\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\nargon2 = \"0.5\"\npassword-hash = { version = \"0.5\", features = [\"rand_core\"] }\n",
+		"[project]\nname = \"demo\"\nversion = \"1.0\"\ndependencies = [\"passlib>=1.7\", \"bcrypt\"]\n\n[tool.ruff]\nline-length = 100\n",
+	} {
+		if got, n := rtqText(t, doc); got != doc || n != 0 {
+			t.Errorf("changed (%d findings): %q -> %q", n, doc, got)
+		}
+	}
+}
