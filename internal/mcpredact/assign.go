@@ -24,11 +24,17 @@ func (w *walker) assignText(s string) (string, bool) {
 		return "", false
 	}
 	type line struct{ start, end int }
-	var ms []member
-	var at []line
+	// The values found, in the order found: the lines' (each line once)
+	// before the XML values'.
+	type spot struct {
+		name       string
+		start, end int
+	}
+	var fs []spot
 	// Lines end at CR alone, NEL, LS and PS too ("[db]\rpw = ...", red
 	// team rtu); the values are taken from s, at the same offsets.
 	ls := yamlBreaks(s)
+	var unended [2]bool
 	for off := 0; off < len(s); {
 		end := strings.IndexByte(ls[off:], '\n')
 		if end < 0 {
@@ -39,18 +45,40 @@ func (w *walker) assignText(s string) (string, bool) {
 		name, vs, ve, ok := assignment(ls[off:end])
 		if ok {
 			if c := classify(name); c != notCredential {
-				ms = append(ms, member{name: c.canonical(), at: -1, holder: map[string]any{"v": s[off+vs : off+ve]}, key: "v"})
-				at = append(at, line{off + vs, off + ve})
+				fs = append(fs, spot{c.canonical(), off + vs, off + ve})
 			}
+		} else if tvs, next := tomlValues(ls, off, end, &unended); next > off {
+			// TOML's inline tables, arrays and multi-line strings (red
+			// team ruf).
+			for _, v := range tvs {
+				if c := classify(v.name); c != notCredential {
+					fs = append(fs, spot{c.canonical(), v.start, v.end})
+				}
+			}
+			end = max(end, next)
 		}
 		off = end + 1
 	}
 	// XML elements and attributes named as credentials (red team rtd).
 	for _, v := range xmlValues(s) {
-		if c := classify(v.name); c != notCredential && !slices.ContainsFunc(at, func(l line) bool { return l.start < v.end && v.start < l.end }) {
-			ms = append(ms, member{name: c.canonical(), at: -1, holder: map[string]any{"v": s[v.start:v.end]}, key: "v"})
-			at = append(at, line{v.start, v.end})
+		if c := classify(v.name); c != notCredential {
+			fs = append(fs, spot{c.canonical(), v.start, v.end})
 		}
+	}
+	// A value that overlaps one kept before it in s (an XML value on a
+	// line read as an assignment, a connection string's member inside
+	// its attribute) is not taken twice. Sorted, and each compared with
+	// the last kept: compared with all kept, a megabyte of <pw>x</pw>
+	// took seconds (red team ruf).
+	slices.SortStableFunc(fs, func(a, b spot) int { return a.start - b.start })
+	var ms []member
+	var at []line
+	for _, f := range fs {
+		if len(at) > 0 && f.start < at[len(at)-1].end {
+			continue
+		}
+		ms = append(ms, member{name: f.name, at: -1, holder: map[string]any{"v": s[f.start:f.end]}, key: "v"})
+		at = append(at, line{f.start, f.end})
 	}
 	if len(ms) == 0 {
 		return "", false
@@ -94,6 +122,25 @@ func assignedName(l string, i int) (name string, n int, ok bool) {
 	quoted := false
 	for n < len(l) && n-i <= 128 {
 		c := l[n]
+		if c == ' ' || c == '\t' {
+			// TOML's dotted keys may have white space around their dots
+			// (db . "password" = ..., red team ruf).
+			d := n
+			for d < len(l) && (l[d] == ' ' || l[d] == '\t') {
+				d++
+			}
+			if d < len(l) && l[d] == '.' && n > i || n > 0 && l[n-1] == '.' {
+				if !quoted {
+					quoted = true
+					b.WriteString(l[i:n])
+				} else {
+					b.WriteString(l[i:n])
+				}
+				n = d
+				i = n
+				continue
+			}
+		}
 		if c == '=' || c == ':' || c == ' ' || c == '\t' {
 			break
 		}
@@ -129,6 +176,131 @@ func assignedName(l string, i int) (name string, n int, ok bool) {
 		name = b.String()
 	}
 	return name, n, name != ""
+}
+
+// tomlValues reads the line ls[off:end] as a TOML key whose value is an
+// inline table (db = { password = "..." }), an array of strings
+// (passwords = ["...", "..."]) or a multi-line string (pw = """ on one
+// line, its end on another): the strings' places in ls, each under its
+// name (an inline table's member's under the key's, a dot and its own),
+// and where the value ends (past end for a multi-line string), or next
+// off when the line holds none of these. The values are taken from ls's
+// text at the same offsets.
+//
+// unended says which of the two multi-line quotes has no end past some
+// point: a text of lines that open one and never end it is read once.
+func tomlValues(ls string, off, end int, unended *[2]bool) (vs []xmlValue, next int) {
+	l := ls[off:end]
+	i := len(l) - len(strings.TrimLeft(l, " \t"))
+	name, n, ok := assignedName(l, i)
+	if !ok {
+		return nil, off
+	}
+	n = skipTOMLSpace(l, n)
+	if n >= len(l) || l[n] != '=' {
+		return nil, off
+	}
+	n = skipTOMLSpace(l, n+1)
+	rest := l[n:]
+	switch {
+	case strings.HasPrefix(rest, `"""`) || strings.HasPrefix(rest, "'''"):
+		if !mayName(name) {
+			return nil, off
+		}
+		open, kind := off+n+3, 0
+		if rest[0] == '\'' {
+			kind = 1
+		}
+		if unended[kind] {
+			return nil, off
+		}
+		e := strings.Index(ls[open:], rest[:3])
+		if e < 0 {
+			unended[kind] = true
+			return nil, off
+		}
+		vs0, ve := open, open+e
+		// The line breaks right after the opening and before the end
+		// are not the value's.
+		if vs0 < ve && ls[vs0] == '\n' {
+			vs0++
+		}
+		for ve > vs0 && (ls[ve-1] == '\n' || ls[ve-1] == '\r') {
+			ve--
+		}
+		next = strings.IndexByte(ls[ve:], '\n')
+		if next < 0 {
+			next = len(ls)
+		} else {
+			next += ve
+		}
+		if ve > vs0 {
+			vs = append(vs, xmlValue{name, vs0, ve})
+		}
+		return vs, next
+	case strings.HasPrefix(rest, "["):
+		if !mayName(name) {
+			return nil, off
+		}
+		for p := n + 1; ; {
+			p = skipTOMLSpace(l, p)
+			if p >= len(l) || l[p] != '"' && l[p] != '\'' {
+				break
+			}
+			q := closingQuote(l, p)
+			if q < 0 {
+				break
+			}
+			if q > p+1 {
+				vs = append(vs, xmlValue{name, off + p + 1, off + q})
+			}
+			p = skipTOMLSpace(l, q+1)
+			if p >= len(l) || l[p] != ',' {
+				break
+			}
+			p++
+		}
+	case strings.HasPrefix(rest, "{"):
+		for p := n + 1; ; {
+			p = skipTOMLSpace(l, p)
+			member, m, ok := assignedName(l, p)
+			if !ok {
+				break
+			}
+			m = skipTOMLSpace(l, m)
+			if m >= len(l) || l[m] != '=' {
+				break
+			}
+			p = skipTOMLSpace(l, m+1)
+			if p >= len(l) || l[p] != '"' && l[p] != '\'' {
+				break
+			}
+			q := closingQuote(l, p)
+			if q < 0 {
+				break
+			}
+			if q > p+1 && mayName(name+"."+member) {
+				vs = append(vs, xmlValue{name + "." + member, off + p + 1, off + q})
+			}
+			p = skipTOMLSpace(l, q+1)
+			if p >= len(l) || l[p] != ',' {
+				break
+			}
+			p++
+		}
+	default:
+		return nil, off
+	}
+	return vs, end
+}
+
+// skipTOMLSpace is the index of the first byte at or after i that is
+// not a space or a tab.
+func skipTOMLSpace(l string, i int) int {
+	for i < len(l) && (l[i] == ' ' || l[i] == '\t') {
+		i++
+	}
+	return i
 }
 
 // closingQuote is the index of the quote that closes the one at l[q], or
@@ -176,6 +348,9 @@ func assignment(l string) (name string, vs, ve int, ok bool) {
 	if c := strings.Index(v, " #"); c >= 0 {
 		v = strings.TrimRight(v[:c], " \t") // a comment after the value
 	}
+	if strings.HasPrefix(v, `"""`) || strings.HasPrefix(v, "'''") {
+		return "", 0, 0, false // a multi-line string: tomlValues
+	}
 	if len(v) >= 2 && (v[0] == '"' || v[0] == '\'') && v[len(v)-1] == v[0] {
 		return name, n + 1, n + len(v) - 1, true
 	}
@@ -192,6 +367,7 @@ func assignment(l string) (name string, vs, ve int, ok bool) {
 // the lines with a colon). Only the lines with an = are read.
 func assignLines(s string) bool {
 	s = yamlBreaks(s)
+	var unended [2]bool
 	for {
 		i := strings.IndexByte(s, '=')
 		if i < 0 {
@@ -204,6 +380,9 @@ func assignLines(s string) bool {
 		start := strings.LastIndexByte(s[:i], '\n') + 1
 		l, rest, _ := strings.Cut(s[start:], "\n")
 		if name, _, _, ok := assignment(l); ok && classify(name) != notCredential {
+			return true
+		}
+		if vs, _ := tomlValues(s, start, start+len(l), &unended); slices.ContainsFunc(vs, func(v xmlValue) bool { return classify(v.name) != notCredential }) {
 			return true
 		}
 		s = rest

@@ -105,3 +105,44 @@ func TestRedTeamRUF_XMLNearMisses(t *testing.T) {
 		}
 	}
 }
+
+// Red team ruf: TOML values ruc's quoted names did not reach, each with a
+// password with spaces. Each went out whole.
+func TestRedTeamRUF_TOMLValues(t *testing.T) {
+	w := "correct horse battery staple"
+	for name, doc := range map[string]string{
+		"inline table":           `db = { "password" = "` + w + `", host = "x" }`,
+		"inline table bare":      `db = { password = "` + w + `" }`,
+		"inline table second":    "[servers]\nalpha = { user = 'bob', pw = '" + w + "' }",
+		"array":                  `passwords = ["` + w + `", "x"]`,
+		"array literal":          `db_passwords = [ 'x', '` + w + `' ]`,
+		"multi-line":             "password = \"\"\"\n" + w + "\n\"\"\"",
+		"multi-line literal":     "[db]\npw = '''\n" + w + "\n'''\nhost = \"db\"",
+		"dotted key spaces":      `db . "password" = "` + w + `"`,
+		"dotted key spaces bare": `db . password = "` + w + `"`,
+	} {
+		got, n := rtqText(t, doc)
+		if n == 0 || strings.Contains(got, "horse") {
+			t.Errorf("%s: a secret reached the client: %q", name, got)
+		}
+	}
+	// What held: a multi-line string on one line.
+	for _, doc := range []string{`pw = """` + w + `"""`, `password = '''` + w + `'''`} {
+		if got, n := rtqText(t, doc); n == 0 || strings.Contains(got, "horse") {
+			t.Errorf("a secret reached the client: %q", got)
+		}
+	}
+	// Near misses: TOML without a credential's value.
+	for _, doc := range []string{
+		"[dependencies]\npassword-hash = { version = \"0.5\", features = [\"rand_core\"] }\nargon2 = { version = \"0.5\", default-features = false }\n",
+		"[tool.poetry.dependencies]\npython = \"^3.11\"\npasslib = { version = \"^1.7\", extras = [\"bcrypt\"] }\n",
+		"[auth]\npassword_rules = [\"min twelve\", \"one digit\"]\ntitle = \"\"\"\ncorrect horse battery staple\n\"\"\"\n",
+		"[db]\npassword = { env = \"DB_PASSWORD\" }\nuser = \"app\"\n",
+		"password_hint = \"\"\"\n\"\"\"\n",
+		`db . "password_policy" = "min twelve"`,
+	} {
+		if got, n := rtqText(t, doc); got != doc || n != 0 {
+			t.Errorf("changed (%d findings): %q -> %q", n, doc, got)
+		}
+	}
+}
