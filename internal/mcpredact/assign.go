@@ -239,59 +239,125 @@ func tomlValues(ls string, off, end int, unended *[2]bool) (vs []xmlValue, next 
 		}
 		return vs, next
 	case strings.HasPrefix(rest, "["):
+		// An array may go on over lines (passwords = [\n "...",\n]).
 		if !mayName(name) {
 			return nil, off
 		}
-		for p := n + 1; ; {
-			p = skipTOMLSpace(l, p)
-			if p >= len(l) || l[p] != '"' && l[p] != '\'' {
-				break
-			}
-			q := closingQuote(l, p)
-			if q < 0 {
-				break
-			}
-			if q > p+1 {
-				vs = append(vs, xmlValue{name, off + p + 1, off + q})
-			}
-			p = skipTOMLSpace(l, q+1)
-			if p >= len(l) || l[p] != ',' {
-				break
-			}
-			p++
-		}
+		vs, p := tomlStrings(vs, ls, off+n+1, name, true)
+		return vs, max(end, lineEnd(ls, p))
 	case strings.HasPrefix(rest, "{"):
-		for p := n + 1; ; {
+		// An inline table's members, tables inside it (db = { auth = {
+		// password = ... } }) and values of other kinds between them
+		// (port = 5432, ...).
+		prefix := []string{name}
+		for p := n + 1; p < len(l) && len(prefix) > 0; {
 			p = skipTOMLSpace(l, p)
+			if p >= len(l) {
+				break
+			}
+			if l[p] == ',' {
+				p++
+				continue
+			}
+			if l[p] == '}' {
+				prefix = prefix[:len(prefix)-1]
+				p++
+				continue
+			}
 			member, m, ok := assignedName(l, p)
-			if !ok {
+			if !ok || len(prefix) > 8 {
 				break
 			}
 			m = skipTOMLSpace(l, m)
 			if m >= len(l) || l[m] != '=' {
 				break
 			}
+			full := strings.Join(prefix, ".") + "." + member
 			p = skipTOMLSpace(l, m+1)
-			if p >= len(l) || l[p] != '"' && l[p] != '\'' {
-				break
+			switch {
+			case p >= len(l):
+			case l[p] == '"' || l[p] == '\'':
+				q := closingQuote(l, p)
+				if q < 0 {
+					p = len(l)
+					break
+				}
+				if q > p+1 && mayName(full) {
+					vs = append(vs, xmlValue{full, off + p + 1, off + q})
+				}
+				p = q + 1
+			case l[p] == '{':
+				prefix = append(prefix, member)
+				p++
+			case l[p] == '[':
+				var e int
+				if mayName(full) {
+					vs, e = tomlStrings(vs, ls[:end], off+p+1, full, false)
+				} else {
+					e = off + p + 1
+				}
+				p = e - off
+				if i := strings.IndexByte(l[p:], ']'); i >= 0 {
+					p += i + 1
+				} else {
+					p = len(l)
+				}
+			default: // a number, a date, a boolean
+				if i := strings.IndexAny(l[p:], ",}"); i >= 0 {
+					p += i
+				} else {
+					p = len(l)
+				}
 			}
-			q := closingQuote(l, p)
-			if q < 0 {
-				break
-			}
-			if q > p+1 && mayName(name+"."+member) {
-				vs = append(vs, xmlValue{name + "." + member, off + p + 1, off + q})
-			}
-			p = skipTOMLSpace(l, q+1)
-			if p >= len(l) || l[p] != ',' {
-				break
-			}
-			p++
 		}
 	default:
 		return nil, off
 	}
 	return vs, end
+}
+
+// tomlStrings reads the strings of an array at ls[p:] (after its [) up
+// to the first value of another kind or its ], over lines when lines is
+// set: their places under name, and where the reading stopped.
+func tomlStrings(vs []xmlValue, ls string, p int, name string, lines bool) ([]xmlValue, int) {
+	skip := func(p int) int {
+		for p < len(ls) && (ls[p] == ' ' || ls[p] == '\t' || lines && (ls[p] == '\n' || ls[p] == '\r')) {
+			p++
+		}
+		return p
+	}
+	for {
+		p = skip(p)
+		if p >= len(ls) || ls[p] != '"' && ls[p] != '\'' {
+			return vs, p
+		}
+		e := strings.IndexByte(ls[p:], '\n')
+		if e < 0 {
+			e = len(ls)
+		} else {
+			e += p
+		}
+		q := closingQuote(ls[:e], p)
+		if q < 0 {
+			return vs, p
+		}
+		if q > p+1 {
+			vs = append(vs, xmlValue{name, p + 1, q})
+		}
+		p = skip(q + 1)
+		if p >= len(ls) || ls[p] != ',' {
+			return vs, p
+		}
+		p++
+	}
+}
+
+// lineEnd is the index of the line break at or after p in s, or len(s).
+func lineEnd(s string, p int) int {
+	if e := strings.IndexByte(s[min(p, len(s)):], '\n'); e >= 0 {
+		return p + e
+	}
+	return len(s)
 }
 
 // skipTOMLSpace is the index of the first byte at or after i that is
@@ -474,6 +540,18 @@ func xmlValues(s string) []xmlValue {
 		}
 		tag := at + k
 		at = tag + 1
+		if strings.HasPrefix(s[at:], "!ENTITY") {
+			// A DTD's entity: <!ENTITY db_password "...">.
+			w := skipXMLSpace(s, at+7)
+			ent, n := xmlName(s, w)
+			if q := skipXMLSpace(s, n); ent != "" && w > at+7 && q < len(s) && (s[q] == '"' || s[q] == '\'') {
+				if end := strings.IndexAny(s[q+1:], string(s[q])+"<"); end > 0 && s[q+1+end] == s[q] {
+					vs = append(vs, xmlValue{ent, q + 1, q + 1 + end})
+					at = q + 2 + end
+				}
+			}
+			continue
+		}
 		name, n := xmlName(s, at)
 		if name == "" {
 			continue
@@ -495,19 +573,36 @@ func xmlValues(s string) []xmlValue {
 				break
 			}
 			q := skipXMLSpace(s, e+1)
-			if q >= len(s) || s[q] != '"' && s[q] != '\'' {
+			if q >= len(s) {
 				at = q
 				break
 			}
-			end := strings.IndexAny(s[q+1:], string(s[q])+"<")
-			if end < 0 || s[q+1+end] == '<' {
-				at = q + 1
-				if end >= 0 {
-					at += end
+			var vs0, ve int
+			if s[q] != '"' && s[q] != '\'' {
+				// HTML's unquoted value (<input type=password ...>).
+				u := q
+				for u < len(s) && !strings.ContainsRune(" \t\r\n<>\"'`=", rune(s[u])) {
+					u++
 				}
-				break
+				if u == q {
+					at = q
+					break
+				}
+				if s[u-1] == '/' && u < len(s) && s[u] == '>' {
+					u--
+				}
+				vs0, ve = q, u
+			} else {
+				end := strings.IndexAny(s[q+1:], string(s[q])+"<")
+				if end < 0 || s[q+1+end] == '<' {
+					at = q + 1
+					if end >= 0 {
+						at += end
+					}
+					break
+				}
+				vs0, ve = q+1, q+1+end
 			}
-			vs0, ve := q+1, q+1+end
 			switch strings.ToLower(xmlLocal(attr)) {
 			case "name", "key", "id":
 				if pairName == "" || classify(pairName) == notCredential {
@@ -524,11 +619,17 @@ func xmlValues(s string) []xmlValue {
 				vs = append(vs, xmlValue{attr, vs0, ve})
 				vs = connectionPairs(vs, s, vs0, ve)
 			}
-			at = ve + 1
+			at = ve
+			if ve < len(s) && (s[ve] == '"' || s[ve] == '\'') {
+				at++
+			}
 		}
 		textName := name
 		if inheritAt == tag && valueWords[strings.ToLower(local)] {
 			textName = inherit
+		}
+		if pairName == "" && pairValue[1] > pairValue[0] {
+			pairName = name // <password value="..."/>
 		}
 		if pairName != "" {
 			if pairValue[1] > pairValue[0] {

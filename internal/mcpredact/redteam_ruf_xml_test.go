@@ -37,6 +37,9 @@ func TestRedTeamRUF_XMLSpellings(t *testing.T) {
 		"attr above ascii":   `<db contraseña="` + w + `"/>`,
 		"connection string":  `<connectionStrings><add name="Db" connectionString="Server=db;User Id=sa;Password=` + w + `;" /></connectionStrings>`,
 		"connection text":    `<ConnectionString>Server=db;Password=` + w + `;Database=app</ConnectionString>`,
+		"unquoted type":      `<input type=password value="` + w + `">`,
+		"element value attr": `<password value="` + w + `"/>`,
+		"entity declaration": `<!DOCTYPE c [<!ENTITY db_password "` + w + `">]><c>&db_password;</c>`,
 	} {
 		got, n := rtqText(t, doc)
 		if n == 0 || strings.Contains(got, "horse") {
@@ -91,6 +94,10 @@ func TestRedTeamRUF_XMLNearMisses(t *testing.T) {
 		"<rss version=\"2.0\"><channel><title>Security news</title><item><title>Why a password manager</title><description><![CDATA[Use a password manager & change your password today]]></description></item></channel></rss>",
 		`<form action="/login" method="post"><label for="password">Password</label><input type="password" id="password" name="password" placeholder="Your password" autocomplete="current-password"><input type="password" value=""><button>Sign in</button></form>`,
 		`<p>Forgot your <b>password</b>? <a href="/reset">Reset it</a></p>`,
+		`<select name="kind"><option value="password">Password</option><option value=token selected>Token</option></select>`,
+		`<input type=password name=password autocomplete=new-password>`,
+		`<input type="password" name="password" value="{{ form.password }}">`,
+		`<!DOCTYPE html [<!ENTITY password_help "Use twelve characters">]><p>&password_help;</p>`,
 		`<entry key="password.min.length">12</entry>`,
 		`<setting name="PasswordPolicy"><value>min twelve</value></setting>`,
 		"<password>\n  <minLength>12</minLength>\n  <requireDigit>true</requireDigit>\n</password>",
@@ -120,6 +127,10 @@ func TestRedTeamRUF_TOMLValues(t *testing.T) {
 		"multi-line literal":     "[db]\npw = '''\n" + w + "\n'''\nhost = \"db\"",
 		"dotted key spaces":      `db . "password" = "` + w + `"`,
 		"dotted key spaces bare": `db . password = "` + w + `"`,
+		"nested inline table":    `db = { auth = { password = "` + w + `" } }`,
+		"inline after number":    `db = { port = 5432, password = "` + w + `" }`,
+		"inline array":           `db = { hosts = ["a", "b"], passwords = ["` + w + `"] }`,
+		"array over lines":       "passwords = [\n  \"" + w + "\",\n]",
 	} {
 		got, n := rtqText(t, doc)
 		if n == 0 || strings.Contains(got, "horse") {
@@ -140,9 +151,31 @@ func TestRedTeamRUF_TOMLValues(t *testing.T) {
 		"[db]\npassword = { env = \"DB_PASSWORD\" }\nuser = \"app\"\n",
 		"password_hint = \"\"\"\n\"\"\"\n",
 		`db . "password_policy" = "min twelve"`,
+		"[db]\nsettings = { port = 5432, password_file = \"/run/secrets/db\", auth = { method = \"scram\" } }\nhosts = [\n  \"db1\",\n  \"db2\",\n]\n",
 	} {
 		if got, n := rtqText(t, doc); got != doc || n != 0 {
 			t.Errorf("changed (%d findings): %q -> %q", n, doc, got)
+		}
+	}
+}
+
+// Documented leftovers of red team ruf: spellings that still go out, as
+// accepted. An element never closed (<password>... to the end of the
+// text) is not read: a credential's word in angle brackets in prose
+// ("set <password> to your own") would have its sentence read as a
+// password. A < inside an attribute's value is no XML, and the pass stops
+// there to stay linear. A passphrase of more than 12 words or 256 bytes
+// is no passphrase to the scanner's rule, under any name, in JSON too.
+func TestRedTeamRUF_Leftovers(t *testing.T) {
+	w := "correct horse battery staple"
+	for _, doc := range []string{
+		`<password>` + w,
+		`<db password="correct horse < battery staple"/>`,
+		`<password>` + w + strings.Repeat(" staple", 50) + `</password>`,
+		`{"password": "` + w + strings.Repeat(" staple", 50) + `"}`,
+	} {
+		if got, _ := rtqText(t, doc); !strings.Contains(got, "horse") {
+			t.Errorf("a leftover is now redacted (move it to the attacks): %q", got)
 		}
 	}
 }
