@@ -603,14 +603,14 @@ func xmlValues(s string) []xmlValue {
 				}
 				vs0, ve = q+1, q+1+end
 			}
-			switch strings.ToLower(xmlLocal(attr)) {
-			case "name", "key", "id":
+			switch attrName := xmlLocal(attr); {
+			case isPairName(attrName):
 				if pairName == "" || classify(pairName) == notCredential {
 					pairName = s[vs0:ve]
 				}
-			case "value", "val", "content", "data":
+			case strings.EqualFold(attrName, "value") || strings.EqualFold(attrName, "val") || strings.EqualFold(attrName, "content") || strings.EqualFold(attrName, "data"):
 				pairValue = [2]int{vs0, ve}
-			case "type":
+			case strings.EqualFold(attrName, "type"):
 				if strings.EqualFold(local, "input") && strings.EqualFold(s[vs0:ve], "password") {
 					pairName = "password"
 				}
@@ -689,6 +689,14 @@ func xmlValues(s string) []xmlValue {
 							vs = connectionPairs(vs, s, g[0], g[1])
 						}
 					}
+					// A name element, then its value's (Hadoop's
+					// <property><name>...Password</name><value>, a
+					// property list's <key>Password</key><string>).
+					if len(segs) == 1 && isPairName(local) {
+						if next := skipXMLSpace(s, ce+1); next < len(s) && s[next] == '<' {
+							inherit, inheritAt = strings.TrimSpace(s[segs[0][0]:segs[0][1]]), next
+						}
+					}
 				}
 				break text
 			default:
@@ -735,6 +743,12 @@ func connectionPairs(vs []xmlValue, s string, start, end int) []xmlValue {
 		off = e + 1
 	}
 	return vs
+}
+
+// isPairName reports whether an attribute or element so named gives the
+// name of a pair's value.
+func isPairName(n string) bool {
+	return strings.EqualFold(n, "name") || strings.EqualFold(n, "key") || strings.EqualFold(n, "id")
 }
 
 // xmlLocal is an XML name without its namespace prefix.

@@ -40,6 +40,9 @@ func TestRedTeamRUF_XMLSpellings(t *testing.T) {
 		"unquoted type":      `<input type=password value="` + w + `">`,
 		"element value attr": `<password value="` + w + `"/>`,
 		"entity declaration": `<!DOCTYPE c [<!ENTITY db_password "` + w + `">]><c>&db_password;</c>`,
+		"hadoop property":    "<property>\n  <name>javax.jdo.option.ConnectionPassword</name>\n  <value>" + w + "</value>\n</property>",
+		"key value elements": `<entry><key>db_password</key><value>` + w + `</value></entry>`,
+		"plist":              "<dict>\n\t<key>Password</key>\n\t<string>" + w + "</string>\n</dict>",
 	} {
 		got, n := rtqText(t, doc)
 		if n == 0 || strings.Contains(got, "horse") {
@@ -94,6 +97,8 @@ func TestRedTeamRUF_XMLNearMisses(t *testing.T) {
 		"<rss version=\"2.0\"><channel><title>Security news</title><item><title>Why a password manager</title><description><![CDATA[Use a password manager & change your password today]]></description></item></channel></rss>",
 		`<form action="/login" method="post"><label for="password">Password</label><input type="password" id="password" name="password" placeholder="Your password" autocomplete="current-password"><input type="password" value=""><button>Sign in</button></form>`,
 		`<p>Forgot your <b>password</b>? <a href="/reset">Reset it</a></p>`,
+		"<configuration>\n<property>\n  <name>dfs.replication</name>\n  <value>3</value>\n</property>\n<property>\n  <name>hadoop.security.credential.provider.path</name>\n  <value>jceks://hdfs/creds.jceks</value>\n</property>\n<property>\n  <name>password.min.length</name>\n  <value>12</value>\n</property>\n</configuration>",
+		"<dict>\n\t<key>PasswordHint</key>\n\t<string>the usual one</string>\n\t<key>Title</key>\n\t<string>correct horse battery staple</string>\n</dict>",
 		`<select name="kind"><option value="password">Password</option><option value=token selected>Token</option></select>`,
 		`<input type=password name=password autocomplete=new-password>`,
 		`<input type="password" name="password" value="{{ form.password }}">`,
