@@ -184,3 +184,25 @@ func TestRedTeamRUF_Leftovers(t *testing.T) {
 		}
 	}
 }
+
+// More near misses: templates, hints, masked and empty values.
+func TestRedTeamRUF_TemplatesAndHints(t *testing.T) {
+	for _, doc := range []string{
+		`<string name="password_hint">Enter your password</string>`,
+		`<string name="password_label">Password</string>`,
+		`<EditText android:id="@+id/password" android:inputType="textPassword" android:hint="@string/password_hint"/>`,
+		"<server>\n  <id>nexus</id>\n  <password>${env.DEPLOY_PASSWORD}</password>\n</server>",
+		`<input type="password" value="••••••••">`,
+		`<input type="password" value="">`,
+		"<property>\n  <name>db.password</name>\n  <value>${DB_PASSWORD}</value>\n</property>",
+		"<entry key=\"password\"></entry>",
+		"[db]\npassword = { env = \"PW\" }\npasswords = []\n",
+		`<add key="ValidationKey" value="AutoGenerate,IsolateApps"/>`,
+		"<dict>\n\t<key>password</key>\n\t<string></string>\n</dict>",
+		`<label for="pw">Password <span>(min. 8 chars)</span></label>`,
+	} {
+		if got, n := rtqText(t, doc); got != doc || n != 0 {
+			t.Errorf("changed (%d findings): %q -> %q", n, doc, got)
+		}
+	}
+}
