@@ -24,11 +24,17 @@ func (w *walker) assignText(s string) (string, bool) {
 		return "", false
 	}
 	type line struct{ start, end int }
-	var ms []member
-	var at []line
+	// The values found, in the order found: the lines' (each line once)
+	// before the XML values'.
+	type spot struct {
+		name       string
+		start, end int
+	}
+	var fs []spot
 	// Lines end at CR alone, NEL, LS and PS too ("[db]\rpw = ...", red
 	// team rtu); the values are taken from s, at the same offsets.
 	ls := yamlBreaks(s)
+	var unended [2]bool
 	for off := 0; off < len(s); {
 		end := strings.IndexByte(ls[off:], '\n')
 		if end < 0 {
@@ -39,18 +45,40 @@ func (w *walker) assignText(s string) (string, bool) {
 		name, vs, ve, ok := assignment(ls[off:end])
 		if ok {
 			if c := classify(name); c != notCredential {
-				ms = append(ms, member{name: c.canonical(), at: -1, holder: map[string]any{"v": s[off+vs : off+ve]}, key: "v"})
-				at = append(at, line{off + vs, off + ve})
+				fs = append(fs, spot{c.canonical(), off + vs, off + ve})
 			}
+		} else if tvs, next := tomlValues(ls, off, end, &unended); next > off {
+			// TOML's inline tables, arrays and multi-line strings (red
+			// team ruf).
+			for _, v := range tvs {
+				if c := classify(v.name); c != notCredential {
+					fs = append(fs, spot{c.canonical(), v.start, v.end})
+				}
+			}
+			end = max(end, next)
 		}
 		off = end + 1
 	}
 	// XML elements and attributes named as credentials (red team rtd).
 	for _, v := range xmlValues(s) {
-		if c := classify(v.name); c != notCredential && !slices.ContainsFunc(at, func(l line) bool { return l.start < v.end && v.start < l.end }) {
-			ms = append(ms, member{name: c.canonical(), at: -1, holder: map[string]any{"v": s[v.start:v.end]}, key: "v"})
-			at = append(at, line{v.start, v.end})
+		if c := classify(v.name); c != notCredential {
+			fs = append(fs, spot{c.canonical(), v.start, v.end})
 		}
+	}
+	// A value that overlaps one kept before it in s (an XML value on a
+	// line read as an assignment, a connection string's member inside
+	// its attribute) is not taken twice. Sorted, and each compared with
+	// the last kept: compared with all kept, a megabyte of <pw>x</pw>
+	// took seconds (red team ruf).
+	slices.SortStableFunc(fs, func(a, b spot) int { return a.start - b.start })
+	var ms []member
+	var at []line
+	for _, f := range fs {
+		if len(at) > 0 && f.start < at[len(at)-1].end {
+			continue
+		}
+		ms = append(ms, member{name: f.name, at: -1, holder: map[string]any{"v": s[f.start:f.end]}, key: "v"})
+		at = append(at, line{f.start, f.end})
 	}
 	if len(ms) == 0 {
 		return "", false
@@ -94,6 +122,25 @@ func assignedName(l string, i int) (name string, n int, ok bool) {
 	quoted := false
 	for n < len(l) && n-i <= 128 {
 		c := l[n]
+		if c == ' ' || c == '\t' {
+			// TOML's dotted keys may have white space around their dots
+			// (db . "password" = ..., red team ruf).
+			d := n
+			for d < len(l) && (l[d] == ' ' || l[d] == '\t') {
+				d++
+			}
+			if d < len(l) && l[d] == '.' && n > i || n > 0 && l[n-1] == '.' {
+				if !quoted {
+					quoted = true
+					b.WriteString(l[i:n])
+				} else {
+					b.WriteString(l[i:n])
+				}
+				n = d
+				i = n
+				continue
+			}
+		}
 		if c == '=' || c == ':' || c == ' ' || c == '\t' {
 			break
 		}
@@ -129,6 +176,197 @@ func assignedName(l string, i int) (name string, n int, ok bool) {
 		name = b.String()
 	}
 	return name, n, name != ""
+}
+
+// tomlValues reads the line ls[off:end] as a TOML key whose value is an
+// inline table (db = { password = "..." }), an array of strings
+// (passwords = ["...", "..."]) or a multi-line string (pw = """ on one
+// line, its end on another): the strings' places in ls, each under its
+// name (an inline table's member's under the key's, a dot and its own),
+// and where the value ends (past end for a multi-line string), or next
+// off when the line holds none of these. The values are taken from ls's
+// text at the same offsets.
+//
+// unended says which of the two multi-line quotes has no end past some
+// point: a text of lines that open one and never end it is read once.
+func tomlValues(ls string, off, end int, unended *[2]bool) (vs []xmlValue, next int) {
+	l := ls[off:end]
+	i := len(l) - len(strings.TrimLeft(l, " \t"))
+	name, n, ok := assignedName(l, i)
+	if !ok {
+		return nil, off
+	}
+	n = skipTOMLSpace(l, n)
+	if n >= len(l) || l[n] != '=' {
+		return nil, off
+	}
+	n = skipTOMLSpace(l, n+1)
+	rest := l[n:]
+	switch {
+	case strings.HasPrefix(rest, `"""`) || strings.HasPrefix(rest, "'''"):
+		if !mayName(name) {
+			return nil, off
+		}
+		open, kind := off+n+3, 0
+		if rest[0] == '\'' {
+			kind = 1
+		}
+		if unended[kind] {
+			return nil, off
+		}
+		e := strings.Index(ls[open:], rest[:3])
+		if e < 0 {
+			unended[kind] = true
+			return nil, off
+		}
+		vs0, ve := open, open+e
+		// The line breaks right after the opening and before the end
+		// are not the value's.
+		if vs0 < ve && ls[vs0] == '\n' {
+			vs0++
+		}
+		for ve > vs0 && (ls[ve-1] == '\n' || ls[ve-1] == '\r') {
+			ve--
+		}
+		next = strings.IndexByte(ls[ve:], '\n')
+		if next < 0 {
+			next = len(ls)
+		} else {
+			next += ve
+		}
+		if ve > vs0 {
+			vs = append(vs, xmlValue{name, vs0, ve})
+		}
+		return vs, next
+	case strings.HasPrefix(rest, "["):
+		// An array may go on over lines (passwords = [\n "...",\n]).
+		if !mayName(name) {
+			return nil, off
+		}
+		vs, p := tomlStrings(vs, ls, off+n+1, name, true)
+		return vs, max(end, lineEnd(ls, p))
+	case strings.HasPrefix(rest, "{"):
+		// An inline table's members, tables inside it (db = { auth = {
+		// password = ... } }) and values of other kinds between them
+		// (port = 5432, ...).
+		prefix := []string{name}
+		for p := n + 1; p < len(l) && len(prefix) > 0; {
+			p = skipTOMLSpace(l, p)
+			if p >= len(l) {
+				break
+			}
+			if l[p] == ',' {
+				p++
+				continue
+			}
+			if l[p] == '}' {
+				prefix = prefix[:len(prefix)-1]
+				p++
+				continue
+			}
+			member, m, ok := assignedName(l, p)
+			if !ok || len(prefix) > 8 {
+				break
+			}
+			m = skipTOMLSpace(l, m)
+			if m >= len(l) || l[m] != '=' {
+				break
+			}
+			full := strings.Join(prefix, ".") + "." + member
+			p = skipTOMLSpace(l, m+1)
+			switch {
+			case p >= len(l):
+			case l[p] == '"' || l[p] == '\'':
+				q := closingQuote(l, p)
+				if q < 0 {
+					p = len(l)
+					break
+				}
+				if q > p+1 && mayName(full) {
+					vs = append(vs, xmlValue{full, off + p + 1, off + q})
+				}
+				p = q + 1
+			case l[p] == '{':
+				prefix = append(prefix, member)
+				p++
+			case l[p] == '[':
+				var e int
+				if mayName(full) {
+					vs, e = tomlStrings(vs, ls[:end], off+p+1, full, false)
+				} else {
+					e = off + p + 1
+				}
+				p = e - off
+				if i := strings.IndexByte(l[p:], ']'); i >= 0 {
+					p += i + 1
+				} else {
+					p = len(l)
+				}
+			default: // a number, a date, a boolean
+				if i := strings.IndexAny(l[p:], ",}"); i >= 0 {
+					p += i
+				} else {
+					p = len(l)
+				}
+			}
+		}
+	default:
+		return nil, off
+	}
+	return vs, end
+}
+
+// tomlStrings reads the strings of an array at ls[p:] (after its [) up
+// to the first value of another kind or its ], over lines when lines is
+// set: their places under name, and where the reading stopped.
+func tomlStrings(vs []xmlValue, ls string, p int, name string, lines bool) ([]xmlValue, int) {
+	skip := func(p int) int {
+		for p < len(ls) && (ls[p] == ' ' || ls[p] == '\t' || lines && (ls[p] == '\n' || ls[p] == '\r')) {
+			p++
+		}
+		return p
+	}
+	for {
+		p = skip(p)
+		if p >= len(ls) || ls[p] != '"' && ls[p] != '\'' {
+			return vs, p
+		}
+		e := strings.IndexByte(ls[p:], '\n')
+		if e < 0 {
+			e = len(ls)
+		} else {
+			e += p
+		}
+		q := closingQuote(ls[:e], p)
+		if q < 0 {
+			return vs, p
+		}
+		if q > p+1 {
+			vs = append(vs, xmlValue{name, p + 1, q})
+		}
+		p = skip(q + 1)
+		if p >= len(ls) || ls[p] != ',' {
+			return vs, p
+		}
+		p++
+	}
+}
+
+// lineEnd is the index of the line break at or after p in s, or len(s).
+func lineEnd(s string, p int) int {
+	if e := strings.IndexByte(s[min(p, len(s)):], '\n'); e >= 0 {
+		return p + e
+	}
+	return len(s)
+}
+
+// skipTOMLSpace is the index of the first byte at or after i that is
+// not a space or a tab.
+func skipTOMLSpace(l string, i int) int {
+	for i < len(l) && (l[i] == ' ' || l[i] == '\t') {
+		i++
+	}
+	return i
 }
 
 // closingQuote is the index of the quote that closes the one at l[q], or
@@ -176,6 +414,9 @@ func assignment(l string) (name string, vs, ve int, ok bool) {
 	if c := strings.Index(v, " #"); c >= 0 {
 		v = strings.TrimRight(v[:c], " \t") // a comment after the value
 	}
+	if strings.HasPrefix(v, `"""`) || strings.HasPrefix(v, "'''") {
+		return "", 0, 0, false // a multi-line string: tomlValues
+	}
 	if len(v) >= 2 && (v[0] == '"' || v[0] == '\'') && v[len(v)-1] == v[0] {
 		return name, n + 1, n + len(v) - 1, true
 	}
@@ -192,6 +433,7 @@ func assignment(l string) (name string, vs, ve int, ok bool) {
 // the lines with a colon). Only the lines with an = are read.
 func assignLines(s string) bool {
 	s = yamlBreaks(s)
+	var unended [2]bool
 	for {
 		i := strings.IndexByte(s, '=')
 		if i < 0 {
@@ -204,6 +446,9 @@ func assignLines(s string) bool {
 		start := strings.LastIndexByte(s[:i], '\n') + 1
 		l, rest, _ := strings.Cut(s[start:], "\n")
 		if name, _, _, ok := assignment(l); ok && classify(name) != notCredential {
+			return true
+		}
+		if vs, _ := tomlValues(s, start, start+len(l), &unended); slices.ContainsFunc(vs, func(v xmlValue) bool { return classify(v.name) != notCredential }) {
 			return true
 		}
 		s = rest
@@ -244,27 +489,75 @@ type xmlValue struct {
 	start, end int
 }
 
-// xmlValues returns the values of s's XML elements that hold text alone
-// (or a CDATA section: <password><![CDATA[...]]></password>) and of its
-// tags' attributes, and the value of a name and value pair under the name
-// it gives (<param name="pw" value="..."/>, <add key="DbPassword"
+// xmlValues returns the values of s's XML elements that hold text (or a
+// CDATA section: <password><![CDATA[...]]></password>) and of its tags'
+// attributes, and the value of a name and value pair under the name it
+// gives (<param name="pw" value="..."/>, <add key="DbPassword"
 // value="..."/>; red team ruc). A start tag may carry attributes
 // (<Password type="string">) and an attribute white space around its =.
-// One pass over s, each tag read once: an element's text and an
-// attribute's value are read up to 256 bytes, as names up to 64.
+//
+// Red team ruf: names are compared without their namespace prefix and
+// case (<x:param x:name= x:value=>, <Parameter Name= Value=>), a pair's
+// value may be its val, content or data attribute, or the element's text
+// (<entry key="password">...</entry>), or the text of a value element
+// inside it (<setting name="DbPassword"><value>...</value></setting>,
+// <AdministratorPassword><Value>...</Value>: Windows unattend files), a
+// password field's value is a password (<input type="password"
+// value=...>); an element's text may hold comments and processing
+// instructions, > and more than 256 bytes, and its end tag white space
+// before its >; an attribute's value may hold > and be as long as it is;
+// a connection string's members (Password=...;) are read as pairs. Each
+// of these sent a password with spaces. Names hold any byte above ASCII
+// (<contraseña>).
+//
+// One pass over s, each byte read a bounded number of times: a scan for
+// a quote, a tag's end or a comment's end stops at the next <, or a
+// terminator found missing once is not looked for again.
 func xmlValues(s string) []xmlValue {
 	var vs []xmlValue
+	// A value element (<value>) that starts at inheritAt holds the value
+	// of inherit, the element around it.
+	inherit, inheritAt := "", -1
+	// The ends of comments, processing instructions and CDATA sections
+	// found missing past some point.
+	terms := [3]string{"-->", "?>", "]]>"}
+	var missing [3]bool
+	find := func(from, term int) int {
+		if missing[term] {
+			return -1
+		}
+		e := strings.Index(s[from:], terms[term])
+		if e < 0 {
+			missing[term] = true
+			return -1
+		}
+		return from + e
+	}
 	for at := 0; ; {
 		k := strings.IndexByte(s[at:], '<')
 		if k < 0 {
 			return vs
 		}
-		at += k + 1
+		tag := at + k
+		at = tag + 1
+		if strings.HasPrefix(s[at:], "!ENTITY") {
+			// A DTD's entity: <!ENTITY db_password "...">.
+			w := skipXMLSpace(s, at+7)
+			ent, n := xmlName(s, w)
+			if q := skipXMLSpace(s, n); ent != "" && w > at+7 && q < len(s) && (s[q] == '"' || s[q] == '\'') {
+				if end := strings.IndexAny(s[q+1:], string(s[q])+"<"); end > 0 && s[q+1+end] == s[q] {
+					vs = append(vs, xmlValue{ent, q + 1, q + 1 + end})
+					at = q + 2 + end
+				}
+			}
+			continue
+		}
 		name, n := xmlName(s, at)
 		if name == "" {
 			continue
 		}
 		at = n
+		local := xmlLocal(name)
 		var pairName string
 		pairValue := [2]int{-1, -1}
 		for {
@@ -280,61 +573,197 @@ func xmlValues(s string) []xmlValue {
 				break
 			}
 			q := skipXMLSpace(s, e+1)
-			if q >= len(s) || s[q] != '"' && s[q] != '\'' {
+			if q >= len(s) {
 				at = q
 				break
 			}
-			end := strings.IndexByte(s[q+1:min(len(s), q+1+257)], s[q])
-			if end < 0 || strings.ContainsAny(s[q+1:q+1+end], "<>") {
-				at = q + 1
-				break
+			var vs0, ve int
+			if s[q] != '"' && s[q] != '\'' {
+				// HTML's unquoted value (<input type=password ...>).
+				u := q
+				for u < len(s) && !strings.ContainsRune(" \t\r\n<>\"'`=", rune(s[u])) {
+					u++
+				}
+				if u == q {
+					at = q
+					break
+				}
+				if s[u-1] == '/' && u < len(s) && s[u] == '>' {
+					u--
+				}
+				vs0, ve = q, u
+			} else {
+				end := strings.IndexAny(s[q+1:], string(s[q])+"<")
+				if end < 0 || s[q+1+end] == '<' {
+					at = q + 1
+					if end >= 0 {
+						at += end
+					}
+					break
+				}
+				vs0, ve = q+1, q+1+end
 			}
-			vs0, ve := q+1, q+1+end
-			switch strings.ToLower(attr) {
-			case "name", "key", "id":
-				pairName = s[vs0:ve]
-			case "value":
+			switch attrName := xmlLocal(attr); {
+			case isPairName(attrName):
+				if pairName == "" || classify(pairName) == notCredential {
+					pairName = s[vs0:ve]
+				}
+			case strings.EqualFold(attrName, "value") || strings.EqualFold(attrName, "val") || strings.EqualFold(attrName, "content") || strings.EqualFold(attrName, "data"):
 				pairValue = [2]int{vs0, ve}
+			case strings.EqualFold(attrName, "type"):
+				if strings.EqualFold(local, "input") && strings.EqualFold(s[vs0:ve], "password") {
+					pairName = "password"
+				}
 			}
 			if ve > vs0 {
 				vs = append(vs, xmlValue{attr, vs0, ve})
+				vs = connectionPairs(vs, s, vs0, ve)
 			}
-			at = ve + 1
+			at = ve
+			if ve < len(s) && (s[ve] == '"' || s[ve] == '\'') {
+				at++
+			}
 		}
-		if pairName != "" && pairValue[1] > pairValue[0] {
-			vs = append(vs, xmlValue{pairName, pairValue[0], pairValue[1]})
+		textName := name
+		if inheritAt == tag && valueWords[strings.ToLower(local)] {
+			textName = inherit
+		}
+		if pairName == "" && pairValue[1] > pairValue[0] {
+			pairName = name // <password value="..."/>
+		}
+		if pairName != "" {
+			if pairValue[1] > pairValue[0] {
+				vs = append(vs, xmlValue{pairName, pairValue[0], pairValue[1]})
+			} else {
+				textName = pairName
+			}
 		}
 		// The rest of the start tag, then the element's text.
-		gt := strings.IndexAny(s[at:min(len(s), at+257)], "<>")
-		if gt < 0 || s[at+gt] == '<' || gt > 0 && s[at+gt-1] == '/' {
+		gt := strings.IndexAny(s[at:], "<>")
+		if gt < 0 {
+			return vs
+		}
+		if s[at+gt] == '<' || gt > 0 && s[at+gt-1] == '/' {
+			at += gt
 			continue
 		}
 		at += gt + 1
-		ts, te := at, -1
-		rest := s[at:]
-		if strings.HasPrefix(rest, "<![CDATA[") {
-			if c := strings.Index(rest[:min(len(rest), 9+256+3)], "]]>"); c > 9 {
-				ts, te = at+9, at+c
-				at += c + 3
+		var segs [][2]int
+		p := at
+	text:
+		for {
+			lt := strings.IndexByte(s[p:], '<')
+			if lt < 0 {
+				return vs // an element never closed: its text is not read
 			}
-		} else if lt := strings.IndexByte(rest[:min(len(rest), 257)], '<'); lt > 0 && strings.IndexByte(rest[:lt], '>') < 0 {
-			te = at + lt
-			at = te
-		}
-		if te > ts && strings.HasPrefix(s[at:], "</") && strings.HasPrefix(s[at+2:], name) && strings.HasPrefix(s[at+2+len(name):], ">") {
-			vs = append(vs, xmlValue{name, ts, te})
+			segs = append(segs, [2]int{p, p + lt})
+			q := p + lt
+			at = q
+			rest := s[q:]
+			switch {
+			case strings.HasPrefix(rest, "<!--"):
+				e := find(q+4, 0)
+				if e < 0 {
+					break text
+				}
+				p = e + 3
+			case strings.HasPrefix(rest, "<?"):
+				e := find(q+2, 1)
+				if e < 0 {
+					break text
+				}
+				p = e + 2
+			case strings.HasPrefix(rest, "<![CDATA["):
+				e := find(q+9, 2)
+				if e < 0 {
+					break text
+				}
+				segs = append(segs, [2]int{q + 9, e})
+				p = e + 3
+			case strings.HasPrefix(rest, "</"):
+				cn, ce := xmlName(s, q+2)
+				if ce = skipXMLSpace(s, ce); cn != "" && strings.EqualFold(cn, name) && ce < len(s) && s[ce] == '>' {
+					for _, g := range segs {
+						if strings.TrimSpace(s[g[0]:g[1]]) != "" {
+							vs = append(vs, xmlValue{textName, g[0], g[1]})
+							vs = connectionPairs(vs, s, g[0], g[1])
+						}
+					}
+					// A name element, then its value's (Hadoop's
+					// <property><name>...Password</name><value>, a
+					// property list's <key>Password</key><string>).
+					if len(segs) == 1 && isPairName(local) {
+						if next := skipXMLSpace(s, ce+1); next < len(s) && s[next] == '<' {
+							inherit, inheritAt = strings.TrimSpace(s[segs[0][0]:segs[0][1]]), next
+						}
+					}
+				}
+				break text
+			default:
+				// An element inside: a value element right at the start
+				// holds this one's value.
+				blank := true
+				for _, g := range segs {
+					blank = blank && strings.TrimSpace(s[g[0]:g[1]]) == ""
+				}
+				if blank {
+					inherit, inheritAt = textName, q
+				}
+				break text
+			}
+			at = p
 		}
 	}
+}
+
+// connectionPairs appends the members of a connection string in
+// s[start:end] (Server=db;User Id=sa;Password=...;) as pairs of their
+// own: the text rules end a password at its first space.
+func connectionPairs(vs []xmlValue, s string, start, end int) []xmlValue {
+	v := s[start:end]
+	if strings.IndexByte(v, ';') < 0 || strings.IndexByte(v, '=') < 0 {
+		return vs
+	}
+	for off := 0; off < len(v); {
+		e := strings.IndexByte(v[off:], ';')
+		if e < 0 {
+			e = len(v)
+		} else {
+			e += off
+		}
+		if k, _, ok := strings.Cut(v[off:e], "="); ok {
+			vs0 := off + len(k) + 1
+			for vs0 < e && v[vs0] == ' ' {
+				vs0++
+			}
+			if k = strings.TrimSpace(k); k != "" && vs0 < e {
+				vs = append(vs, xmlValue{k, start + vs0, start + e})
+			}
+		}
+		off = e + 1
+	}
+	return vs
+}
+
+// isPairName reports whether an attribute or element so named gives the
+// name of a pair's value.
+func isPairName(n string) bool {
+	return strings.EqualFold(n, "name") || strings.EqualFold(n, "key") || strings.EqualFold(n, "id")
+}
+
+// xmlLocal is an XML name without its namespace prefix.
+func xmlLocal(name string) string {
+	return name[strings.LastIndexByte(name, ':')+1:]
 }
 
 // xmlName reads an XML name at s[i:] (up to 64 bytes): the name and
 // where it ends, or "" when none starts there.
 func xmlName(s string, i int) (string, int) {
-	if i >= len(s) || !(s[i] == '_' || s[i]|0x20 >= 'a' && s[i]|0x20 <= 'z') {
+	if i >= len(s) || !(s[i] == '_' || s[i] >= 0x80 || s[i]|0x20 >= 'a' && s[i]|0x20 <= 'z') {
 		return "", i
 	}
 	n := i + 1
-	for n < len(s) && n-i < 64 && (s[n] == '_' || s[n] == '.' || s[n] == ':' || s[n] == '-' || s[n] >= '0' && s[n] <= '9' || s[n]|0x20 >= 'a' && s[n]|0x20 <= 'z') {
+	for n < len(s) && n-i < 64 && (s[n] == '_' || s[n] == '.' || s[n] == ':' || s[n] == '-' || s[n] >= 0x80 || s[n] >= '0' && s[n] <= '9' || s[n]|0x20 >= 'a' && s[n]|0x20 <= 'z') {
 		n++
 	}
 	return s[i:n], n

@@ -187,6 +187,15 @@ func BenchmarkResultXMLText(b *testing.B) {
 		// 1 MiB of tags that open and never end, as a hostile text.
 		"unended-tags":   strings.Repeat(`<password a="x" b = 'y' `+strings.Repeat("c", 200), 1<<20/230),
 		"unended-values": strings.Repeat(`<pw v="`, 1<<20/7),
+		// Red team ruf: comments and TOML multi-line strings never ended.
+		"unended-comments":  strings.Repeat("<password>x<!--", 1<<20/15),
+		"unended-multiline": strings.Repeat("pw = \"\"\"\n", 1<<20/9),
+		"unended-inline":    strings.Repeat(`db = { pw = "x", a = "`, 1<<20/22),
+		"open-arrays":       strings.Repeat("pw = [\n", 1<<20/8),
+		"unquoted-attrs":    strings.Repeat("<a b=c d=e ", 1<<20/11),
+		// 256 KiB of credential elements: each value was compared with
+		// all the values kept before it.
+		"many-values": strings.Repeat("<pw>x</pw>", 1<<18/10),
 	})
 }
 

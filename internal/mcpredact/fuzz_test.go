@@ -26,6 +26,10 @@ func FuzzTextResult(f *testing.F) {
 	for _, seed := range []string{
 		`{"Passwort": "x", "a": [1, {"b": "c"}]}`, "user,password\nadmin,x\n", "```json\n{\"k\": \"v\"}\n```",
 		"[\n[\n{\"token\": 1}", "| a | pw |\n|---|---|\n| b | c |", "\ufeff{\"a\":\"{\\\"b\\\": 1}\"}",
+		// Red team ruf: XML and TOML shapes xmlValues and tomlValues read.
+		`<x:p x:name="pw" Value='a b'/><pw>c<!-- d --><?e?></pw ><s name="pw"><value>f</value></s>`,
+		`<!ENTITY pw "a b"><input type=password value=a/><property><name>pw</name><value><![CDATA[x]]></value></property>`,
+		"db = { a = 1, b = { pw = \"x y\" }, c = [\"d\"] }\npw = \"\"\"\na b\n\"\"\"\npws = [\n'c d',\n]\ndb . \"pw\" = 'e'",
 	} {
 		f.Add(seed, uint(len(seed)/2))
 	}
