@@ -85,3 +85,39 @@ func TestRedTeamRUB_ShellSpellingsOverTheWire(t *testing.T) {
 		}
 	}
 }
+
+// shellOverTheWire sends each command as the cmd argument of a guarded
+// command tool under rubPolicy through a real go-sdk client: every attack
+// must be refused with -32007 and never reach the tool, every near miss
+// must run.
+func shellOverTheWire(t *testing.T, name string, attacks, nearMisses []string) {
+	t.Helper()
+	g := mustGuard(t, mustPolicy(t, rubPolicy), nil)
+	s := mcp.NewServer(&mcp.Implementation{Name: name, Version: "1"}, nil)
+	var runs atomic.Int64
+	s.AddTool(&mcp.Tool{Name: "run", InputSchema: map[string]any{"type": "object"}},
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			runs.Add(1)
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "ran"}}}, nil
+		})
+	g.Install(s)
+	_, cs := connectAt(t, s, "agent", nil, "")
+	call := func(cmd string) (*mcp.CallToolResult, error) {
+		return cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "run", Arguments: map[string]any{"cmd": cmd}})
+	}
+	for _, cmd := range attacks {
+		res, err := call(cmd)
+		var we *jsonrpc.Error
+		if !errors.As(err, &we) || we.Code != -32007 {
+			t.Errorf("%q: want -32007, got %v %+v", cmd, err, res)
+		}
+	}
+	if n := runs.Load(); n != 0 {
+		t.Fatalf("the tool ran %d times", n)
+	}
+	for _, cmd := range nearMisses {
+		if res, err := call(cmd); err != nil || res.IsError {
+			t.Errorf("near miss %q: %v %+v", cmd, err, res)
+		}
+	}
+}
