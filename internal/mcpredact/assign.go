@@ -389,9 +389,7 @@ func closingQuote(l string, q int) int {
 // where the value is in the line (inside its quotes), or ok false.
 func assignment(l string) (name string, vs, ve int, ok bool) {
 	i := len(l) - len(strings.TrimLeft(l, " \t"))
-	if strings.HasPrefix(l[i:], "export ") {
-		i += len("export ")
-	}
+	i, l = assignmentStart(l, i)
 	name, n, ok := assignedName(l, i)
 	if !ok || !mayName(name) {
 		return "", 0, 0, false
@@ -420,12 +418,58 @@ func assignment(l string) (name string, vs, ve int, ok bool) {
 	if len(v) >= 2 && (v[0] == '"' || v[0] == '\'') && v[len(v)-1] == v[0] {
 		return name, n + 1, n + len(v) - 1, true
 	}
+	// A quoted value a statement or a member ends (const pw = "...";,
+	// Password: "...", in a struct literal; red team ruh).
+	if len(v) >= 3 && (v[0] == '"' || v[0] == '\'') && (v[len(v)-1] == ';' || v[len(v)-1] == ',') && closingQuote(v, 0) == len(v)-2 {
+		return name, n + 1, n + len(v) - 2, true
+	}
 	// Code, not a value: a call, an index, a block, a statement, a
 	// reference.
 	if v == "" || strings.ContainsAny(v, "()[]{}\"'`") || strings.HasSuffix(v, ";") || strings.HasSuffix(v, ",") {
 		return "", 0, 0, false
 	}
 	return name, n, n + len(v), true
+}
+
+// The words a line may start an assignment with: a shell's, a
+// Dockerfile's, a batch file's and a script's declarations (export
+// PW=..., ENV PW=..., set PW=..., readonly PW=..., const pw = ...;) and
+// PowerShell's $env: (red team ruh: each sent a password with spaces).
+var assignWords = []string{"export", "set", "readonly", "declare", "typeset", "local", "env", "arg", "const", "let", "var"}
+
+// assignmentStart skips what may come before an assignment's name at
+// l[i:]: a YAML list's dash (docker compose's environment list, - PW=...),
+// a quote around the whole assignment ("PW=...", taken off l's end too),
+// declaration words and their flags (declare -x), and $env:. It returns
+// where the name may start and the line to read it in.
+func assignmentStart(l string, i int) (int, string) {
+	if strings.HasPrefix(l[i:], "- ") {
+		i = skipTOMLSpace(l, i+2)
+	}
+	for range 3 {
+		word := i
+		for word < len(l) && (l[word]|0x20 >= 'a' && l[word]|0x20 <= 'z') {
+			word++
+		}
+		if word == i || word >= len(l) || l[word] != ' ' && l[word] != '\t' || !slices.ContainsFunc(assignWords, func(w string) bool { return strings.EqualFold(w, l[i:word]) }) {
+			break
+		}
+		i = skipTOMLSpace(l, word)
+		for i+1 < len(l) && l[i] == '-' && l[i+1] != ' ' {
+			f := strings.IndexAny(l[i:], " \t")
+			if f < 0 {
+				break
+			}
+			i = skipTOMLSpace(l, i+f)
+		}
+	}
+	if len(l)-i > 5 && strings.EqualFold(l[i:i+5], "$env:") {
+		i += 5
+	}
+	if t := strings.TrimRight(l, " \t\r"); i < len(t)-1 && (l[i] == '"' || l[i] == '\'') && t[len(t)-1] == l[i] && strings.IndexByte(l[i+1:len(t)-1], l[i]) < 0 {
+		return i + 1, t[:len(t)-1]
+	}
+	return i, l
 }
 
 // assignLines reports whether a line of s assigns a value to a

@@ -1,0 +1,64 @@
+package mcpredact_test
+
+import (
+	"strings"
+	"testing"
+)
+
+// Red team ruh: an assignment a line starts with a word, a dash or a
+// quote before (docker compose's environment list, a Dockerfile's ENV, a
+// batch file's set, a shell's readonly, PowerShell's $env:, a script's
+// const), or whose quoted value a ; or a , ends (const pw = "...";, a Go
+// struct literal's Password: "...",), was not read as an assignment: a
+// password with spaces went out whole (the text rules end it at its
+// first space, and found nothing in "correct").
+func TestRedTeamRUH_AssignmentPrefixes(t *testing.T) {
+	w := "correct horse battery staple"
+	for name, doc := range map[string]string{
+		"compose list":        "services:\n  db:\n    environment:\n      - POSTGRES_PASSWORD=" + w + "\n",
+		"compose list quoted": "services:\n  db:\n    environment:\n      - \"POSTGRES_PASSWORD=" + w + "\"\n",
+		"compose list single": "    environment:\n      - 'POSTGRES_PASSWORD=" + w + "'\n",
+		"dockerfile ENV":      "FROM postgres:16\nENV DB_PASSWORD=\"" + w + "\"\n",
+		"dockerfile ARG":      "ARG DB_PASSWORD=\"" + w + "\"\n",
+		"batch set":           "@echo off\r\nset DB_PASSWORD=" + w + "\r\n",
+		"batch set quoted":    "set \"DB_PASSWORD=" + w + "\"\r\n",
+		"SET upper":           "SET DB_PASSWORD=" + w + "\r\n",
+		"readonly":            "readonly DB_PASSWORD=\"" + w + "\"\n",
+		"declare -x":          "declare -x DB_PASSWORD=\"" + w + "\"\n",
+		"local":               "f() {\n  local db_password='" + w + "'\n}\n",
+		"export (held)":       "export DB_PASSWORD=\"" + w + "\"\n",
+		"powershell env":      "$env:DB_PASSWORD = \"" + w + "\"\n",
+		"js const":            "const password = \"" + w + "\";\n",
+		"js let":              "let dbPassword = '" + w + "';\n",
+		"php var":             "<?php\n$db_password = '" + w + "';\n",
+		"go struct":           "cfg := Config{\n\tHost:     \"db\",\n\tPassword: \"" + w + "\",\n}\n",
+		"ts object":           "export default {\n  password: '" + w + "',\n};\n",
+	} {
+		got, n := rtqText(t, doc)
+		if n == 0 || strings.Contains(got, "horse") || strings.Contains(got, "battery") {
+			t.Errorf("%s: a secret reached the client (%d findings): %q", name, n, got)
+		}
+	}
+}
+
+// Near misses: the same shapes without a secret go out byte for byte.
+func TestRedTeamRUH_AssignmentNearMisses(t *testing.T) {
+	for _, doc := range []string{
+		"services:\n  db:\n    environment:\n      - POSTGRES_PASSWORD=${POSTGRES_PASSWORD}\n      - POSTGRES_PASSWORD_FILE=/run/secrets/db_password\n",
+		"    environment:\n      - \"POSTGRES_PASSWORD=${DB_PASSWORD:?set it}\"\n",
+		"ENV DB_PASSWORD_FILE=/run/secrets/db_password\nARG PASSWORD\n",
+		"set -euo pipefail\nset -x\nexport PATH=/usr/bin\n",
+		"declare -A passwords\nlocal password\nreadonly PASSWORD_MIN=12\n",
+		"const password = process.env.DB_PASSWORD;\nlet password = \"\";\nvar passwordMinLength = 12;\n",
+		"const password = req.body.password;\nconst passwordHash = await bcrypt.hash(password, 10);\n",
+		"type Login struct {\n\tPassword string `json:\"password\"`\n}\n",
+		"cfg := Config{\n\tPassword: os.Getenv(\"DB_PASSWORD\"),\n\tHost: \"db\",\n}\n",
+		"$env:DB_PASSWORD = $null\n",
+		"- name: password\n- key: secret\n",
+		"- a, b\n- \"x\"\n",
+	} {
+		if got, n := rtqText(t, doc); got != doc || n != 0 {
+			t.Errorf("changed (%d findings):\n%q\nto\n%q", n, doc, got)
+		}
+	}
+}
