@@ -559,9 +559,12 @@ type xmlValue struct {
 // terminator found missing once is not looked for again.
 func xmlValues(s string) []xmlValue {
 	var vs []xmlValue
-	// A value element (<value>) that starts at inheritAt holds the value
-	// of inherit, the element around it.
-	inherit, inheritAt := "", -1
+	// A value element (<value>, <PlainText>) holds the value of inherit, the
+	// element around it or the name element before it, until an end tag
+	// the text reading did not take (the parent's) ends the element
+	// around them: comments and other elements may come between
+	// (Hadoop's <name>, <description>, <value>; red team ruh).
+	inherit := ""
 	// The ends of comments, processing instructions and CDATA sections
 	// found missing past some point.
 	terms := [3]string{"-->", "?>", "]]>"}
@@ -598,6 +601,9 @@ func xmlValues(s string) []xmlValue {
 		}
 		name, n := xmlName(s, at)
 		if name == "" {
+			if at < len(s) && s[at] == '/' {
+				inherit = ""
+			}
 			continue
 		}
 		at = n
@@ -669,7 +675,7 @@ func xmlValues(s string) []xmlValue {
 			}
 		}
 		textName := name
-		if inheritAt == tag && valueWords[strings.ToLower(local)] {
+		if inherit != "" && valueWords[strings.ToLower(local)] {
 			textName = inherit
 		}
 		if pairName == "" && pairValue[1] > pairValue[0] {
@@ -737,10 +743,9 @@ func xmlValues(s string) []xmlValue {
 					// <property><name>...Password</name><value>, a
 					// property list's <key>Password</key><string>).
 					if len(segs) == 1 && isPairName(local) {
-						if next := skipXMLSpace(s, ce+1); next < len(s) && s[next] == '<' {
-							inherit, inheritAt = strings.TrimSpace(s[segs[0][0]:segs[0][1]]), next
-						}
+						inherit = strings.TrimSpace(s[segs[0][0]:segs[0][1]])
 					}
+					at = ce + 1
 				}
 				break text
 			default:
@@ -751,7 +756,7 @@ func xmlValues(s string) []xmlValue {
 					blank = blank && strings.TrimSpace(s[g[0]:g[1]]) == ""
 				}
 				if blank {
-					inherit, inheritAt = textName, q
+					inherit = textName
 				}
 				break text
 			}
