@@ -56,6 +56,13 @@ func (w *walker) assignText(s string) (string, bool) {
 				}
 			}
 			end = max(end, next)
+		} else {
+			// A call's arguments (red team ruh).
+			for _, v := range callValues(ls[off:end], off) {
+				if c := classify(v.name); c != notCredential {
+					fs = append(fs, spot{c.canonical(), v.start, v.end})
+				}
+			}
 		}
 		off = end + 1
 	}
@@ -472,11 +479,93 @@ func assignmentStart(l string, i int) (int, string) {
 	return i, l
 }
 
+// callValues reads the line l (at off in its text) for a call's
+// arguments that give a credential's value: a quoted name and a quoted
+// value after it (define('DB_PASSWORD', '...'); os.Setenv("DB_PASSWORD",
+// "..."); config.set("password", "...")) and a keyword argument
+// (connect(host="db", password="...")): their values' places under
+// their names. They sent a password with spaces (red team ruh).
+//
+// A quote found unclosed to the line's end is not looked for again (a
+// later quote of its kind has no closing either): one pass per line.
+func callValues(l string, off int) []xmlValue {
+	var vs []xmlValue
+	var unclosed [2]bool
+	closing := func(q int) int {
+		k := 0
+		if l[q] == '\'' {
+			k = 1
+		}
+		if unclosed[k] {
+			return -1
+		}
+		e := closingQuote(l, q)
+		if e < 0 {
+			unclosed[k] = true
+		}
+		return e
+	}
+	for i := 0; i < len(l); i++ {
+		if l[i] != '(' && l[i] != ',' {
+			continue
+		}
+		p := skipTOMLSpace(l, i+1)
+		if p >= len(l) {
+			break
+		}
+		var name string
+		if l[p] == '"' || l[p] == '\'' {
+			// A quoted name, a comma, a quoted value.
+			e := closing(p)
+			if e < 0 {
+				continue
+			}
+			name = l[p+1 : e]
+			p = skipTOMLSpace(l, e+1)
+			if p >= len(l) || l[p] != ',' || !mayName(name) {
+				continue
+			}
+			p = skipTOMLSpace(l, p+1)
+		} else {
+			n, e := xmlName(l, p)
+			e = skipTOMLSpace(l, e)
+			if n == "" || e+1 >= len(l) || l[e] != '=' || l[e+1] == '=' || !mayName(n) {
+				continue
+			}
+			name, p = n, skipTOMLSpace(l, e+1)
+		}
+		if p >= len(l) || l[p] != '"' && l[p] != '\'' {
+			continue
+		}
+		e := closing(p)
+		if e < 0 {
+			continue
+		}
+		if e > p+1 {
+			vs = append(vs, xmlValue{name, off + p + 1, off + e})
+		}
+		i = e
+	}
+	return vs
+}
+
 // assignLines reports whether a line of s assigns a value to a
 // credential's name with = (after mayNameCredential; yamlKeyLine finds
 // the lines with a colon). Only the lines with an = are read.
 func assignLines(s string) bool {
 	s = yamlBreaks(s)
+	for rest := s; ; {
+		i := strings.IndexByte(rest, '(')
+		if i < 0 {
+			break
+		}
+		start := strings.LastIndexByte(rest[:i], '\n') + 1
+		l, after, _ := strings.Cut(rest[start:], "\n")
+		if slices.ContainsFunc(callValues(l, 0), func(v xmlValue) bool { return classify(v.name) != notCredential }) {
+			return true
+		}
+		rest = after
+	}
 	var unended [2]bool
 	for {
 		i := strings.IndexByte(s, '=')

@@ -196,6 +196,20 @@ func BenchmarkResultXMLText(b *testing.B) {
 		// 256 KiB of credential elements: each value was compared with
 		// all the values kept before it.
 		"many-values": strings.Repeat("<pw>x</pw>", 1<<18/10),
+		// Red team ruh: 256 KiB of credential-named values five bytes
+		// apart, as unquoted attributes, a connection string's members,
+		// declarations and TOML inline tables' members.
+		"many-unquoted":   "<a" + strings.Repeat(" pw=x", 1<<18/5) + ">",
+		"many-conn-pairs": `<a b="` + strings.Repeat("pw=x;", 1<<18/5) + `"/>`,
+		"many-inline":     "t = {" + strings.Repeat(" pw='x',", 1<<18/8) + "}\n",
+		"many-set-lines":  strings.Repeat("set pw=x\n", 1<<18/9),
+		// A line of calls' arguments whose quotes never close, and
+		// 1 MiB of keyword arguments.
+		"unclosed-call-args": "f(" + strings.Repeat(`, "pw", '`, 1<<20/9) + "\n",
+		"call-args":          strings.Repeat(`f(a, pw="x", b=2)`+"\n", 1<<20/18),
+		// Name elements each followed by a long run of siblings and
+		// a value element.
+		"name-siblings": strings.Repeat("<p><name>pw</name>"+strings.Repeat("<d>x</d>", 50)+"<value>x</value></p>", 1<<18/440),
 	})
 }
 

@@ -41,6 +41,28 @@ func TestRedTeamRUH_AssignmentPrefixes(t *testing.T) {
 	}
 }
 
+// Red team ruh: a call's arguments that give a credential's value, a
+// quoted name and a quoted value (wp-config.php's define, Setenv) or a
+// keyword argument, were no assignment of a line: a password with spaces
+// went out whole.
+func TestRedTeamRUH_CallArguments(t *testing.T) {
+	w := "correct horse battery staple"
+	for name, doc := range map[string]string{
+		"wp-config define":  "define( 'DB_NAME', 'wordpress' );\ndefine( 'DB_PASSWORD', '" + w + "' );\n",
+		"go setenv":         "os.Setenv(\"DB_PASSWORD\", \"" + w + "\")\n",
+		"py setdefault":     "os.environ.setdefault(\"DB_PASSWORD\", \"" + w + "\")\n",
+		"config set":        "config.set('database', 'password', '" + w + "')\n",
+		"py kwarg":          "conn = psycopg2.connect(host=\"db\", user=\"app\", password=\"" + w + "\")\n",
+		"kwarg spaces":      "connect(host='db', password = '" + w + "')\n",
+		"kwarg second line": "engine = create_engine(\n    url,\n    password=\"" + w + "\",\n)\n",
+	} {
+		got, n := rtqText(t, doc)
+		if n == 0 || strings.Contains(got, "horse") || strings.Contains(got, "battery") {
+			t.Errorf("%s: a secret reached the client (%d findings): %q", name, n, got)
+		}
+	}
+}
+
 // Near misses: the same shapes without a secret go out byte for byte.
 func TestRedTeamRUH_AssignmentNearMisses(t *testing.T) {
 	for _, doc := range []string{
@@ -56,6 +78,11 @@ func TestRedTeamRUH_AssignmentNearMisses(t *testing.T) {
 		"$env:DB_PASSWORD = $null\n",
 		"- name: password\n- key: secret\n",
 		"- a, b\n- \"x\"\n",
+		"pw := os.Getenv(\"DB_PASSWORD\")\nv := getattr(settings, \"PASSWORD\", \"\")\n",
+		"parser.add_argument(\"--password\", help=\"the database password\")\n",
+		"log.Printf(\"password: %s\", masked)\nFormField(\"password\", \"string\")\n",
+		"connect(host=\"db\", password=os.environ[\"DB_PASSWORD\"])\n",
+		"f(\"a\", \"b\", " + strings.Repeat("\"x, ", 100) + ")\n",
 	} {
 		if got, n := rtqText(t, doc); got != doc || n != 0 {
 			t.Errorf("changed (%d findings):\n%q\nto\n%q", n, doc, got)
