@@ -483,8 +483,10 @@ func assignmentStart(l string, i int) (int, string) {
 // arguments that give a credential's value: a quoted name and a quoted
 // value after it (define('DB_PASSWORD', '...'); os.Setenv("DB_PASSWORD",
 // "..."); config.set("password", "...")) and a keyword argument
-// (connect(host="db", password="...")): their values' places under
-// their names. They sent a password with spaces (red team ruh).
+// (connect(host="db", password="...")), and a command's quoted option
+// (java -Djavax.net.ssl.keyStorePassword="...", mysql --password "..."):
+// their values' places under their names. They sent a password with
+// spaces (red team ruh).
 //
 // A quote found unclosed to the line's end is not looked for again (a
 // later quote of its kind has no closing either): one pass per line.
@@ -506,15 +508,35 @@ func callValues(l string, off int) []xmlValue {
 		return e
 	}
 	for i := 0; i < len(l); i++ {
-		if l[i] != '(' && l[i] != ',' {
+		flag := i+2 < len(l) && l[i] == '-' && (l[i+1] == 'D' || l[i+1] == '-') && (i == 0 || strings.IndexByte(" \t\"'=", l[i-1]) >= 0)
+		if l[i] != '(' && l[i] != ',' && !flag {
 			continue
 		}
 		p := skipTOMLSpace(l, i+1)
+		if flag {
+			p = i + 2
+		}
 		if p >= len(l) {
 			break
 		}
 		var name string
-		if l[p] == '"' || l[p] == '\'' {
+		if flag {
+			// A command's option: -Dname="..." (Java's system
+			// properties), --name="..." or --name "...".
+			n, e := xmlName(l, p)
+			if n == "" || e+1 >= len(l) || !(l[e] == '=' || l[i+1] == '-' && l[e] == ' ') || !mayName(n) {
+				continue
+			}
+			name, p = n, e+1
+			if p < len(l) && l[p] != '"' && l[p] != '\'' && i > 0 && (l[i-1] == '"' || l[i-1] == '\'') {
+				// The whole option quoted: '-Dname=...'.
+				if q := closing(i - 1); q > p {
+					vs = append(vs, xmlValue{name, off + p, off + q})
+					i = q
+				}
+				continue
+			}
+		} else if l[p] == '"' || l[p] == '\'' {
 			// A quoted name, a comma, a quoted value.
 			e := closing(p)
 			if e < 0 {
@@ -555,7 +577,7 @@ func callValues(l string, off int) []xmlValue {
 func assignLines(s string) bool {
 	s = yamlBreaks(s)
 	for rest := s; ; {
-		i := strings.IndexByte(rest, '(')
+		i := strings.IndexAny(rest, "(-")
 		if i < 0 {
 			break
 		}

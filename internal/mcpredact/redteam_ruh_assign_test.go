@@ -55,6 +55,11 @@ func TestRedTeamRUH_CallArguments(t *testing.T) {
 		"py kwarg":          "conn = psycopg2.connect(host=\"db\", user=\"app\", password=\"" + w + "\")\n",
 		"kwarg spaces":      "connect(host='db', password = '" + w + "')\n",
 		"kwarg second line": "engine = create_engine(\n    url,\n    password=\"" + w + "\",\n)\n",
+		"java -D":           "java -Xmx1g -Djavax.net.ssl.trustStorePassword=\"" + w + "\" -jar app.jar\n",
+		"java -D single":    "exec java '-Ddb.password=" + w + "' -jar app.jar\n",
+		"JAVA_OPTS -D":      "JAVA_OPTS=\"-Xmx1g -Ddb.password='" + w + "'\"\n",
+		"mysql --password=": "mysql --user=root --password=\"" + w + "\" app < dump.sql\n",
+		"--password space":  "$ psql-wrapper --host db --password '" + w + "'\n",
 	} {
 		got, n := rtqText(t, doc)
 		if n == 0 || strings.Contains(got, "horse") || strings.Contains(got, "battery") {
@@ -83,6 +88,10 @@ func TestRedTeamRUH_AssignmentNearMisses(t *testing.T) {
 		"log.Printf(\"password: %s\", masked)\nFormField(\"password\", \"string\")\n",
 		"connect(host=\"db\", password=os.environ[\"DB_PASSWORD\"])\n",
 		"f(\"a\", \"b\", " + strings.Repeat("\"x, ", 100) + ")\n",
+		"mysql --password=\"$DB_PASSWORD\" --user=\"${DB_USER}\" app\n",
+		"java -Djavax.net.ssl.trustStore=\"/etc/ssl/trust store.jks\" -Dpassword.min=\"12\" -jar app.jar\n",
+		"  --password-file \"/run/secrets/db password\"\n  --no-password\n",
+		"curl -H \"Accept: text/plain\" --data-raw \"a=b\" https://example.com\n",
 	} {
 		if got, n := rtqText(t, doc); got != doc || n != 0 {
 			t.Errorf("changed (%d findings):\n%q\nto\n%q", n, doc, got)
