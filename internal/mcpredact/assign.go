@@ -34,7 +34,7 @@ func (w *walker) assignText(s string) (string, bool) {
 	// Lines end at CR alone, NEL, LS and PS too ("[db]\rpw = ...", red
 	// team rtu); the values are taken from s, at the same offsets.
 	ls := yamlBreaks(s)
-	var unended [2]bool
+	var unended tomlState
 	for off := 0; off < len(s); {
 		end := strings.IndexByte(ls[off:], '\n')
 		if end < 0 {
@@ -194,9 +194,10 @@ func assignedName(l string, i int) (name string, n int, ok bool) {
 // off when the line holds none of these. The values are taken from ls's
 // text at the same offsets.
 //
-// unended says which of the two multi-line quotes has no end past some
+// st.unended says which of the two multi-line quotes has no end past some
 // point: a text of lines that open one and never end it is read once.
-func tomlValues(ls string, off, end int, unended *[2]bool) (vs []xmlValue, next int) {
+func tomlValues(ls string, off, end int, st *tomlState) (vs []xmlValue, next int) {
+	unended := &st.unended
 	l := ls[off:end]
 	i := len(l) - len(strings.TrimLeft(l, " \t"))
 	name, n, ok := assignedName(l, i)
@@ -245,6 +246,43 @@ func tomlValues(ls string, off, end int, unended *[2]bool) (vs []xmlValue, next 
 			vs = append(vs, xmlValue{name, vs0, ve})
 		}
 		return vs, next
+	case strings.HasPrefix(rest, "<<"):
+		// A heredoc (Terraform's password = <<EOT, red team ruh): the
+		// lines up to its marker's, looked for in the next 4 KiB.
+		if !mayName(name) {
+			return nil, off
+		}
+		m := strings.TrimLeft(rest[2:], "-~")
+		m = strings.Trim(strings.TrimRight(m, " \t\r"), `"'`)
+		if id, e := xmlName(m, 0); id == "" || e != len(m) || end >= len(ls) {
+			return nil, off
+		}
+		vs0 := end + 1
+		p := vs0
+		if st.heredocs == nil {
+			st.heredocs = map[string]int{}
+		}
+		if h, ok := st.heredocs[m]; ok && h > p {
+			p = h // no line of this marker's before h
+		}
+		for p < len(ls) && p-vs0 <= 4096 {
+			e := lineEnd(ls, p)
+			if strings.TrimSpace(ls[p:e]) == m {
+				ve := p
+				for ve > vs0 && (ls[ve-1] == '\n' || ls[ve-1] == '\r') {
+					ve--
+				}
+				if ve > vs0 {
+					vs = append(vs, xmlValue{name, vs0, ve})
+				}
+				return vs, e
+			}
+			p = e + 1
+		}
+		if len(st.heredocs) < 64 {
+			st.heredocs[m] = p
+		}
+		return nil, off
 	case strings.HasPrefix(rest, "["):
 		// An array may go on over lines (passwords = [\n "...",\n]).
 		if !mayName(name) {
@@ -321,6 +359,14 @@ func tomlValues(ls string, off, end int, unended *[2]bool) (vs []xmlValue, next 
 		return nil, off
 	}
 	return vs, end
+}
+
+// tomlState is what tomlValues found missing in a text: the ends of the
+// two multi-line quotes, and the lines of heredocs' markers (up to where
+// none was found, for 64 markers).
+type tomlState struct {
+	unended  [2]bool
+	heredocs map[string]int
 }
 
 // tomlStrings reads the strings of an array at ls[p:] (after its [) up
@@ -419,8 +465,8 @@ func assignment(l string) (name string, vs, ve int, ok bool) {
 	if c := strings.Index(v, " #"); c >= 0 {
 		v = strings.TrimRight(v[:c], " \t") // a comment after the value
 	}
-	if strings.HasPrefix(v, `"""`) || strings.HasPrefix(v, "'''") {
-		return "", 0, 0, false // a multi-line string: tomlValues
+	if strings.HasPrefix(v, `"""`) || strings.HasPrefix(v, "'''") || strings.HasPrefix(v, "<<") {
+		return "", 0, 0, false // a multi-line string or a heredoc: tomlValues
 	}
 	if len(v) >= 2 && (v[0] == '"' || v[0] == '\'') && v[len(v)-1] == v[0] {
 		return name, n + 1, n + len(v) - 1, true
@@ -588,7 +634,7 @@ func assignLines(s string) bool {
 		}
 		rest = after
 	}
-	var unended [2]bool
+	var unended tomlState
 	for {
 		i := strings.IndexByte(s, '=')
 		if i < 0 {

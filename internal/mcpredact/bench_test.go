@@ -206,7 +206,9 @@ func BenchmarkResultXMLText(b *testing.B) {
 		// A line of calls' arguments whose quotes never close, and
 		// 1 MiB of keyword arguments.
 		"unclosed-call-args": "f(" + strings.Repeat(`, "pw", '`, 1<<20/9) + "\n",
-		"call-args":          strings.Repeat(`f(a, pw="x", b=2)`+"\n", 1<<20/18),
+		// Heredocs never ended, each looked for in the next 4 KiB.
+		"unended-heredocs": strings.Repeat("pw = <<EOT\n", 1<<20/11),
+		"call-args":        strings.Repeat(`f(a, pw="x", b=2)`+"\n", 1<<20/18),
 		// Name elements each followed by a long run of siblings and
 		// a value element.
 		"name-siblings": strings.Repeat("<p><name>pw</name>"+strings.Repeat("<d>x</d>", 50)+"<value>x</value></p>", 1<<18/440),

@@ -98,3 +98,31 @@ func TestRedTeamRUH_AssignmentNearMisses(t *testing.T) {
 		}
 	}
 }
+
+// Red team ruh: a heredoc under a credential's name (Terraform's and
+// HCL's password = <<EOT) sent a password with spaces.
+func TestRedTeamRUH_Heredoc(t *testing.T) {
+	w := "correct horse battery staple"
+	for name, doc := range map[string]string{
+		"terraform":     "resource \"aws_db_instance\" \"db\" {\n  engine   = \"postgres\"\n  password = <<EOT\n" + w + "\nEOT\n}\n",
+		"indented":      "locals {\n  db_password = <<-EOT\n    " + w + "\n  EOT\n}\n",
+		"quoted marker": "password = <<\"END\"\n" + w + "\nEND\n",
+		"crlf":          "password = <<EOT\r\n" + w + "\r\nEOT\r\n",
+		"after unended": "pw = <<END\nx\n" + "password = <<EOT\n" + w + "\nEOT\n",
+	} {
+		got, n := rtqText(t, doc)
+		if n == 0 || strings.Contains(got, "horse") {
+			t.Errorf("%s: a secret reached the client (%d findings): %q", name, n, got)
+		}
+	}
+	for _, doc := range []string{
+		"resource \"aws_iam_policy\" \"p\" {\n  policy = <<EOF\n{\"Version\": \"2012-10-17\"}\nEOF\n}\n",
+		"  password = <<EOT\n${var.db_password}\nEOT\n",
+		"  user_data = <<-EOT\n    #!/bin/bash\n    echo password reset\n  EOT\n",
+		"password = <<EOT\n",
+	} {
+		if got, n := rtqText(t, doc); got != doc || n != 0 {
+			t.Errorf("changed (%d findings):\n%q\nto\n%q", n, doc, got)
+		}
+	}
+}
