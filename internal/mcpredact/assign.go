@@ -455,6 +455,10 @@ func assignment(l string) (name string, vs, ve int, ok bool) {
 		n++
 	case n+1 < len(l) && l[n] == ':' && (l[n+1] == ' ' || l[n+1] == '\t'):
 		n++
+	case n+1 < len(l) && l[n] == ':' && l[n+1] != ':' && l[n+1] != '/' && strings.IndexByte(name, '.') > 0 && !strings.ContainsAny(name, "\"'"):
+		// A Java properties file's dotted key and its colon
+		// (db.password:...; red team ruh).
+		n++
 	default:
 		return "", 0, 0, false
 	}
@@ -623,12 +627,15 @@ func callValues(l string, off int) []xmlValue {
 func assignLines(s string) bool {
 	s = yamlBreaks(s)
 	for rest := s; ; {
-		i := strings.IndexAny(rest, "(-")
+		i := strings.IndexAny(rest, "(-:")
 		if i < 0 {
 			break
 		}
 		start := strings.LastIndexByte(rest[:i], '\n') + 1
 		l, after, _ := strings.Cut(rest[start:], "\n")
+		if name, _, _, ok := assignment(l); ok && classify(name) != notCredential {
+			return true
+		}
 		if slices.ContainsFunc(callValues(l, 0), func(v xmlValue) bool { return classify(v.name) != notCredential }) {
 			return true
 		}

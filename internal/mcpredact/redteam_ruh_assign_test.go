@@ -126,3 +126,28 @@ func TestRedTeamRUH_Heredoc(t *testing.T) {
 		}
 	}
 }
+
+// Red team ruh: a Java properties file's dotted key with a colon and no
+// space after it (db.password:...) sent a password with spaces.
+func TestRedTeamRUH_PropertiesColon(t *testing.T) {
+	w := "correct horse battery staple"
+	for name, doc := range map[string]string{
+		"colon":       "db.host=x\ndb.password:" + w + "\n",
+		"colon space": "spring.datasource.password :" + w + "\n",
+	} {
+		got, n := rtqText(t, doc)
+		if n == 0 || strings.Contains(got, "horse") {
+			t.Errorf("%s: a secret reached the client (%d findings): %q", name, n, got)
+		}
+	}
+	for _, doc := range []string{
+		"db.password:${DB_PASSWORD}\nspring.datasource.password:\n",
+		"std::string password;\nserver.url:https://example.com/login\n",
+		"See db.password:the docs say to set it in the vault\n",
+		"app.password.policy:strict\n",
+	} {
+		if got, n := rtqText(t, doc); got != doc || n != 0 {
+			t.Errorf("changed (%d findings):\n%q\nto\n%q", n, doc, got)
+		}
+	}
+}
