@@ -492,7 +492,28 @@ func assignment(l string) (name string, vs, ve int, ok bool) {
 // Dockerfile's, a batch file's and a script's declarations (export
 // PW=..., ENV PW=..., set PW=..., readonly PW=..., const pw = ...;) and
 // PowerShell's $env: (red team ruh: each sent a password with spaces).
-var assignWords = []string{"export", "set", "readonly", "declare", "typeset", "local", "env", "arg", "const", "let", "var"}
+// isAssignWord reports whether w is one of them, in any case.
+func isAssignWord(w string) bool {
+	var ws []string
+	switch len(w) {
+	case 3:
+		ws = []string{"set", "env", "arg", "let", "var"}
+	case 5:
+		ws = []string{"local", "const"}
+	case 6:
+		ws = []string{"export"}
+	case 7:
+		ws = []string{"declare", "typeset"}
+	case 8:
+		ws = []string{"readonly"}
+	}
+	for _, x := range ws {
+		if strings.EqualFold(w, x) {
+			return true
+		}
+	}
+	return false
+}
 
 // assignmentStart skips what may come before an assignment's name at
 // l[i:]: a YAML list's dash (docker compose's environment list, - PW=...),
@@ -508,7 +529,7 @@ func assignmentStart(l string, i int) (int, string) {
 		for word < len(l) && (l[word]|0x20 >= 'a' && l[word]|0x20 <= 'z') {
 			word++
 		}
-		if word == i || word >= len(l) || l[word] != ' ' && l[word] != '\t' || !slices.ContainsFunc(assignWords, func(w string) bool { return strings.EqualFold(w, l[i:word]) }) {
+		if word == i || word >= len(l) || l[word] != ' ' && l[word] != '\t' || !isAssignWord(l[i:word]) {
 			break
 		}
 		i = skipTOMLSpace(l, word)
@@ -626,20 +647,31 @@ func callValues(l string, off int) []xmlValue {
 // the lines with a colon). Only the lines with an = are read.
 func assignLines(s string) bool {
 	s = yamlBreaks(s)
-	for rest := s; ; {
-		i := strings.IndexAny(rest, "(-:")
-		if i < 0 {
-			break
+	// Each of ( - : looked for on its own (IndexByte is fast where
+	// IndexAny is not), each line read once per byte: only what may
+	// start a call, an option (-D, --) or a properties colon (no space,
+	// no := or ::).
+	for _, c := range []byte("(-:") {
+		for rest := s; ; {
+			i := strings.IndexByte(rest, c)
+			if i < 0 {
+				break
+			}
+			if i+1 >= len(rest) || c == '-' && rest[i+1] != 'D' && rest[i+1] != '-' || c == ':' && strings.IndexByte(" \t\r\n:=/", rest[i+1]) >= 0 {
+				rest = rest[i+1:]
+				continue
+			}
+			start := strings.LastIndexByte(rest[:i], '\n') + 1
+			l, after, _ := strings.Cut(rest[start:], "\n")
+			if c == ':' {
+				if name, _, _, ok := assignment(l); ok && classify(name) != notCredential {
+					return true
+				}
+			} else if (strings.IndexByte(l, '"') >= 0 || strings.IndexByte(l, '\'') >= 0) && slices.ContainsFunc(callValues(l, 0), func(v xmlValue) bool { return classify(v.name) != notCredential }) {
+				return true
+			}
+			rest = after
 		}
-		start := strings.LastIndexByte(rest[:i], '\n') + 1
-		l, after, _ := strings.Cut(rest[start:], "\n")
-		if name, _, _, ok := assignment(l); ok && classify(name) != notCredential {
-			return true
-		}
-		if slices.ContainsFunc(callValues(l, 0), func(v xmlValue) bool { return classify(v.name) != notCredential }) {
-			return true
-		}
-		rest = after
 	}
 	var unended tomlState
 	for {
