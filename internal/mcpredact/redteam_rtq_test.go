@@ -185,3 +185,27 @@ func TestRedTeamRTQ_TextTables(t *testing.T) {
 		}
 	}
 }
+
+// rtqWordsRedacted checks that each text, sent as a tool result, comes
+// out with findings and without the passphrase's words ("horse",
+// "battery") the attacks put in it.
+func rtqWordsRedacted(t *testing.T, docs map[string]string) {
+	t.Helper()
+	for name, doc := range docs {
+		got, n := rtqText(t, doc)
+		if n == 0 || strings.Contains(got, "horse") || strings.Contains(got, "battery") {
+			t.Errorf("%s: a secret reached the client (%d findings): %q", name, n, got)
+		}
+	}
+}
+
+// rtqUnchanged checks that each text, sent as a tool result, goes out
+// byte for byte with no finding.
+func rtqUnchanged(t *testing.T, docs []string) {
+	t.Helper()
+	for _, doc := range docs {
+		if got, n := rtqText(t, doc); got != doc || n != 0 {
+			t.Errorf("changed (%d findings):\n%q\nto\n%q", n, doc, got)
+		}
+	}
+}

@@ -1,16 +1,13 @@
 package mcpredact_test
 
-import (
-	"strings"
-	"testing"
-)
+import "testing"
 
 // Red team ruc's last findings (fixed after it): XML and TOML spellings of
 // a credential's name whose value holds spaces, where only the readings
 // with names see it whole. Each went out.
 func TestRedTeamRUC_XMLAndQuotedNames(t *testing.T) {
 	words := "correct horse battery staple"
-	for name, doc := range map[string]string{
+	rtqWordsRedacted(t, map[string]string{
 		"cdata words":        "<password><![CDATA[" + words + "]]></password>",
 		"cdata bracket":      "<password><![CDATA[correct ]horse] battery staple]]></password>",
 		"spaced equals":      `<db password = "` + words + `" />`,
@@ -25,14 +22,9 @@ func TestRedTeamRUC_XMLAndQuotedNames(t *testing.T) {
 		"toml quoted sq":     `'db_password' = '` + words + `'`,
 		"toml quoted esc":    `"\u0070\u0077" = "` + words + `"`,
 		"toml dotted quoted": `db."password" = "` + words + `"`,
-	} {
-		got, n := rtqText(t, doc)
-		if n == 0 || strings.Contains(got, "horse") {
-			t.Errorf("%s: a secret reached the client: %q", name, got)
-		}
-	}
+	})
 	// Near misses: ordinary XML, HTML and TOML with these shapes.
-	for _, doc := range []string{
+	rtqUnchanged(t, []string{
 		`<param name="pw_min_length" value="12"/>`,
 		`<add key="PasswordPolicy" value="twelve" />`,
 		`<param name="title" value="correct horse battery staple"/>`,
@@ -42,9 +34,5 @@ func TestRedTeamRUC_XMLAndQuotedNames(t *testing.T) {
 		`"title" = "correct horse battery staple"`,
 		`"password_policy" = "min twelve"`,
 		`<a href="/reset">Forgot your password?</a>`,
-	} {
-		if got, n := rtqText(t, doc); got != doc || n != 0 {
-			t.Errorf("changed (%d findings): %q -> %q", n, doc, got)
-		}
-	}
+	})
 }

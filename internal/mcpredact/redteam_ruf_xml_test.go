@@ -10,7 +10,7 @@ import (
 // first space). Each went out whole.
 func TestRedTeamRUF_XMLSpellings(t *testing.T) {
 	w := "correct horse battery staple"
-	for name, doc := range map[string]string{
+	rtqWordsRedacted(t, map[string]string{
 		"ns pair":            `<x:param x:name="pw" x:value="` + w + `"/>`,
 		"pair val":           `<param name="pw" val="` + w + `"/>`,
 		"pair data":          `<param name="pw" data="` + w + `"/>`,
@@ -43,18 +43,13 @@ func TestRedTeamRUF_XMLSpellings(t *testing.T) {
 		"hadoop property":    "<property>\n  <name>javax.jdo.option.ConnectionPassword</name>\n  <value>" + w + "</value>\n</property>",
 		"key value elements": `<entry><key>db_password</key><value>` + w + `</value></entry>`,
 		"plist":              "<dict>\n\t<key>Password</key>\n\t<string>" + w + "</string>\n</dict>",
-	} {
-		got, n := rtqText(t, doc)
-		if n == 0 || strings.Contains(got, "horse") {
-			t.Errorf("%s: a secret reached the client: %q", name, got)
-		}
-	}
+	})
 }
 
 // What held against ruf (kept so that it keeps holding).
 func TestRedTeamRUF_XMLHeld(t *testing.T) {
 	w := "correct horse battery staple"
-	for name, doc := range map[string]string{
+	rtqWordsRedacted(t, map[string]string{
 		"Parameter Name Value": `<Parameter Name="Password" Value="` + w + `"/>`,
 		"KEY VALUE":            `<add KEY="DbPassword" VALUE="` + w + `"/>`,
 		"keystore property":    `<property name="javax.net.ssl.keyStorePassword" value="` + w + `"/>`,
@@ -79,17 +74,12 @@ func TestRedTeamRUF_XMLHeld(t *testing.T) {
 		"toml escaped space":   `"db\u0020password" = "` + w + `"`,
 		"nul in name":          `"pass\u0000word" = "` + w + `"`,
 		"comment after value":  `pw = "` + w + `" # db`,
-	} {
-		got, n := rtqText(t, doc)
-		if n == 0 || strings.Contains(got, "horse") {
-			t.Errorf("%s: a secret reached the client: %q", name, got)
-		}
-	}
+	})
 }
 
 // Ordinary XML, HTML and configuration files pass unchanged.
 func TestRedTeamRUF_XMLNearMisses(t *testing.T) {
-	for _, doc := range []string{
+	rtqUnchanged(t, []string{
 		"<project>\n  <modelVersion>4.0.0</modelVersion>\n  <groupId>com.example</groupId>\n  <artifactId>demo</artifactId>\n  <properties>\n    <java.version>17</java.version>\n    <password.policy.version>2.1</password.policy.version>\n  </properties>\n  <dependencies>\n    <dependency>\n      <groupId>org.springframework.security</groupId>\n      <artifactId>spring-security-crypto</artifactId>\n    </dependency>\n  </dependencies>\n</project>",
 		"<Project Sdk=\"Microsoft.NET.Sdk\">\n  <PropertyGroup>\n    <TargetFramework>net8.0</TargetFramework>\n    <UserSecretsId>aspnet-demo-1234</UserSecretsId>\n  </PropertyGroup>\n  <ItemGroup>\n    <PackageReference Include=\"Microsoft.AspNetCore.Identity\" Version=\"8.0.0\" />\n  </ItemGroup>\n</Project>",
 		"<configuration>\n  <appSettings>\n    <add key=\"PasswordMinLength\" value=\"12\" />\n    <add key=\"PasswordResetUrl\" value=\"https://example.com/reset\" />\n    <add key=\"Title\" value=\"correct horse battery staple\" />\n  </appSettings>\n  <connectionStrings>\n    <add name=\"Db\" connectionString=\"Server=db;Database=app;Integrated Security=true;\" />\n  </connectionStrings>\n</configuration>",
@@ -111,18 +101,14 @@ func TestRedTeamRUF_XMLNearMisses(t *testing.T) {
 		`<password><!-- set in the vault --></password>`,
 		"[package]\nname = \"demo\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\nargon2 = \"0.5\"\npassword-hash = { version = \"0.5\", features = [\"rand_core\"] }\n",
 		"[project]\nname = \"demo\"\nversion = \"1.0\"\ndependencies = [\"passlib>=1.7\", \"bcrypt\"]\n\n[tool.ruff]\nline-length = 100\n",
-	} {
-		if got, n := rtqText(t, doc); got != doc || n != 0 {
-			t.Errorf("changed (%d findings): %q -> %q", n, doc, got)
-		}
-	}
+	})
 }
 
 // Red team ruf: TOML values ruc's quoted names did not reach, each with a
 // password with spaces. Each went out whole.
 func TestRedTeamRUF_TOMLValues(t *testing.T) {
 	w := "correct horse battery staple"
-	for name, doc := range map[string]string{
+	rtqWordsRedacted(t, map[string]string{
 		"inline table":           `db = { "password" = "` + w + `", host = "x" }`,
 		"inline table bare":      `db = { password = "` + w + `" }`,
 		"inline table second":    "[servers]\nalpha = { user = 'bob', pw = '" + w + "' }",
@@ -136,12 +122,7 @@ func TestRedTeamRUF_TOMLValues(t *testing.T) {
 		"inline after number":    `db = { port = 5432, password = "` + w + `" }`,
 		"inline array":           `db = { hosts = ["a", "b"], passwords = ["` + w + `"] }`,
 		"array over lines":       "passwords = [\n  \"" + w + "\",\n]",
-	} {
-		got, n := rtqText(t, doc)
-		if n == 0 || strings.Contains(got, "horse") {
-			t.Errorf("%s: a secret reached the client: %q", name, got)
-		}
-	}
+	})
 	// What held: a multi-line string on one line.
 	for _, doc := range []string{`pw = """` + w + `"""`, `password = '''` + w + `'''`} {
 		if got, n := rtqText(t, doc); n == 0 || strings.Contains(got, "horse") {
@@ -149,7 +130,7 @@ func TestRedTeamRUF_TOMLValues(t *testing.T) {
 		}
 	}
 	// Near misses: TOML without a credential's value.
-	for _, doc := range []string{
+	rtqUnchanged(t, []string{
 		"[dependencies]\npassword-hash = { version = \"0.5\", features = [\"rand_core\"] }\nargon2 = { version = \"0.5\", default-features = false }\n",
 		"[tool.poetry.dependencies]\npython = \"^3.11\"\npasslib = { version = \"^1.7\", extras = [\"bcrypt\"] }\n",
 		"[auth]\npassword_rules = [\"min twelve\", \"one digit\"]\ntitle = \"\"\"\ncorrect horse battery staple\n\"\"\"\n",
@@ -157,11 +138,7 @@ func TestRedTeamRUF_TOMLValues(t *testing.T) {
 		"password_hint = \"\"\"\n\"\"\"\n",
 		`db . "password_policy" = "min twelve"`,
 		"[db]\nsettings = { port = 5432, password_file = \"/run/secrets/db\", auth = { method = \"scram\" } }\nhosts = [\n  \"db1\",\n  \"db2\",\n]\n",
-	} {
-		if got, n := rtqText(t, doc); got != doc || n != 0 {
-			t.Errorf("changed (%d findings): %q -> %q", n, doc, got)
-		}
-	}
+	})
 }
 
 // Documented leftovers of red team ruf: spellings that still go out, as
@@ -187,7 +164,7 @@ func TestRedTeamRUF_Leftovers(t *testing.T) {
 
 // More near misses: templates, hints, masked and empty values.
 func TestRedTeamRUF_TemplatesAndHints(t *testing.T) {
-	for _, doc := range []string{
+	rtqUnchanged(t, []string{
 		`<string name="password_hint">Enter your password</string>`,
 		`<string name="password_label">Password</string>`,
 		`<EditText android:id="@+id/password" android:inputType="textPassword" android:hint="@string/password_hint"/>`,
@@ -200,9 +177,5 @@ func TestRedTeamRUF_TemplatesAndHints(t *testing.T) {
 		`<add key="ValidationKey" value="AutoGenerate,IsolateApps"/>`,
 		"<dict>\n\t<key>password</key>\n\t<string></string>\n</dict>",
 		`<label for="pw">Password <span>(min. 8 chars)</span></label>`,
-	} {
-		if got, n := rtqText(t, doc); got != doc || n != 0 {
-			t.Errorf("changed (%d findings): %q -> %q", n, doc, got)
-		}
-	}
+	})
 }

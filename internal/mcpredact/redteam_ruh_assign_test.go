@@ -14,7 +14,7 @@ import (
 // first space, and found nothing in "correct").
 func TestRedTeamRUH_AssignmentPrefixes(t *testing.T) {
 	w := "correct horse battery staple"
-	for name, doc := range map[string]string{
+	rtqWordsRedacted(t, map[string]string{
 		"compose list":        "services:\n  db:\n    environment:\n      - POSTGRES_PASSWORD=" + w + "\n",
 		"compose list quoted": "services:\n  db:\n    environment:\n      - \"POSTGRES_PASSWORD=" + w + "\"\n",
 		"compose list single": "    environment:\n      - 'POSTGRES_PASSWORD=" + w + "'\n",
@@ -33,12 +33,7 @@ func TestRedTeamRUH_AssignmentPrefixes(t *testing.T) {
 		"php var":             "<?php\n$db_password = '" + w + "';\n",
 		"go struct":           "cfg := Config{\n\tHost:     \"db\",\n\tPassword: \"" + w + "\",\n}\n",
 		"ts object":           "export default {\n  password: '" + w + "',\n};\n",
-	} {
-		got, n := rtqText(t, doc)
-		if n == 0 || strings.Contains(got, "horse") || strings.Contains(got, "battery") {
-			t.Errorf("%s: a secret reached the client (%d findings): %q", name, n, got)
-		}
-	}
+	})
 }
 
 // Red team ruh: a call's arguments that give a credential's value, a
@@ -47,7 +42,7 @@ func TestRedTeamRUH_AssignmentPrefixes(t *testing.T) {
 // went out whole.
 func TestRedTeamRUH_CallArguments(t *testing.T) {
 	w := "correct horse battery staple"
-	for name, doc := range map[string]string{
+	rtqWordsRedacted(t, map[string]string{
 		"wp-config define":  "define( 'DB_NAME', 'wordpress' );\ndefine( 'DB_PASSWORD', '" + w + "' );\n",
 		"go setenv":         "os.Setenv(\"DB_PASSWORD\", \"" + w + "\")\n",
 		"py setdefault":     "os.environ.setdefault(\"DB_PASSWORD\", \"" + w + "\")\n",
@@ -60,17 +55,12 @@ func TestRedTeamRUH_CallArguments(t *testing.T) {
 		"JAVA_OPTS -D":      "JAVA_OPTS=\"-Xmx1g -Ddb.password='" + w + "'\"\n",
 		"mysql --password=": "mysql --user=root --password=\"" + w + "\" app < dump.sql\n",
 		"--password space":  "$ psql-wrapper --host db --password '" + w + "'\n",
-	} {
-		got, n := rtqText(t, doc)
-		if n == 0 || strings.Contains(got, "horse") || strings.Contains(got, "battery") {
-			t.Errorf("%s: a secret reached the client (%d findings): %q", name, n, got)
-		}
-	}
+	})
 }
 
 // Near misses: the same shapes without a secret go out byte for byte.
 func TestRedTeamRUH_AssignmentNearMisses(t *testing.T) {
-	for _, doc := range []string{
+	rtqUnchanged(t, []string{
 		"services:\n  db:\n    environment:\n      - POSTGRES_PASSWORD=${POSTGRES_PASSWORD}\n      - POSTGRES_PASSWORD_FILE=/run/secrets/db_password\n",
 		"    environment:\n      - \"POSTGRES_PASSWORD=${DB_PASSWORD:?set it}\"\n",
 		"ENV DB_PASSWORD_FILE=/run/secrets/db_password\nARG PASSWORD\n",
@@ -92,62 +82,40 @@ func TestRedTeamRUH_AssignmentNearMisses(t *testing.T) {
 		"java -Djavax.net.ssl.trustStore=\"/etc/ssl/trust store.jks\" -Dpassword.min=\"12\" -jar app.jar\n",
 		"  --password-file \"/run/secrets/db password\"\n  --no-password\n",
 		"curl -H \"Accept: text/plain\" --data-raw \"a=b\" https://example.com\n",
-	} {
-		if got, n := rtqText(t, doc); got != doc || n != 0 {
-			t.Errorf("changed (%d findings):\n%q\nto\n%q", n, doc, got)
-		}
-	}
+	})
 }
 
 // Red team ruh: a heredoc under a credential's name (Terraform's and
 // HCL's password = <<EOT) sent a password with spaces.
 func TestRedTeamRUH_Heredoc(t *testing.T) {
 	w := "correct horse battery staple"
-	for name, doc := range map[string]string{
+	rtqWordsRedacted(t, map[string]string{
 		"terraform":     "resource \"aws_db_instance\" \"db\" {\n  engine   = \"postgres\"\n  password = <<EOT\n" + w + "\nEOT\n}\n",
 		"indented":      "locals {\n  db_password = <<-EOT\n    " + w + "\n  EOT\n}\n",
 		"quoted marker": "password = <<\"END\"\n" + w + "\nEND\n",
 		"crlf":          "password = <<EOT\r\n" + w + "\r\nEOT\r\n",
 		"after unended": "pw = <<END\nx\n" + "password = <<EOT\n" + w + "\nEOT\n",
-	} {
-		got, n := rtqText(t, doc)
-		if n == 0 || strings.Contains(got, "horse") {
-			t.Errorf("%s: a secret reached the client (%d findings): %q", name, n, got)
-		}
-	}
-	for _, doc := range []string{
+	})
+	rtqUnchanged(t, []string{
 		"resource \"aws_iam_policy\" \"p\" {\n  policy = <<EOF\n{\"Version\": \"2012-10-17\"}\nEOF\n}\n",
 		"  password = <<EOT\n${var.db_password}\nEOT\n",
 		"  user_data = <<-EOT\n    #!/bin/bash\n    echo password reset\n  EOT\n",
 		"password = <<EOT\n",
-	} {
-		if got, n := rtqText(t, doc); got != doc || n != 0 {
-			t.Errorf("changed (%d findings):\n%q\nto\n%q", n, doc, got)
-		}
-	}
+	})
 }
 
 // Red team ruh: a Java properties file's dotted key with a colon and no
 // space after it (db.password:...) sent a password with spaces.
 func TestRedTeamRUH_PropertiesColon(t *testing.T) {
 	w := "correct horse battery staple"
-	for name, doc := range map[string]string{
+	rtqWordsRedacted(t, map[string]string{
 		"colon":       "db.host=x\ndb.password:" + w + "\n",
 		"colon space": "spring.datasource.password :" + w + "\n",
-	} {
-		got, n := rtqText(t, doc)
-		if n == 0 || strings.Contains(got, "horse") {
-			t.Errorf("%s: a secret reached the client (%d findings): %q", name, n, got)
-		}
-	}
-	for _, doc := range []string{
+	})
+	rtqUnchanged(t, []string{
 		"db.password:${DB_PASSWORD}\nspring.datasource.password:\n",
 		"std::string password;\nserver.url:https://example.com/login\n",
 		"See db.password:the docs say to set it in the vault\n",
 		"app.password.policy:strict\n",
-	} {
-		if got, n := rtqText(t, doc); got != doc || n != 0 {
-			t.Errorf("changed (%d findings):\n%q\nto\n%q", n, doc, got)
-		}
-	}
+	})
 }
