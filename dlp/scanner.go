@@ -49,7 +49,6 @@ type rule struct {
 	// anch holds at0, ^(regex), and atN, ^(?s:.)(regex), which reads one
 	// byte of context before the start; they are compiled on first use, so
 	// that building a scanner from many patterns compiles each regex once.
-	// context before the start.
 	lo, hi int
 	anch   *anchors
 	musts  []string // modeAnchor: literals every match holds (mustLiterals)
@@ -97,8 +96,10 @@ func New(patterns []Pattern, opts *Options) (*Scanner, error) {
 	s := &Scanner{opt: o, byName: make(map[string]int32, len(patterns))}
 	litIDs := map[string]int32{}
 	var pats []string
+	builtinOnly := true
 	for i, p := range patterns {
-		r, lits, err := compileRule(p, o)
+		r, lits, builtin, err := compileShared(p, o)
+		builtinOnly = builtinOnly && builtin
 		if _, dup := s.byName[p.Name]; err == nil && dup {
 			err = ErrDuplicateName
 		}
@@ -112,7 +113,7 @@ func New(patterns []Pattern, opts *Options) (*Scanner, error) {
 			s.always = append(s.always, idx)
 			continue
 		}
-		for _, l := range prefixFree(lits) {
+		for _, l := range lits {
 			key := lowerASCII(l.s)
 			id, ok := litIDs[key]
 			if !ok {
@@ -131,7 +132,7 @@ func New(patterns []Pattern, opts *Options) (*Scanner, error) {
 		}
 	}
 	if len(pats) > 0 {
-		s.ac = newAutomaton(pats)
+		s.ac = sharedAutomaton(pats, builtinOnly)
 	}
 	return s, nil
 }
