@@ -73,13 +73,18 @@ func rtpInterleave(doc, fl string, every int) string {
 
 func TestRedTeamRTP_ForeignLineStreamed(t *testing.T) {
 	s := rthScanner(t)
+	round := 0
 	for _, kindFirst := range []bool{false, true} {
 		for _, size := range []int{600, 6 << 10} {
 			doc, vals := rtsSecretYAML("data", true, size)
 			if !kindFirst {
 				doc, vals = rtpKubectlYAML(size)
 			}
-			for _, fl := range []string{"W1124 warning: something", "Warning: resource secrets/db is missing an annotation", "E1124 22:33:44.123456   1 memcache.go:265] couldn't get current server API group list"} {
+			round++
+			for i, fl := range []string{"W1124 warning: something", "Warning: resource secrets/db is missing an annotation", "E1124 22:33:44.123456   1 memcache.go:265] couldn't get current server API group list"} {
+				if raceDetector && i != round%3 {
+					continue // under -race each document takes one of the lines, in turn
+				}
 				for _, every := range []int{1, 3} {
 					in := rtpInterleave(doc, fl, every)
 					for _, c := range []int{1, 17, 64, 4096} {
