@@ -40,6 +40,11 @@ type Scrubber struct {
 	// [Scrubber.Parts] and [Scrubber.Stream], which need where they are.
 	needles []pair
 	first   [256][]int
+	// laid are the needles without their layout, searched with layout
+	// skipped (scrublayout.go), indexed by first byte in laidFirst.
+	laid      []pair
+	laidFirst [256][]int
+	laidPair  [256][4]uint64 // first byte -> the set of second bytes
 }
 
 type pair struct{ needle, repl string }
@@ -99,12 +104,7 @@ func newScrubber(byValue map[string]string) *Scrubber {
 	}
 	// At one position the Replacer tries needles in argument order: longest
 	// first, so a secret that contains another is replaced whole.
-	slices.SortFunc(pairs, func(a, b pair) int {
-		if len(a.needle) != len(b.needle) {
-			return len(b.needle) - len(a.needle)
-		}
-		return strings.Compare(a.needle, b.needle)
-	})
+	sortPairs(pairs)
 	if len(pairs) == 0 {
 		return &Scrubber{}
 	}
@@ -116,7 +116,18 @@ func newScrubber(byValue map[string]string) *Scrubber {
 	for i, p := range pairs {
 		sc.first[p.needle[0]] = append(sc.first[p.needle[0]], i)
 	}
+	sc.buildLaid()
 	return sc
+}
+
+// sortPairs orders pairs longest needle first (then by needle).
+func sortPairs(pairs []pair) {
+	slices.SortFunc(pairs, func(a, b pair) int {
+		if len(a.needle) != len(b.needle) {
+			return len(b.needle) - len(a.needle)
+		}
+		return strings.Compare(a.needle, b.needle)
+	})
 }
 
 // encodings returns the encoded forms of v a tool may echo.
@@ -131,6 +142,9 @@ func encodings(v string) []string {
 	s := strings.TrimSuffix(b.String(), "\n")
 	out = append(out, s[1:len(s)-1], strings.ReplaceAll(s[1:len(s)-1], "/", `\/`))
 	out = append(out, asciiJSON(v))
+	// Upper- or lower-cased whole (`tr a-z A-Z`, a header value
+	// normalized): the agent has the value but for the case of its letters.
+	out = append(out, strings.ToUpper(v), strings.ToLower(v))
 	for _, e := range []string{url.QueryEscape(v), url.PathEscape(v)} {
 		out = append(out, e, lowerPercent(e))
 	}
@@ -197,12 +211,13 @@ func base64Cores(e *base64.Encoding, v string) []string {
 	return out
 }
 
-// String returns s with every injected value replaced.
+// String returns s with every injected value replaced, also one written
+// with layout inside it (scrublayout.go).
 func (s *Scrubber) String(x string) string {
 	if s == nil || s.r == nil {
 		return x
 	}
-	return s.r.Replace(x)
+	return s.scrubLaid(s.r.Replace(x))
 }
 
 // Bytes returns b with every injected value replaced (b itself when there
@@ -211,7 +226,7 @@ func (s *Scrubber) Bytes(b []byte) []byte {
 	if s == nil || s.r == nil {
 		return b
 	}
-	out := s.r.Replace(string(b))
+	out := s.String(string(b))
 	if out == string(b) {
 		return b
 	}
