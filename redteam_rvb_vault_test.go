@@ -161,6 +161,69 @@ func TestRedTeamRVB_VaultSecretWithLayout(t *testing.T) {
 	}
 }
 
+// TestRedTeamRVB_VaultLayoutAcrossMessages: the output of `base64` sent a
+// line per log or progress message, or a line per content item: each
+// message holds a piece of the encoded value, and the line break between
+// two pieces is layout.
+func TestRedTeamRVB_VaultLayoutAcrossMessages(t *testing.T) {
+	r := splitRig(t)
+	r.setSecret(t, rvbSecret)
+	c := r.client(t, "agent")
+	if res := c.request("lvl", "logging/setLevel", map[string]any{"level": "debug"}); res["error"] != nil {
+		t.Fatal(res)
+	}
+	id := 0
+	for _, form := range []string{"base64-gnu", "base64-mime", "hex-xxd-p", "wrapped"} {
+		note := rvbForms[form](rvbSecret)
+		r.mu.Lock()
+		r.note = note
+		r.mu.Unlock()
+		lines := strings.SplitAfter(note, "\n")
+		for _, mode := range []string{"log", "progress", "items"} {
+			for _, n := range []int{len(lines[0]), len(lines[0]) - 1, 13} {
+				id++
+				got := texts(t, c.collect(id, map[string]any{"name": "plain", "arguments": map[string]any{"mode": mode, "n": n},
+					"_meta": map[string]any{"progressToken": id}}))
+				if rvbDecoded(got, rvbSecret) {
+					t.Fatalf("%s sent as %s every %d bytes: the agent read the secret:\n%s", form, mode, n, got)
+				}
+			}
+		}
+	}
+	// Near misses: the same output for another value goes out as it is,
+	// and so does output that ends with less than half of the value's
+	// base64 (no answer to an agent guessing its start). A stream (log)
+	// loses every chunk's end that is at least half of a value's start,
+	// before it knows the rest: its other value differs in its first byte.
+	lastDiffers := rvbSecret[:len(rvbSecret)-1] + "r"
+	firstDiffers := "Q" + rvbSecret[1:]
+	b64 := base64.StdEncoding.EncodeToString([]byte(rvbSecret))
+	for _, nm := range []struct{ mode, note string }{
+		{"items", rvbForms["base64-gnu"](lastDiffers)},
+		{"items", rvbForms["hex-xxd-p"](lastDiffers)},
+		{"log", rvbForms["base64-gnu"](firstDiffers)},
+		{"log", rvbForms["hex-xxd-p"](firstDiffers)},
+		{"log", "start:\n" + rvbWrap(b64[:len(b64)/2-4], 10, "\n")},
+		{"items", "start:\n" + rvbWrap(b64[:len(b64)-6], 10, "\n")},
+	} {
+		note, mode := nm.note, nm.mode
+		r.mu.Lock()
+		r.note = note
+		r.mu.Unlock()
+		{
+			id++
+			got := texts(t, c.collect(id, map[string]any{"name": "plain", "arguments": map[string]any{"mode": mode, "n": 11},
+				"_meta": map[string]any{"progressToken": id}}))
+			if mode == "log" {
+				got = strings.TrimSuffix(got, "sent")
+			}
+			if got != note {
+				t.Errorf("near miss as %s changed:\n got %q\nwant %q", mode, got, note)
+			}
+		}
+	}
+}
+
 // TestRedTeamRVB_VaultLayoutNearMisses: after an injection every result is
 // searched with the layout deleted; text that does not hold an injected
 // value goes out byte for byte, whatever its layout.

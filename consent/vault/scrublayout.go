@@ -107,6 +107,35 @@ func matchLaid(x string, i int, n string) (end int, skipped bool) {
 	return j, skipped
 }
 
+// matchOpen returns how many bytes of needle n x[i:] holds, with layout
+// skipped between and after them, when x ends before n does; 0 when n
+// does not start at x[i], or is there whole.
+func matchOpen(x string, i int, n string) int {
+	j := i
+	for k := 0; k < len(n); k++ {
+		if k > 0 {
+			for j < len(x) {
+				l := layoutAt(x, j)
+				if l == 0 {
+					break
+				}
+				j += l
+			}
+		}
+		if j >= len(x) {
+			if k < minEncoded {
+				return 0
+			}
+			return k
+		}
+		if x[j] != n[k] {
+			return 0
+		}
+		j++
+	}
+	return 0
+}
+
 // pairAt reports whether the byte at x[i] and the next byte that is not
 // layout start some needle of laid (a filter: most positions of ordinary
 // text fail it at once).
