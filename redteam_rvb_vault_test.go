@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/gatehouse-dev/gatehouse/consent/vault"
@@ -221,6 +222,66 @@ func TestRedTeamRVB_VaultLayoutAcrossMessages(t *testing.T) {
 				t.Errorf("near miss as %s changed:\n got %q\nwant %q", mode, got, note)
 			}
 		}
+	}
+}
+
+// TestRedTeamRVB_VaultSecretAsNumber: a secret of digits (an account
+// number, a numeric API key) that the handler parsed and returned as a
+// JSON number, in structuredContent, _meta, a log message's data or a
+// JSON-RPC error's data. The scrubbing rewrote every string and member
+// name of what the guard sends and left numbers alone.
+func TestRedTeamRVB_VaultSecretAsNumber(t *testing.T) {
+	const digits = "4071839265533"
+	r := newLeakRig(t)
+	r.setSecret(t, digits)
+	schema := json.RawMessage(`{"type":"object"}`)
+	r.setup = func(s *mcp.Server) {
+		s.AddTool(&mcp.Tool{Name: "deploy", InputSchema: schema}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			var a struct {
+				Token string
+				Where string
+			}
+			if err := json.Unmarshal(req.Params.Arguments, &a); err != nil {
+				return nil, err
+			}
+			var n int64
+			if _, err := fmt.Sscan(a.Token, &n); err != nil {
+				return nil, err
+			}
+			res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "done"}}}
+			switch a.Where {
+			case "structured":
+				res.StructuredContent = map[string]any{"account": n, "nested": []any{map[string]any{"id": n}}}
+			case "meta":
+				res.Meta = mcp.Meta{"account": n}
+			case "float":
+				res.StructuredContent = map[string]any{"account": float64(n)}
+			case "log":
+				req.Session.Log(ctx, &mcp.LoggingMessageParams{Level: "info", Data: map[string]any{"account": n}})
+			case "error":
+				return nil, &jsonrpc.Error{Code: -32000, Message: "failed", Data: json.RawMessage(fmt.Sprintf(`{"account":%d}`, n))}
+			}
+			return res, nil
+		})
+		s.AddTool(&mcp.Tool{Name: "plain", InputSchema: schema}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "ok"}},
+				StructuredContent: map[string]any{"count": 4071839265534, "ratio": 0.5, "id": 40718392655}}, nil
+		})
+	}
+	c := r.client(t, "agent")
+	if res := c.request("lvl", "logging/setLevel", map[string]any{"level": "debug"}); res["error"] != nil {
+		t.Fatal(res)
+	}
+	for i, where := range []string{"structured", "meta", "float", "log", "error"} {
+		got := strings.Join(c.collect(i+1, map[string]any{"name": "deploy", "arguments": map[string]any{"token": vault.SecretRef("deploy_token"), "where": where}}), "\n")
+		if strings.Contains(got, digits) {
+			t.Errorf("%s: the injected secret came back as a number:\n%s", where, got)
+		}
+	}
+	// Near miss: other numbers go out as numbers.
+	got := strings.Join(c.collect(9, map[string]any{"name": "plain"}), "\n")
+	if !strings.Contains(got, `"structuredContent":{"count":4071839265534,"id":40718392655,"ratio":0.5}`) {
+		t.Errorf("numbers that are no secret were changed:\n%s", got)
 	}
 }
 

@@ -3,6 +3,7 @@ package vault_test
 import (
 	"encoding/base64"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -52,6 +53,26 @@ func TestRedTeamRVB_ScrubLayout(t *testing.T) {
 		if !strings.HasPrefix(got, "out: ") || !strings.HasSuffix(got, " end") {
 			t.Errorf("%s: text around the value changed: %q", name, got)
 		}
+	}
+}
+
+// TestRedTeamRVB_ScrubValueNumbers: Value scrubbed strings and names and
+// left numbers alone, so a secret of digits parsed into a number went
+// through; other numbers stay numbers.
+func TestRedTeamRVB_ScrubValueNumbers(t *testing.T) {
+	sc := vault.NewScrubber(map[string]string{"acct": "4071839265533"})
+	in := map[string]any{"a": float64(4071839265533), "b": json.Number("4071839265533"), "c": []any{json.Number("4071839265533.0")},
+		"keep": float64(4071839265534), "n": json.Number("12"), "f": 0.5}
+	out, _ := sc.Value(in).(map[string]any)
+	raw, _ := json.Marshal(out)
+	if strings.Contains(string(raw), "4071839265533") {
+		t.Fatalf("a number holding the secret went through: %s", raw)
+	}
+	if out["keep"] != float64(4071839265534) || out["n"] != json.Number("12") || out["f"] != 0.5 {
+		t.Fatalf("numbers without the secret changed: %s", raw)
+	}
+	if out["a"] != "[REDACTED:vault:acct]" || out["b"] != "[REDACTED:vault:acct]" {
+		t.Fatalf("not replaced by the marker: %s", raw)
 	}
 }
 

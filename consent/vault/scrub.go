@@ -239,7 +239,9 @@ func (s *Scrubber) Bytes(b []byte) []byte {
 
 // Value returns a copy of the JSON value v (nil, bool, numbers, string,
 // []any, map[string]any, as encoding/json decodes) with every string, and
-// every object member name, scrubbed.
+// every object member name, scrubbed. A number (float64, or json.Number)
+// whose JSON text holds a value becomes that text scrubbed, a string: a
+// secret of digits a tool parsed and returned as a number is the secret.
 func (s *Scrubber) Value(v any) any {
 	if s == nil || s.r == nil {
 		return v
@@ -247,6 +249,20 @@ func (s *Scrubber) Value(v any) any {
 	switch x := v.(type) {
 	case string:
 		return s.String(x)
+	case json.Number:
+		if out := s.String(string(x)); out != string(x) {
+			return out
+		}
+		return v
+	case float64:
+		t, err := json.Marshal(x)
+		if err != nil {
+			return v
+		}
+		if out := s.String(string(t)); out != string(t) {
+			return out
+		}
+		return v
 	case []any:
 		out := make([]any, len(x))
 		for i, e := range x {
