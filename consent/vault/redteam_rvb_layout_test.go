@@ -56,6 +56,35 @@ func TestRedTeamRVB_ScrubLayout(t *testing.T) {
 	}
 }
 
+// TestRedTeamRVB_ScrubLayoutParts: a value written with layout and cut
+// across parts, however much layout there is between its bytes (one byte
+// a line, indented: more layout than value).
+func TestRedTeamRVB_ScrubLayoutParts(t *testing.T) {
+	sc := vault.NewScrubber(map[string]string{"tok": rvbValue})
+	for _, text := range []string{
+		rvbLines(base64.StdEncoding.EncodeToString([]byte("DEPLOY_TOKEN="+rvbValue)), 20, "\n"),
+		rvbLines(rvbValue, 1, "\n        "),
+		strings.ReplaceAll(fmt.Sprintf("% x", rvbValue), " ", ` \n `),
+	} {
+		for _, n := range []int{1, 7, 21, 64} {
+			var parts []string
+			for i := 0; i < len(text); i += n {
+				parts = append(parts, text[i:min(i+n, len(text))])
+			}
+			joined := strings.Join(sc.Parts(parts), "")
+			if !strings.Contains(joined, "[REDACTED:vault:tok]") {
+				t.Errorf("cut every %d bytes: not scrubbed: %q", n, joined)
+			}
+		}
+	}
+	// Near miss: parts without a value are returned as they are.
+	other := rvbLines(rvbValue[:len(rvbValue)-1]+"x", 1, "\n        ")
+	parts := []string{other[:40], other[40:]}
+	if got := sc.Parts(parts); got[0] != parts[0] || got[1] != parts[1] {
+		t.Errorf("parts without a value changed: %q", got)
+	}
+}
+
 // TestRedTeamRVB_ScrubValueNumbers: Value scrubbed strings and names and
 // left numbers alone, so a secret of digits parsed into a number went
 // through; other numbers stay numbers.

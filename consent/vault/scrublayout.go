@@ -36,6 +36,19 @@ func layoutAt(x string, i int) int {
 	return 0
 }
 
+// maybeLayout reports whether x[i] is, or may be part of, a layout token
+// (a backslash, or n, r or t after one, counts), for bounds that must hold
+// at least so many bytes that are not layout.
+func maybeLayout(x string, i int) bool {
+	switch c := x[i]; c {
+	case ' ', '\t', '\r', '\n', ':', '\\':
+		return true
+	case 'n', 'r', 't':
+		return i > 0 && x[i-1] == '\\'
+	}
+	return false
+}
+
 // hasLayout reports whether x holds a layout token.
 func hasLayout(x string) bool {
 	for i := 0; i < len(x); i++ {

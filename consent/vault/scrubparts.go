@@ -198,7 +198,7 @@ func (s *Scrubber) openEnd(x string, from int) (int, string) {
 	lo, n := len(x), 0
 	for lo > from && n < len(s.laid[0].needle)-1 {
 		lo--
-		if layoutAt(x, lo) != 1 {
+		if !maybeLayout(x, lo) {
 			n++
 		}
 	}
@@ -244,21 +244,39 @@ func (s *Scrubber) crosses(parts []string) bool {
 
 // laidCrosses reports whether a needle written with layout crosses a
 // boundary between parts (a line of wrapped base64 per content item): it
-// searches the bytes around each boundary, twice as far as the longest
-// needle reaches (layout lengthens it).
+// searches the bytes around each boundary, on each side as far as it takes
+// to hold as many bytes that are not layout as the longest needle has
+// (however much layout there is between them).
 func (s *Scrubber) laidCrosses(parts []string) bool {
 	if len(s.laid) == 0 {
 		return false
 	}
-	reach := 2 * len(s.needles[0].needle)
+	reach := len(s.laid[0].needle) // sorted longest first
 	for i := 1; i < len(parts); i++ {
 		var before, after string
-		for j := i - 1; j >= 0 && len(before) < reach; j-- {
+		need := reach
+		for j := i - 1; j >= 0 && need > 0; j-- {
 			p := parts[j]
-			before = p[len(p)-min(reach-len(before), len(p)):] + before
+			k := len(p)
+			for k > 0 && need > 0 {
+				k--
+				if !maybeLayout(p, k) {
+					need--
+				}
+			}
+			before = p[k:] + before
 		}
-		for j := i; j < len(parts) && len(after) < reach; j++ {
-			after += parts[j][:min(reach-len(after), len(parts[j]))]
+		need = reach
+		for j := i; j < len(parts) && need > 0; j++ {
+			p := parts[j]
+			k := 0
+			for k < len(p) && need > 0 {
+				if !maybeLayout(p, k) {
+					need--
+				}
+				k++
+			}
+			after += p[:k]
 		}
 		for _, x := range s.spans(before + after) {
 			if x.start < len(before) && x.end > len(before) {
