@@ -49,6 +49,7 @@ type Scrubber struct {
 	laid      []pair
 	laidFirst [256][]int
 	laidPair  [256][4]uint64 // first byte -> the set of second bytes
+	shortest  int            // the length of the shortest needle
 }
 
 type pair struct{ needle, repl string }
@@ -120,6 +121,7 @@ func newScrubber(byValue map[string]string) *Scrubber {
 	for i, p := range pairs {
 		sc.first[p.needle[0]] = append(sc.first[p.needle[0]], i)
 	}
+	sc.shortest = len(pairs[len(pairs)-1].needle)
 	sc.buildLaid()
 	return sc
 }
@@ -218,8 +220,8 @@ func base64Cores(e *base64.Encoding, v string) []string {
 // String returns s with every injected value replaced, also one written
 // with layout inside it (scrublayout.go).
 func (s *Scrubber) String(x string) string {
-	if s == nil || s.r == nil {
-		return x
+	if s == nil || s.r == nil || len(x) < s.shortest {
+		return x // too short to hold a needle: most member names and numbers
 	}
 	return s.scrubLaid(s.r.Replace(x))
 }
