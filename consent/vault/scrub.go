@@ -49,6 +49,7 @@ type Scrubber struct {
 	laid      []pair
 	laidFirst [256][]int
 	laidPair  [256][4]uint64 // first byte -> the set of second bytes
+	laidStart [4]uint64      // the set of first bytes
 	shortest  int            // the length of the shortest needle
 }
 

@@ -93,6 +93,7 @@ func (s *Scrubber) buildLaid() {
 	for i, p := range s.laid {
 		s.laidFirst[p.needle[0]] = append(s.laidFirst[p.needle[0]], i)
 		s.laidPair[p.needle[0]][p.needle[1]>>6] |= 1 << (p.needle[1] & 63)
+		s.laidStart[p.needle[0]>>6] |= 1 << (p.needle[0] & 63)
 	}
 }
 
@@ -179,7 +180,24 @@ func (s *Scrubber) scrubLaid(x string) string {
 	at := 0
 	for i := 0; i < len(x); {
 		c := x[i]
-		if len(s.laidFirst[c]) == 0 || !s.pairAt(x, i) {
+		if s.laidStart[c>>6]&(1<<(c&63)) == 0 {
+			i++
+			continue
+		}
+		// The next byte that is not layout must be a second byte of one
+		// of c's needles (inline: this loop is every result's cost).
+		j := i + 1
+		for j < len(x) {
+			l := layoutAt(x, j)
+			if l == 0 {
+				break
+			}
+			j += l
+		}
+		if j >= len(x) {
+			break
+		}
+		if d := x[j]; s.laidPair[c][d>>6]&(1<<(d&63)) == 0 {
 			i++
 			continue
 		}
