@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"mime/quotedprintable"
 	"strings"
 	"testing"
 
@@ -72,6 +73,15 @@ var rvbForms = map[string]func(tok string) string{
 		b, _ := json.Marshal(map[string]string{"file": rvbWrap(base64.StdEncoding.EncodeToString([]byte("DEPLOY_TOKEN="+tok)), 20, "\n")})
 		return string(b)
 	},
+	// A mail tool returning the message it sent, quoted-printable: a soft
+	// line break ("=" CRLF) at 76 columns, and "=" written "=3D".
+	"quoted-printable": func(tok string) string {
+		var b strings.Builder
+		w := quotedprintable.NewWriter(&b)
+		fmt.Fprintf(w, "Hello team, the deploy token for the release is %s= (keep it safe)", tok)
+		w.Close()
+		return "Content-Transfer-Encoding: quoted-printable\r\n\r\n" + b.String()
+	},
 	"hex-spaced": func(tok string) string { return fmt.Sprintf("% x", tok) },
 	"hex-colons": func(tok string) string { return rvbSeparated(tok, ":") },
 	"HEX-SPACED": func(tok string) string { return strings.ToUpper(rvbSeparated(tok, " ")) },
@@ -114,9 +124,10 @@ func rvbRig(t *testing.T) *leakRig {
 }
 
 // rvbDecoded reports whether text, with every space, tab, line break,
-// colon and \n escape deleted, holds tok in a form the agent can decode.
+// colon, soft line break and \n escape deleted, holds tok in a form the
+// agent can decode.
 func rvbDecoded(text, tok string) bool {
-	compact := strings.NewReplacer(" ", "", "\t", "", "\r", "", "\n", "", ":", "", `\n`, "", `\r`, "").Replace(text)
+	compact := strings.NewReplacer("=\r\n", "", "=\n", "", " ", "", "\t", "", "\r", "", "\n", "", ":", "", `\n`, "", `\r`, "").Replace(text)
 	if strings.Contains(strings.ToLower(compact), strings.ToLower(tok)) ||
 		strings.Contains(strings.ToLower(compact), hex.EncodeToString([]byte(tok))) {
 		return true
@@ -136,7 +147,7 @@ func rvbDecoded(text, tok string) bool {
 func TestRedTeamRVB_VaultSecretWithLayout(t *testing.T) {
 	r := rvbRig(t)
 	c := r.client(t, "agent")
-	for i, form := range []string{"base64-gnu", "base64-pem", "base64-mime", "base64-yaml-block", "base64-in-json-text",
+	for i, form := range []string{"base64-gnu", "base64-pem", "base64-mime", "base64-yaml-block", "base64-in-json-text", "quoted-printable",
 		"hex-spaced", "hex-colons", "HEX-SPACED", "hex-xxd-p", "upper", "lower", "wrapped"} {
 		t.Run(form, func(t *testing.T) {
 			// The handler's own output holds the value (the rig is honest).

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"mime/quotedprintable"
 	"net/url"
 	"slices"
 	"strings"
@@ -149,6 +150,13 @@ func encodings(v string) []string {
 	s := strings.TrimSuffix(b.String(), "\n")
 	out = append(out, s[1:len(s)-1], strings.ReplaceAll(s[1:len(s)-1], "/", `\/`))
 	out = append(out, asciiJSON(v))
+	// Quoted-printable (a mail tool returning the message it sent): '='
+	// and bytes outside ASCII are escaped; its soft line breaks are layout.
+	var qp strings.Builder
+	w := quotedprintable.NewWriter(&qp)
+	_, _ = w.Write([]byte(v))
+	_ = w.Close()
+	out = append(out, qp.String())
 	// Upper- or lower-cased whole (`tr a-z A-Z`, a header value
 	// normalized): the agent has the value but for the case of its letters.
 	out = append(out, strings.ToUpper(v), strings.ToLower(v))

@@ -13,7 +13,8 @@ import "strings"
 //
 // So after the exact search, String searches again with layout skipped:
 // between two bytes of a needle the text may hold any run of layout bytes
-// (space, tab, CR, LF, colon) and of the escapes \n, \r and \t; the
+// (space, tab, CR, LF, colon), of the escapes \n, \r and \t, and of
+// quoted-printable's soft line breaks ("=" before CR or LF); the
 // needle itself is compared without its own layout. Only matches that
 // skip some layout count (the others the exact search replaced), and only
 // needles of at least minLaid bytes without layout take part, so that
@@ -23,13 +24,18 @@ import "strings"
 const minLaid = 8
 
 // layoutAt returns the length of the layout token at x[i]: 1 for a layout
-// byte, 2 for a \n, \r or \t escape, 0 for none.
+// byte, 2 for a \n, \r or \t escape or a soft line break ("=" and a line
+// break: quoted-printable, RFC 2045, wraps at 76 columns so), 0 for none.
 func layoutAt(x string, i int) int {
 	switch x[i] {
 	case ' ', '\t', '\r', '\n', ':':
 		return 1
 	case '\\':
 		if i+1 < len(x) && (x[i+1] == 'n' || x[i+1] == 'r' || x[i+1] == 't') {
+			return 2
+		}
+	case '=':
+		if i+1 < len(x) && (x[i+1] == '\n' || x[i+1] == '\r') {
 			return 2
 		}
 	}
@@ -41,7 +47,7 @@ func layoutAt(x string, i int) int {
 // at least so many bytes that are not layout.
 func maybeLayout(x string, i int) bool {
 	switch c := x[i]; c {
-	case ' ', '\t', '\r', '\n', ':', '\\':
+	case ' ', '\t', '\r', '\n', ':', '\\', '=':
 		return true
 	case 'n', 'r', 't':
 		return i > 0 && x[i-1] == '\\'
