@@ -19,21 +19,24 @@ import (
 // (encoding/json, with and without HTML escaping), URL query- and
 // path-escaped, standard and URL-safe base64 (padded, unpadded, and the
 // middle of a longer base64 text at each of the three alignments),
-// lower- and upper-case hex, and the value upper- or lower-cased whole.
-// Each is found also written with layout inside it (line breaks,
-// indentation, spaces, colons, \n escapes: wrapped base64 or hex, hex
-// bytes with separators; scrublayout.go). Each occurrence becomes
-// "[REDACTED:vault:<name>]".
+// lower- and upper-case hex, quoted-printable, and the value upper- or
+// lower-cased whole. Each is found also written with layout inside it
+// (line breaks, indentation, spaces, colons, \n escapes, quoted-printable
+// soft line breaks: wrapped base64 or hex, hex bytes with separators).
+// Each occurrence becomes "[REDACTED:vault:<name>]". A JSON number whose
+// text holds a value ([Scrubber.Value]) becomes that text scrubbed.
 //
 // Scrubbing is by value, so it also catches a secret a tool copied into
 // another field or an error, and, with [Scrubber.Parts] and
 // [Scrubber.Stream], one cut across the content items of a result or the
-// chunks of streamed output. It cannot catch a value the tool transformed
+// chunks of streamed output (with layout too: a line of base64 per log
+// message). It cannot catch a value the tool transformed
 // in another way (hashed, reversed, in mixed case, in base32 or HTML
 // entities, a hex dump with offsets and an ASCII column between its
-// pieces, cut across two calls: a read tool with an offset hands the
-// agent any piece it asks for); tools that do that must not get secrets. Encoded forms shorter than 4 bytes are not scrubbed (they would
-// match everywhere); the raw value always is.
+// pieces, each byte percent-escaped, cut across two calls: a read tool
+// with an offset hands the agent any piece it asks for); tools that do
+// that must not get secrets. Encoded forms shorter than 4 bytes are not
+// scrubbed (they would match everywhere); the raw value always is.
 //
 // A Scrubber is safe for concurrent use. Its zero value and nil scrub
 // nothing.
