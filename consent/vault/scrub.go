@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"mime/quotedprintable"
 	"net/url"
 	"slices"
 	"strings"
@@ -17,18 +18,25 @@ import (
 // raw and in the encodings a tool is likely to echo it in: JSON-escaped
 // (encoding/json, with and without HTML escaping), URL query- and
 // path-escaped, standard and URL-safe base64 (padded, unpadded, and the
-// middle of a longer base64 text at each of the three alignments), and
-// lower- and upper-case hex. Each occurrence becomes
-// "[REDACTED:vault:<name>]".
+// middle of a longer base64 text at each of the three alignments),
+// lower- and upper-case hex, quoted-printable, and the value upper- or
+// lower-cased whole. Each is found also written with layout inside it
+// (line breaks, indentation, spaces, colons, \n escapes, quoted-printable
+// soft line breaks: wrapped base64 or hex, hex bytes with separators).
+// Each occurrence becomes "[REDACTED:vault:<name>]". A JSON number whose
+// text holds a value ([Scrubber.Value]) becomes that text scrubbed.
 //
 // Scrubbing is by value, so it also catches a secret a tool copied into
 // another field or an error, and, with [Scrubber.Parts] and
 // [Scrubber.Stream], one cut across the content items of a result or the
-// chunks of streamed output. It cannot catch a value the tool transformed
-// in another way (hashed, reversed, cut across two calls: a read tool with
-// an offset hands the agent any piece it asks for); tools that do that
-// must not get secrets. Encoded forms shorter than 4 bytes are not scrubbed (they would
-// match everywhere); the raw value always is.
+// chunks of streamed output (with layout too: a line of base64 per log
+// message). It cannot catch a value the tool transformed
+// in another way (hashed, reversed, in mixed case, in base32 or HTML
+// entities, a hex dump with offsets and an ASCII column between its
+// pieces, each byte percent-escaped, cut across two calls: a read tool
+// with an offset hands the agent any piece it asks for); tools that do
+// that must not get secrets. Encoded forms shorter than 4 bytes are not
+// scrubbed (they would match everywhere); the raw value always is.
 //
 // A Scrubber is safe for concurrent use. Its zero value and nil scrub
 // nothing.
@@ -40,6 +48,13 @@ type Scrubber struct {
 	// [Scrubber.Parts] and [Scrubber.Stream], which need where they are.
 	needles []pair
 	first   [256][]int
+	// laid are the needles without their layout, searched with layout
+	// skipped (scrublayout.go), indexed by first byte in laidFirst.
+	laid      []pair
+	laidFirst [256][]int
+	laidPair  [256][4]uint64 // first byte -> the set of second bytes
+	laidStart [4]uint64      // the set of first bytes
+	shortest  int            // the length of the shortest needle
 }
 
 type pair struct{ needle, repl string }
@@ -99,12 +114,7 @@ func newScrubber(byValue map[string]string) *Scrubber {
 	}
 	// At one position the Replacer tries needles in argument order: longest
 	// first, so a secret that contains another is replaced whole.
-	slices.SortFunc(pairs, func(a, b pair) int {
-		if len(a.needle) != len(b.needle) {
-			return len(b.needle) - len(a.needle)
-		}
-		return strings.Compare(a.needle, b.needle)
-	})
+	sortPairs(pairs)
 	if len(pairs) == 0 {
 		return &Scrubber{}
 	}
@@ -116,7 +126,19 @@ func newScrubber(byValue map[string]string) *Scrubber {
 	for i, p := range pairs {
 		sc.first[p.needle[0]] = append(sc.first[p.needle[0]], i)
 	}
+	sc.shortest = len(pairs[len(pairs)-1].needle)
+	sc.buildLaid()
 	return sc
+}
+
+// sortPairs orders pairs longest needle first (then by needle).
+func sortPairs(pairs []pair) {
+	slices.SortFunc(pairs, func(a, b pair) int {
+		if len(a.needle) != len(b.needle) {
+			return len(b.needle) - len(a.needle)
+		}
+		return strings.Compare(a.needle, b.needle)
+	})
 }
 
 // encodings returns the encoded forms of v a tool may echo.
@@ -131,6 +153,16 @@ func encodings(v string) []string {
 	s := strings.TrimSuffix(b.String(), "\n")
 	out = append(out, s[1:len(s)-1], strings.ReplaceAll(s[1:len(s)-1], "/", `\/`))
 	out = append(out, asciiJSON(v))
+	// Quoted-printable (a mail tool returning the message it sent): '='
+	// and bytes outside ASCII are escaped; its soft line breaks are layout.
+	var qp strings.Builder
+	w := quotedprintable.NewWriter(&qp)
+	_, _ = w.Write([]byte(v))
+	_ = w.Close()
+	out = append(out, qp.String())
+	// Upper- or lower-cased whole (`tr a-z A-Z`, a header value
+	// normalized): the agent has the value but for the case of its letters.
+	out = append(out, strings.ToUpper(v), strings.ToLower(v))
 	for _, e := range []string{url.QueryEscape(v), url.PathEscape(v)} {
 		out = append(out, e, lowerPercent(e))
 	}
@@ -197,12 +229,13 @@ func base64Cores(e *base64.Encoding, v string) []string {
 	return out
 }
 
-// String returns s with every injected value replaced.
+// String returns s with every injected value replaced, also one written
+// with layout inside it (scrublayout.go).
 func (s *Scrubber) String(x string) string {
-	if s == nil || s.r == nil {
-		return x
+	if s == nil || s.r == nil || len(x) < s.shortest {
+		return x // too short to hold a needle: most member names and numbers
 	}
-	return s.r.Replace(x)
+	return s.scrubLaid(s.r.Replace(x))
 }
 
 // Bytes returns b with every injected value replaced (b itself when there
@@ -211,7 +244,7 @@ func (s *Scrubber) Bytes(b []byte) []byte {
 	if s == nil || s.r == nil {
 		return b
 	}
-	out := s.r.Replace(string(b))
+	out := s.String(string(b))
 	if out == string(b) {
 		return b
 	}
@@ -220,7 +253,9 @@ func (s *Scrubber) Bytes(b []byte) []byte {
 
 // Value returns a copy of the JSON value v (nil, bool, numbers, string,
 // []any, map[string]any, as encoding/json decodes) with every string, and
-// every object member name, scrubbed.
+// every object member name, scrubbed. A number (float64, or json.Number)
+// whose JSON text holds a value becomes that text scrubbed, a string: a
+// secret of digits a tool parsed and returned as a number is the secret.
 func (s *Scrubber) Value(v any) any {
 	if s == nil || s.r == nil {
 		return v
@@ -228,6 +263,20 @@ func (s *Scrubber) Value(v any) any {
 	switch x := v.(type) {
 	case string:
 		return s.String(x)
+	case json.Number:
+		if out := s.String(string(x)); out != string(x) {
+			return out
+		}
+		return v
+	case float64:
+		t, err := json.Marshal(x)
+		if err != nil {
+			return v
+		}
+		if out := s.String(string(t)); out != string(t) {
+			return out
+		}
+		return v
 	case []any:
 		out := make([]any, len(x))
 		for i, e := range x {

@@ -8,30 +8,48 @@ import "strings"
 // the value, and the reader joins them. Parts scrubs pieces joined; Stream
 // scrubs the next chunk of a stream whose earlier chunks already left.
 
-// span is an occurrence of needles[i] at [start, end) of a text.
-type span struct{ start, end, i int }
+// span is an occurrence of a needle at [start, end) of a text, to be
+// replaced by repl.
+type span struct {
+	start, end int
+	repl       string
+}
 
-// spans returns the occurrences of the needles in x as the Replacer finds
-// them: left to right, the longest needle at each position, none
-// overlapping.
+// spans returns the occurrences of the needles in x as [Scrubber.String]
+// finds them: left to right, at each position the longest needle written
+// in one piece, else one written with layout inside it (scrublayout.go),
+// none overlapping.
 func (s *Scrubber) spans(x string) []span {
 	var out []span
 	for i := 0; i < len(x); {
-		n := -1
-		for _, k := range s.first[x[i]] {
-			if strings.HasPrefix(x[i:], s.needles[k].needle) {
-				n = k
-				break // longest first
-			}
-		}
-		if n < 0 {
+		end, repl := s.matchAt(x, i)
+		if end < 0 {
 			i++
 			continue
 		}
-		out = append(out, span{i, i + len(s.needles[n].needle), n})
-		i += len(s.needles[n].needle)
+		out = append(out, span{i, end, repl})
+		i = end
 	}
 	return out
+}
+
+// matchAt returns the end of the needle at x[i] and its marker, end < 0
+// when none starts there.
+func (s *Scrubber) matchAt(x string, i int) (int, string) {
+	for _, k := range s.first[x[i]] {
+		if n := s.needles[k].needle; strings.HasPrefix(x[i:], n) {
+			return i + len(n), s.needles[k].repl // longest first
+		}
+	}
+	if len(s.laidFirst[x[i]]) == 0 || !s.pairAt(x, i) {
+		return -1, ""
+	}
+	for _, k := range s.laidFirst[x[i]] {
+		if e, skipped := matchLaid(x, i, s.laid[k].needle); e >= 0 && skipped {
+			return e, s.laid[k].repl
+		}
+	}
+	return -1, ""
 }
 
 // share returns part, which starts at off in the joined text, with every
@@ -46,7 +64,7 @@ func (s *Scrubber) share(part string, off int, sp []span) string {
 			continue
 		}
 		b.WriteString(part[at:a])
-		b.WriteString(s.needles[x.i].repl)
+		b.WriteString(x.repl)
 		at = e
 	}
 	if at == 0 {
@@ -110,8 +128,8 @@ func (s *Scrubber) streamSpans(tail, text string) []span {
 	if len(sp) > 0 {
 		end = sp[len(sp)-1].end
 	}
-	if k, i := s.openEnd(joined, end); k > 0 {
-		sp = append(sp, span{len(joined) - k, len(joined), i})
+	if k, repl := s.openEnd(joined, end); k > 0 {
+		sp = append(sp, span{len(joined) - k, len(joined), repl})
 	}
 	return sp
 }
@@ -135,7 +153,7 @@ func (s *Scrubber) StreamMarks(tail, text string) []Mark {
 	var out []Mark
 	for _, x := range s.streamSpans(tail, text) {
 		if x.end > len(tail) {
-			out = append(out, Mark{Start: x.start, End: x.end, Marker: s.needles[x.i].repl})
+			out = append(out, Mark{Start: x.start, End: x.end, Marker: x.repl})
 		}
 	}
 	return out
@@ -154,18 +172,44 @@ func (s *Scrubber) Reach() int {
 
 // openEnd returns the length of the longest end of x after from that is a
 // proper start of a needle, at least half of it and minEncoded bytes long,
-// and that needle; 0 when there is none.
-func (s *Scrubber) openEnd(x string, from int) (int, int) {
+// and that needle's marker; 0 when there is none. A start written with
+// layout inside it or after it (a line of wrapped base64 and its line
+// break) counts by the needle bytes it holds.
+func (s *Scrubber) openEnd(x string, from int) (int, string) {
 	longest := len(s.needles[0].needle) // needles are sorted longest first
+	got, repl := 0, ""
 	for start := max(from, len(x)-longest+1, 0); start <= len(x)-minEncoded; start++ {
 		rest := x[start:]
 		for _, k := range s.first[x[start]] {
 			if n := s.needles[k].needle; len(n) > len(rest) && 2*len(rest) >= len(n) && strings.HasPrefix(n, rest) {
-				return len(rest), k
+				got, repl = len(rest), s.needles[k].repl
+				break
+			}
+		}
+		if got > 0 {
+			break
+		}
+	}
+	if len(s.laid) == 0 {
+		return got, repl
+	}
+	// With layout: from where the last len(laid[0])-1 bytes that are not
+	// layout begin, up to the start found above.
+	lo, n := len(x), 0
+	for lo > from && n < len(s.laid[0].needle)-1 {
+		lo--
+		if !maybeLayout(x, lo) {
+			n++
+		}
+	}
+	for start := max(lo, 0); start < len(x)-got; start++ {
+		for _, k := range s.laidFirst[x[start]] {
+			if n := s.laid[k].needle; 2*matchOpen(x, start, n) >= len(n) {
+				return len(x) - start, s.laid[k].repl
 			}
 		}
 	}
-	return 0, 0
+	return got, repl
 }
 
 // crosses reports whether a needle crosses a boundary between parts: it
@@ -192,6 +236,51 @@ func (s *Scrubber) crosses(parts []string) bool {
 				if len(n) > len(head) && strings.HasPrefix(n, head) && strings.HasPrefix(after, n[len(head):]) {
 					return true
 				}
+			}
+		}
+	}
+	return s.laidCrosses(parts)
+}
+
+// laidCrosses reports whether a needle written with layout crosses a
+// boundary between parts (a line of wrapped base64 per content item): it
+// searches the bytes around each boundary, on each side as far as it takes
+// to hold as many bytes that are not layout as the longest needle has
+// (however much layout there is between them).
+func (s *Scrubber) laidCrosses(parts []string) bool {
+	if len(s.laid) == 0 {
+		return false
+	}
+	reach := len(s.laid[0].needle) // sorted longest first
+	for i := 1; i < len(parts); i++ {
+		var before, after string
+		need := reach
+		for j := i - 1; j >= 0 && need > 0; j-- {
+			p := parts[j]
+			k := len(p)
+			for k > 0 && need > 0 {
+				k--
+				if !maybeLayout(p, k) {
+					need--
+				}
+			}
+			before = p[k:] + before
+		}
+		need = reach
+		for j := i; j < len(parts) && need > 0; j++ {
+			p := parts[j]
+			k := 0
+			for k < len(p) && need > 0 {
+				if !maybeLayout(p, k) {
+					need--
+				}
+				k++
+			}
+			after += p[:k]
+		}
+		for _, x := range s.spans(before + after) {
+			if x.start < len(before) && x.end > len(before) {
+				return true
 			}
 		}
 	}

@@ -142,13 +142,21 @@ func rewriteValue(w Rewriter, v any) (any, error) {
 }
 
 // rewriteTree applies w to every string and member name of a decoded JSON
-// value (json.Number numbers are left alone), in place, and reports whether
-// anything changed.
+// value, in place, and reports whether anything changed. A number is
+// rewritten as its JSON text: one that w changes becomes the rewritten
+// text, a string (a handler that parsed an injected secret of digits and
+// returned it as a number sent it whole when numbers were left alone; a
+// typed field that cannot hold the string withholds the message).
 func rewriteTree(w Rewriter, v any) (any, bool) {
 	switch x := v.(type) {
 	case string:
 		out := w.String(x)
 		return out, out != x
+	case json.Number:
+		if out := w.String(string(x)); out != string(x) {
+			return out, true
+		}
+		return x, false
 	case []any:
 		changed := false
 		if pw, ok := w.(PartsRewriter); ok {
