@@ -26,6 +26,18 @@ func rvbLines(s string, w int, nl string) string {
 	return b.String()
 }
 
+// A value with layout of its own (a passphrase) written with less of it
+// is a text shorter than the value: the short-string fast path returned
+// it unread (review of rvb's fix).
+func TestRedTeamRVB_ScrubLessLayoutThanTheValue(t *testing.T) {
+	sc := vault.NewScrubber(map[string]string{"phrase": "correct horse battery staple"})
+	for _, text := range []string{"correcthorse\nbatterystaple", "correct\nhorsebatterystaple", "correcthorsebattery staple"} {
+		if got := sc.String(text); strings.Contains(got, "horse") || strings.Contains(got, "staple") {
+			t.Errorf("%q: not scrubbed: %q", text, got)
+		}
+	}
+}
+
 func TestRedTeamRVB_ScrubLayout(t *testing.T) {
 	sc := vault.NewScrubber(map[string]string{"tok": rvbValue, "basic": "alice:" + "Sup3r-s3cret-pw"})
 	b64 := base64.StdEncoding.EncodeToString([]byte("DEPLOY_TOKEN=" + rvbValue + "\n"))

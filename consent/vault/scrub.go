@@ -54,7 +54,7 @@ type Scrubber struct {
 	laidFirst [256][]int
 	laidPair  [256][4]uint64 // first byte -> the set of second bytes
 	laidStart [4]uint64      // the set of first bytes
-	shortest  int            // the length of the shortest needle
+	shortest  int            // the length of the shortest needle, with or without layout
 }
 
 type pair struct{ needle, repl string }
@@ -128,6 +128,9 @@ func newScrubber(byValue map[string]string) *Scrubber {
 	}
 	sc.shortest = len(pairs[len(pairs)-1].needle)
 	sc.buildLaid()
+	if n := len(sc.laid); n > 0 { // a needle without its layout may be shorter
+		sc.shortest = min(sc.shortest, len(sc.laid[n-1].needle))
+	}
 	return sc
 }
 
