@@ -33,8 +33,12 @@ func TestRedTeamRTD_RepairBudget(t *testing.T) {
 		"cut short":  `{"path": "C:\Users\svc", "privKey": "` + rtdHex + `", "host": "db.internal", "items": [1, 2`,
 		"in a log":   `2026-11-24 INFO saved {"path": "C:\Users\svc", "privKey": "` + rtdHex + `", "host": "db.internal"} ok` + "\n",
 	}
+	ks := []int{1000, 3000}
+	if raceDetector {
+		ks = ks[:1]
+	}
 	for sn, spend := range spends {
-		for _, k := range []int{1000, 3000} {
+		for _, k := range ks {
 			for tn, tail := range tails {
 				got, n := rtqText(t, strings.Repeat(spend, k)+tail)
 				if n == 0 || strings.Contains(got, rtdHex) || strings.Contains(got, rtdB64) || strings.Contains(got, rtmPassword) {
@@ -60,6 +64,9 @@ func TestRedTeamRTD_RepairBudgetNearMisses(t *testing.T) {
 		"closed ones":  strings.Repeat("{\"path\": \"C:\\Users\\svc\", \"token_type\": \"Bearer\"}\n", 5000),
 		"braces, logs": strings.Repeat("[INFO] {user: 7} token refresh {\"ok\": true} [a][b] {\"path\": \"C:\\tmp\"\n", 5000),
 	} {
+		if raceDetector && (name == "raw newline" || name == "cut members") {
+			continue // seconds each under -race; "closed ones" reads the same way
+		}
 		if got, n := rtqText(t, doc); got != doc || n != 0 {
 			t.Errorf("%s: changed (%d findings):\n%.200q\n->\n%.200q", name, n, doc[max(0, len(doc)-200):], got[max(0, len(got)-200):])
 		}

@@ -1,0 +1,5 @@
+//go:build !race
+
+package mcpredact_test
+
+const raceDetector = false
