@@ -34,6 +34,12 @@ var ErrArgs = errors.New("audit: args cannot be logged")
 // writer, since two would fork the chain. Its message names the file.
 var ErrLocked = errors.New("audit: log is open by another writer")
 
+// ErrNotRegular is returned by [Open] when its path names a directory, a
+// FIFO, a device or a socket: a log is a regular file, which the Writer
+// appends to, reads back and rotates. Use [New] to write the events to any
+// io.Writer. Its message names the file and what it is.
+var ErrNotRegular = errors.New("audit: log is not a regular file")
+
 // Kind says what is wrong with a log. The zero Kind is never used in a
 // [ChainError].
 type Kind int

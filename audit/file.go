@@ -42,6 +42,9 @@ func Open(path string, opts *Options) (w *Writer, err error) {
 	if path, err = resolveLink(path); err != nil {
 		return nil, err
 	}
+	if err := regularLog(path); err != nil {
+		return nil, err
+	}
 	lock, err := lockLog(path)
 	if err != nil {
 		return nil, err
@@ -128,6 +131,10 @@ func openLocked(path string, o Options, lock *fsutil.Lock) (*Writer, error) {
 	if err != nil {
 		f.Close()
 		return nil, fmt.Errorf("audit: %w", err)
+	}
+	if err := notRegular(path, info.Mode()); err != nil { // what was opened, whatever the path named before
+		f.Close()
+		return nil, err
 	}
 	w.file, w.out, w.size = f, f, info.Size()
 	w.seq, w.last, w.recovery = anchor.Seq, anchor.Hash, rec

@@ -3,6 +3,7 @@ package audit
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 
@@ -16,6 +17,42 @@ import (
 
 // maxLinks bounds the symlinks resolveLink follows (Linux's MAXSYMLINKS).
 const maxLinks = 40
+
+// regularLog refuses a log path naming anything but a regular file, once
+// it exists. A FIFO blocked Open forever (a server's start hung, saying
+// nothing), /dev/null took every event and kept none, and a directory
+// was refused as a file with two names.
+func regularLog(path string) error {
+	fi, err := os.Stat(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("audit: %w", err)
+	}
+	return notRegular(path, fi.Mode())
+}
+
+// notRegular returns ErrNotRegular naming path and what it is, or nil for a
+// regular file.
+func notRegular(path string, m fs.FileMode) error {
+	if m.IsRegular() {
+		return nil
+	}
+	kind := "special file"
+	switch {
+	case m.IsDir():
+		kind = "directory"
+	case m&fs.ModeNamedPipe != 0:
+		kind = "FIFO"
+	case m&fs.ModeDevice != 0:
+		kind = "device"
+	case m&fs.ModeSocket != 0:
+		kind = "socket"
+	}
+	return fmt.Errorf("%w: %s is a %s; a log is a regular file, which the Writer appends to, reads back and rotates (audit.New writes the events to any io.Writer)",
+		ErrNotRegular, path, kind)
+}
 
 // resolveLink follows symlinks at the last element of path, to a file that
 // may not exist yet; the directories above stay as they are (the lock file
