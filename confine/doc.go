@@ -90,11 +90,13 @@
 // Landlock does not govern metadata: a command can still stat,
 // chmod, chown (as the owner), change the times and set extended
 // attributes of a protected path, though never read or write its
-// content; and a command run as root can read raw block devices (/dev
-// is granted, but for the user's terminals and input devices: /dev/pts,
-// /dev/tty1..., /dev/console, /dev/vcs*, /dev/input, /dev/hidraw*, so a
-// command cannot read what is typed in another terminal, nor make a
-// pseudo-terminal of its own). The program is executed with no capability (bounding,
+// content. /dev is granted, but for the user's terminals and input
+// devices (/dev/pts, /dev/tty1..., /dev/console, /dev/vcs*, /dev/input,
+// /dev/hidraw*: a command cannot read what is typed in another terminal,
+// nor make a pseudo-terminal of its own) and the raw devices (block
+// devices, /dev/mem, /dev/kmem, /dev/port: a command run as root owns
+// them, and a disk, a loop or dm device holds the protected files'
+// content under no protected path). The program is executed with no capability (bounding,
 // ambient and inheritable sets emptied): run as root, it is uid 0 owning
 // files, not a process that reads every other's environment through
 // /proc/<pid>/environ (the server's, which Env keeps from it) or loads
