@@ -100,7 +100,10 @@ func plainTextClean(s *dlp.Scanner, res mcp.Result) bool {
 
 // Error redacts a handler error: a *jsonrpc.Error's message and data (data
 // that is not valid JSON is dropped, never passed on), any other error's
-// text. An error with nothing to redact is returned as it is.
+// text. The texts are read as a result's strings are (walk: a JSON or YAML
+// document, a table, configuration lines in them), since a handler that
+// fails often puts what it failed on into its error. An error with nothing
+// to redact is returned as it is.
 func Error(s *dlp.Scanner, err error) (error, []dlp.Finding) {
 	if s == nil || err == nil {
 		return err, nil
@@ -108,13 +111,12 @@ func Error(s *dlp.Scanner, err error) (error, []dlp.Finding) {
 	w := &walker{s: s}
 	we, ok := err.(*jsonrpc.Error)
 	if !ok {
-		msg := err.Error()
-		if red, changed := w.text(msg); changed {
+		if red, changed := w.message(err.Error()); changed {
 			return errors.New(red), w.list()
 		}
 		return err, nil
 	}
-	msg, _ := w.text(we.Message)
+	msg, _ := w.message(we.Message)
 	data := we.Data
 	if len(data) > 0 {
 		tree, derr := decodeTree(data)
@@ -132,6 +134,23 @@ func Error(s *dlp.Scanner, err error) (error, []dlp.Finding) {
 		return err, nil
 	}
 	return &jsonrpc.Error{Code: we.Code, Message: msg, Data: data}, w.list()
+}
+
+// message redacts an error's text as the walk redacts a string of a
+// result, and reports whether it changed. What the walk cannot read (a
+// failure only a result's base64 payload can have) withholds the text.
+func (w *walker) message(s string) (string, bool) {
+	was := w.changed
+	w.changed = false
+	out, ok := w.walk(s).(string)
+	if w.err != nil || !ok {
+		w.err = nil
+		w.add([]dlp.Finding{{Rule: "unscannable", Count: 1}})
+		out, w.changed = "[REDACTED:unscannable]", true
+	}
+	changed := w.changed
+	w.changed = was || changed
+	return out, changed
 }
 
 // redactValue scans v (a pointer to a go-sdk value) as the JSON it marshals
