@@ -92,6 +92,9 @@ func plainTextClean(s *dlp.Scanner, res mcp.Result) bool {
 		if (mayJSON(t.Text) || tableLines(t.Text) || yamlKeyLine(t.Text) || assignLines(t.Text) || xmlShape(t.Text)) && mayNameCredential(t.Text) {
 			return false // walked (jsonText, textTable, yamlText, assignText)
 		}
+		if hasEncodedURL(t.Text) && len(urlTokens(t.Text)) > 0 {
+			return false // a URL read decoded (uri.go)
+		}
 		texts = append(texts, t.Text)
 	}
 	_, f := s.RedactParts(texts)

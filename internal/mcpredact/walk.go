@@ -32,6 +32,8 @@ type walker struct {
 	// whose strings, its own among them, were joined (joinRows); the walk
 	// of an array reads and clears it.
 	rowsJoined bool
+	// urlDepth is how many URLs the walk is inside, read decoded (uri.go).
+	urlDepth int
 }
 
 // scanned is a string already redacted as part of a group (joined content
@@ -41,6 +43,7 @@ type scanned string
 func (w *walker) walk(v any) any {
 	switch x := v.(type) {
 	case string:
+		x = w.uris(x)
 		if doc, ok := w.jsonText(x); ok {
 			x = doc
 		} else if t, ok := w.textTable(x); ok {
@@ -53,6 +56,7 @@ func (w *walker) walk(v any) any {
 		out, _ := w.text(x)
 		return out
 	case scanned:
+		x = scanned(w.uris(string(x)))
 		if doc, ok := w.jsonText(string(x)); ok {
 			return doc
 		}
