@@ -99,6 +99,9 @@ func rvcStrings(t *testing.T, msgs [][]byte) []string {
 		if b, err := base64.StdEncoding.DecodeString(s); err == nil {
 			out = append(out, string(b))
 		}
+		if b, err := base64.URLEncoding.DecodeString(s); err == nil {
+			out = append(out, string(b))
+		}
 		if u, err := url.PathUnescape(s); err == nil && u != s {
 			out = append(out, u)
 		}
@@ -494,5 +497,90 @@ func TestRedTeamRVC_OptOutSendsAsIs(t *testing.T) {
 	}
 	if len(rvcLeaks(t, rec.since(0), false)) == 0 {
 		t.Fatal("with DLP off the recorder saw no secret: the check does not see what the client reads")
+	}
+}
+
+// A list's nextCursor is go-sdk's base64 of the last item's id (a
+// resource's URI, a template's URI template, a prompt's or a tool's
+// name): a URI with a credential in it is redacted in the list and was
+// sent whole, base64-encoded, in the cursor.
+func TestRedTeamRVC_ListCursors(t *testing.T) {
+	const dbURL = "postgres://admin:Xy7kLm9Qz2wR@db.example:5432/app"
+	g := mustGuard(t, mustPolicy(t, strings.Replace(rvcPolicy, "[emit]", "[emit, a_tool, z_tool, "+wireKey+"]", 1)), nil)
+	s := mcp.NewServer(&mcp.Implementation{Name: "rvc", Version: "1"}, &mcp.ServerOptions{PageSize: 1})
+	read := func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+		return nil, errors.New("no")
+	}
+	for _, u := range []string{"file:///a", dbURL, "file:///b?x=1", "zz:///z"} {
+		s.AddResource(&mcp.Resource{URI: u, Name: "r"}, read)
+	}
+	for _, u := range []string{"file:///t/{a}", dbURL + "/{table}", "zz:///{z}"} {
+		s.AddResourceTemplate(&mcp.ResourceTemplate{URITemplate: u, Name: "t"}, read)
+	}
+	// An AWS key is a valid tool and prompt name.
+	for _, n := range []string{"a_tool", wireKey, "emit", "z_tool"} {
+		textTool(s, n, func(map[string]any) string { return "ok" }, nil)
+		s.AddPrompt(&mcp.Prompt{Name: n}, func(context.Context, *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) { return nil, errors.New("no") })
+	}
+	g.Install(s)
+	rec := new(rvcRecorder)
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := s.Connect(context.Background(), st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ss.Close()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "agent", Version: "1"}, nil).Connect(context.Background(), rvcTransport{ct, rec}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	ctx := context.Background()
+	var prompts []string
+	for p, err := range cs.Prompts(ctx, nil) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		prompts = append(prompts, p.Name)
+	}
+	if len(prompts) != 4 || prompts[1] != "a_tool" || prompts[2] != "emit" || prompts[3] != "z_tool" {
+		t.Errorf("prompts listed: %q", prompts)
+	}
+	var tools []string
+	for tl, err := range cs.Tools(ctx, nil) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		tools = append(tools, tl.Name)
+	}
+	if len(tools) != 4 || tools[1] != "a_tool" || tools[2] != "emit" || tools[3] != "z_tool" {
+		t.Errorf("tools listed: %q", tools)
+	}
+	var uris []string
+	for r, err := range cs.Resources(ctx, nil) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		uris = append(uris, r.URI)
+	}
+	var templates []string
+	for r, err := range cs.ResourceTemplates(ctx, nil) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		templates = append(templates, r.URITemplate)
+	}
+	// Every item is listed (the one with the credential redacted), in
+	// the server's order: the guard joins pages, it drops none.
+	if len(uris) != 4 || uris[0] != "file:///a" || uris[1] != "file:///b?x=1" || uris[3] != "zz:///z" {
+		t.Errorf("resources listed: %q", uris)
+	}
+	if len(templates) != 3 || templates[0] != "file:///t/{a}" || templates[2] != "zz:///{z}" {
+		t.Errorf("templates listed: %q", templates)
+	}
+	for _, str := range rvcStrings(t, rec.since(0)) {
+		if strings.Contains(str, "Xy7kLm9Qz2wR") || strings.Contains(str, wireKey[4:]) {
+			t.Errorf("the database password reached the client: %q", str)
+		}
 	}
 }

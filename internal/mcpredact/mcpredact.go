@@ -1,6 +1,8 @@
 package mcpredact
 
 import (
+	"bytes"
+	"encoding/gob"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -206,4 +208,31 @@ func isNil(v any) bool {
 		return rv.IsNil()
 	}
 	return false
+}
+
+// CursorHolds reports whether an opaque pagination cursor holds a secret
+// once decoded: go-sdk's cursor is base64 of the gob of the last listed
+// item's id (a resource's URI, a template's URI template, a prompt's or
+// a tool's name), which the list shows redacted and the cursor would
+// carry whole. The decoded bytes are read as a result's string is. A
+// cursor that is not base64 is left to the walk, which scans it as
+// written.
+func CursorHolds(s *dlp.Scanner, cursor string) bool {
+	if s == nil || cursor == "" {
+		return false
+	}
+	dec, err := decodeBase64(cursor)
+	if err != nil {
+		return false
+	}
+	w := &walker{s: s}
+	// The id is read as gob wrote it (its length, a byte that may be a
+	// letter, is glued to its first byte: "1postgres://..."), and the
+	// bytes as text for any other cursor.
+	var tok struct{ LastUID string }
+	if gob.NewDecoder(bytes.NewReader(dec)).Decode(&tok) == nil {
+		w.walk(tok.LastUID)
+	}
+	w.walk(string(dec))
+	return w.changed || w.err != nil
 }
