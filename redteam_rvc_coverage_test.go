@@ -520,7 +520,9 @@ func TestRedTeamRVC_ListCursors(t *testing.T) {
 	// An AWS key is a valid tool and prompt name.
 	for _, n := range []string{"a_tool", wireKey, "emit", "z_tool"} {
 		textTool(s, n, func(map[string]any) string { return "ok" }, nil)
-		s.AddPrompt(&mcp.Prompt{Name: n}, func(context.Context, *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) { return nil, errors.New("no") })
+		s.AddPrompt(&mcp.Prompt{Name: n}, func(context.Context, *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+			return nil, errors.New("no")
+		})
 	}
 	g.Install(s)
 	rec := new(rvcRecorder)
