@@ -166,7 +166,7 @@ type rvcRig struct {
 
 const rvcPolicy = "apiVersion: aip.io/v1alpha1\nkind: AgentPolicy\nmetadata: {name: rvc}\nspec:\n  allowed_tools: [emit]\n  allowed_methods: ['*']\n"
 
-func newRVCRig(t *testing.T, v string) *rvcRig {
+func newRVCRig(t *testing.T, v, proto string) *rvcRig {
 	t.Helper()
 	rig := &rvcRig{rec: new(rvcRecorder), late: make(chan struct{}, 16), v: v}
 	g := mustGuard(t, mustPolicy(t, rvcPolicy), nil) // the README's setup: DLP on by default
@@ -213,14 +213,16 @@ func newRVCRig(t *testing.T, v string) *rvcRig {
 	}
 	t.Cleanup(func() { ss.Close() })
 	rig.ss = ss
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "agent", Version: "1"}, rvcClientOptions(rig.late)).Connect(context.Background(), rvcTransport{ct, rig.rec}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-06-18"})
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "agent", Version: "1"}, rvcClientOptions(rig.late)).Connect(context.Background(), rvcTransport{ct, rig.rec}, &mcp.ClientSessionOptions{ProtocolVersion: proto})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cs.Close() })
 	rig.cs = cs
-	if err := cs.SetLoggingLevel(context.Background(), &mcp.SetLoggingLevelParams{Level: "debug"}); err != nil {
-		t.Fatal(err)
+	if proto < newProtocol {
+		if err := cs.SetLoggingLevel(context.Background(), &mcp.SetLoggingLevelParams{Level: "debug"}); err != nil {
+			t.Fatal(err)
+		}
 	}
 	return rig
 }
@@ -342,6 +344,20 @@ func (rig *rvcRig) emit(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Cal
 		return ok, ss.Ping(ctx, &mcp.PingParams{Meta: mcp.Meta{"m": v}})
 	case "resource updated":
 		return ok, rig.s.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: "file:///r", Meta: mcp.Meta{"m": v}})
+	case "input requests", "request state":
+		if req.Params.RequestState != "" || len(req.Params.InputResponses) > 0 {
+			return ok, nil // the retry with the client's answers
+		}
+		res := &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{
+			"e": &mcp.ElicitParams{Message: "m", RequestedSchema: map[string]any{"type": "object", "properties": map[string]any{"a": map[string]any{"type": "string", "description": v}}}},
+		}, RequestState: "s1"}
+		if args.Case == "input requests" {
+			res.InputRequests["e"].(*mcp.ElicitParams).Message = v
+			res.InputRequests["s"] = &mcp.CreateMessageParams{MaxTokens: 10, SystemPrompt: v, Messages: []*mcp.SamplingMessage{{Role: "user", Content: &mcp.TextContent{Text: v}}}}
+		} else {
+			res.RequestState = base64.StdEncoding.EncodeToString([]byte(`{"step": 2, "fetched": ` + jsonQuote(v) + `}`))
+		}
+		return res, nil
 	case "late log":
 		go func() {
 			<-ctx.Done() // the call has returned
@@ -368,7 +384,8 @@ func init() {
 		"resource_link", "embedded text", "embedded blob", "embedded uri", "structuredContent", "result meta", "isError",
 		"go error", "jsonrpc error", "wrapped jsonrpc error", "split blocks",
 		"log string", "log object", "log logger", "log meta", "log error level", "log split",
-		"progress message", "progress token", "sampling", "elicit form", "elicit url", "roots", "ping"} {
+		"progress message", "progress token", "sampling", "elicit form", "elicit url", "roots", "ping",
+		"input requests", "request state"} {
 		rvcCases["call/"+c] = call(c)
 	}
 	rvcCases["call/resource updated"] = func(ctx context.Context, rig *rvcRig) error {
@@ -431,17 +448,43 @@ func init() {
 	}
 }
 
+// rvcSessionOnly reports whether a case's messages need a session
+// (protocols before 2026-07-28): server-to-client requests during a call,
+// logging, subscriptions, messages outside a call.
+func rvcSessionOnly(name string) bool {
+	for _, p := range []string{"call/log", "call/sampling", "call/elicit", "call/roots", "call/ping", "call/resource updated", "call/late log", "outside a call"} {
+		if strings.HasPrefix(name, p) {
+			return true
+		}
+	}
+	return false
+}
+
+func jsonQuote(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
 // rvcErrorCases are the cases whose call fails by design.
 var rvcErrorCases = map[string]bool{"call/go error": true, "call/jsonrpc error": true, "call/wrapped jsonrpc error": true}
 
 func TestRedTeamRVC_EveryPathRedacted(t *testing.T) {
-	leaky := newRVCRig(t, rvcSecret)
-	benign := newRVCRig(t, rvcBenign)
+	for _, proto := range []string{"2025-06-18", newProtocol} {
+		t.Run(proto, func(t *testing.T) { rvcEveryPath(t, proto) })
+	}
+}
+
+func rvcEveryPath(t *testing.T, proto string) {
+	leaky := newRVCRig(t, rvcSecret, proto)
+	benign := newRVCRig(t, rvcBenign, proto)
 	initLeaks := rvcLeaks(t, leaky.rec.since(0), false)
 	if !strings.Contains(strings.Join(rvcStrings(t, benign.rec.since(0)), "\n"), rvcBenign) {
 		t.Errorf("initialize: the ordinary text did not arrive unchanged")
 	}
 	for name, do := range rvcCases {
+		if proto >= newProtocol && rvcSessionOnly(name) {
+			continue // go-sdk sends none of these on the sessionless protocol
+		}
 		t.Run(name, func(t *testing.T) {
 			ctx := context.Background()
 			if name == "initialize" {

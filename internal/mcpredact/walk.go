@@ -106,6 +106,9 @@ func (w *walker) object(m map[string]any) map[string]any {
 	if b, ok := m["blob"].(string); ok && m["uri"] != nil {
 		m["blob"] = w.payload("resource blob", b)
 	}
+	if rs, ok := m["requestState"].(string); ok {
+		m["requestState"] = w.opaque(rs)
+	}
 	w.kubernetesSecret(m)
 	w.namedMembers(m)
 	w.namedColumns(m)
@@ -392,6 +395,23 @@ func (w *walker) payload(what, b64 string) any {
 		enc = base64.StdEncoding.EncodeToString([]byte(lit))
 	}
 	return scanned(enc)
+}
+
+// opaque reads a server's opaque state (a result's requestState, which
+// the client echoes on its retry: SEP-2322) decoded when it is base64, as
+// servers write their state, and returns it redacted and encoded again
+// when a secret is in it: the retry then fails, and the secret is not
+// sent. State that is not base64 is walked as the string it is.
+func (w *walker) opaque(s string) any {
+	dec, err := decodeBase64(s)
+	if err != nil || len(dec) == 0 {
+		return s
+	}
+	red, changed := w.message(string(dec))
+	if !changed {
+		return s
+	}
+	return scanned(base64.StdEncoding.EncodeToString([]byte(red)))
 }
 
 func decodeBase64(s string) ([]byte, error) {
