@@ -629,3 +629,37 @@ func TestRedTeamRVC_ListCursors(t *testing.T) {
 		}
 	}
 }
+
+// Accepted leftover (red team rvc): a secret a server encodes itself in a
+// text (base64 of an AWS key in a log line, a percent-encoded assignment
+// outside a URL) is redacted only with the policy's dlp.detect_encoding
+// on; the default reads the encodings a field or a URL has by definition
+// (image and audio data, resource blobs, URLs, requestState, list
+// cursors), not every run of base64 in prose, which costs a decode of
+// every 16-byte run and redacts ids that decode to text. `gatehouse dlp
+// scan` warns about these.
+func TestRedTeamRVC_EncodedInTextIsOptIn(t *testing.T) {
+	text := "state=" + base64.StdEncoding.EncodeToString([]byte(wireKey)) + " q=password%3DHunter2Sup3rS3cret"
+	for _, on := range []bool{false, true} {
+		pol := rvcPolicy
+		if on {
+			pol += "  dlp:\n    detect_encoding: true\n    patterns:\n      - {name: ticket, regex: 'TICKET-[0-9]{6}'}\n"
+		}
+		g := mustGuard(t, mustPolicy(t, pol), nil)
+		s := mcp.NewServer(&mcp.Implementation{Name: "rvc", Version: "1"}, nil)
+		textTool(s, "emit", func(map[string]any) string { return text }, nil)
+		g.Install(s)
+		_, cs := connectAt(t, s, "agent", nil, "2025-06-18")
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "emit", Arguments: map[string]any{}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := res.Content[0].(*mcp.TextContent).Text
+		if on && strings.Contains(got, "Hunter2") || on && strings.Contains(got, "QUtJQVo3") {
+			t.Errorf("detect_encoding on: not redacted: %q", got)
+		}
+		if !on && got != text {
+			t.Errorf("default: the accepted leftover changed (update this test and the report): %q", got)
+		}
+	}
+}
