@@ -86,6 +86,8 @@ func (g *Guard) otherMethod(ctx context.Context, method string, md policy.Decisi
 		g.advertise(r)
 	case *mcp.ListToolsResult:
 		res = g.filteredToolsPage(ctx, method, req, srv, next, r, agent)
+	case *mcp.ListResourcesResult, *mcp.ListResourceTemplatesResult, *mcp.ListPromptsResult:
+		res = g.cleanCursorPage(ctx, method, req, next, r)
 	}
 	return g.filterResult(ctx, md.Method, "", agent, res)
 }

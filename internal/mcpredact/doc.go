@@ -14,7 +14,13 @@
 // behind. Numbers are scanned too. Base64 payloads (the "data" of image and
 // audio content, the "blob" of resource contents, an object with "uri") are decoded and the
 // decoded bytes are scanned; a payload that holds a secret is redacted and
-// re-encoded. The texts of the items of one content array (text content,
+// re-encoded; so is a result's requestState when it is base64 (a
+// server's opaque state). A URL in any string (a resource link's URI, an
+// elicitation's URL, a link in a text) is also read percent-decoded,
+// whatever detect_encoding says, since a URL has no other spelling: a
+// secret found decoded is cut out of the URL as written (uri.go). A
+// handler's error text is read as a result's strings are. The texts of
+// the items of one content array (text content,
 // embedded resource text, prompt and sampling message text) are also scanned
 // joined, with [dlp.Scanner.RedactParts], so a secret split across two items
 // is found and each item loses its share. So are the string elements of any

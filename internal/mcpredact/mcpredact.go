@@ -1,6 +1,8 @@
 package mcpredact
 
 import (
+	"bytes"
+	"encoding/gob"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -92,6 +94,9 @@ func plainTextClean(s *dlp.Scanner, res mcp.Result) bool {
 		if (mayJSON(t.Text) || tableLines(t.Text) || yamlKeyLine(t.Text) || assignLines(t.Text) || xmlShape(t.Text)) && mayNameCredential(t.Text) {
 			return false // walked (jsonText, textTable, yamlText, assignText)
 		}
+		if hasEncodedURL(t.Text) && len(urlTokens(t.Text)) > 0 {
+			return false // a URL read decoded (uri.go)
+		}
 		texts = append(texts, t.Text)
 	}
 	_, f := s.RedactParts(texts)
@@ -100,7 +105,10 @@ func plainTextClean(s *dlp.Scanner, res mcp.Result) bool {
 
 // Error redacts a handler error: a *jsonrpc.Error's message and data (data
 // that is not valid JSON is dropped, never passed on), any other error's
-// text. An error with nothing to redact is returned as it is.
+// text. The texts are read as a result's strings are (walk: a JSON or YAML
+// document, a table, configuration lines in them), since a handler that
+// fails often puts what it failed on into its error. An error with nothing
+// to redact is returned as it is.
 func Error(s *dlp.Scanner, err error) (error, []dlp.Finding) {
 	if s == nil || err == nil {
 		return err, nil
@@ -108,13 +116,12 @@ func Error(s *dlp.Scanner, err error) (error, []dlp.Finding) {
 	w := &walker{s: s}
 	we, ok := err.(*jsonrpc.Error)
 	if !ok {
-		msg := err.Error()
-		if red, changed := w.text(msg); changed {
+		if red, changed := w.message(err.Error()); changed {
 			return errors.New(red), w.list()
 		}
 		return err, nil
 	}
-	msg, _ := w.text(we.Message)
+	msg, _ := w.message(we.Message)
 	data := we.Data
 	if len(data) > 0 {
 		tree, derr := decodeTree(data)
@@ -132,6 +139,23 @@ func Error(s *dlp.Scanner, err error) (error, []dlp.Finding) {
 		return err, nil
 	}
 	return &jsonrpc.Error{Code: we.Code, Message: msg, Data: data}, w.list()
+}
+
+// message redacts an error's text as the walk redacts a string of a
+// result, and reports whether it changed. What the walk cannot read (a
+// failure only a result's base64 payload can have) withholds the text.
+func (w *walker) message(s string) (string, bool) {
+	was := w.changed
+	w.changed = false
+	out, ok := w.walk(s).(string)
+	if w.err != nil || !ok {
+		w.err = nil
+		w.add([]dlp.Finding{{Rule: "unscannable", Count: 1}})
+		out, w.changed = "[REDACTED:unscannable]", true
+	}
+	changed := w.changed
+	w.changed = was || changed
+	return out, changed
 }
 
 // redactValue scans v (a pointer to a go-sdk value) as the JSON it marshals
@@ -184,4 +208,31 @@ func isNil(v any) bool {
 		return rv.IsNil()
 	}
 	return false
+}
+
+// CursorHolds reports whether an opaque pagination cursor holds a secret
+// once decoded: go-sdk's cursor is base64 of the gob of the last listed
+// item's id (a resource's URI, a template's URI template, a prompt's or
+// a tool's name), which the list shows redacted and the cursor would
+// carry whole. The decoded bytes are read as a result's string is. A
+// cursor that is not base64 is left to the walk, which scans it as
+// written.
+func CursorHolds(s *dlp.Scanner, cursor string) bool {
+	if s == nil || cursor == "" {
+		return false
+	}
+	dec, err := decodeBase64(cursor)
+	if err != nil {
+		return false
+	}
+	w := &walker{s: s}
+	// The id is read as gob wrote it (its length, a byte that may be a
+	// letter, is glued to its first byte: "1postgres://..."), and the
+	// bytes as text for any other cursor.
+	var tok struct{ LastUID string }
+	if gob.NewDecoder(bytes.NewReader(dec)).Decode(&tok) == nil {
+		w.walk(tok.LastUID)
+	}
+	w.walk(string(dec))
+	return w.changed || w.err != nil
 }

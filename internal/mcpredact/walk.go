@@ -32,6 +32,8 @@ type walker struct {
 	// whose strings, its own among them, were joined (joinRows); the walk
 	// of an array reads and clears it.
 	rowsJoined bool
+	// urlDepth is how many URLs the walk is inside, read decoded (uri.go).
+	urlDepth int
 }
 
 // scanned is a string already redacted as part of a group (joined content
@@ -41,6 +43,7 @@ type scanned string
 func (w *walker) walk(v any) any {
 	switch x := v.(type) {
 	case string:
+		x = w.uris(x)
 		if doc, ok := w.jsonText(x); ok {
 			x = doc
 		} else if t, ok := w.textTable(x); ok {
@@ -53,6 +56,7 @@ func (w *walker) walk(v any) any {
 		out, _ := w.text(x)
 		return out
 	case scanned:
+		x = scanned(w.uris(string(x)))
 		if doc, ok := w.jsonText(string(x)); ok {
 			return doc
 		}
@@ -101,6 +105,9 @@ func (w *walker) walk(v any) any {
 func (w *walker) object(m map[string]any) map[string]any {
 	if b, ok := m["blob"].(string); ok && m["uri"] != nil {
 		m["blob"] = w.payload("resource blob", b)
+	}
+	if rs, ok := m["requestState"].(string); ok {
+		m["requestState"] = w.opaque(rs)
 	}
 	w.kubernetesSecret(m)
 	w.namedMembers(m)
@@ -388,6 +395,23 @@ func (w *walker) payload(what, b64 string) any {
 		enc = base64.StdEncoding.EncodeToString([]byte(lit))
 	}
 	return scanned(enc)
+}
+
+// opaque reads a server's opaque state (a result's requestState, which
+// the client echoes on its retry: SEP-2322) decoded when it is base64, as
+// servers write their state, and returns it redacted and encoded again
+// when a secret is in it: the retry then fails, and the secret is not
+// sent. State that is not base64 is walked as the string it is.
+func (w *walker) opaque(s string) any {
+	dec, err := decodeBase64(s)
+	if err != nil || len(dec) == 0 {
+		return s
+	}
+	red, changed := w.message(string(dec))
+	if !changed {
+		return s
+	}
+	return scanned(base64.StdEncoding.EncodeToString([]byte(red)))
 }
 
 func decodeBase64(s string) ([]byte, error) {
