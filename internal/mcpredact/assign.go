@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/gatehouse-dev/gatehouse/dlp"
 )
 
 // A configuration file sent as text names a credential on the line of its
@@ -16,6 +18,24 @@ import (
 // canonical name, as namedMembers does for a JSON member. A value that
 // reads as code (a call, an index, a statement) is left alone.
 
+// maxAssignValues bounds the values assignText reads under their names
+// in one walk (one result, error or request): a configuration names far
+// fewer credentials; a text past it is withheld whole.
+const maxAssignValues = 2048
+
+// valuesRule is the rule name of a text withheld for the number of
+// credential-named values in it.
+const valuesRule = "too-many-credential-values"
+
+// tooManyValues withholds a text past maxAssignValues: failing closed
+// costs one marker, reading it costs the scanner's rules a match per
+// value.
+func (w *walker) tooManyValues() string {
+	w.add([]dlp.Finding{{Rule: valuesRule, Count: 1}})
+	w.changed = true
+	return "[REDACTED:" + valuesRule + "]"
+}
+
 // assignText returns s with the credential-named assignments' values
 // redacted, or ok false when there was none or the text scan redacts the
 // same.
@@ -23,7 +43,6 @@ func (w *walker) assignText(s string) (string, bool) {
 	if !mayNameCredential(s) {
 		return "", false
 	}
-	type line struct{ start, end int }
 	// The values found, in the order found: the lines' (each line once)
 	// before the XML values'.
 	type spot struct {
@@ -78,17 +97,25 @@ func (w *walker) assignText(s string) (string, bool) {
 	// the last kept: compared with all kept, a megabyte of <pw>x</pw>
 	// took seconds (red team ruf).
 	slices.SortStableFunc(fs, func(a, b spot) int { return a.start - b.start })
-	var ms []member
-	var at []line
+	kept := fs[:0]
 	for _, f := range fs {
-		if len(at) > 0 && f.start < at[len(at)-1].end {
+		if len(kept) > 0 && f.start < kept[len(kept)-1].end {
 			continue
 		}
-		ms = append(ms, member{name: f.name, at: -1, holder: map[string]any{"v": s[f.start:f.end]}, key: "v"})
-		at = append(at, line{f.start, f.end})
+		kept = append(kept, f)
 	}
-	if len(ms) == 0 {
+	if len(kept) == 0 {
 		return "", false
+	}
+	// Each value read under its name costs the scanner's rules a match
+	// (microseconds): a MiB of them took seconds (red team rva). Past
+	// maxAssignValues in one walk the text is withheld whole.
+	if w.assignValues += len(kept); w.assignValues > maxAssignValues {
+		return w.tooManyValues(), true
+	}
+	ms := make([]member, len(kept))
+	for i, f := range kept {
+		ms[i] = member{name: f.name, at: -1, holder: map[string]any{"v": s[f.start:f.end]}, key: "v"}
 	}
 	was, found := w.changed, len(w.findings)
 	w.changed = false
@@ -97,8 +124,8 @@ func (w *walker) assignText(s string) (string, bool) {
 	w.changed = was
 	var edits []yamlEdit
 	for i, m := range ms {
-		if v := str(m.holder["v"]); hit && v != s[at[i].start:at[i].end] {
-			edits = append(edits, yamlEdit{at[i].start, at[i].end, v})
+		if v := str(m.holder["v"]); hit && v != s[kept[i].start:kept[i].end] {
+			edits = append(edits, yamlEdit{kept[i].start, kept[i].end, v})
 		}
 	}
 	slices.SortFunc(edits, func(a, b yamlEdit) int { return a.start - b.start })

@@ -215,6 +215,31 @@ func BenchmarkResultXMLText(b *testing.B) {
 	})
 }
 
+// BenchmarkResultDenseValues: 1 MiB texts packed with credential-named
+// values, each of a reading of assign.go (red team rva): each value read
+// under its name costs the scanner's rules a match, and a text of them
+// took seconds. Past maxAssignValues a text is withheld; "config-1000"
+// is a configuration below the cap, read whole.
+func BenchmarkResultDenseValues(b *testing.B) {
+	s, err := dlp.New(dlp.Builtin(), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var cfg strings.Builder
+	for i := 0; i < 1000; i++ {
+		fmt.Fprintf(&cfg, "app%d.db.host=db%d.internal\napp%d.db.password=Fake Pa55 word %d\n", i, i, i, i)
+	}
+	benchTexts(b, s, map[string]string{
+		"lines":       strings.Repeat("password = \"Fake Pa55 word\"\n", 1<<20/28),
+		"set-lines":   strings.Repeat("set pw=x\n", 1<<20/9),
+		"elements":    strings.Repeat("<pw>x</pw>", 1<<20/10),
+		"call-args":   strings.Repeat(`f(a, pw="x", b=2)`+"\n", 1<<20/18),
+		"conn-pairs":  `<a b="` + strings.Repeat("pw=x;", 1<<20/5) + `"/>`,
+		"inline":      "t = {" + strings.Repeat(" pw='x',", 1<<20/8) + "}\n",
+		"config-1000": cfg.String(),
+	})
+}
+
 // benchTexts runs a sub-benchmark of mcpredact.Result per text, each the
 // one text of a tool result.
 func benchTexts(b *testing.B, s *dlp.Scanner, texts map[string]string) {

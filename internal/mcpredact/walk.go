@@ -32,6 +32,9 @@ type walker struct {
 	// whose strings, its own among them, were joined (joinRows); the walk
 	// of an array reads and clears it.
 	rowsJoined bool
+	// assignValues is how many values assignText has read under their
+	// names in the walk (maxAssignValues).
+	assignValues int
 }
 
 // scanned is a string already redacted as part of a group (joined content
