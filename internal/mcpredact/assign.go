@@ -735,7 +735,7 @@ func xmlShape(s string) bool {
 	if strings.IndexByte(s, '<') < 0 {
 		return false
 	}
-	if strings.Contains(s, "</") {
+	if strings.Contains(s, "</") || strings.Contains(s, "<!ENTITY") {
 		return true
 	}
 	for rest := s; ; {
@@ -792,6 +792,27 @@ func xmlValues(s string) []xmlValue {
 	// found missing past some point.
 	terms := [3]string{"-->", "?>", "]]>"}
 	var missing [3]bool
+	// quote returns the index of the first c at or after from, or -1:
+	// the last answer per quote holds for every from up to it, so a
+	// value's quote is looked for once however often the pass comes
+	// back into the value (a < inside it).
+	var quoteFrom, quoteAt [2]int
+	quoteFrom[0], quoteFrom[1] = -1, -1
+	quote := func(from int, c byte) int {
+		k := 0
+		if c == '\'' {
+			k = 1
+		}
+		if quoteFrom[k] >= 0 && from >= quoteFrom[k] && (quoteAt[k] < 0 || from <= quoteAt[k]) {
+			return quoteAt[k]
+		}
+		e := strings.IndexByte(s[from:], c)
+		if e >= 0 {
+			e += from
+		}
+		quoteFrom[k], quoteAt[k] = from, e
+		return e
+	}
 	find := func(from, term int) int {
 		if missing[term] {
 			return -1
@@ -811,8 +832,13 @@ func xmlValues(s string) []xmlValue {
 		tag := at + k
 		at = tag + 1
 		if strings.HasPrefix(s[at:], "!ENTITY") {
-			// A DTD's entity: <!ENTITY db_password "...">.
+			// A DTD's entity: <!ENTITY db_password "...">, and a
+			// parameter entity: <!ENTITY % db_password "..."> (red
+			// team rva).
 			w := skipXMLSpace(s, at+7)
+			if w < len(s) && s[w] == '%' && w+1 < len(s) && (s[w+1] == ' ' || s[w+1] == '\t' || s[w+1] == '\r' || s[w+1] == '\n') {
+				w = skipXMLSpace(s, w+1)
+			}
 			ent, n := xmlName(s, w)
 			if q := skipXMLSpace(s, n); ent != "" && w > at+7 && q < len(s) && (s[q] == '"' || s[q] == '\'') {
 				if end := strings.IndexAny(s[q+1:], string(s[q])+"<"); end > 0 && s[q+1+end] == s[q] {
@@ -833,6 +859,7 @@ func xmlValues(s string) []xmlValue {
 		local := xmlLocal(name)
 		var pairName string
 		pairValue := [2]int{-1, -1}
+		resume := -1
 		for {
 			w := skipXMLSpace(s, at)
 			attr, n := xmlName(s, w)
@@ -866,15 +893,18 @@ func xmlValues(s string) []xmlValue {
 				}
 				vs0, ve = q, u
 			} else {
-				end := strings.IndexAny(s[q+1:], string(s[q])+"<")
-				if end < 0 || s[q+1+end] == '<' {
+				end := quote(q+1, s[q])
+				if end < 0 {
 					at = q + 1
-					if end >= 0 {
-						at += end
-					}
 					break
 				}
-				vs0, ve = q+1, q+1+end
+				vs0, ve = q+1, end
+				// HTML allows < in a value (red team rva); what
+				// follows it is read as markup too, after this
+				// tag's attributes.
+				if lt := strings.IndexByte(s[vs0:ve], '<'); lt >= 0 && resume < 0 {
+					resume = vs0 + lt
+				}
 			}
 			switch attrName := xmlLocal(attr); {
 			case isPairName(attrName):
@@ -910,6 +940,12 @@ func xmlValues(s string) []xmlValue {
 			} else {
 				textName = pairName
 			}
+		}
+		if resume >= 0 {
+			// A tag whose value holds a <: its text is not read (where
+			// the tag ends is not known), the markup in its value is.
+			at = resume
+			continue
 		}
 		// The rest of the start tag, then the element's text.
 		gt := strings.IndexAny(s[at:], "<>")

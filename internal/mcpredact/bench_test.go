@@ -211,6 +211,10 @@ func BenchmarkResultXMLText(b *testing.B) {
 		"call-args":        strings.Repeat(`f(a, pw="x", b=2)`+"\n", 1<<20/18),
 		// Name elements each followed by a long run of siblings and
 		// a value element.
+		// Red team rva: values that hold a < (read as markup too) and
+		// whose quote closes only at the end.
+		"lt-in-values":  strings.Repeat(`<a b="<`, 1<<20/7) + `"`,
+		"lt-in-pw":      strings.Repeat(`<a pw='x <b pw='`, 1<<20/16) + `'`,
 		"name-siblings": strings.Repeat("<p><name>pw</name>"+strings.Repeat("<d>x</d>", 50)+"<value>x</value></p>", 1<<18/440),
 	})
 }
