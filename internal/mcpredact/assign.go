@@ -348,6 +348,37 @@ func tomlValues(ls string, off, end int, st *tomlState) (vs []xmlValue, next int
 			p = skipTOMLSpace(l, m+1)
 			switch {
 			case p >= len(l):
+			case strings.HasPrefix(l[p:], `"""`) || strings.HasPrefix(l[p:], "'''"):
+				// A multi-line string (red team rva), which may go on
+				// over lines: the members after its end on another
+				// line are not read.
+				kind := 0
+				if l[p] == '\'' {
+					kind = 1
+				}
+				if e := strings.Index(l[p+3:], l[p:p+3]); e >= 0 {
+					if e > 0 && mayName(full) {
+						vs = append(vs, xmlValue{full, off + p + 3, off + p + 3 + e})
+					}
+					p += e + 6
+					break
+				}
+				if st.unended[kind] {
+					return vs, end
+				}
+				e := strings.Index(ls[off+p+3:], l[p:p+3])
+				if e < 0 {
+					st.unended[kind] = true
+					return vs, end
+				}
+				vs0, ve := off+p+3, off+p+3+e
+				if ls[vs0] == '\n' {
+					vs0++
+				}
+				if ve > vs0 && mayName(full) {
+					vs = append(vs, xmlValue{full, vs0, ve})
+				}
+				return vs, lineEnd(ls, ve)
 			case l[p] == '"' || l[p] == '\'':
 				q := closingQuote(l, p)
 				if q < 0 {

@@ -213,9 +213,10 @@ func BenchmarkResultXMLText(b *testing.B) {
 		// a value element.
 		// Red team rva: values that hold a < (read as markup too) and
 		// whose quote closes only at the end.
-		"lt-in-values":  strings.Repeat(`<a b="<`, 1<<20/7) + `"`,
-		"lt-in-pw":      strings.Repeat(`<a pw='x <b pw='`, 1<<20/16) + `'`,
-		"name-siblings": strings.Repeat("<p><name>pw</name>"+strings.Repeat("<d>x</d>", 50)+"<value>x</value></p>", 1<<18/440),
+		"unended-inline-multiline": strings.Repeat("t = { pw = \"\"\"\n", 1<<20/16),
+		"lt-in-values":             strings.Repeat(`<a b="<`, 1<<20/7) + `"`,
+		"lt-in-pw":                 strings.Repeat(`<a pw='x <b pw='`, 1<<20/16) + `'`,
+		"name-siblings":            strings.Repeat("<p><name>pw</name>"+strings.Repeat("<d>x</d>", 50)+"<value>x</value></p>", 1<<18/440),
 	})
 }
 
