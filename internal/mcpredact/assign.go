@@ -153,7 +153,7 @@ func (w *walker) assignText(s string) (string, bool) {
 func assignedName(l string, i int) (name string, n int, ok bool) {
 	n = i
 	var b strings.Builder
-	quoted := false
+	quoted, escaped := false, false
 	for n < len(l) && n-i <= 128 {
 		c := l[n]
 		if c == ' ' || c == '\t' {
@@ -174,6 +174,16 @@ func assignedName(l string, i int) (name string, n int, ok bool) {
 				i = n
 				continue
 			}
+		}
+		if c == '\\' && !quoted && n+1 < len(l) && strings.IndexByte(" \t:=", l[n+1]) >= 0 {
+			// A properties file's escaped separator in a key (my\
+			// password=..., red team rva): the name holds the byte.
+			b.WriteString(l[i:n])
+			b.WriteByte(l[n+1])
+			escaped = true
+			n += 2
+			i = n
+			continue
 		}
 		if c == '=' || c == ':' || c == ' ' || c == '\t' {
 			break
@@ -203,7 +213,7 @@ func assignedName(l string, i int) (name string, n int, ok bool) {
 	if n-i > 128 || n == 0 {
 		return "", 0, false
 	}
-	if !quoted {
+	if !quoted && !escaped {
 		name = l[i:n]
 	} else {
 		b.WriteString(l[i:n])
@@ -505,10 +515,14 @@ func assignment(l string) (name string, vs, ve int, ok bool) {
 	if !ok || !mayName(name) {
 		return "", 0, 0, false
 	}
+	sep := n
 	for n < len(l) && (l[n] == ' ' || l[n] == '\t') {
 		n++
 	}
 	switch {
+	case n > sep && n < len(l) && l[n] != '=' && l[n] != ':' && dockerEnv(l):
+		// A Dockerfile's ENV NAME value: the rest of the line (red
+		// team rva).
 	case n+1 < len(l) && l[n] == '=' && l[n+1] != '=' && l[n+1] != '~':
 		n++
 	case n+1 < len(l) && l[n] == ':' && (l[n+1] == ' ' || l[n+1] == '\t'):
@@ -544,6 +558,13 @@ func assignment(l string) (name string, vs, ve int, ok bool) {
 		return "", 0, 0, false
 	}
 	return name, n, n + len(v), true
+}
+
+// dockerEnv reports whether the line l is a Dockerfile's ENV
+// instruction (in any case, as Docker reads it).
+func dockerEnv(l string) bool {
+	l = strings.TrimLeft(l, " \t")
+	return len(l) > 4 && strings.EqualFold(l[:3], "env") && (l[3] == ' ' || l[3] == '\t')
 }
 
 // The words a line may start an assignment with: a shell's, a
@@ -727,6 +748,23 @@ func assignLines(s string) bool {
 				}
 			} else if (strings.IndexByte(l, '"') >= 0 || strings.IndexByte(l, '\'') >= 0) && slices.ContainsFunc(callValues(l, 0), func(v xmlValue) bool { return classify(v.name) != notCredential }) {
 				return true
+			}
+			rest = after
+		}
+	}
+	// A Dockerfile's ENV NAME value has no = (red team rva).
+	for _, nv := range []string{"NV ", "nv ", "NV\t", "nv\t"} {
+		for rest := s; ; {
+			i := strings.Index(rest, nv)
+			if i < 0 {
+				break
+			}
+			start := strings.LastIndexByte(rest[:i], '\n') + 1
+			l, after, _ := strings.Cut(rest[start:], "\n")
+			if i > 0 && dockerEnv(l) && strings.TrimLeft(rest[start:i-1], " \t") == "" {
+				if name, _, _, ok := assignment(l); ok && classify(name) != notCredential {
+					return true
+				}
 			}
 			rest = after
 		}
