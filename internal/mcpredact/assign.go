@@ -65,6 +65,14 @@ func (w *walker) assignText(s string) (string, bool) {
 		if ok {
 			if c := classify(name); c != notCredential {
 				fs = append(fs, spot{c.canonical(), off + vs, off + ve})
+			} else if strings.Contains(ls[off+vs:off+ve], "-") {
+				// Options in a variable (JAVA_OPTS="... -Dpw=...",
+				// red team rva).
+				for _, v := range callValues(ls[off:end], off) {
+					if c := classify(v.name); c != notCredential {
+						fs = append(fs, spot{c.canonical(), v.start, v.end})
+					}
+				}
 			}
 		} else if tvs, next := tomlValues(ls, off, end, &unended); next > off {
 			// TOML's inline tables, arrays and multi-line strings (red
@@ -657,7 +665,18 @@ func callValues(l string, off int) []xmlValue {
 		}
 		return e
 	}
+	// open is where the quoted string the loop is in starts, or -1: a
+	// quote the loop steps on opens or closes one (the quotes of the
+	// values it reads it steps over in pairs).
+	open := -1
 	for i := 0; i < len(l); i++ {
+		if c := l[i]; (c == '"' || c == '\'') && (i == 0 || l[i-1] != '\\') {
+			if open < 0 {
+				open = i
+			} else if l[open] == c {
+				open = -1
+			}
+		}
 		flag := i+2 < len(l) && l[i] == '-' && (l[i+1] == 'D' || l[i+1] == '-') && (i == 0 || strings.IndexByte(" \t\"'=", l[i-1]) >= 0)
 		if l[i] != '(' && l[i] != ',' && !flag {
 			continue
@@ -678,11 +697,24 @@ func callValues(l string, off int) []xmlValue {
 				continue
 			}
 			name, p = n, e+1
-			if p < len(l) && l[p] != '"' && l[p] != '\'' && i > 0 && (l[i-1] == '"' || l[i-1] == '\'') {
-				// The whole option quoted: '-Dname=...'.
-				if q := closing(i - 1); q > p {
-					vs = append(vs, xmlValue{name, off + p, off + q})
-					i = q
+			if p < len(l) && l[p] != '"' && l[p] != '\'' && open >= 0 {
+				// The option in a quoted string, unquoted: the whole
+				// option quoted ('-Dname=...') or among others
+				// (JAVA_OPTS="-Xmx1g -Dname=... -Dother=...", red
+				// team rva): the value goes to the next option or the
+				// string's end.
+				if q := closing(open); q > p {
+					e := q
+					for d := p; d < q; d++ {
+						if (l[d] == ' ' || l[d] == '\t') && d+1 < q && l[d+1] == '-' {
+							e = d
+							break
+						}
+					}
+					if e > p {
+						vs = append(vs, xmlValue{name, off + p, off + e})
+					}
+					i = e - 1
 				}
 				continue
 			}
@@ -731,17 +763,26 @@ func assignLines(s string) bool {
 	// start a call, an option (-D, --) or a properties colon (no space,
 	// no := or ::).
 	for _, c := range []byte("(-:") {
-		for rest := s; ; {
-			i := strings.IndexByte(rest, c)
+		// The line is taken from s: a byte skipped before on it is
+		// the line's too (JAVA_OPTS="-Xmx1g -Dpw=...", red team rva).
+		for at := 0; ; {
+			i := strings.IndexByte(s[at:], c)
 			if i < 0 {
 				break
 			}
-			if i+1 >= len(rest) || c == '-' && rest[i+1] != 'D' && rest[i+1] != '-' || c == ':' && strings.IndexByte(" \t\r\n:=/", rest[i+1]) >= 0 {
-				rest = rest[i+1:]
+			i += at
+			if i+1 >= len(s) || c == '-' && s[i+1] != 'D' && s[i+1] != '-' || c == ':' && strings.IndexByte(" \t\r\n:=/", s[i+1]) >= 0 {
+				at = i + 1
 				continue
 			}
-			start := strings.LastIndexByte(rest[:i], '\n') + 1
-			l, after, _ := strings.Cut(rest[start:], "\n")
+			start := strings.LastIndexByte(s[at:i], '\n') + 1
+			if start == 0 {
+				start = strings.LastIndexByte(s[:i], '\n') + 1
+			} else {
+				start += at
+			}
+			l := s[start:lineEnd(s, i)]
+			at = start + len(l) + 1
 			if c == ':' {
 				if name, _, _, ok := assignment(l); ok && classify(name) != notCredential {
 					return true
@@ -749,7 +790,9 @@ func assignLines(s string) bool {
 			} else if (strings.IndexByte(l, '"') >= 0 || strings.IndexByte(l, '\'') >= 0) && slices.ContainsFunc(callValues(l, 0), func(v xmlValue) bool { return classify(v.name) != notCredential }) {
 				return true
 			}
-			rest = after
+			if at >= len(s) {
+				break
+			}
 		}
 	}
 	// A Dockerfile's ENV NAME value has no = (red team rva).
