@@ -900,6 +900,10 @@ func xmlValues(s string) []xmlValue {
 	// around them: comments and other elements may come between
 	// (Hadoop's <name>, <description>, <value>; red team ruh).
 	inherit := ""
+	// pending are the text segments of a value element that no name
+	// read as a credential's holds yet: the next name element in the
+	// element around it names them.
+	var pending [][2]int
 	// The ends of comments, processing instructions and CDATA sections
 	// found missing past some point.
 	terms := [3]string{"-->", "?>", "]]>"}
@@ -964,6 +968,7 @@ func xmlValues(s string) []xmlValue {
 		if name == "" {
 			if at < len(s) && s[at] == '/' {
 				inherit = ""
+				pending = pending[:0]
 			}
 			continue
 		}
@@ -1115,6 +1120,19 @@ func xmlValues(s string) []xmlValue {
 					// property list's <key>Password</key><string>).
 					if len(segs) == 1 && isPairName(local) {
 						inherit = strings.TrimSpace(s[segs[0][0]:segs[0][1]])
+						// A value element before it (<entry><value>
+						// ...</value><key>password</key>, red team rva).
+						for _, g := range pending {
+							vs = append(vs, xmlValue{inherit, g[0], g[1]})
+						}
+						pending = pending[:0]
+					} else if valueWords[strings.ToLower(local)] && classify(textName) == notCredential {
+						pending = pending[:0]
+						for _, g := range segs {
+							if strings.TrimSpace(s[g[0]:g[1]]) != "" {
+								pending = append(pending, g)
+							}
+						}
 					}
 					at = ce + 1
 				}
