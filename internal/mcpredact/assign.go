@@ -50,6 +50,11 @@ func (w *walker) assignText(s string) (string, bool) {
 		start, end int
 	}
 	var fs []spot
+	take := func(name string, start, end int) {
+		if c := classify(name); c != notCredential {
+			fs = append(fs, spot{spotName(c, name, s[start:end]), start, end})
+		}
+	}
 	// Lines end at CR alone, NEL, LS and PS too ("[db]\rpw = ...", red
 	// team rtu); the values are taken from s, at the same offsets.
 	ls := yamlBreaks(s)
@@ -63,41 +68,39 @@ func (w *walker) assignText(s string) (string, bool) {
 		}
 		name, vs, ve, ok := assignment(ls[off:end])
 		if ok {
-			if c := classify(name); c != notCredential {
-				fs = append(fs, spot{c.canonical(), off + vs, off + ve})
+			if classify(name) != notCredential {
+				take(name, off+vs, off+ve)
 			} else if strings.Contains(ls[off+vs:off+ve], "-") {
 				// Options in a variable (JAVA_OPTS="... -Dpw=...",
 				// red team rva).
 				for _, v := range callValues(ls[off:end], off) {
-					if c := classify(v.name); c != notCredential {
-						fs = append(fs, spot{c.canonical(), v.start, v.end})
-					}
+					take(v.name, v.start, v.end)
 				}
 			}
 		} else if tvs, next := tomlValues(ls, off, end, &unended); next > off {
 			// TOML's inline tables, arrays and multi-line strings (red
 			// team ruf).
 			for _, v := range tvs {
-				if c := classify(v.name); c != notCredential {
-					fs = append(fs, spot{c.canonical(), v.start, v.end})
-				}
+				take(v.name, v.start, v.end)
 			}
 			end = max(end, next)
 		} else {
 			// A call's arguments (red team ruh).
 			for _, v := range callValues(ls[off:end], off) {
-				if c := classify(v.name); c != notCredential {
-					fs = append(fs, spot{c.canonical(), v.start, v.end})
-				}
+				take(v.name, v.start, v.end)
+			}
+			// A directive's quoted value (nginx's set $pw "...";,
+			// proxy_set_header Authorization "...";, Apache's
+			// RequestHeader set X-Api-Password "...": red team rva).
+			if v, ok := directiveValue(ls[off:end], off); ok {
+				take(v.name, v.start, v.end)
 			}
 		}
 		off = end + 1
 	}
 	// XML elements and attributes named as credentials (red team rtd).
 	for _, v := range xmlValues(s) {
-		if c := classify(v.name); c != notCredential {
-			fs = append(fs, spot{c.canonical(), v.start, v.end})
-		}
+		take(v.name, v.start, v.end)
 	}
 	// A value that overlaps one kept before it in s (an XML value on a
 	// line read as an assignment, a connection string's member inside
@@ -151,6 +154,52 @@ func (w *walker) assignText(s string) (string, bool) {
 	b.WriteString(s[done:])
 	w.changed = true
 	return b.String(), true
+}
+
+// spotName is the name a value of class c under name is scanned under:
+// the class's canonical name, and a password's for a value of words
+// under a name whose head word is "secret" (<secret>Fake Pa55 word
+// </secret>, client_secret = "correct horse battery staple": red team
+// rva). People choose a secret's words as they do a password's; a token's
+// or a key's are made by machines, with no spaces, and a value of words
+// under their names is a label or prose (a property list's <key>, a
+// tokenizer's <token>).
+func spotName(c credClass, name, v string) string {
+	if c == secretName && passphrase(strings.TrimSpace(v)) {
+		if ws := nameWords(name, true); len(ws) > 0 && (ws[len(ws)-1] == "secret" || ws[len(ws)-1] == "secrets") {
+			return passwordName.canonical()
+		}
+	}
+	return c.canonical()
+}
+
+// directiveValue reads the line l (at off in its text) as a directive
+// whose last word is a quoted value and the word before it its name
+// (nginx's set $db_password "..."; and proxy_set_header Authorization
+// "...";, Apache's RequestHeader set X-Api-Password "..."): the value's
+// place under the name, without a $ before it.
+func directiveValue(l string, off int) (xmlValue, bool) {
+	t := strings.TrimRight(l, " \t\r")
+	if strings.HasSuffix(t, ";") {
+		t = strings.TrimRight(t[:len(t)-1], " \t")
+	}
+	if len(t) < 4 || t[len(t)-1] != '"' && t[len(t)-1] != '\'' {
+		return xmlValue{}, false
+	}
+	open := strings.LastIndexByte(t[:len(t)-1], t[len(t)-1])
+	if open < 2 || open+1 >= len(t)-1 || t[open-1] != ' ' && t[open-1] != '\t' {
+		return xmlValue{}, false
+	}
+	j := open - 1
+	for j > 0 && (t[j] == ' ' || t[j] == '\t') {
+		j--
+	}
+	k := strings.LastIndexAny(t[:j+1], " \t") + 1
+	name := strings.TrimPrefix(t[k:j+1], "$")
+	if n, e := xmlName(name, 0); n == "" || e != len(name) || !mayName(name) {
+		return xmlValue{}, false
+	}
+	return xmlValue{name, off + open + 1, off + len(t) - 1}, true
 }
 
 // assignedName reads the name an assignment starts with at l[i:]: bare
@@ -790,6 +839,32 @@ func assignLines(s string) bool {
 			} else if (strings.IndexByte(l, '"') >= 0 || strings.IndexByte(l, '\'') >= 0) && slices.ContainsFunc(callValues(l, 0), func(v xmlValue) bool { return classify(v.name) != notCredential }) {
 				return true
 			}
+			if at >= len(s) {
+				break
+			}
+		}
+	}
+	// A directive's quoted value ends its line (red team rva).
+	for _, q := range []byte{'"', '\''} {
+		for at := 0; ; {
+			i := strings.IndexByte(s[at:], q)
+			if i < 0 {
+				break
+			}
+			i += at
+			at = i + 1
+			e := skipTOMLSpace(s, i+1)
+			if e < len(s) && s[e] == ';' {
+				e = skipTOMLSpace(s, e+1)
+			}
+			if e < len(s) && s[e] != '\n' && s[e] != '\r' {
+				continue
+			}
+			l := s[strings.LastIndexByte(s[:i], '\n')+1 : lineEnd(s, i)]
+			if v, ok := directiveValue(l, 0); ok && classify(v.name) != notCredential {
+				return true
+			}
+			at = lineEnd(s, i) + 1
 			if at >= len(s) {
 				break
 			}
