@@ -1,6 +1,7 @@
 package mcpredact
 
 import (
+	"html"
 	"slices"
 	"strconv"
 	"strings"
@@ -98,9 +99,24 @@ func (w *walker) assignText(s string) (string, bool) {
 		}
 		off = end + 1
 	}
-	// XML elements and attributes named as credentials (red team rtd).
+	// XML elements and attributes named as credentials (red team rtd),
+	// and markup escaped in a value (value="&lt;password&gt;...", a
+	// SOAP body's escaped payload: red team rva), read as the markup
+	// it is and written back escaped when something in it is redacted.
+	var direct []yamlEdit
 	for _, v := range xmlValues(s) {
+		if strings.Contains(s[v.start:v.end], "&lt;") && (len(direct) == 0 || v.start >= direct[len(direct)-1].end) {
+			if r, ok := w.escapedMarkup(s[v.start:v.end]); ok {
+				direct = append(direct, yamlEdit{v.start, v.end, r})
+				continue
+			}
+		}
 		take(v.name, v.start, v.end)
+	}
+	if len(direct) > 0 {
+		fs = slices.DeleteFunc(fs, func(f spot) bool {
+			return slices.ContainsFunc(direct, func(e yamlEdit) bool { return f.start < e.end && e.start < f.end })
+		})
 	}
 	// A value that overlaps one kept before it in s (an XML value on a
 	// line read as an assignment, a connection string's member inside
@@ -115,7 +131,7 @@ func (w *walker) assignText(s string) (string, bool) {
 		}
 		kept = append(kept, f)
 	}
-	if len(kept) == 0 {
+	if len(kept) == 0 && len(direct) == 0 {
 		return "", false
 	}
 	// Each value read under its name costs the scanner's rules a match
@@ -139,11 +155,12 @@ func (w *walker) assignText(s string) (string, bool) {
 			edits = append(edits, yamlEdit{kept[i].start, kept[i].end, v})
 		}
 	}
-	slices.SortFunc(edits, func(a, b yamlEdit) int { return a.start - b.start })
-	if len(edits) == 0 || textCovers(w, s, edits) {
+	if len(direct) == 0 && (len(edits) == 0 || textCovers(w, s, edits)) {
 		w.findings = w.findings[:found]
 		return "", false
 	}
+	edits = append(edits, direct...)
+	slices.SortFunc(edits, func(a, b yamlEdit) int { return a.start - b.start })
 	var b strings.Builder
 	done := 0
 	for _, e := range edits {
@@ -154,6 +171,28 @@ func (w *walker) assignText(s string) (string, bool) {
 	b.WriteString(s[done:])
 	w.changed = true
 	return b.String(), true
+}
+
+// escapedMarkup reads v, markup escaped as text (&lt;password&gt;...),
+// unescaped: the unescaped text redacted and escaped again, or ok false
+// when nothing in it is redacted. Escaped markup nested deeper than
+// documents in strings are opened is withheld (nestedDocument).
+func (w *walker) escapedMarkup(v string) (string, bool) {
+	if w.jsonDepth >= maxJSONTextDepth {
+		return w.nestedDocument(), true
+	}
+	inner := html.UnescapeString(v)
+	w.jsonDepth++
+	r, ok := w.assignText(inner)
+	w.jsonDepth--
+	if !ok {
+		r = inner
+	}
+	r, changed := w.text(r)
+	if !ok && !changed {
+		return "", false
+	}
+	return html.EscapeString(r), true
 }
 
 // spotName is the name a value of class c under name is scanned under:

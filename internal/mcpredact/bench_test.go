@@ -241,6 +241,8 @@ func BenchmarkResultDenseValues(b *testing.B) {
 		"call-args":   strings.Repeat(`f(a, pw="x", b=2)`+"\n", 1<<20/18),
 		"conn-pairs":  `<a b="` + strings.Repeat("pw=x;", 1<<20/5) + `"/>`,
 		"inline":      "t = {" + strings.Repeat(" pw='x',", 1<<20/8) + "}\n",
+		"escaped":     strings.Repeat(`<a b="&lt;pw&gt;x&lt;/pw&gt;"/>`, 1<<20/31),
+		"escaped-lt":  strings.Repeat(`<a b="&lt;&lt;&lt;&lt;"/>`, 1<<20/25),
 		"config-1000": cfg.String(),
 	})
 }
