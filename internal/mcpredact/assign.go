@@ -659,8 +659,8 @@ func assignment(l string) (name string, vs, ve int, ok bool) {
 // dockerEnv reports whether the line l is a Dockerfile's ENV
 // instruction (in any case, as Docker reads it).
 func dockerEnv(l string) bool {
-	l = strings.TrimLeft(l, " \t")
-	return len(l) > 4 && strings.EqualFold(l[:3], "env") && (l[3] == ' ' || l[3] == '\t')
+	i := skipTOMLSpace(l, 0)
+	return len(l)-i > 4 && l[i]|0x20 == 'e' && l[i+1]|0x20 == 'n' && l[i+2]|0x20 == 'v' && (l[i+3] == ' ' || l[i+3] == '\t')
 }
 
 // The words a line may start an assignment with: a shell's, a
@@ -909,22 +909,16 @@ func assignLines(s string) bool {
 			}
 		}
 	}
-	// A Dockerfile's ENV NAME value has no = (red team rva).
-	for _, nv := range []string{"NV ", "nv ", "NV\t", "nv\t"} {
-		for rest := s; ; {
-			i := strings.Index(rest, nv)
-			if i < 0 {
-				break
+	// A Dockerfile's ENV NAME value has no = (red team rva): ENV starts
+	// its line.
+	for at := 0; at < len(s); {
+		e := lineEnd(s, at)
+		if l := s[at:e]; dockerEnv(l) {
+			if name, _, _, ok := assignment(l); ok && classify(name) != notCredential {
+				return true
 			}
-			start := strings.LastIndexByte(rest[:i], '\n') + 1
-			l, after, _ := strings.Cut(rest[start:], "\n")
-			if i > 0 && dockerEnv(l) && strings.TrimLeft(rest[start:i-1], " \t") == "" {
-				if name, _, _, ok := assignment(l); ok && classify(name) != notCredential {
-					return true
-				}
-			}
-			rest = after
 		}
+		at = e + 1
 	}
 	var unended tomlState
 	for {
