@@ -850,7 +850,14 @@ func assignLines(s string) bool {
 	// IndexAny is not), each line read once per byte: only what may
 	// start a call, an option (-D, --) or a properties colon (no space,
 	// no := or ::).
-	for _, c := range []byte("(-:") {
+	// A call's or an option's value is quoted: without a quote in s,
+	// only the properties colon is looked for.
+	cs := "(-:"
+	quoted := strings.IndexByte(s, '"') >= 0 || strings.IndexByte(s, '\'') >= 0
+	if !quoted {
+		cs = ":"
+	}
+	for _, c := range []byte(cs) {
 		// The line is taken from s: a byte skipped before on it is
 		// the line's too (JAVA_OPTS="-Xmx1g -Dpw=...", red team rva).
 		for at := 0; ; {
@@ -863,12 +870,7 @@ func assignLines(s string) bool {
 				at = i + 1
 				continue
 			}
-			start := strings.LastIndexByte(s[at:i], '\n') + 1
-			if start == 0 {
-				start = strings.LastIndexByte(s[:i], '\n') + 1
-			} else {
-				start += at
-			}
+			start := strings.LastIndexByte(s[:i], '\n') + 1
 			l := s[start:lineEnd(s, i)]
 			at = start + len(l) + 1
 			if c == ':' {
@@ -883,42 +885,27 @@ func assignLines(s string) bool {
 			}
 		}
 	}
-	// A directive's quoted value ends its line (red team rva).
-	for _, q := range []byte{'"', '\''} {
-		for at := 0; ; {
-			i := strings.IndexByte(s[at:], q)
-			if i < 0 {
-				break
-			}
-			i += at
-			at = i + 1
-			e := skipTOMLSpace(s, i+1)
-			if e < len(s) && s[e] == ';' {
-				e = skipTOMLSpace(s, e+1)
-			}
-			if e < len(s) && s[e] != '\n' && s[e] != '\r' {
-				continue
-			}
-			l := s[strings.LastIndexByte(s[:i], '\n')+1 : lineEnd(s, i)]
+	// Each line once for what has no = (red team rva): a directive's
+	// quoted value that ends the line, and a Dockerfile's ENV NAME
+	// value, whose ENV starts it.
+	for at := 0; at < len(s); {
+		e := lineEnd(s, at)
+		l := s[at:e]
+		at = e + 1
+		t := len(l)
+		for t > 0 && (l[t-1] == ' ' || l[t-1] == '\t' || l[t-1] == '\r' || l[t-1] == ';') {
+			t--
+		}
+		if quoted && t > 0 && (l[t-1] == '"' || l[t-1] == '\'') {
 			if v, ok := directiveValue(l, 0); ok && classify(v.name) != notCredential {
 				return true
 			}
-			at = lineEnd(s, i) + 1
-			if at >= len(s) {
-				break
-			}
 		}
-	}
-	// A Dockerfile's ENV NAME value has no = (red team rva): ENV starts
-	// its line.
-	for at := 0; at < len(s); {
-		e := lineEnd(s, at)
-		if l := s[at:e]; dockerEnv(l) {
+		if dockerEnv(l) {
 			if name, _, _, ok := assignment(l); ok && classify(name) != notCredential {
 				return true
 			}
 		}
-		at = e + 1
 	}
 	var unended tomlState
 	for {
