@@ -68,6 +68,17 @@ func (w *walker) assignText(s string) (string, bool) {
 			end += off
 		}
 		name, vs, ve, ok := assignment(ls[off:end])
+		// Several assignments after a declaration word (ENV A=1
+		// DB_PASSWORD="...", export A=1 PW="...") and an assignment
+		// quoted as the value of another (systemd's
+		// Environment="DB_PASSWORD=...", docker's -e "PW=..."): red
+		// team rva.
+		for _, v := range declPairs(ls[off:end], off) {
+			take(v.name, v.start, v.end)
+		}
+		if v, ok := quotedAssignment(ls[off:end], off); ok {
+			take(v.name, v.start, v.end)
+		}
 		if ok {
 			if classify(name) != notCredential {
 				take(name, off+vs, off+ve)
@@ -105,7 +116,7 @@ func (w *walker) assignText(s string) (string, bool) {
 	// it is and written back escaped when something in it is redacted.
 	var direct []yamlEdit
 	for _, v := range xmlValues(s) {
-		if strings.Contains(s[v.start:v.end], "&lt;") && (len(direct) == 0 || v.start >= direct[len(direct)-1].end) {
+		if (strings.Contains(s[v.start:v.end], "&lt;") || strings.Contains(s[v.start:v.end], "&amp;lt;")) && (len(direct) == 0 || v.start >= direct[len(direct)-1].end) {
 			if r, ok := w.escapedMarkup(s[v.start:v.end]); ok {
 				direct = append(direct, yamlEdit{v.start, v.end, r})
 				continue
@@ -183,7 +194,13 @@ func (w *walker) escapedMarkup(v string) (string, bool) {
 	}
 	inner := html.UnescapeString(v)
 	w.jsonDepth++
-	r, ok := w.assignText(inner)
+	var r string
+	var ok bool
+	if strings.IndexByte(inner, '<') < 0 && (strings.Contains(inner, "&lt;") || strings.Contains(inner, "&amp;lt;")) {
+		r, ok = w.escapedMarkup(inner) // escaped twice (&amp;lt;)
+	} else {
+		r, ok = w.assignText(inner)
+	}
 	w.jsonDepth--
 	if !ok {
 		r = inner
@@ -656,6 +673,68 @@ func assignment(l string) (name string, vs, ve int, ok bool) {
 	return name, n, n + len(v), true
 }
 
+// quotedAssignment reads the first = of the line l (at off in its text)
+// followed by a quoted assignment (Environment="DB_PASSWORD=...", -e
+// "PW=..."): the inner assignment's value, under its name.
+func quotedAssignment(l string, off int) (xmlValue, bool) {
+	i := strings.IndexByte(l, '=')
+	if i < 1 || i+2 >= len(l) || l[i+1] != '"' && l[i+1] != '\'' {
+		return xmlValue{}, false
+	}
+	q := closingQuote(l, i+1)
+	if q < 0 {
+		return xmlValue{}, false
+	}
+	inner := l[i+2 : q]
+	name, vs, ve, ok := assignment(inner)
+	if !ok {
+		return xmlValue{}, false
+	}
+	return xmlValue{name, off + i + 2 + vs, off + i + 2 + ve}, true
+}
+
+// declPairs reads a line that starts with a declaration word (ENV,
+// export, set, declare, local, ...) for its NAME=value pairs, each
+// value quoted or up to white space: their places under their names.
+// Only the pairs after the first are new to assignment, which reads a
+// line's first.
+func declPairs(l string, off int) []xmlValue {
+	i := skipTOMLSpace(l, 0)
+	w := i
+	for w < len(l) && l[w]|0x20 >= 'a' && l[w]|0x20 <= 'z' {
+		w++
+	}
+	if w == i || w >= len(l) || l[w] != ' ' && l[w] != '\t' || !isAssignWord(l[i:w]) {
+		return nil
+	}
+	var vs []xmlValue
+	for p, first := skipTOMLSpace(l, w), true; p < len(l); p, first = skipTOMLSpace(l, p), false {
+		name, e := xmlName(l, p)
+		if name == "" || e >= len(l) || l[e] != '=' {
+			return vs
+		}
+		q := e + 1
+		end := q
+		if q < len(l) && (l[q] == '"' || l[q] == '\'') {
+			c := closingQuote(l, q)
+			if c < 0 {
+				return vs
+			}
+			q, end = q+1, c
+			p = c + 1
+		} else {
+			for end < len(l) && l[end] != ' ' && l[end] != '\t' && l[end] != '\r' {
+				end++
+			}
+			p = end
+		}
+		if end > q && !first && mayName(name) {
+			vs = append(vs, xmlValue{name, off + q, off + end})
+		}
+	}
+	return vs
+}
+
 // dockerEnv reports whether the line l is a Dockerfile's ENV
 // instruction (in any case, as Docker reads it).
 func dockerEnv(l string) bool {
@@ -920,6 +999,12 @@ func assignLines(s string) bool {
 		start := strings.LastIndexByte(s[:i], '\n') + 1
 		l, rest, _ := strings.Cut(s[start:], "\n")
 		if name, _, _, ok := assignment(l); ok && classify(name) != notCredential {
+			return true
+		}
+		if v, ok := quotedAssignment(l, 0); ok && classify(v.name) != notCredential {
+			return true
+		}
+		if slices.ContainsFunc(declPairs(l, 0), func(v xmlValue) bool { return classify(v.name) != notCredential }) {
 			return true
 		}
 		if vs, _ := tomlValues(s, start, start+len(l), &unended); slices.ContainsFunc(vs, func(v xmlValue) bool { return classify(v.name) != notCredential }) {

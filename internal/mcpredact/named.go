@@ -47,7 +47,7 @@ func (w *walker) namedMembers(m map[string]any) {
 	for _, p := range pairs(m) {
 		first = append(first, member{name: p.name, at: -1, holder: m, key: p.value})
 		if c := classify(p.name); c != notCredential {
-			second = append(second, member{name: c.canonical(), at: -1, holder: m, key: p.value})
+			second = append(second, member{name: spotName(c, p.name, str(m[p.value])), at: -1, holder: m, key: p.value})
 		}
 	}
 	w.scanNamed(first)
@@ -78,7 +78,10 @@ func appendStrings(ms []member, name string, m map[string]any, k string, v any) 
 func appendClassified(ms []member, c credClass, m map[string]any, k string, v any) []member {
 	name := c.canonical()
 	switch x := v.(type) {
-	case string, scanned, json.Number:
+	case string, scanned:
+		// A secret's words (spotName, red team rva).
+		return append(ms, member{name: spotName(c, k, str(x)), at: -1, holder: m, key: k})
+	case json.Number:
 		return append(ms, member{name: name, at: -1, holder: m, key: k})
 	case []any:
 		chars := len(x) > 1

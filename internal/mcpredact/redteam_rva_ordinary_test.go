@@ -81,6 +81,10 @@ func TestRedTeamRVA_NearMisses(t *testing.T) {
 		"my\\ password.policy=strict\nmy\\ title=correct horse battery staple\n",
 		"ENV DB_PASSWORD_FILE /run/secrets/db_password\nENV PATH /usr/local/bin:$PATH\nENV DB_PASSWORD ${DB_PASSWORD}\n",
 		"ENV LANG C.UTF-8\nENV HOME /home/app\n",
+		"ENV A=1 B=2 DB_PASSWORD_FILE=/run/secrets/db\nexport PGHOST=db PGPASSWORD=\"$PW\"\n",
+		"[Service]\nEnvironment=\"PATH=/usr/bin\" \"LANG=C\"\nEnvironment=\"DB_PASSWORD_FILE=/run/secrets/db\"\n",
+		`{"client_secret": "see the vault", "shared_secret": "${SHARED_SECRET}"}`,
+		`<a b="&amp;lt;password&amp;gt;${DB_PASSWORD}&amp;lt;/password&amp;gt;"/>`,
 		// nginx and Apache directives.
 		"proxy_set_header Authorization $http_authorization;\nproxy_set_header Host $host;\nauth_basic \"Restricted area\";\n",
 		"proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;\nadd_header X-Frame-Options \"SAMEORIGIN\";\n",

@@ -43,8 +43,15 @@ func TestRedTeamRVA_Spellings(t *testing.T) {
 		"lt in attribute": `<db password="correct horse < battery staple"/>`,
 		"lt in single":    `<db password='correct <horse> battery staple'/>`,
 		// A secret-named element whose value has spaces.
-		"secret element":    "<secret> Fake Pa55 word horse </secret>",
-		"client secret":     "<clientSecret>correct horse battery staple</clientSecret>",
-		"secret assignment": "shared_secret = \"correct horse battery staple\"\n",
+		"secret element":       "<secret> Fake Pa55 word horse </secret>",
+		"client secret":        "<clientSecret>correct horse battery staple</clientSecret>",
+		"json client secret":   `{"client_secret": "` + w + `", "host": "db"}`,
+		"ENV several pairs":    "ENV A=1 DB_PASSWORD=\"" + w + "\"\n",
+		"export several pairs": "export PGHOST=db PGPASSWORD='" + w + "'\n",
+		"systemd Environment":  "[Service]\nEnvironment=\"DB_PASSWORD=" + w + "\"\n",
+		"docker -e":            "docker run -e=\"DB_PASSWORD=" + w + "\" postgres\n",
+		"escaped twice":        `<a b="&amp;lt;password&amp;gt;` + w + `&amp;lt;/password&amp;gt;"/>`,
+		"ENV tab":              "ENV\tDB_PASSWORD\t" + w + "\n",
+		"secret assignment":    "shared_secret = \"correct horse battery staple\"\n",
 	})
 }
