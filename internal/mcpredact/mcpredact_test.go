@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -16,14 +17,21 @@ import (
 
 const key = "AKIA" + "Z7Q3MV2KXH4PLW6N"
 
+// scanner returns the tests' scanner: built once (a Scanner is immutable
+// and safe for concurrent use), since building one per text cost the
+// package's tests minutes under -race.
 func scanner(t testing.TB) *dlp.Scanner {
 	t.Helper()
-	s, err := dlp.New(dlp.Builtin(), &dlp.Options{DetectEncoding: true})
+	s, err := sharedScanner()
 	if err != nil {
 		t.Fatal(err)
 	}
 	return s
 }
+
+var sharedScanner = sync.OnceValues(func() (*dlp.Scanner, error) {
+	return dlp.New(dlp.Builtin(), &dlp.Options{DetectEncoding: true})
+})
 
 func wire(t *testing.T, v any) string {
 	t.Helper()

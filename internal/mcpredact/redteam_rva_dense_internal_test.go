@@ -2,6 +2,7 @@ package mcpredact
 
 import (
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -9,11 +10,13 @@ import (
 	"github.com/gatehouse-dev/gatehouse/dlp"
 )
 
+var rvaScanner = sync.OnceValues(func() (*dlp.Scanner, error) { return dlp.New(dlp.Builtin(), nil) })
+
 // rvaTexts returns the texts a client receives for a result of the given
 // texts, and the findings.
 func rvaTexts(t *testing.T, texts ...string) ([]string, []dlp.Finding) {
 	t.Helper()
-	s, err := dlp.New(dlp.Builtin(), nil)
+	s, err := rvaScanner()
 	if err != nil {
 		t.Fatal(err)
 	}
