@@ -1,9 +1,12 @@
 package mcpredact
 
 import (
+	"html"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/gatehouse-dev/gatehouse/dlp"
 )
 
 // A configuration file sent as text names a credential on the line of its
@@ -16,6 +19,24 @@ import (
 // canonical name, as namedMembers does for a JSON member. A value that
 // reads as code (a call, an index, a statement) is left alone.
 
+// maxAssignValues bounds the values assignText reads under their names
+// in one walk (one result, error or request): a configuration names far
+// fewer credentials; a text past it is withheld whole.
+const maxAssignValues = 2048
+
+// valuesRule is the rule name of a text withheld for the number of
+// credential-named values in it.
+const valuesRule = "too-many-credential-values"
+
+// tooManyValues withholds a text past maxAssignValues: failing closed
+// costs one marker, reading it costs the scanner's rules a match per
+// value.
+func (w *walker) tooManyValues() string {
+	w.add([]dlp.Finding{{Rule: valuesRule, Count: 1}})
+	w.changed = true
+	return "[REDACTED:" + valuesRule + "]"
+}
+
 // assignText returns s with the credential-named assignments' values
 // redacted, or ok false when there was none or the text scan redacts the
 // same.
@@ -23,7 +44,6 @@ func (w *walker) assignText(s string) (string, bool) {
 	if !mayNameCredential(s) {
 		return "", false
 	}
-	type line struct{ start, end int }
 	// The values found, in the order found: the lines' (each line once)
 	// before the XML values'.
 	type spot struct {
@@ -31,6 +51,11 @@ func (w *walker) assignText(s string) (string, bool) {
 		start, end int
 	}
 	var fs []spot
+	take := func(name string, start, end int) {
+		if c := classify(name); c != notCredential {
+			fs = append(fs, spot{spotName(c, name, s[start:end]), start, end})
+		}
+	}
 	// Lines end at CR alone, NEL, LS and PS too ("[db]\rpw = ...", red
 	// team rtu); the values are taken from s, at the same offsets.
 	ls := yamlBreaks(s)
@@ -43,34 +68,66 @@ func (w *walker) assignText(s string) (string, bool) {
 			end += off
 		}
 		name, vs, ve, ok := assignment(ls[off:end])
+		// Several assignments after a declaration word (ENV A=1
+		// DB_PASSWORD="...", export A=1 PW="...") and an assignment
+		// quoted as the value of another (systemd's
+		// Environment="DB_PASSWORD=...", docker's -e "PW=..."): red
+		// team rva.
+		for _, v := range declPairs(ls[off:end], off) {
+			take(v.name, v.start, v.end)
+		}
+		if v, ok := quotedAssignment(ls[off:end], off); ok {
+			take(v.name, v.start, v.end)
+		}
 		if ok {
-			if c := classify(name); c != notCredential {
-				fs = append(fs, spot{c.canonical(), off + vs, off + ve})
+			if classify(name) != notCredential {
+				take(name, off+vs, off+ve)
+			} else if strings.Contains(ls[off+vs:off+ve], "-") {
+				// Options in a variable (JAVA_OPTS="... -Dpw=...",
+				// red team rva).
+				for _, v := range callValues(ls[off:end], off) {
+					take(v.name, v.start, v.end)
+				}
 			}
 		} else if tvs, next := tomlValues(ls, off, end, &unended); next > off {
 			// TOML's inline tables, arrays and multi-line strings (red
 			// team ruf).
 			for _, v := range tvs {
-				if c := classify(v.name); c != notCredential {
-					fs = append(fs, spot{c.canonical(), v.start, v.end})
-				}
+				take(v.name, v.start, v.end)
 			}
 			end = max(end, next)
 		} else {
 			// A call's arguments (red team ruh).
 			for _, v := range callValues(ls[off:end], off) {
-				if c := classify(v.name); c != notCredential {
-					fs = append(fs, spot{c.canonical(), v.start, v.end})
-				}
+				take(v.name, v.start, v.end)
+			}
+			// A directive's quoted value (nginx's set $pw "...";,
+			// proxy_set_header Authorization "...";, Apache's
+			// RequestHeader set X-Api-Password "...": red team rva).
+			if v, ok := directiveValue(ls[off:end], off); ok {
+				take(v.name, v.start, v.end)
 			}
 		}
 		off = end + 1
 	}
-	// XML elements and attributes named as credentials (red team rtd).
+	// XML elements and attributes named as credentials (red team rtd),
+	// and markup escaped in a value (value="&lt;password&gt;...", a
+	// SOAP body's escaped payload: red team rva), read as the markup
+	// it is and written back escaped when something in it is redacted.
+	var direct []yamlEdit
 	for _, v := range xmlValues(s) {
-		if c := classify(v.name); c != notCredential {
-			fs = append(fs, spot{c.canonical(), v.start, v.end})
+		if (strings.Contains(s[v.start:v.end], "&lt;") || strings.Contains(s[v.start:v.end], "&amp;lt;")) && (len(direct) == 0 || v.start >= direct[len(direct)-1].end) {
+			if r, ok := w.escapedMarkup(s[v.start:v.end]); ok {
+				direct = append(direct, yamlEdit{v.start, v.end, r})
+				continue
+			}
 		}
+		take(v.name, v.start, v.end)
+	}
+	if len(direct) > 0 {
+		fs = slices.DeleteFunc(fs, func(f spot) bool {
+			return slices.ContainsFunc(direct, func(e yamlEdit) bool { return f.start < e.end && e.start < f.end })
+		})
 	}
 	// A value that overlaps one kept before it in s (an XML value on a
 	// line read as an assignment, a connection string's member inside
@@ -78,17 +135,25 @@ func (w *walker) assignText(s string) (string, bool) {
 	// the last kept: compared with all kept, a megabyte of <pw>x</pw>
 	// took seconds (red team ruf).
 	slices.SortStableFunc(fs, func(a, b spot) int { return a.start - b.start })
-	var ms []member
-	var at []line
+	kept := fs[:0]
 	for _, f := range fs {
-		if len(at) > 0 && f.start < at[len(at)-1].end {
+		if len(kept) > 0 && f.start < kept[len(kept)-1].end {
 			continue
 		}
-		ms = append(ms, member{name: f.name, at: -1, holder: map[string]any{"v": s[f.start:f.end]}, key: "v"})
-		at = append(at, line{f.start, f.end})
+		kept = append(kept, f)
 	}
-	if len(ms) == 0 {
+	if len(kept) == 0 && len(direct) == 0 {
 		return "", false
+	}
+	// Each value read under its name costs the scanner's rules a match
+	// (microseconds): a MiB of them took seconds (red team rva). Past
+	// maxAssignValues in one walk the text is withheld whole.
+	if w.assignValues += len(kept); w.assignValues > maxAssignValues {
+		return w.tooManyValues(), true
+	}
+	ms := make([]member, len(kept))
+	for i, f := range kept {
+		ms[i] = member{name: f.name, at: -1, holder: map[string]any{"v": s[f.start:f.end]}, key: "v"}
 	}
 	was, found := w.changed, len(w.findings)
 	w.changed = false
@@ -97,15 +162,16 @@ func (w *walker) assignText(s string) (string, bool) {
 	w.changed = was
 	var edits []yamlEdit
 	for i, m := range ms {
-		if v := str(m.holder["v"]); hit && v != s[at[i].start:at[i].end] {
-			edits = append(edits, yamlEdit{at[i].start, at[i].end, v})
+		if v := str(m.holder["v"]); hit && v != s[kept[i].start:kept[i].end] {
+			edits = append(edits, yamlEdit{kept[i].start, kept[i].end, v})
 		}
 	}
-	slices.SortFunc(edits, func(a, b yamlEdit) int { return a.start - b.start })
-	if len(edits) == 0 || textCovers(w, s, edits) {
+	if len(direct) == 0 && (len(edits) == 0 || textCovers(w, s, edits)) {
 		w.findings = w.findings[:found]
 		return "", false
 	}
+	edits = append(edits, direct...)
+	slices.SortFunc(edits, func(a, b yamlEdit) int { return a.start - b.start })
 	var b strings.Builder
 	done := 0
 	for _, e := range edits {
@@ -118,6 +184,80 @@ func (w *walker) assignText(s string) (string, bool) {
 	return b.String(), true
 }
 
+// escapedMarkup reads v, markup escaped as text (&lt;password&gt;...),
+// unescaped: the unescaped text redacted and escaped again, or ok false
+// when nothing in it is redacted. Escaped markup nested deeper than
+// documents in strings are opened is withheld (nestedDocument).
+func (w *walker) escapedMarkup(v string) (string, bool) {
+	if w.jsonDepth >= maxJSONTextDepth {
+		return w.nestedDocument(), true
+	}
+	inner := html.UnescapeString(v)
+	w.jsonDepth++
+	var r string
+	var ok bool
+	if strings.IndexByte(inner, '<') < 0 && (strings.Contains(inner, "&lt;") || strings.Contains(inner, "&amp;lt;")) {
+		r, ok = w.escapedMarkup(inner) // escaped twice (&amp;lt;)
+	} else {
+		r, ok = w.assignText(inner)
+	}
+	w.jsonDepth--
+	if !ok {
+		r = inner
+	}
+	r, changed := w.text(r)
+	if !ok && !changed {
+		return "", false
+	}
+	return html.EscapeString(r), true
+}
+
+// spotName is the name a value of class c under name is scanned under:
+// the class's canonical name, and a password's for a value of words
+// under a name whose head word is "secret" (<secret>Fake Pa55 word
+// </secret>, client_secret = "correct horse battery staple": red team
+// rva). People choose a secret's words as they do a password's; a token's
+// or a key's are made by machines, with no spaces, and a value of words
+// under their names is a label or prose (a property list's <key>, a
+// tokenizer's <token>).
+func spotName(c credClass, name, v string) string {
+	if c == secretName && passphrase(strings.TrimSpace(v)) {
+		if ws := nameWords(name, true); len(ws) > 0 && (ws[len(ws)-1] == "secret" || ws[len(ws)-1] == "secrets") {
+			return passwordName.canonical()
+		}
+	}
+	return c.canonical()
+}
+
+// directiveValue reads the line l (at off in its text) as a directive
+// whose last word is a quoted value and the word before it its name
+// (nginx's set $db_password "..."; and proxy_set_header Authorization
+// "...";, Apache's RequestHeader set X-Api-Password "..."): the value's
+// place under the name, without a $ before it.
+func directiveValue(l string, off int) (xmlValue, bool) {
+	t := strings.TrimRight(l, " \t\r")
+	if strings.HasSuffix(t, ";") {
+		t = strings.TrimRight(t[:len(t)-1], " \t")
+	}
+	if len(t) < 4 || t[len(t)-1] != '"' && t[len(t)-1] != '\'' {
+		return xmlValue{}, false
+	}
+	open := strings.LastIndexByte(t[:len(t)-1], t[len(t)-1])
+	if open < 2 || open+1 >= len(t)-1 || t[open-1] != ' ' && t[open-1] != '\t' {
+		return xmlValue{}, false
+	}
+	j := open - 1
+	for j > 0 && (t[j] == ' ' || t[j] == '\t') {
+		j--
+	}
+	k := strings.LastIndexAny(t[:j+1], " \t") + 1
+	name := strings.TrimPrefix(t[k:j+1], "$")
+	if n, e := xmlName(name, 0); n == "" || e != len(name) || !mayName(name) {
+		return xmlValue{}, false
+	}
+	return xmlValue{name, off + open + 1, off + len(t) - 1}, true
+}
+
 // assignedName reads the name an assignment starts with at l[i:]: bare
 // (db.pw, DB_PASS) or with quoted parts as TOML writes them ("pw",
 // 'db_password', db."password", "\u0070\u0077": red team ruc), the
@@ -126,7 +266,7 @@ func (w *walker) assignText(s string) (string, bool) {
 func assignedName(l string, i int) (name string, n int, ok bool) {
 	n = i
 	var b strings.Builder
-	quoted := false
+	quoted, escaped := false, false
 	for n < len(l) && n-i <= 128 {
 		c := l[n]
 		if c == ' ' || c == '\t' {
@@ -147,6 +287,16 @@ func assignedName(l string, i int) (name string, n int, ok bool) {
 				i = n
 				continue
 			}
+		}
+		if c == '\\' && !quoted && n+1 < len(l) && strings.IndexByte(" \t:=", l[n+1]) >= 0 {
+			// A properties file's escaped separator in a key (my\
+			// password=..., red team rva): the name holds the byte.
+			b.WriteString(l[i:n])
+			b.WriteByte(l[n+1])
+			escaped = true
+			n += 2
+			i = n
+			continue
 		}
 		if c == '=' || c == ':' || c == ' ' || c == '\t' {
 			break
@@ -176,7 +326,7 @@ func assignedName(l string, i int) (name string, n int, ok bool) {
 	if n-i > 128 || n == 0 {
 		return "", 0, false
 	}
-	if !quoted {
+	if !quoted && !escaped {
 		name = l[i:n]
 	} else {
 		b.WriteString(l[i:n])
@@ -321,6 +471,37 @@ func tomlValues(ls string, off, end int, st *tomlState) (vs []xmlValue, next int
 			p = skipTOMLSpace(l, m+1)
 			switch {
 			case p >= len(l):
+			case strings.HasPrefix(l[p:], `"""`) || strings.HasPrefix(l[p:], "'''"):
+				// A multi-line string (red team rva), which may go on
+				// over lines: the members after its end on another
+				// line are not read.
+				kind := 0
+				if l[p] == '\'' {
+					kind = 1
+				}
+				if e := strings.Index(l[p+3:], l[p:p+3]); e >= 0 {
+					if e > 0 && mayName(full) {
+						vs = append(vs, xmlValue{full, off + p + 3, off + p + 3 + e})
+					}
+					p += e + 6
+					break
+				}
+				if st.unended[kind] {
+					return vs, end
+				}
+				e := strings.Index(ls[off+p+3:], l[p:p+3])
+				if e < 0 {
+					st.unended[kind] = true
+					return vs, end
+				}
+				vs0, ve := off+p+3, off+p+3+e
+				if ls[vs0] == '\n' {
+					vs0++
+				}
+				if ve > vs0 && mayName(full) {
+					vs = append(vs, xmlValue{full, vs0, ve})
+				}
+				return vs, lineEnd(ls, ve)
 			case l[p] == '"' || l[p] == '\'':
 				q := closingQuote(l, p)
 				if q < 0 {
@@ -447,10 +628,14 @@ func assignment(l string) (name string, vs, ve int, ok bool) {
 	if !ok || !mayName(name) {
 		return "", 0, 0, false
 	}
+	sep := n
 	for n < len(l) && (l[n] == ' ' || l[n] == '\t') {
 		n++
 	}
 	switch {
+	case n > sep && n < len(l) && l[n] != '=' && l[n] != ':' && dockerEnv(l):
+		// A Dockerfile's ENV NAME value: the rest of the line (red
+		// team rva).
 	case n+1 < len(l) && l[n] == '=' && l[n+1] != '=' && l[n+1] != '~':
 		n++
 	case n+1 < len(l) && l[n] == ':' && (l[n+1] == ' ' || l[n+1] == '\t'):
@@ -486,6 +671,75 @@ func assignment(l string) (name string, vs, ve int, ok bool) {
 		return "", 0, 0, false
 	}
 	return name, n, n + len(v), true
+}
+
+// quotedAssignment reads the first = of the line l (at off in its text)
+// followed by a quoted assignment (Environment="DB_PASSWORD=...", -e
+// "PW=..."): the inner assignment's value, under its name.
+func quotedAssignment(l string, off int) (xmlValue, bool) {
+	i := strings.IndexByte(l, '=')
+	if i < 1 || i+2 >= len(l) || l[i+1] != '"' && l[i+1] != '\'' {
+		return xmlValue{}, false
+	}
+	q := closingQuote(l, i+1)
+	if q < 0 {
+		return xmlValue{}, false
+	}
+	inner := l[i+2 : q]
+	name, vs, ve, ok := assignment(inner)
+	if !ok {
+		return xmlValue{}, false
+	}
+	return xmlValue{name, off + i + 2 + vs, off + i + 2 + ve}, true
+}
+
+// declPairs reads a line that starts with a declaration word (ENV,
+// export, set, declare, local, ...) for its NAME=value pairs, each
+// value quoted or up to white space: their places under their names.
+// Only the pairs after the first are new to assignment, which reads a
+// line's first.
+func declPairs(l string, off int) []xmlValue {
+	i := skipTOMLSpace(l, 0)
+	w := i
+	for w < len(l) && l[w]|0x20 >= 'a' && l[w]|0x20 <= 'z' {
+		w++
+	}
+	if w == i || w >= len(l) || l[w] != ' ' && l[w] != '\t' || !isAssignWord(l[i:w]) {
+		return nil
+	}
+	var vs []xmlValue
+	for p, first := skipTOMLSpace(l, w), true; p < len(l); p, first = skipTOMLSpace(l, p), false {
+		name, e := xmlName(l, p)
+		if name == "" || e >= len(l) || l[e] != '=' {
+			return vs
+		}
+		q := e + 1
+		end := q
+		if q < len(l) && (l[q] == '"' || l[q] == '\'') {
+			c := closingQuote(l, q)
+			if c < 0 {
+				return vs
+			}
+			q, end = q+1, c
+			p = c + 1
+		} else {
+			for end < len(l) && l[end] != ' ' && l[end] != '\t' && l[end] != '\r' {
+				end++
+			}
+			p = end
+		}
+		if end > q && !first && mayName(name) {
+			vs = append(vs, xmlValue{name, off + q, off + end})
+		}
+	}
+	return vs
+}
+
+// dockerEnv reports whether the line l is a Dockerfile's ENV
+// instruction (in any case, as Docker reads it).
+func dockerEnv(l string) bool {
+	i := skipTOMLSpace(l, 0)
+	return len(l)-i > 4 && l[i]|0x20 == 'e' && l[i+1]|0x20 == 'n' && l[i+2]|0x20 == 'v' && (l[i+3] == ' ' || l[i+3] == '\t')
 }
 
 // The words a line may start an assignment with: a shell's, a
@@ -578,7 +832,18 @@ func callValues(l string, off int) []xmlValue {
 		}
 		return e
 	}
+	// open is where the quoted string the loop is in starts, or -1: a
+	// quote the loop steps on opens or closes one (the quotes of the
+	// values it reads it steps over in pairs).
+	open := -1
 	for i := 0; i < len(l); i++ {
+		if c := l[i]; (c == '"' || c == '\'') && (i == 0 || l[i-1] != '\\') {
+			if open < 0 {
+				open = i
+			} else if l[open] == c {
+				open = -1
+			}
+		}
 		flag := i+2 < len(l) && l[i] == '-' && (l[i+1] == 'D' || l[i+1] == '-') && (i == 0 || strings.IndexByte(" \t\"'=", l[i-1]) >= 0)
 		if l[i] != '(' && l[i] != ',' && !flag {
 			continue
@@ -599,11 +864,24 @@ func callValues(l string, off int) []xmlValue {
 				continue
 			}
 			name, p = n, e+1
-			if p < len(l) && l[p] != '"' && l[p] != '\'' && i > 0 && (l[i-1] == '"' || l[i-1] == '\'') {
-				// The whole option quoted: '-Dname=...'.
-				if q := closing(i - 1); q > p {
-					vs = append(vs, xmlValue{name, off + p, off + q})
-					i = q
+			if p < len(l) && l[p] != '"' && l[p] != '\'' && open >= 0 {
+				// The option in a quoted string, unquoted: the whole
+				// option quoted ('-Dname=...') or among others
+				// (JAVA_OPTS="-Xmx1g -Dname=... -Dother=...", red
+				// team rva): the value goes to the next option or the
+				// string's end.
+				if q := closing(open); q > p {
+					e := q
+					for d := p; d < q; d++ {
+						if (l[d] == ' ' || l[d] == '\t') && d+1 < q && l[d+1] == '-' {
+							e = d
+							break
+						}
+					}
+					if e > p {
+						vs = append(vs, xmlValue{name, off + p, off + e})
+					}
+					i = e - 1
 				}
 				continue
 			}
@@ -651,18 +929,29 @@ func assignLines(s string) bool {
 	// IndexAny is not), each line read once per byte: only what may
 	// start a call, an option (-D, --) or a properties colon (no space,
 	// no := or ::).
-	for _, c := range []byte("(-:") {
-		for rest := s; ; {
-			i := strings.IndexByte(rest, c)
+	// A call's or an option's value is quoted: without a quote in s,
+	// only the properties colon is looked for.
+	cs := "(-:"
+	quoted := strings.IndexByte(s, '"') >= 0 || strings.IndexByte(s, '\'') >= 0
+	if !quoted {
+		cs = ":"
+	}
+	for _, c := range []byte(cs) {
+		// The line is taken from s: a byte skipped before on it is
+		// the line's too (JAVA_OPTS="-Xmx1g -Dpw=...", red team rva).
+		for at := 0; ; {
+			i := strings.IndexByte(s[at:], c)
 			if i < 0 {
 				break
 			}
-			if i+1 >= len(rest) || c == '-' && rest[i+1] != 'D' && rest[i+1] != '-' || c == ':' && strings.IndexByte(" \t\r\n:=/", rest[i+1]) >= 0 {
-				rest = rest[i+1:]
+			i += at
+			if i+1 >= len(s) || c == '-' && s[i+1] != 'D' && s[i+1] != '-' || c == ':' && strings.IndexByte(" \t\r\n:=/", s[i+1]) >= 0 {
+				at = i + 1
 				continue
 			}
-			start := strings.LastIndexByte(rest[:i], '\n') + 1
-			l, after, _ := strings.Cut(rest[start:], "\n")
+			start := strings.LastIndexByte(s[:i], '\n') + 1
+			l := s[start:lineEnd(s, i)]
+			at = start + len(l) + 1
 			if c == ':' {
 				if name, _, _, ok := assignment(l); ok && classify(name) != notCredential {
 					return true
@@ -670,7 +959,31 @@ func assignLines(s string) bool {
 			} else if (strings.IndexByte(l, '"') >= 0 || strings.IndexByte(l, '\'') >= 0) && slices.ContainsFunc(callValues(l, 0), func(v xmlValue) bool { return classify(v.name) != notCredential }) {
 				return true
 			}
-			rest = after
+			if at >= len(s) {
+				break
+			}
+		}
+	}
+	// Each line once for what has no = (red team rva): a directive's
+	// quoted value that ends the line, and a Dockerfile's ENV NAME
+	// value, whose ENV starts it.
+	for at := 0; at < len(s); {
+		e := lineEnd(s, at)
+		l := s[at:e]
+		at = e + 1
+		t := len(l)
+		for t > 0 && (l[t-1] == ' ' || l[t-1] == '\t' || l[t-1] == '\r' || l[t-1] == ';') {
+			t--
+		}
+		if quoted && t > 0 && (l[t-1] == '"' || l[t-1] == '\'') {
+			if v, ok := directiveValue(l, 0); ok && classify(v.name) != notCredential {
+				return true
+			}
+		}
+		if dockerEnv(l) {
+			if name, _, _, ok := assignment(l); ok && classify(name) != notCredential {
+				return true
+			}
 		}
 	}
 	var unended tomlState
@@ -686,6 +999,12 @@ func assignLines(s string) bool {
 		start := strings.LastIndexByte(s[:i], '\n') + 1
 		l, rest, _ := strings.Cut(s[start:], "\n")
 		if name, _, _, ok := assignment(l); ok && classify(name) != notCredential {
+			return true
+		}
+		if v, ok := quotedAssignment(l, 0); ok && classify(v.name) != notCredential {
+			return true
+		}
+		if slices.ContainsFunc(declPairs(l, 0), func(v xmlValue) bool { return classify(v.name) != notCredential }) {
 			return true
 		}
 		if vs, _ := tomlValues(s, start, start+len(l), &unended); slices.ContainsFunc(vs, func(v xmlValue) bool { return classify(v.name) != notCredential }) {
@@ -708,7 +1027,7 @@ func xmlShape(s string) bool {
 	if strings.IndexByte(s, '<') < 0 {
 		return false
 	}
-	if strings.Contains(s, "</") {
+	if strings.Contains(s, "</") || strings.Contains(s, "<!ENTITY") {
 		return true
 	}
 	for rest := s; ; {
@@ -761,10 +1080,35 @@ func xmlValues(s string) []xmlValue {
 	// around them: comments and other elements may come between
 	// (Hadoop's <name>, <description>, <value>; red team ruh).
 	inherit := ""
+	// pending are the text segments of a value element that no name
+	// read as a credential's holds yet: the next name element in the
+	// element around it names them.
+	var pending [][2]int
 	// The ends of comments, processing instructions and CDATA sections
 	// found missing past some point.
 	terms := [3]string{"-->", "?>", "]]>"}
 	var missing [3]bool
+	// quote returns the index of the first c at or after from, or -1:
+	// the last answer per quote holds for every from up to it, so a
+	// value's quote is looked for once however often the pass comes
+	// back into the value (a < inside it).
+	var quoteFrom, quoteAt [2]int
+	quoteFrom[0], quoteFrom[1] = -1, -1
+	quote := func(from int, c byte) int {
+		k := 0
+		if c == '\'' {
+			k = 1
+		}
+		if quoteFrom[k] >= 0 && from >= quoteFrom[k] && (quoteAt[k] < 0 || from <= quoteAt[k]) {
+			return quoteAt[k]
+		}
+		e := strings.IndexByte(s[from:], c)
+		if e >= 0 {
+			e += from
+		}
+		quoteFrom[k], quoteAt[k] = from, e
+		return e
+	}
 	find := func(from, term int) int {
 		if missing[term] {
 			return -1
@@ -784,8 +1128,13 @@ func xmlValues(s string) []xmlValue {
 		tag := at + k
 		at = tag + 1
 		if strings.HasPrefix(s[at:], "!ENTITY") {
-			// A DTD's entity: <!ENTITY db_password "...">.
+			// A DTD's entity: <!ENTITY db_password "...">, and a
+			// parameter entity: <!ENTITY % db_password "..."> (red
+			// team rva).
 			w := skipXMLSpace(s, at+7)
+			if w < len(s) && s[w] == '%' && w+1 < len(s) && (s[w+1] == ' ' || s[w+1] == '\t' || s[w+1] == '\r' || s[w+1] == '\n') {
+				w = skipXMLSpace(s, w+1)
+			}
 			ent, n := xmlName(s, w)
 			if q := skipXMLSpace(s, n); ent != "" && w > at+7 && q < len(s) && (s[q] == '"' || s[q] == '\'') {
 				if end := strings.IndexAny(s[q+1:], string(s[q])+"<"); end > 0 && s[q+1+end] == s[q] {
@@ -799,6 +1148,7 @@ func xmlValues(s string) []xmlValue {
 		if name == "" {
 			if at < len(s) && s[at] == '/' {
 				inherit = ""
+				pending = pending[:0]
 			}
 			continue
 		}
@@ -806,6 +1156,7 @@ func xmlValues(s string) []xmlValue {
 		local := xmlLocal(name)
 		var pairName string
 		pairValue := [2]int{-1, -1}
+		resume := -1
 		for {
 			w := skipXMLSpace(s, at)
 			attr, n := xmlName(s, w)
@@ -839,15 +1190,18 @@ func xmlValues(s string) []xmlValue {
 				}
 				vs0, ve = q, u
 			} else {
-				end := strings.IndexAny(s[q+1:], string(s[q])+"<")
-				if end < 0 || s[q+1+end] == '<' {
+				end := quote(q+1, s[q])
+				if end < 0 {
 					at = q + 1
-					if end >= 0 {
-						at += end
-					}
 					break
 				}
-				vs0, ve = q+1, q+1+end
+				vs0, ve = q+1, end
+				// HTML allows < in a value (red team rva); what
+				// follows it is read as markup too, after this
+				// tag's attributes.
+				if lt := strings.IndexByte(s[vs0:ve], '<'); lt >= 0 && resume < 0 {
+					resume = vs0 + lt
+				}
 			}
 			switch attrName := xmlLocal(attr); {
 			case isPairName(attrName):
@@ -883,6 +1237,12 @@ func xmlValues(s string) []xmlValue {
 			} else {
 				textName = pairName
 			}
+		}
+		if resume >= 0 {
+			// A tag whose value holds a <: its text is not read (where
+			// the tag ends is not known), the markup in its value is.
+			at = resume
+			continue
 		}
 		// The rest of the start tag, then the element's text.
 		gt := strings.IndexAny(s[at:], "<>")
@@ -940,6 +1300,19 @@ func xmlValues(s string) []xmlValue {
 					// property list's <key>Password</key><string>).
 					if len(segs) == 1 && isPairName(local) {
 						inherit = strings.TrimSpace(s[segs[0][0]:segs[0][1]])
+						// A value element before it (<entry><value>
+						// ...</value><key>password</key>, red team rva).
+						for _, g := range pending {
+							vs = append(vs, xmlValue{inherit, g[0], g[1]})
+						}
+						pending = pending[:0]
+					} else if valueWords[strings.ToLower(local)] && classify(textName) == notCredential {
+						pending = pending[:0]
+						for _, g := range segs {
+							if strings.TrimSpace(s[g[0]:g[1]]) != "" {
+								pending = append(pending, g)
+							}
+						}
 					}
 					at = ce + 1
 				}

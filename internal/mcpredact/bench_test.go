@@ -211,7 +211,39 @@ func BenchmarkResultXMLText(b *testing.B) {
 		"call-args":        strings.Repeat(`f(a, pw="x", b=2)`+"\n", 1<<20/18),
 		// Name elements each followed by a long run of siblings and
 		// a value element.
-		"name-siblings": strings.Repeat("<p><name>pw</name>"+strings.Repeat("<d>x</d>", 50)+"<value>x</value></p>", 1<<18/440),
+		// Red team rva: values that hold a < (read as markup too) and
+		// whose quote closes only at the end.
+		"unended-inline-multiline": strings.Repeat("t = { pw = \"\"\"\n", 1<<20/16),
+		"lt-in-values":             strings.Repeat(`<a b="<`, 1<<20/7) + `"`,
+		"lt-in-pw":                 strings.Repeat(`<a pw='x <b pw='`, 1<<20/16) + `'`,
+		"name-siblings":            strings.Repeat("<p><name>pw</name>"+strings.Repeat("<d>x</d>", 50)+"<value>x</value></p>", 1<<18/440),
+	})
+}
+
+// BenchmarkResultDenseValues: 1 MiB texts packed with credential-named
+// values, each of a reading of assign.go (red team rva): each value read
+// under its name costs the scanner's rules a match, and a text of them
+// took seconds. Past maxAssignValues a text is withheld; "config-1000"
+// is a configuration below the cap, read whole.
+func BenchmarkResultDenseValues(b *testing.B) {
+	s, err := dlp.New(dlp.Builtin(), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var cfg strings.Builder
+	for i := 0; i < 1000; i++ {
+		fmt.Fprintf(&cfg, "app%d.db.host=db%d.internal\napp%d.db.password=Fake Pa55 word %d\n", i, i, i, i)
+	}
+	benchTexts(b, s, map[string]string{
+		"lines":       strings.Repeat("password = \"Fake Pa55 word\"\n", 1<<20/28),
+		"set-lines":   strings.Repeat("set pw=x\n", 1<<20/9),
+		"elements":    strings.Repeat("<pw>x</pw>", 1<<20/10),
+		"call-args":   strings.Repeat(`f(a, pw="x", b=2)`+"\n", 1<<20/18),
+		"conn-pairs":  `<a b="` + strings.Repeat("pw=x;", 1<<20/5) + `"/>`,
+		"inline":      "t = {" + strings.Repeat(" pw='x',", 1<<20/8) + "}\n",
+		"escaped":     strings.Repeat(`<a b="&lt;pw&gt;x&lt;/pw&gt;"/>`, 1<<20/31),
+		"escaped-lt":  strings.Repeat(`<a b="&lt;&lt;&lt;&lt;"/>`, 1<<20/25),
+		"config-1000": cfg.String(),
 	})
 }
 

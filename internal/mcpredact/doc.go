@@ -46,7 +46,20 @@
 // go.yaml.in/yaml/v4 and its redacted values written back in place,
 // double-quoted; and the lines of configuration text that assign a value
 // to a credential's name (properties, INI, TOML, .env, YAML indented with
-// tabs: assign.go). A JSON or YAML object with two members of one name is
+// tabs: assign.go), with the calls' arguments, options (also unquoted
+// inside a quoted variable: JAVA_OPTS), heredocs, declarations (several
+// on a line: ENV A=1 PW=...; Dockerfile's ENV NAME value), directives
+// (nginx's set $pw "...";, proxy_set_header Authorization "...";), XML
+// elements and attributes (a value element before or after its name
+// element, markup escaped in a value: &lt;password&gt;) and TOML's inline
+// tables, arrays and multi-line strings. A text in which these readings
+// find more than 2048 credential-named values (per result) is withheld
+// whole as "[REDACTED:too-many-credential-values]": each value costs the
+// rules a match. A value that reads as a type (password: string;) is not
+// scanned under its name (typeexpr.go), and a value of words under a
+// name whose head word is "secret" is read as a password's, one that
+// starts with an HTTP authentication scheme ("Basic ...") as an
+// Authorization header's. A JSON or YAML object with two members of one name is
 // read as the first reader and the last one see it, each other duplicate
 // under its name (dupdoc.go). A value is scanned with its name without
 // the white space around it, with a double quote in it read as a single

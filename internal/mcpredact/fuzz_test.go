@@ -30,6 +30,10 @@ func FuzzTextResult(f *testing.F) {
 		`<x:p x:name="pw" Value='a b'/><pw>c<!-- d --><?e?></pw ><s name="pw"><value>f</value></s>`,
 		`<!ENTITY pw "a b"><input type=password value=a/><property><name>pw</name><value><![CDATA[x]]></value></property>`,
 		"db = { a = 1, b = { pw = \"x y\" }, c = [\"d\"] }\npw = \"\"\"\na b\n\"\"\"\npws = [\n'c d',\n]\ndb . \"pw\" = 'e'",
+		// Red team rva: escaped markup, directives, declarations, options
+		// in a variable, a value element before its name, < in a value.
+		`<a v="&lt;pw&gt;a b&lt;/pw&gt;" w='&amp;lt;pw&amp;gt;c&amp;lt;/pw&amp;gt;' x="d < e"/><e><value>f g</value><key>pw</key></e>`,
+		"ENV A=1 PW=\"a b\"\nENV PW c d\nset $pw \"e f\";\nEnvironment=\"PW=g h\"\nJAVA_OPTS=\"-X -Dpw=i j -Y\"\nt = { pw = '''k\nl''' }\n",
 	} {
 		f.Add(seed, uint(len(seed)/2))
 	}

@@ -47,7 +47,7 @@ func (w *walker) namedMembers(m map[string]any) {
 	for _, p := range pairs(m) {
 		first = append(first, member{name: p.name, at: -1, holder: m, key: p.value})
 		if c := classify(p.name); c != notCredential {
-			second = append(second, member{name: c.canonical(), at: -1, holder: m, key: p.value})
+			second = append(second, member{name: spotName(c, p.name, str(m[p.value])), at: -1, holder: m, key: p.value})
 		}
 	}
 	w.scanNamed(first)
@@ -78,7 +78,10 @@ func appendStrings(ms []member, name string, m map[string]any, k string, v any) 
 func appendClassified(ms []member, c credClass, m map[string]any, k string, v any) []member {
 	name := c.canonical()
 	switch x := v.(type) {
-	case string, scanned, json.Number:
+	case string, scanned:
+		// A secret's words (spotName, red team rva).
+		return append(ms, member{name: spotName(c, k, str(x)), at: -1, holder: m, key: k})
+	case json.Number:
 		return append(ms, member{name: name, at: -1, holder: m, key: k})
 	case []any:
 		chars := len(x) > 1
@@ -233,12 +236,21 @@ func (w *walker) scanNamed(ms []member) {
 	pads := make([][2]string, len(ms))
 	sep := "{"
 	for i, x := range ms {
+		v := x.get()
+		name := x.name
+		if name == secretName.canonical() && authScheme(v) {
+			// A secret's value that is an HTTP authorization (a
+			// scheme, a space, the credential: nginx's
+			// proxy_set_header Authorization "Basic ...", {"auth":
+			// "Basic ..."}) is scanned as an Authorization header's,
+			// whose rules read its scheme (red team rva).
+			name = "Authorization"
+		}
 		glue := ""
 		if !x.joined {
-			q, _ := json.Marshal(x.name)
+			q, _ := json.Marshal(name)
 			glue = sep + string(q) + `: "`
 		}
-		v := x.get()
 		t := strings.TrimSpace(v)
 		if t != "" && t != v {
 			at := strings.Index(v, t)
@@ -250,7 +262,10 @@ func (w *walker) scanNamed(ms []member) {
 		// rtr): it is scanned as a single quote, and a redacted value
 		// keeps the single quotes.
 		v = strings.ReplaceAll(v, `"`, `'`)
-		v = longValue(phraseJoin(x.name, joinLines(v)), x.joined || i+1 < len(ms) && ms[i+1].joined)
+		if !x.joined && !(i+1 < len(ms) && ms[i+1].joined) && typeAnnotation(v) {
+			v = "" // a field's type, not its value (typeexpr.go)
+		}
+		v = longValue(phraseJoin(name, joinLines(v)), x.joined || i+1 < len(ms) && ms[i+1].joined)
 		parts = append(parts, glue, v)
 		sep = `", `
 	}
@@ -350,4 +365,19 @@ func joinLines(v string) string {
 		}
 	}
 	return strings.Join(lines, "")
+}
+
+// authScheme reports whether v starts with an HTTP authentication
+// scheme's name and a space (Basic, Bearer, Token, Digest, ...).
+func authScheme(v string) bool {
+	v = strings.TrimSpace(v)
+	sp := strings.IndexByte(v, ' ')
+	if sp < 0 || sp+1 >= len(v) {
+		return false
+	}
+	switch strings.ToLower(v[:sp]) {
+	case "basic", "bearer", "token", "digest", "negotiate", "ntlm", "apikey", "dpop", "hoba", "mutual":
+		return true
+	}
+	return false
 }

@@ -14,7 +14,17 @@ import "strings"
 
 // phraseJoin returns v with its words joined by hyphens when v, under a
 // password's name, may be a password with spaces; v itself otherwise.
+//
+// Under "Authorization" (a secret's value that starts with an HTTP
+// authentication scheme: authScheme), the words after the scheme are
+// joined so ("Bearer correct horse battery", red team rva).
 func phraseJoin(name, v string) string {
+	if name == "Authorization" {
+		if sp := strings.IndexByte(v, ' '); sp > 0 && passphrase(v[sp+1:]) {
+			return v[:sp] + " " + strings.Join(strings.Fields(v[sp+1:]), "-")
+		}
+		return v
+	}
 	if name != passwordName.canonical() || !passphrase(v) {
 		return v
 	}

@@ -34,6 +34,9 @@ type walker struct {
 	rowsJoined bool
 	// urlDepth is how many URLs the walk is inside, read decoded (uri.go).
 	urlDepth int
+	// assignValues is how many values assignText has read under their
+	// names in the walk (maxAssignValues).
+	assignValues int
 }
 
 // scanned is a string already redacted as part of a group (joined content

@@ -289,6 +289,16 @@ func textCovers(w *walker, s string, edits []yamlEdit) bool {
 		if r := merged[i-1]; r.End < e.end && r.End-r.Start < longMatch && !strings.ContainsRune(" \t\r\n\"'", rune(s[r.End])) {
 			return false
 		}
+		// A range that stops at a space before a word of the value
+		// leaves the words after it: the walk read the value as a
+		// password of words ("db.password=Fake-Pa55 horse battery",
+		// whose first word alone a rule takes; red team rva).
+		if r := merged[i-1]; r.End < e.end && passphrase(strings.TrimSpace(s[e.start:e.end])) {
+			rest := s[r.End:e.end]
+			if sp := strings.IndexAny(rest, " \t"); sp >= 0 && strings.TrimSpace(rest[sp:]) != "" {
+				return false
+			}
+		}
 	}
 	return true
 }
