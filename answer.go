@@ -93,7 +93,7 @@ func (g *Guard) askAnswer(c *call) *refusal {
 			return refuse(deniedAsk(c.d, cannotShowDefaults))
 		}
 	}
-	d, ans, err := g.ask(ctx, c.d, AskRequest{Agent: c.agent, Server: g.serverName(c), Args: shown, Defaulted: defaulted, Scopes: g.offers(c)})
+	d, ans, err := g.ask(ctx, c.d, AskRequest{Agent: c.agent, Server: g.serverName(c), Args: shown, Defaulted: defaulted, Scopes: g.offersShown(c)})
 	if err != nil {
 		return refuse(d)
 	}

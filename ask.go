@@ -32,7 +32,10 @@ type AskRequest struct {
 	ACPRule string
 	Risk    policy.Risk
 	// Scopes are the ways the server offers to remember an approval
-	// (Options.Grants); the human may pick one in Answer.Scope.
+	// (Options.Grants); the human may pick one in Answer.Scope. Show each
+	// one's Describe(): for a scope that takes the policy's patterns it
+	// names, for this call, the arguments that may then take other values
+	// and their patterns.
 	Scopes []grant.Scope
 }
 
