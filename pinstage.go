@@ -147,8 +147,11 @@ func prefix(d string) string {
 	return d
 }
 
-// pinChallenge binds an approval/challenge/create to the definition the
-// tool has now (Approver.WithDefinition), so that a passkey approval given
+// pinChallenge binds an approval/challenge/create to the server it reaches
+// and the definition the tool has now (Approver.WithDefinition,
+// approvalDefinition; the server alone with pinning off), so that a
+// passkey approval asked on one server of the Guard never runs on
+// another, and one given
 // for a tool whose definition changed and was accepted since is void: the
 // call's pin stage binds the then current digest, and the Gate refuses a
 // challenge issued under another one. A challenge for a tool whose
@@ -188,7 +191,7 @@ func (g *Guard) pinChallenge(ctx context.Context, md policy.Decision, req mcp.Re
 		return ctx, d
 	}
 	if g.pins.off {
-		return ctx, md
+		return g.o.Approval.Server.WithDefinition(ctx, approvalDefinition(srv, "")), md // the server still binds it
 	}
 	cur, err := ToolDigest(t)
 	if err != nil {
@@ -203,7 +206,7 @@ func (g *Guard) pinChallenge(ctx context.Context, md policy.Decision, req mcp.Re
 		d.Method = md.Method
 		return ctx, d
 	}
-	return g.o.Approval.Server.WithDefinition(ctx, cur), md
+	return g.o.Approval.Server.WithDefinition(ctx, approvalDefinition(srv, cur)), md
 }
 
 // recheckPin reads the tool's definition again after a human answered an
