@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -25,12 +26,22 @@ import (
 // server too); before the fix the evidence ran on production. Near miss:
 // the approval runs where it was asked, once.
 func TestRedTeamRVD_PasskeyApprovalIsForOneServer(t *testing.T) {
-	for _, pinning := range []bool{true, false} {
-		name := "pinning"
-		if !pinning {
-			name = "no pinning"
-		}
-		t.Run(name, func(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		pinning bool
+		prod    string // the second server's name
+	}{
+		{"pinning", true, "files-prod"},
+		{"no pinning", false, "files-prod"},
+		// Documented leftover: servers that give themselves the same name
+		// and version are one server to the Guard (as to the elicitation
+		// state and grants): that is how replicas, and a getServer that
+		// builds a server per session, share approvals. The Guard cannot
+		// tell them from tenants; name each tenant's server apart.
+		{"same name and version", true, "files-staging"},
+	} {
+		pinning := tc.pinning
+		t.Run(tc.name, func(t *testing.T) {
 			gate, err := approval.New(approval.Config{ServerID: "urn:uuid:rvd-servers", RPID: "gatehouse.test", Origins: []string{approvalOrigin}}, nil)
 			if err != nil {
 				t.Fatal(err)
@@ -47,7 +58,7 @@ func TestRedTeamRVD_PasskeyApprovalIsForOneServer(t *testing.T) {
 			runs := map[string]*atomic.Int32{}
 			auth := approvaltest.New(approvalOrigin, nil)
 			connect := func(server string) (*approvalclient.Client, *mcp.ClientSession) {
-				s := mcp.NewServer(&mcp.Implementation{Name: server, Version: "1"}, nil)
+				s := mcp.NewServer(&mcp.Implementation{Name: strings.TrimSuffix(server, "\x00second"), Version: "1"}, nil)
 				n := new(atomic.Int32)
 				runs[server] = n
 				tool := &mcp.Tool{Name: "delete_file"}
@@ -78,7 +89,9 @@ func TestRedTeamRVD_PasskeyApprovalIsForOneServer(t *testing.T) {
 				return ac, cs
 			}
 			ac, staging := connect("files-staging")
-			_, prod := connect("files-prod")
+			// The suffix keeps the two servers' run counters apart; the
+			// server's name is tc.prod.
+			_, prod := connect(tc.prod + "\x00second")
 			if _, err := ac.Enroll(context.Background(), staging); err != nil {
 				t.Fatal(err)
 			}
@@ -98,7 +111,13 @@ func TestRedTeamRVD_PasskeyApprovalIsForOneServer(t *testing.T) {
 				return approvalclient.Wrap(err)
 			}
 			err = call(prod)
-			if n := runs["files-prod"].Load(); n != 0 {
+			if tc.prod == "files-staging" {
+				if err != nil || runs[tc.prod+"\x00second"].Load() != 1 {
+					t.Fatalf("leftover changed: %v", err)
+				}
+				return
+			}
+			if n := runs[tc.prod+"\x00second"].Load(); n != 0 {
 				t.Fatalf("ATTACK: the approval asked on files-staging deleted /data on files-prod (%v)", err)
 			}
 			var ae *approval.Error
