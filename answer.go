@@ -79,7 +79,21 @@ func canElicit(req *mcp.CallToolRequest) bool {
 // handler only), or denied.
 func (g *Guard) askAnswer(c *call) *refusal {
 	ctx := elicitation.WithRequest(withApprovalPrompt(c.ctx), c.req)
-	d, ans, err := g.ask(ctx, c.d, AskRequest{Agent: c.agent, Server: g.serverName(c), Args: c.args, Scopes: g.offers(c)})
+	// The human is asked about the arguments the handler receives (the
+	// input schema's defaults filled in); the policy, the audit and a
+	// grant keep the call as sent.
+	shown := c.args
+	full, defaulted, ok := g.shownArgs(c)
+	if !ok {
+		return refuse(deniedAsk(c.d, cannotShowDefaults))
+	}
+	if len(defaulted) > 0 {
+		var err error
+		if shown, err = decodeArgs(full); err != nil {
+			return refuse(deniedAsk(c.d, cannotShowDefaults))
+		}
+	}
+	d, ans, err := g.ask(ctx, c.d, AskRequest{Agent: c.agent, Server: g.serverName(c), Args: shown, Defaulted: defaulted, Scopes: g.offersShown(c)})
 	if err != nil {
 		return refuse(d)
 	}

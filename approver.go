@@ -35,10 +35,11 @@ type Approver interface {
 	// the evidence could not be checked). req is a copy: changes to it do
 	// not reach the handler.
 	CheckCall(ctx context.Context, req *mcp.CallToolRequest) (reason string, err error)
-	// WithDefinition returns ctx binding def, the digest of the tool's
-	// definition (ToolDigest), to the challenge created or checked with
-	// it: a challenge issued under one definition does not verify a call
-	// under another (pinning).
+	// WithDefinition returns ctx binding def, an opaque identifier of the
+	// server the call reaches and the tool's definition (its ToolDigest,
+	// with pinning on), to the challenge created or checked with it: a
+	// challenge issued on one server, or under one definition, does not
+	// verify a call on another server or under another definition.
 	WithDefinition(ctx context.Context, def string) context.Context
 }
 

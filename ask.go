@@ -16,15 +16,26 @@ type AskRequest struct {
 	// several servers with tools of the same name, and AskConsent binds the
 	// consent proof and the vault's server bindings (vault.Vault.Bind) to it.
 	Server string
-	Tool   string          // normalized tool name
-	Args   map[string]any  // arguments as received; numbers are json.Number
-	Reason string          // why the policy asks
-	Rule   policy.ToolRule // the AIP tool rule that said ask (zero for ACP rules)
+	Tool   string // normalized tool name
+	// Args are the arguments the handler receives: as received, with the
+	// tool's input-schema defaults filled in (go-sdk's typed tools fill
+	// them in before the handler runs); numbers are json.Number. Show them
+	// all: an agent that leaves an argument out gets its default.
+	Args map[string]any
+	// Defaulted names the top-level arguments of Args that the agent did
+	// not send (or sent otherwise) and the tool's defaults filled in; nil
+	// when none. Tell the human (AskConsent adds them to the reason).
+	Defaulted []string
+	Reason    string          // why the policy asks
+	Rule      policy.ToolRule // the AIP tool rule that said ask (zero for ACP rules)
 	// For ACP rule lists: the rule ("rules[2]") and its risk level.
 	ACPRule string
 	Risk    policy.Risk
 	// Scopes are the ways the server offers to remember an approval
-	// (Options.Grants); the human may pick one in Answer.Scope.
+	// (Options.Grants); the human may pick one in Answer.Scope. Show each
+	// one's Describe(): for a scope that takes the policy's patterns it
+	// names, for this call, the arguments that may then take other values
+	// and their patterns.
 	Scopes []grant.Scope
 }
 

@@ -37,6 +37,9 @@ func (c consentAsker) Ask(ctx context.Context, r AskRequest) (Answer, error) {
 		RuleID: r.ACPRule,
 		Scopes: consentScopes(r.Scopes),
 	}
+	if note := defaultsNote(r.Defaulted); note != "" {
+		req.Reason += " (" + note + ")"
+	}
 	if dl, ok := ctx.Deadline(); ok {
 		req.Timeout = time.Until(dl)
 	}

@@ -219,12 +219,18 @@ func (g *Guard) askByElicitation(c *call, argsHash string, now time.Time) (*mcp.
 
 // question is the text the user is asked: gatehouse's one prompt
 // rendering (every argument name shown, each value cut on its own with the
-// hidden bytes said, invisible and bidi runes escaped) of the arguments.
+// hidden bytes said, invisible and bidi runes escaped) of the arguments the
+// handler receives (the input schema's defaults filled in, and named on a
+// line of their own: shownArgs).
 // When they cannot be shown whole, or hold text DLP would redact on the
 // way to the client (prompthide.go), it returns the reason the call is
 // denied rather than asked.
 func (g *Guard) question(c *call) (text, why string) {
-	args := []byte(c.rawArgs)
+	shown, defaulted, ok := g.shownArgs(c)
+	if !ok {
+		return "", cannotShowDefaults
+	}
+	args := []byte(shown)
 	if len(strings.TrimSpace(string(args))) == 0 {
 		args = []byte("{}")
 	}
@@ -237,6 +243,9 @@ func (g *Guard) question(c *call) (text, why string) {
 	}
 	text = fmt.Sprintf("Allow the agent %s to call the tool %s with these arguments?\n%s",
 		runes.Escape(strconv.Quote(c.agent)), runes.Escape(strconv.Quote(c.rawTool)), lines)
+	if note := defaultsNote(defaulted); note != "" {
+		text += note + "\n"
+	}
 	if fs, hidden := g.questionHidden(text); hidden {
 		return "", hiddenBySecretScan(fs)
 	}

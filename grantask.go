@@ -1,10 +1,15 @@
 package gatehouse
 
 import (
+	"slices"
+	"strconv"
+	"strings"
+
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/gatehouse-dev/gatehouse/consent"
 	"github.com/gatehouse-dev/gatehouse/grant"
+	"github.com/gatehouse-dev/gatehouse/internal/runes"
 )
 
 // ScopeInputField is the property of AddTool's approval form in which the
@@ -31,7 +36,7 @@ func (g *Guard) rememberAnswer(c *call, ans Answer) *refusal {
 // scopes are offered for the tool: a string among "once" and their IDs,
 // "once" by default, each scope's description in the field's description.
 func (g *Guard) withScopeField(c *call, schema map[string]any) map[string]any {
-	offered := g.offers(c)
+	offered := g.offersShown(c)
 	if len(offered) == 0 {
 		return schema
 	}
@@ -71,6 +76,44 @@ func consentScopes(ss []grant.Scope) []consent.ScopeOption {
 	var out []consent.ScopeOption
 	for _, s := range ss {
 		out = append(out, consent.ScopeOption{ID: s.ID, Title: s.Describe()})
+	}
+	return out
+}
+
+// offersShown are the scopes offered for c as the human reads them: each
+// scope that takes the policy's patterns (Scope.Patterns) says, for this
+// call, which arguments it frees and to which pattern, after its title.
+// Before, the human read "with arguments the policy's patterns allow" or
+// the server author's title, and approving deploy {"env":"staging"} for a
+// day let {"env":"prod"} run unasked, a value never shown.
+func (g *Guard) offersShown(c *call) []grant.Scope {
+	offered := g.offers(c)
+	if len(offered) == 0 {
+		return offered
+	}
+	rule, _ := g.p.Rule(c.tool)
+	var free []string
+	for name := range c.args {
+		if rule.Patterns[name] != "" {
+			free = append(free, name)
+		}
+	}
+	slices.Sort(free)
+	out := make([]grant.Scope, len(offered))
+	for i, s := range offered {
+		out[i] = s
+		if !s.Patterns {
+			continue
+		}
+		if len(free) == 0 {
+			out[i].Title = s.Describe() + " (for this call: exactly these arguments, as no argument of it has a pattern)"
+			continue
+		}
+		parts := make([]string, len(free))
+		for j, name := range free {
+			parts[j] = runes.Escape(strconv.Quote(name)) + " any value matching " + runes.Escape(strconv.Quote(rule.Patterns[name]))
+		}
+		out[i].Title = s.Describe() + " (for this call: " + strings.Join(parts, ", ") + "; every other argument exactly as shown)"
 	}
 	return out
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/gatehouse-dev/gatehouse/audit"
@@ -38,7 +39,9 @@ const (
 // the audit log), and only DLPOptions.Off turns it off.
 type Options struct {
 	// DefaultAgent is the agent identity when neither a bearer token nor the
-	// client's info names one. Default "anonymous".
+	// client's info names one. Default "anonymous". It must not have the
+	// form of an authenticated user's identity ("user:<id>", which owns
+	// passkeys and grants): New refuses it.
 	DefaultAgent string
 	// ServerName is this server's name for ACP rules' match.server, for
 	// the human asked and for what an approval binds; "" means the name
@@ -218,6 +221,12 @@ type DLPOptions struct {
 func (o *Options) validate() error {
 	if o.DefaultAgent == "" {
 		o.DefaultAgent = "anonymous"
+	}
+	if strings.HasPrefix(o.DefaultAgent, "user:") {
+		// "user:<id>" is the identity of a bearer token's user, who owns
+		// passkeys and grants: a request without token or client name must
+		// not become one (every anonymous request used that user's grants).
+		return fmt.Errorf("gatehouse: Options.DefaultAgent %q has the form of an authenticated user's identity (\"user:<id>\"); choose a label without the \"user:\" prefix", o.DefaultAgent)
 	}
 	o.Audit = auditSink(o.Audit)
 	if o.HandlerTimeout < 0 || o.MaxResultBytes < 0 || o.MaxArgumentBytes < 0 {

@@ -127,7 +127,7 @@ func (g *Guard) passkeyAnswer(c *call) *refusal {
 	// is another tool).
 	// The Approver sees a copy of the request: what it changes (arguments,
 	// name) is not what runs. A nil context from it is a failure to check.
-	dctx := g.o.Approval.Server.WithDefinition(ctx, c.digest)
+	dctx := g.o.Approval.Server.WithDefinition(ctx, approvalDefinition(c.srv, c.digest))
 	if dctx == nil {
 		return refuse(internal(c.d.Method, c.tool, "Verified approval could not be checked, so the call was denied"))
 	}
@@ -141,6 +141,24 @@ func (g *Guard) passkeyAnswer(c *call) *refusal {
 	}
 	c.d = policy.Decision{Outcome: policy.Allow, Method: c.d.Method, Tool: c.d.Tool, Reason: "Verified approval (passkey)", Violation: c.d.Violation}
 	return nil
+}
+
+// approvalDefinition is what a passkey challenge binds beside SEP-2672's
+// action hash (Approver.WithDefinition): the server the call reaches, by
+// the name and version it gives itself (as the elicitation state and
+// grants bind it), and the definition digest the pin stage checked ("" with
+// pinning off). One Guard may serve several servers with one Approver,
+// and the action hash names only the Gate's serverId: an approval asked
+// on a staging server ran the same tool, same arguments, on production.
+func approvalDefinition(srv *served, digest string) string {
+	server := ""
+	if srv != nil {
+		x := &srv.index
+		x.mu.Lock()
+		server = x.server
+		x.mu.Unlock()
+	}
+	return server + "\x00" + digest
 }
 
 // requiresApproval reports whether a tool is gated by verified approval,

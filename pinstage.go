@@ -147,8 +147,11 @@ func prefix(d string) string {
 	return d
 }
 
-// pinChallenge binds an approval/challenge/create to the definition the
-// tool has now (Approver.WithDefinition), so that a passkey approval given
+// pinChallenge binds an approval/challenge/create to the server it reaches
+// and the definition the tool has now (Approver.WithDefinition,
+// approvalDefinition; the server alone with pinning off), so that a
+// passkey approval asked on one server of the Guard never runs on
+// another, and one given
 // for a tool whose definition changed and was accepted since is void: the
 // call's pin stage binds the then current digest, and the Gate refuses a
 // challenge issued under another one. A challenge for a tool whose
@@ -157,12 +160,14 @@ func prefix(d string) string {
 //
 // A challenge for a tool missing from the session's tools/list is refused
 // as its call would be at the policy stage (pinning on or off): the user
-// is not asked to approve a call that would be refused.
+// is not asked to approve a call that would be refused. So is a challenge
+// whose arguments the tool would complete from its input-schema defaults
+// (-32602, naming them): the displayText shows only what is sent.
 func (g *Guard) pinChallenge(ctx context.Context, md policy.Decision, req mcp.Request, srv *served) (context.Context, policy.Decision) {
 	if g.o.Approval == nil || md.Outcome != policy.Allow || md.Method != methodChallengeCreate {
 		return ctx, md
 	}
-	name, _, ok := g.o.Approval.Server.ChallengedCall(req)
+	name, args, ok := g.o.Approval.Server.ChallengedCall(req)
 	if !ok {
 		return ctx, md // the approver answers malformed params itself
 	}
@@ -175,8 +180,18 @@ func (g *Guard) pinChallenge(ctx context.Context, md policy.Decision, req mcp.Re
 		d.Method = md.Method
 		return ctx, d
 	}
+	// The displayText shows the arguments sent (the Gate's Describe knows
+	// no schema), the handler receives them with the input schema's
+	// defaults filled in: the user must see every value that runs.
+	if _, defaulted, err := defaultedArgs(t, args); err != nil {
+		return ctx, internal(md.Method, normalizeTool(name), "The tool's input-schema defaults cannot be applied, so the arguments it would run with are unknown and no approval was asked")
+	} else if len(defaulted) > 0 {
+		d := invalidParams(normalizeTool(name), "No approval is asked for a call whose tool would fill in arguments from its input-schema defaults ("+quotedNames(defaulted)+"): the user would approve without seeing them. Send every one of them, in the challenge and in the call")
+		d.Method = md.Method
+		return ctx, d
+	}
 	if g.pins.off {
-		return ctx, md
+		return g.o.Approval.Server.WithDefinition(ctx, approvalDefinition(srv, "")), md // the server still binds it
 	}
 	cur, err := ToolDigest(t)
 	if err != nil {
@@ -191,7 +206,7 @@ func (g *Guard) pinChallenge(ctx context.Context, md policy.Decision, req mcp.Re
 		d.Method = md.Method
 		return ctx, d
 	}
-	return g.o.Approval.Server.WithDefinition(ctx, cur), md
+	return g.o.Approval.Server.WithDefinition(ctx, approvalDefinition(srv, cur)), md
 }
 
 // recheckPin reads the tool's definition again after a human answered an

@@ -83,7 +83,10 @@
 // Residual risks are those of SEP-2672 §8.3: display tampering on synced
 // credentials, counter-zero credentials (no clone detection), and schema
 // defaults applied by tools after verification: keep security-relevant
-// fields required in the input schemas of approval-gated tools.
+// fields required in the input schemas of approval-gated tools. (The
+// gatehouse Guard refuses approval/challenge/create for arguments that
+// the tool's input schema would complete, naming them, so that the user
+// sees every value that runs; a Gate used without it does not.)
 //
 // A counter race: when one credential approves two different calls at
 // once, both may pass step 11 against the same stored counter; the lower
