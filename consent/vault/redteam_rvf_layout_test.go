@@ -60,16 +60,20 @@ func rvfForms(v string) map[string]string {
 		"commas":            rvbLines(v, 10, ","),
 		`\x each`:           rvfEach(v, func(c byte) string { return fmt.Sprintf(`\x%02x`, c) }),
 		`\u00 each`:         rvfEach(v, func(c byte) string { return fmt.Sprintf(`\u%04x`, c) }),
-		`\u00 letters`:      rvfEach(v, func(c byte) string { return map[bool]string{true: fmt.Sprintf(`\u%04X`, c), false: string(c)}[c >= 'a' && c <= 'z'] }),
-		"% each":            rvfEach(v, func(c byte) string { return fmt.Sprintf("%%%02X", c) }),
-		"&#d; each":         rvfEach(v, func(c byte) string { return fmt.Sprintf("&#%d;", c) }),
-		"&#x; each":         rvfEach(v, func(c byte) string { return fmt.Sprintf("&#x%x;", c) }),
-		"xxd -i":            "unsigned char tok[] = {\n  " + rvbLines(rvfEach(v, func(c byte) string { return fmt.Sprintf("0x%02x, ", c) }), 72, "\n  ") + "};",
-		"0x run":            rvfEach(v, func(c byte) string { return fmt.Sprintf("0x%02X", c) }),
-		"partial case":      strings.ToUpper(v[:half]) + v[half:],
-		"swapped case":      strings.Map(func(r rune) rune { return r ^ 0x20*map[bool]rune{true: 1}[r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z'] }, v),
-		"hex mixed case":    strings.ToUpper(h[:20]) + h[20:],
-		"hex partial case":  strings.ToUpper(h[:21]) + h[21:],
+		`\u00 letters`: rvfEach(v, func(c byte) string {
+			return map[bool]string{true: fmt.Sprintf(`\u%04X`, c), false: string(c)}[c >= 'a' && c <= 'z']
+		}),
+		"% each":       rvfEach(v, func(c byte) string { return fmt.Sprintf("%%%02X", c) }),
+		"&#d; each":    rvfEach(v, func(c byte) string { return fmt.Sprintf("&#%d;", c) }),
+		"&#x; each":    rvfEach(v, func(c byte) string { return fmt.Sprintf("&#x%x;", c) }),
+		"xxd -i":       "unsigned char tok[] = {\n  " + rvbLines(rvfEach(v, func(c byte) string { return fmt.Sprintf("0x%02x, ", c) }), 72, "\n  ") + "};",
+		"0x run":       rvfEach(v, func(c byte) string { return fmt.Sprintf("0x%02X", c) }),
+		"partial case": strings.ToUpper(v[:half]) + v[half:],
+		"swapped case": strings.Map(func(r rune) rune {
+			return r ^ 0x20*map[bool]rune{true: 1}[r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z']
+		}, v),
+		"hex mixed case":   strings.ToUpper(h[:20]) + h[20:],
+		"hex partial case": strings.ToUpper(h[:21]) + h[21:],
 	}
 }
 
