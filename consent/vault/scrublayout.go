@@ -40,7 +40,7 @@ const minLaid = 8
 // the text unit by unit: a unit is a byte, or an escape that writes one
 // byte (escAt), compared with the needle's byte case-folded; layout is
 // any of those spellings of white space, invisible characters and the
-// separators above. A match counts when it is not the needle byte for
+// separators above, and bytes that are not UTF-8 or U+FFFD. A match counts when it is not the needle byte for
 // byte (the exact search replaced those).
 
 // maxUnit is the longest text a needle byte may take (\u0067, &#x67;):
@@ -175,7 +175,10 @@ func layoutAt(x string, i int) int {
 	default:
 		if c >= utf8.RuneSelf {
 			r, n := utf8.DecodeRuneInString(x[i:])
-			if unicode.IsSpace(r) || unicode.Is(unicode.Cf, r) {
+			// A byte that is not UTF-8, and U+FFFD, which JSON writes it as:
+			// a multi-byte layout character cut by a content item boundary
+			// or a chunk reaches the reader so.
+			if unicode.IsSpace(r) || unicode.Is(unicode.Cf, r) || r == utf8.RuneError {
 				return n // U+00A0, U+2028, U+3000; U+00AD, U+200B, U+FEFF
 			}
 		}
