@@ -2,6 +2,7 @@ package confine_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -70,6 +71,37 @@ func TestRedTeamRVF_RawDeviceInDevSubdirectory(t *testing.T) {
 		out, _ := cmd.CombinedOutput()
 		if strings.Contains(string(out), marker) {
 			t.Errorf("%s: the command read the protected key through a block device in a directory of /dev: %q", name, out)
+		}
+	}
+	// A SCSI passthrough node (bsg, sg: a command reads the disk with
+	// SG_IO) and /dev/mem by another name: without a device behind the
+	// numbers, opening a granted node fails with ENXIO ("No such device"),
+	// one that is not granted with EACCES from Landlock.
+	pass := map[string]int{}
+	if b, err := os.ReadFile("/proc/devices"); err == nil {
+		for _, line := range strings.Split(string(b), "\n") {
+			var n int
+			var d string
+			if _, err := fmt.Sscan(line, &n, &d); err == nil && (d == "bsg" || d == "sg") {
+				pass[d] = n
+			}
+		}
+	}
+	chars := map[string]uint64{filepath.Join(sub, "mem"): unix.Mkdev(1, 1)}
+	for d, n := range pass {
+		chars[filepath.Join(sub, d+"-passthrough")] = unix.Mkdev(uint32(n), 250)
+	}
+	for name, rdev := range chars {
+		if err := unix.Mknod(name, unix.S_IFCHR|0o600, int(rdev)); err != nil {
+			t.Fatal(err)
+		}
+		cmd, err := confine.Command(context.Background(), h.p, &confine.CommandOptions{Dir: work}, "head", "-c", "1", name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, _ := cmd.CombinedOutput()
+		if !strings.Contains(string(out), "Permission denied") {
+			t.Errorf("%s: granted: %q", name, out)
 		}
 	}
 	// What held (capabilities are dropped): the command cannot make a
