@@ -16,13 +16,13 @@ import (
 // injected secret handed it to the agent with a line break inside.
 //
 // So after the exact search, String searches again with layout skipped:
-// between two bytes of a needle the text may hold any run of layout bytes
-// (space, tab, CR, LF, colon), of the escapes \n, \r and \t, and of
-// quoted-printable's soft line breaks ("=" before CR or LF); the
-// needle itself is compared without its own layout. Only matches that
-// skip some layout count (the others the exact search replaced), and only
-// needles of at least minLaid bytes without layout take part, so that
-// ordinary words spaced apart are not a value.
+// between two bytes of a needle the text may hold any run of layout
+// (layoutAt: white space, separators, escapes of white space,
+// quoted-printable's soft line breaks, since red team rvf more); the
+// needle itself is compared without its own layout. Only matches that are
+// not the needle byte for byte count (the others the exact search
+// replaced), and only needles of at least minLaid bytes without layout
+// take part, so that ordinary words spaced apart are not a value.
 
 // minLaid is the shortest needle (without layout) searched with layout.
 const minLaid = 8
