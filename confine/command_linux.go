@@ -367,29 +367,108 @@ func lexicalElsewhere(dir string) string {
 // disk under the protected files with `head -c 1G /dev/vda` (red team of
 // the tenth session's leftovers; the files are on it, and Landlock checks
 // the path opened, not the file system's content).
+//
+// Nor in a directory of /dev (red team rvf): a device node there was
+// granted with its directory, and /dev/mapper/<vg>-<lv> (where no udev
+// makes them symbolic links), a volume group's /dev/<vg>/<lv>, /dev/bsg/*
+// or /dev/raw/raw1 read the disk as /dev/vda does. /dev is searched to
+// maxDevDepth directories and maxDevEntries entries; a directory past
+// them, or that cannot be listed, is not granted at all. Character
+// devices that pass commands through to a disk or persistent memory
+// (SCSI generic, bsg, NVMe, MTD and UBI flash, raw, DAX: rawCharMajors)
+// are raw devices too.
 func inputDevices() []string {
-	entries, err := os.ReadDir("/dev")
-	if err != nil {
-		return nil
-	}
+	raw := rawCharMajors()
+	budget := maxDevEntries
 	var out []string
-	for _, e := range entries {
-		if inputDevice(e.Name()) || rawDevice(e) {
-			out = append(out, filepath.Join("/dev", e.Name()))
+	var walk func(dir string, depth int)
+	walk = func(dir string, depth int) {
+		entries, err := os.ReadDir(dir)
+		if err != nil || len(entries) > budget {
+			if dir != "/dev" {
+				out = append(out, dir)
+			}
+			return
+		}
+		budget -= len(entries)
+		for _, e := range entries {
+			name := filepath.Join(dir, e.Name())
+			switch {
+			case dir == "/dev" && inputDevice(e.Name()):
+				out = append(out, name)
+			case e.IsDir():
+				if depth >= maxDevDepth {
+					out = append(out, name)
+					continue
+				}
+				walk(name, depth+1)
+			case rawDevice(name, e, raw):
+				out = append(out, name)
+			}
 		}
 	}
+	walk("/dev", 0)
 	return out
 }
 
-// rawDevice reports whether e, an entry of /dev, reads a disk or memory
-// as it is: a block device, or /dev/mem, /dev/kmem, /dev/port.
-func rawDevice(e fs.DirEntry) bool {
-	switch e.Name() {
-	case "mem", "kmem", "port":
+// maxDevDepth and maxDevEntries bound the search of /dev for raw devices.
+const (
+	maxDevDepth   = 4
+	maxDevEntries = 1 << 14
+)
+
+// rawDevice reports whether e, the entry name of /dev or of a directory
+// in it, reads a disk or memory as it is: a block device, /dev/mem,
+// /dev/kmem or /dev/port (by their numbers, under any name), or a
+// character device of a major in raw. A device that cannot be looked at
+// counts.
+func rawDevice(name string, e fs.DirEntry, raw map[uint32]bool) bool {
+	t := e.Type()
+	if t&fs.ModeDevice == 0 {
+		return false
+	}
+	if t&fs.ModeCharDevice == 0 {
+		return true // a block device
+	}
+	var st unix.Stat_t
+	if err := unix.Lstat(name, &st); err != nil {
 		return true
 	}
-	t := e.Type()
-	return t&fs.ModeDevice != 0 && t&fs.ModeCharDevice == 0
+	major, minor := unix.Major(st.Rdev), unix.Minor(st.Rdev)
+	if major == 1 && (minor == 1 || minor == 2 || minor == 4) {
+		return true // mem, kmem, port
+	}
+	return raw[major]
+}
+
+// rawCharMajors returns the majors of the character device drivers that
+// pass commands through to a disk or persistent memory, from
+// /proc/devices; when it cannot be read, the majors these drivers
+// usually have (sg 21, mtd 90, raw 162).
+func rawCharMajors() map[uint32]bool {
+	b, err := os.ReadFile("/proc/devices")
+	if err != nil {
+		return map[uint32]bool{21: true, 90: true, 162: true}
+	}
+	out := map[uint32]bool{}
+	for _, line := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(line, "Block devices:") {
+			break
+		}
+		f := strings.Fields(line)
+		if len(f) != 2 {
+			continue
+		}
+		n, err := strconv.ParseUint(f[0], 10, 32)
+		if err != nil {
+			continue
+		}
+		switch d := f[1]; {
+		case d == "sg", d == "bsg", d == "raw", d == "mtd", d == "dax", d == "nvme", d == "nvme-generic", strings.HasPrefix(d, "ubi"):
+			out[uint32(n)] = true
+		}
+	}
+	return out
 }
 
 func inputDevice(name string) bool {

@@ -21,8 +21,12 @@ import (
 // middle of a longer base64 text at each of the three alignments),
 // lower- and upper-case hex, quoted-printable, and the value upper- or
 // lower-cased whole. Each is found also written with layout inside it
-// (line breaks, indentation, spaces, colons, \n escapes, quoted-printable
-// soft line breaks: wrapped base64 or hex, hex bytes with separators).
+// (white space and invisible characters, ASCII or not, the separators
+// : , . -, escapes of white space such as \n, \u2028, %0A or &#10;,
+// quoted-printable soft line breaks, HTML <br>: wrapped base64 or hex,
+// hex bytes with separators, a number in exponent form), with any of its
+// bytes escaped (\xHH, \u00HH, %HH, &#D; or &#xHH;, xxd -i's 0xHH) and
+// any of its letters in the other case (scrublayout.go).
 // Each occurrence becomes "[REDACTED:vault:<name>]". A JSON number whose
 // text holds a value ([Scrubber.Value]) becomes that text scrubbed.
 //
@@ -31,9 +35,9 @@ import (
 // [Scrubber.Stream], one cut across the content items of a result or the
 // chunks of streamed output (with layout too: a line of base64 per log
 // message). It cannot catch a value the tool transformed
-// in another way (hashed, reversed, in mixed case, in base32 or HTML
-// entities, a hex dump with offsets and an ASCII column between its
-// pieces, each byte percent-escaped, cut across two calls: a read tool
+// in another way (hashed, reversed, in base32, with octal escapes, a hex
+// dump with offsets and an ASCII column between its pieces, cut across
+// two calls: a read tool
 // with an offset hands the agent any piece it asks for); tools that do
 // that must not get secrets. Encoded forms shorter than 4 bytes are not
 // scrubbed (they would match everywhere); the raw value always is.
@@ -53,7 +57,8 @@ type Scrubber struct {
 	laid      []pair
 	laidFirst [256][]int
 	laidPair  [256][4]uint64 // first byte -> the set of second bytes
-	laidStart [4]uint64      // the set of first bytes
+	laidStart [4]uint64      // the set of first bytes (case-folded)
+	laidRaw   [256]bool      // the first bytes in either case
 	shortest  int            // the length of the shortest needle, with or without layout
 }
 

@@ -41,15 +41,10 @@ func (s *Scrubber) matchAt(x string, i int) (int, string) {
 			return i + len(n), s.needles[k].repl // longest first
 		}
 	}
-	if len(s.laidFirst[x[i]]) == 0 || !s.pairAt(x, i) {
+	if len(s.laid) == 0 {
 		return -1, ""
 	}
-	for _, k := range s.laidFirst[x[i]] {
-		if e, skipped := matchLaid(x, i, s.laid[k].needle); e >= 0 && skipped {
-			return e, s.laid[k].repl
-		}
-	}
-	return -1, ""
+	return s.laidAt(x, i)
 }
 
 // share returns part, which starts at off in the joined text, with every
@@ -196,16 +191,19 @@ func (s *Scrubber) openEnd(x string, from int) (int, string) {
 	// With layout: from where the last len(laid[0])-1 bytes that are not
 	// layout begin, up to the start found above.
 	lo, n := len(x), 0
-	for lo > from && n < len(s.laid[0].needle)-1 {
+	for lo > from && n < maxUnit*(len(s.laid[0].needle)-1) { // a byte may take maxUnit (an escape)
 		lo--
 		if !maybeLayout(x, lo) {
 			n++
 		}
 	}
 	for start := max(lo, 0); start < len(x)-got; start++ {
-		for _, k := range s.laidFirst[x[start]] {
-			if n := s.laid[k].needle; 2*matchOpen(x, start, n) >= len(n) {
-				return len(x) - start, s.laid[k].repl
+		c, _, m := startAt(x, start)
+		for r := 0; r < m; r++ {
+			for _, k := range s.laidFirst[c[r]] {
+				if n := s.laid[k].needle; 2*matchOpen(x, start, n) >= len(n) {
+					return len(x) - start, s.laid[k].repl
+				}
 			}
 		}
 	}
@@ -251,7 +249,7 @@ func (s *Scrubber) laidCrosses(parts []string) bool {
 	if len(s.laid) == 0 {
 		return false
 	}
-	reach := len(s.laid[0].needle) // sorted longest first
+	reach := maxUnit * len(s.laid[0].needle) // sorted longest first; a byte may take maxUnit (an escape)
 	for i := 1; i < len(parts); i++ {
 		var before, after string
 		need := reach
