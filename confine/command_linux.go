@@ -396,6 +396,11 @@ func inputDevices() []string {
 			switch {
 			case dir == "/dev" && inputDevice(e.Name()):
 				out = append(out, name)
+			case dir == "/dev" && (e.Name() == "shm" || e.Name() == "mqueue"):
+				// Files and queues any process makes (a command writes
+				// /dev/shm): no device node is made there without
+				// CAP_MKNOD, and a command that filled it would spend
+				// the search's budget and every later Command's time.
 			case e.IsDir():
 				if depth >= maxDevDepth {
 					out = append(out, name)
