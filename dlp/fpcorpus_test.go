@@ -20,6 +20,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gatehouse-dev/gatehouse/dlp"
 	"github.com/gatehouse-dev/gatehouse/dlp/internal/fpcorpus"
 )
 
@@ -153,16 +154,20 @@ func TestFalsePositiveCorpus(t *testing.T) {
 	for k, v := range committed {
 		docs[k] = v
 	}
-	total := 0
+	total, i := 0, 0
 	for name, doc := range docs {
 		total += len(doc)
-		for _, s := range []struct {
+		i++
+		for m, s := range []struct {
 			mode string
 			out  func(string) (string, int)
 		}{
 			{"plain", func(d string) (string, int) { o, f := plain.Redact(d); return o, len(f) }},
 			{"detect_encoding", func(d string) (string, int) { o, f := enc.Redact(d); return o, len(f) }},
 		} {
+			if dlp.RaceDetector && m != i%2 {
+				continue // one mode per document under -race; the run without it reads each in both
+			}
 			if out, n := s.out(doc); n != 0 {
 				t.Errorf("%s (%s): %d findings: %s", name, s.mode, n, firstDiff(doc, out))
 			}

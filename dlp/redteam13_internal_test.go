@@ -44,6 +44,9 @@ func TestRedTeam13_MustsChangeNoRedaction(t *testing.T) {
 	}
 	checked := 0
 	for i, p := range pos {
+		if RaceDetector && i%3 != 0 {
+			continue // a third of the positives under -race; the run without it checks all
+		}
 		other := pos[(i*7+3)%len(pos)]
 		for _, text := range variants(p, other) {
 			a, fa := with.Redact(text)

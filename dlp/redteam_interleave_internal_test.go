@@ -71,7 +71,10 @@ func TestRedTeamInterleavedEdges(t *testing.T) {
 					edges = append(edges, fast.opt.ChunkSize+d)
 				}
 			}
-			for _, e := range edges {
+			for ei, e := range edges {
+				if RaceDetector && ei%2 != 0 {
+					continue // every other edge under -race; the run without it plants at all
+				}
 				for i := 0; i < perEdge; i++ {
 					p, d := plants[r.IntN(len(plants))], i%3-1
 					for _, at := range []int{e + d, e + d - len(p)} { // starts, ends there
@@ -87,7 +90,7 @@ func TestRedTeamInterleavedEdges(t *testing.T) {
 			}
 		}
 	}
-	if texts < 250*perEdge || found < texts/5 {
+	if want := 250 * perEdge; RaceDetector && texts < want/2 || !RaceDetector && texts < want || found < texts/5 {
 		t.Fatalf("%d texts, %d with a redaction in prose: the plants are not exercised", texts, found)
 	}
 	t.Logf("%d texts, %d with a redaction in prose", texts, found)
