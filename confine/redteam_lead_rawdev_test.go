@@ -21,20 +21,7 @@ import (
 // granted; /dev's other devices still are.
 func TestRawDevicesNotGranted(t *testing.T) {
 	h, work := rootServerHome(t, "the server is not root: the raw devices are root's alone")
-	losetup, err := exec.LookPath("losetup")
-	if err != nil {
-		t.Skip("no losetup to set up a loop device with")
-	}
-	key := filepath.Join(h.dir, ".ssh", "id_rsa")
-	if err := os.WriteFile(key, []byte(marker+strings.Repeat("\n", 4096-len(marker))), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	out, err := exec.Command(losetup, "-f", "--show", "-r", key).Output()
-	if err != nil {
-		t.Skipf("no loop device: %v", err)
-	}
-	dev := strings.TrimSpace(string(out))
-	t.Cleanup(func() { exec.Command(losetup, "-d", dev).Run() })
+	dev := loopOverKey(t, h)
 	link := filepath.Join(work, "disk")
 	if err := os.Symlink(dev, link); err != nil {
 		t.Fatal(err)
@@ -69,4 +56,27 @@ func TestRawDevicesNotGranted(t *testing.T) {
 	if out, err := cmd.CombinedOutput(); err != nil || string(out) != "8\n8\nnull\n" {
 		t.Errorf("ordinary devices: %v %q", err, out)
 	}
+}
+
+// loopOverKey sets up a read-only loop device over h's protected key
+// (its content the marker, padded to whole sectors) for the test's
+// duration, and returns its path; it skips without losetup or loop
+// devices.
+func loopOverKey(t *testing.T, h home) string {
+	t.Helper()
+	losetup, err := exec.LookPath("losetup")
+	if err != nil {
+		t.Skip("no losetup to set up a loop device with")
+	}
+	key := filepath.Join(h.dir, ".ssh", "id_rsa")
+	if err := os.WriteFile(key, []byte(marker+strings.Repeat("\n", 4096-len(marker))), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(losetup, "-f", "--show", "-r", key).Output()
+	if err != nil {
+		t.Skipf("no loop device: %v", err)
+	}
+	dev := strings.TrimSpace(string(out))
+	t.Cleanup(func() { exec.Command(losetup, "-d", dev).Run() })
+	return dev
 }

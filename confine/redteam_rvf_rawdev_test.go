@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -24,20 +23,8 @@ import (
 // a directory of /dev over a loop device set up over the protected key.
 func TestRedTeamRVF_RawDeviceInDevSubdirectory(t *testing.T) {
 	h, work := rootServerHome(t, "the server is not root: the raw devices are root's alone")
-	losetup, err := exec.LookPath("losetup")
-	if err != nil {
-		t.Skip("no losetup to set up a loop device with")
-	}
+	dev := loopOverKey(t, h)
 	key := filepath.Join(h.dir, ".ssh", "id_rsa")
-	if err := os.WriteFile(key, []byte(marker+strings.Repeat("\n", 4096-len(marker))), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	out, err := exec.Command(losetup, "-f", "--show", "-r", key).Output()
-	if err != nil {
-		t.Skipf("no loop device: %v", err)
-	}
-	dev := strings.TrimSpace(string(out))
-	t.Cleanup(func() { exec.Command(losetup, "-d", dev).Run() })
 	var st unix.Stat_t
 	if err := unix.Stat(dev, &st); err != nil {
 		t.Fatal(err)
