@@ -44,3 +44,25 @@ func BenchmarkScrubberStringShort(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkScrubberStream is the cost of one streamed message of 128
+// bytes of ordinary output, read with the 4 KiB kept before it, when a
+// long value (a 2 KiB key: the search windows around a message's start
+// and end grow with the longest value) and two short ones were injected.
+func BenchmarkScrubberStream(b *testing.B) {
+	long := strings.Repeat("MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7", 40)[:2048]
+	sc := vault.NewScrubber(map[string]string{
+		"deploy_token": "ghp_" + "R4nd0mT0kenValue1234567890abcdefXYZwq",
+		"db_password":  "c0rrect-h0rse-battery-staple",
+		"signing_key":  long,
+	})
+	text := strings.Repeat(benchText, 8)
+	tail, msg := text[:4096], text[4096:4096+128]
+	b.SetBytes(int64(len(msg)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if sc.Stream(tail, msg) != msg {
+			b.Fatal("changed")
+		}
+	}
+}

@@ -190,14 +190,20 @@ func (s *Scrubber) openEnd(x string, from int) (int, string) {
 	}
 	// With layout: from where the last len(laid[0])-1 bytes that are not
 	// layout begin, up to the start found above.
-	lo, n := len(x), 0
-	for lo > from && n < maxUnit*(len(s.laid[0].needle)-1) { // a byte may take maxUnit (an escape)
+	lo, n, bound := len(x), 0, maxUnit*(len(s.laid[0].needle)-1) // a byte may take maxUnit (an escape)
+	if len(x)-from <= bound {
+		lo = from // the bound is not reached before from: no need to count
+	}
+	for lo > from && n < bound {
 		lo--
 		if !maybeLayout(x, lo) {
 			n++
 		}
 	}
 	for start := max(lo, 0); start < len(x)-got; start++ {
+		if !s.candidate(x, start) {
+			continue // an open end holds half a needle: its first two units at least
+		}
 		c, _, m := startAt(x, start)
 		for r := 0; r < m; r++ {
 			for _, k := range s.laidFirst[c[r]] {
