@@ -153,7 +153,7 @@ func (w *walker) assignText(s string) (string, bool) {
 	}
 	ms := make([]member, len(kept))
 	for i, f := range kept {
-		ms[i] = member{name: f.name, at: -1, holder: map[string]any{"v": s[f.start:f.end]}, key: "v"}
+		ms[i] = member{name: f.name, at: -1, holder: map[string]any{"v": s[f.start:f.end]}, key: "v", typed: afterColon(s, f.start)}
 	}
 	was, found := w.changed, len(w.findings)
 	w.changed = false
@@ -182,6 +182,19 @@ func (w *walker) assignText(s string) (string, bool) {
 	b.WriteString(s[done:])
 	w.changed = true
 	return b.String(), true
+}
+
+// afterColon reports whether the value at start follows a colon and
+// white space, unquoted: where a field's type is written (password:
+// string;). A value after "=", quoted, an element's or an ENV line's is
+// a value (DB_PASSWORD=Secret<horse battery> went out unread as a
+// type: red team rve).
+func afterColon(s string, start int) bool {
+	i := start - 1
+	for i >= 0 && (s[i] == ' ' || s[i] == '\t') {
+		i--
+	}
+	return i >= 0 && s[i] == ':'
 }
 
 // escapedMarkup reads v, markup escaped as text (&lt;password&gt;...),

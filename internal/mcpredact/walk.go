@@ -73,6 +73,8 @@ func (w *walker) walk(v any) any {
 			return a
 		}
 		return string(x)
+	case typeText:
+		return scanned(x)
 	case json.Number:
 		if out, changed := w.text(string(x)); changed {
 			return out
@@ -187,6 +189,8 @@ func str(v any) string {
 	case string:
 		return x
 	case scanned:
+		return string(x)
+	case typeText:
 		return string(x)
 	}
 	return ""
