@@ -225,6 +225,7 @@ func (w *walker) joinTexts(items []any) {
 	}
 	out, f := w.s.RedactParts(parts)
 	w.add(f)
+	w.joinEncoded(out)
 	for i, h := range refs {
 		if out[i] != parts[i] {
 			w.changed = true
