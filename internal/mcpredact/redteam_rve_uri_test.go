@@ -1,10 +1,12 @@
 package mcpredact_test
 
 import (
+	"encoding/json"
 	"net/url"
 	"strings"
 	"testing"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/gatehouse-dev/gatehouse/internal/mcpredact"
@@ -33,6 +35,9 @@ func TestRedTeamRVE_EncodedURLSpellings(t *testing.T) {
 		"javascript:fetch('/x?q=" + pw + "')",
 		"x.example/?q=" + url.QueryEscape(rvcPEM),
 		"https://x.example/?q=%u0070assword%u003DHunter2Sup3rS3cret",
+		// An assignment inside one parameter's value.
+		"GET /x?a=1&q=password%3Dcorrect%20horse%20battery%20staple&b=2 HTTP/1.1",
+		"https://x.example/cb;q=db_password%3Dcorrect+unter2Sup3r+battery+staple#x",
 	} {
 		got, n := rvcURLResult(t, s, text)
 		if strings.Contains(got, "unter2Sup3r") || strings.Contains(got, "LfVLPHCoz") || n == 0 {
@@ -80,5 +85,20 @@ func TestRedTeamRVE_EncodedNearMisses(t *testing.T) {
 	}}
 	if out, f, err := mcpredact.Result(s, res, nil); err != nil || len(f) != 0 || out != any(res) {
 		t.Errorf("split items with no secret changed (%v, %v)", f, err)
+	}
+}
+
+// A handler's JSON-RPC error data holds the same URL: read as a result's.
+func TestRedTeamRVE_EncodedParameterInErrorData(t *testing.T) {
+	s := rvcDefaultScanner(t)
+	e := &jsonrpc.Error{Code: -32000, Message: "boom", Data: json.RawMessage(`["GET /x?q=password%3Dcorrect%20horse%20battery%20staple"]`)}
+	out, f := mcpredact.Error(s, e)
+	b, err := json.Marshal(out)
+	if err != nil || len(f) == 0 || strings.Contains(string(b), "horse") {
+		t.Errorf("leaked (%v, %v): %s", f, err, b)
+	}
+	e = &jsonrpc.Error{Code: -32000, Message: "boom", Data: json.RawMessage(`["GET /x?q=hello%20world&user=jane%20doe&next=%2Fsettings%3Ftab%3Dpassword"]`)}
+	if out, f := mcpredact.Error(s, e); out != error(e) || len(f) != 0 {
+		t.Errorf("an ordinary parameter changed (%v): %v", f, out)
 	}
 }

@@ -162,7 +162,7 @@ func (w *walker) uri(u string) (string, bool) {
 		sub := &walker{s: w.s, urlDepth: w.urlDepth + 1}
 		sub.walk(dec)
 		if !sub.changed {
-			return u, false
+			return w.params(u)
 		}
 		w.add(sub.findings)
 		w.changed = true
@@ -194,6 +194,43 @@ func (w *walker) uri(u string) (string, bool) {
 		b.WriteString(u[last:c.a])
 		b.WriteString("[REDACTED:" + c.rule + "]")
 		last = c.b
+	}
+	b.WriteString(u[last:])
+	return b.String(), true
+}
+
+// params reads each parameter's value of u (after ?, &, ; or #) decoded
+// as a text of its own: an assignment in a value (?q=password%3Dcorrect
+// %20horse%20battery%20staple) is a line only alone, and the decoded URL
+// read whole had it after "q=" (red team rve). A value in which something
+// is redacted is cut out as written.
+func (w *walker) params(u string) (string, bool) {
+	var b strings.Builder
+	last := 0
+	for i := 0; i < len(u); {
+		j := strings.IndexAny(u[i:], "?&;#")
+		if j < 0 {
+			break
+		}
+		a := i + j + 1
+		e := a + strings.IndexAny(u[a:]+"&", "&;#")
+		if eq := strings.IndexByte(u[a:e], '='); eq >= 0 && strings.ContainsAny(u[a+eq:e], "%+") {
+			v := u[a+eq+1 : e]
+			dec, _ := decodeURL("?" + v)
+			sub := &walker{s: w.s, urlDepth: w.urlDepth + 1}
+			sub.walk(dec[1:])
+			if sub.changed {
+				w.add(sub.findings)
+				w.changed = true
+				b.WriteString(u[last : a+eq+1])
+				b.WriteString("[REDACTED:" + sub.findings[0].Rule + "]")
+				last = e
+			}
+		}
+		i = e
+	}
+	if last == 0 {
+		return u, false
 	}
 	b.WriteString(u[last:])
 	return b.String(), true
