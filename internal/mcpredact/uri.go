@@ -159,10 +159,12 @@ func (w *walker) uri(u string) (string, bool) {
 	if len(f) == 0 {
 		// What only a reading of the decoded text's shape finds (a JSON
 		// document in a parameter) has no range: the URL goes with it.
-		sub := &walker{s: w.s, urlDepth: w.urlDepth + 1}
+		base := w.assignValues
+		sub := w.sub()
 		sub.walk(dec)
+		w.assignValues = sub.assignValues
 		if !sub.changed {
-			return w.params(u)
+			return w.params(u, base)
 		}
 		w.add(sub.findings)
 		w.changed = true
@@ -199,12 +201,27 @@ func (w *walker) uri(u string) (string, bool) {
 	return b.String(), true
 }
 
+// sub returns a walker for a URL's decoded text: one level deeper, with
+// the options and what is left of the budget of values read under their
+// names (maxAssignValues), which the caller takes back: with a budget of
+// its own each, URLs of 2,000 values each were read without end (red
+// team rve).
+func (w *walker) sub() *walker {
+	return &walker{s: w.s, o: w.o, urlDepth: w.urlDepth + 1, assignValues: w.assignValues}
+}
+
 // params reads each parameter's value of u (after ?, &, ; or #) decoded
 // as a text of its own: an assignment in a value (?q=password%3Dcorrect
 // %20horse%20battery%20staple) is a line only alone, and the decoded URL
 // read whole had it after "q=" (red team rve). A value in which something
 // is redacted is cut out as written.
-func (w *walker) params(u string) (string, bool) {
+//
+// The values are those the URL read whole had read (from base on, the
+// budget before it): counted once, read twice at most.
+func (w *walker) params(u string, base int) (string, bool) {
+	whole := w.assignValues
+	w.assignValues = base
+	defer func() { w.assignValues = max(w.assignValues, whole) }()
 	var b strings.Builder
 	last := 0
 	for i := 0; i < len(u); {
@@ -217,8 +234,9 @@ func (w *walker) params(u string) (string, bool) {
 		if eq := strings.IndexByte(u[a:e], '='); eq >= 0 && strings.ContainsAny(u[a+eq:e], "%+") {
 			v := u[a+eq+1 : e]
 			dec, _ := decodeURL("?" + v)
-			sub := &walker{s: w.s, urlDepth: w.urlDepth + 1}
+			sub := w.sub()
 			sub.walk(dec[1:])
+			w.assignValues = sub.assignValues
 			if sub.changed {
 				w.add(sub.findings)
 				w.changed = true
