@@ -79,6 +79,9 @@ func (w *walker) assignText(s string) (string, bool) {
 		if v, ok := quotedAssignment(ls[off:end], off); ok {
 			take(v.name, v.start, v.end)
 		}
+		for _, v := range quotedPairs(ls[off:end], off) {
+			take(v.name, v.start, v.end)
+		}
 		if ok {
 			if classify(name) != notCredential {
 				take(name, off+vs, off+ve)
@@ -706,6 +709,67 @@ func quotedAssignment(l string, off int) (xmlValue, bool) {
 	return xmlValue{name, off + i + 2 + vs, off + i + 2 + ve}, true
 }
 
+// quotedPairs reads every NAME=value of the line l (at off in its text)
+// whose value is quoted, or that is quoted whole, wherever it is on the
+// line: a shell's prefix (DB_PASSWORD="..." ./run.sh, RUN PW='...' make,
+// TF_VAR_db_password='...' terraform apply), an option's value (docker
+// -e PW='...', helm --set db.password='...', --set-string
+// "db.password=..."), pairs after the first (ENV PW="..." A=1,
+// Environment=A=1 "PW=..."), an INI value with a comment after it
+// (Password = "..." ; ...): each sent a password with spaces, since only
+// a line's first assignment was read (red team rve). A comparison (==,
+// !=, <=, >=) is none, nor is a pair in a quoted list of pairs.
+func quotedPairs(l string, off int) []xmlValue {
+	var vs []xmlValue
+	for from := 0; ; {
+		i := strings.IndexByte(l[from:], '=')
+		if i < 0 {
+			return vs
+		}
+		i += from
+		from = i + 1
+		if i+1 < len(l) && l[i+1] == '=' || i > 0 && strings.IndexByte("=!<>", l[i-1]) >= 0 {
+			from = i + 2
+			continue
+		}
+		e := i
+		for e > 0 && (l[e-1] == ' ' || l[e-1] == '\t') {
+			e--
+		}
+		a := e
+		for a > 0 && e-a < 128 && pairNameByte(l[a-1]) {
+			a--
+		}
+		for a < e && !isLetter(l[a]) && l[a] != '_' {
+			a++
+		}
+		if a == e || !mayName(l[a:e]) {
+			continue
+		}
+		k := skipTOMLSpace(l, i+1)
+		switch {
+		case k < len(l) && (l[k] == '"' || l[k] == '\''):
+			if c := closingQuote(l, k); c > k+1 {
+				vs = append(vs, xmlValue{l[a:e], off + k + 1, off + c})
+				from = c + 1
+			}
+		case a > 0 && e == i && (l[a-1] == '"' || l[a-1] == '\''):
+			// Not a list of pairs in one string ("a=1;pw=x;..."): each
+			// is read by the reading of its kind.
+			if c := closingQuote(l, a-1); c > i+1 && strings.IndexAny(l[i+1:c], ";&") < 0 {
+				vs = append(vs, xmlValue{l[a:e], off + i + 1, off + c})
+				from = c + 1
+			}
+		}
+	}
+}
+
+func isLetter(c byte) bool { return c|0x20 >= 'a' && c|0x20 <= 'z' }
+
+func pairNameByte(c byte) bool {
+	return isLetter(c) || c >= '0' && c <= '9' || c == '_' || c == '.' || c == '-'
+}
+
 // declPairs reads a line that starts with a declaration word (ENV,
 // export, set, declare, local, ...) for its NAME=value pairs, each
 // value quoted or up to white space: their places under their names.
@@ -1018,6 +1082,9 @@ func assignLines(s string) bool {
 			return true
 		}
 		if slices.ContainsFunc(declPairs(l, 0), func(v xmlValue) bool { return classify(v.name) != notCredential }) {
+			return true
+		}
+		if slices.ContainsFunc(quotedPairs(l, 0), func(v xmlValue) bool { return classify(v.name) != notCredential }) {
 			return true
 		}
 		if vs, _ := tomlValues(s, start, start+len(l), &unended); slices.ContainsFunc(vs, func(v xmlValue) bool { return classify(v.name) != notCredential }) {
