@@ -719,8 +719,25 @@ func quotedAssignment(l string, off int) (xmlValue, bool) {
 // (Password = "..." ; ...): each sent a password with spaces, since only
 // a line's first assignment was read (red team rve). A comparison (==,
 // !=, <=, >=) is none, nor is a pair in a quoted list of pairs.
+//
+// A quote that has no closing quote on the line is not looked for again
+// (\"pw=;\"pw=;... looked for one at every =: the line's length
+// squared).
 func quotedPairs(l string, off int) []xmlValue {
 	var vs []xmlValue
+	var open [2]bool // no closing " / ' after a quote of the kind
+	closeOf := func(q int) int {
+		k := 0
+		if l[q] == '\'' {
+			k = 1
+		}
+		if open[k] {
+			return -1
+		}
+		c := closingQuote(l, q)
+		open[k] = c < 0
+		return c
+	}
 	for from := 0; ; {
 		i := strings.IndexByte(l[from:], '=')
 		if i < 0 {
@@ -749,16 +766,18 @@ func quotedPairs(l string, off int) []xmlValue {
 		k := skipTOMLSpace(l, i+1)
 		switch {
 		case k < len(l) && (l[k] == '"' || l[k] == '\''):
-			if c := closingQuote(l, k); c > k+1 {
+			if c := closeOf(k); c > k+1 {
 				vs = append(vs, xmlValue{l[a:e], off + k + 1, off + c})
 				from = c + 1
 			}
 		case a > 0 && e == i && (l[a-1] == '"' || l[a-1] == '\''):
 			// Not a list of pairs in one string ("a=1;pw=x;..."): each
 			// is read by the reading of its kind.
-			if c := closingQuote(l, a-1); c > i+1 && strings.IndexAny(l[i+1:c], ";&") < 0 {
+			if c := closeOf(a - 1); c > i+1 && strings.IndexAny(l[i+1:c], ";&") < 0 {
 				vs = append(vs, xmlValue{l[a:e], off + i + 1, off + c})
 				from = c + 1
+			} else if c > i {
+				from = c + 1 // a list of pairs in one string
 			}
 		}
 	}
