@@ -79,7 +79,13 @@ func (w *walker) assignText(s string) (string, bool) {
 		if v, ok := quotedAssignment(ls[off:end], off); ok {
 			take(v.name, v.start, v.end)
 		}
-		for _, v := range quotedPairs(ls[off:end], off) {
+		// The pairs after the line's first assignment when its value is
+		// quoted (read above).
+		qfrom := 0
+		if ok && off+ve < end && (ls[off+ve] == '"' || ls[off+ve] == '\'') {
+			qfrom = ve + 1
+		}
+		for _, v := range quotedPairs(ls[off+qfrom:end], off+qfrom) {
 			take(v.name, v.start, v.end)
 		}
 		if ok {
@@ -724,20 +730,11 @@ func quotedAssignment(l string, off int) (xmlValue, bool) {
 // (\"pw=;\"pw=;... looked for one at every =: the line's length
 // squared).
 func quotedPairs(l string, off int) []xmlValue {
+	if strings.IndexByte(l, '"') < 0 && strings.IndexByte(l, '\'') < 0 {
+		return nil
+	}
 	var vs []xmlValue
 	var open [2]bool // no closing " / ' after a quote of the kind
-	closeOf := func(q int) int {
-		k := 0
-		if l[q] == '\'' {
-			k = 1
-		}
-		if open[k] {
-			return -1
-		}
-		c := closingQuote(l, q)
-		open[k] = c < 0
-		return c
-	}
 	for from := 0; ; {
 		i := strings.IndexByte(l[from:], '=')
 		if i < 0 {
@@ -760,20 +757,21 @@ func quotedPairs(l string, off int) []xmlValue {
 		for a < e && !isLetter(l[a]) && l[a] != '_' {
 			a++
 		}
-		if a == e || !mayName(l[a:e]) {
+		k := skipTOMLSpace(l, i+1)
+		quoted := k < len(l) && (l[k] == '"' || l[k] == '\'')
+		if a == e || !quoted && (a == 0 || e != i || l[a-1] != '"' && l[a-1] != '\'') || !mayName(l[a:e]) {
 			continue
 		}
-		k := skipTOMLSpace(l, i+1)
 		switch {
-		case k < len(l) && (l[k] == '"' || l[k] == '\''):
-			if c := closeOf(k); c > k+1 {
+		case quoted:
+			if c := closeOnce(l, k, &open); c > k+1 {
 				vs = append(vs, xmlValue{l[a:e], off + k + 1, off + c})
 				from = c + 1
 			}
 		case a > 0 && e == i && (l[a-1] == '"' || l[a-1] == '\''):
 			// Not a list of pairs in one string ("a=1;pw=x;..."): each
 			// is read by the reading of its kind.
-			if c := closeOf(a - 1); c > i+1 && strings.IndexAny(l[i+1:c], ";&") < 0 {
+			if c := closeOnce(l, a-1, &open); c > i+1 && strings.IndexAny(l[i+1:c], ";&") < 0 {
 				vs = append(vs, xmlValue{l[a:e], off + i + 1, off + c})
 				from = c + 1
 			} else if c > i {
@@ -781,6 +779,21 @@ func quotedPairs(l string, off int) []xmlValue {
 			}
 		}
 	}
+}
+
+// closeOnce is closingQuote(l, q), or -1 at once when a quote of its
+// kind found none on l before (open).
+func closeOnce(l string, q int, open *[2]bool) int {
+	k := 0
+	if l[q] == '\'' {
+		k = 1
+	}
+	if open[k] {
+		return -1
+	}
+	c := closingQuote(l, q)
+	open[k] = c < 0
+	return c
 }
 
 func isLetter(c byte) bool { return c|0x20 >= 'a' && c|0x20 <= 'z' }
