@@ -35,6 +35,8 @@ func TestRedTeamRVE_PasswordsReadAsTypes(t *testing.T) {
 		"password: correct.horse(battery staple)\n",
 		"password: Secret<horse battery>\n",
 		"password: Summer(2024).Winter(99)\n",
+		"password: sunshine_rainbow,\n",
+		"password: purple | monkey\n",
 	} {
 		if got, f := rvaTexts(t, doc); got[0] == doc || len(f) == 0 {
 			t.Errorf("a password went out as a type: %q", doc)
@@ -65,5 +67,26 @@ func TestRedTeamRVE_TypesStillTypes(t *testing.T) {
 	doc := "auth:\n  password: string | null\n  db_password: correct horse battery staple\n"
 	if got, _ := rvaTexts(t, doc); strings.Contains(got[0], "battery") || !strings.Contains(got[0], "string | null") {
 		t.Errorf("YAML with a type: %q", got[0])
+	}
+}
+
+// Accepted leftover (red team rve): after a colon, unquoted, a password
+// of letters alone written as a type is (a capitalised union, a generic,
+// a pointer, a default, a call): the spelling is a type's, and telling
+// them apart needs the code around it. Such a password has no digit and
+// no symbol but the type's; the test asserts today's behaviour so that a
+// change is deliberate.
+func TestRedTeamRVE_LeftoverCapitalisedTypes(t *testing.T) {
+	for _, doc := range []string{
+		"password: Tiger | Lion | Bear\n",
+		"password: Purple_Monkey_Dishwasher;\n",
+		"password: Correct.Horse<Battery>\n",
+		"password: Summer = Winter\n",
+		"password: *Summer\n",
+		"password: Open('Sesame 123')\n",
+	} {
+		if got, f := rvaTexts(t, doc); got[0] != doc || len(f) != 0 {
+			t.Errorf("the leftover changed (update this test and the report): %q -> %q", doc, got[0])
+		}
 	}
 }

@@ -49,15 +49,16 @@ var primitives = map[string]bool{
 	"dict": true, "map": true, "optional": true, "nil": true,
 }
 
-// lowerWords reports whether a union of v has a member of lower-case
-// letters alone that is no primitive type.
+// lowerWords reports whether v, or a member of its union, is a word of
+// lower-case letters (and _) that is no primitive type: password:
+// sunshine_rainbow, is a value.
 func lowerWords(v string) bool {
-	if strings.IndexByte(v, '|') < 0 {
-		return false
+	if i := strings.IndexByte(v, '='); i >= 0 {
+		v = v[:i] // a default's value is no type
 	}
 	for m := range strings.SplitSeq(strings.TrimRight(v, ";, \t"), "|") {
-		m = strings.TrimSpace(m)
-		if m != "" && strings.Trim(m, "abcdefghijklmnopqrstuvwxyz") == "" && !primitives[m] {
+		m = strings.TrimRight(strings.TrimSpace(m), "?[]")
+		if m != "" && strings.Trim(m, "abcdefghijklmnopqrstuvwxyz_") == "" && !primitives[m] {
 			return true
 		}
 	}
