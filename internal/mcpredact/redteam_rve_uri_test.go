@@ -9,6 +9,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/gatehouse-dev/gatehouse/dlp"
 	"github.com/gatehouse-dev/gatehouse/internal/mcpredact"
 )
 
@@ -60,6 +61,22 @@ func TestRedTeamRVE_EncodedURLSpellings(t *testing.T) {
 		if w := wire(t, out); strings.Contains(w, "unter2Sup3r") || strings.Contains(w, "LfVLPHCoz") {
 			t.Errorf("split across items: leaked: %s", w)
 		}
+	}
+}
+
+// Past the ranges a finding keeps (dlp.MaxRanges), the texts of a content
+// array read decoded and joined are all withheld: the share of a split
+// secret may be in a text without a %.
+func TestRedTeamRVE_EncodedSplitPastMaxRanges(t *testing.T) {
+	s := rvcDefaultScanner(t)
+	first := "x.example/?q=" + strings.Repeat("password%3DHunter2Sup3rS3cret%0A", dlp.MaxRanges+1) + "password%3D"
+	res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: first}, &mcp.TextContent{Text: "Zebra9Quokka7Lynx"}}}
+	out, _, err := mcpredact.Result(s, res, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w := wire(t, out); strings.Contains(w, "Zebra9") || strings.Contains(w, "Hunter2") {
+		t.Errorf("leaked: %.200s", w)
 	}
 }
 

@@ -258,8 +258,7 @@ func (w *walker) params(u string, base int) (string, bool) {
 // joinTexts) percent-decoded and joined, so that a URL's secret split
 // across items ("https://x/?q=password%3D", "Hunter2...") is found as the
 // split one written plainly is (red team rve); each text loses its share
-// as written. A text whose share is past the ranges a finding holds is
-// withheld whole.
+// as written. Past the ranges a finding holds, every text is withheld.
 func (w *walker) joinEncoded(out []string) {
 	n := 0
 	for _, t := range out {
@@ -288,10 +287,10 @@ func (w *walker) joinEncoded(out []string) {
 	cuts := make([][]cut, len(out))
 	for _, fd := range f {
 		if fd.Count > len(fd.Ranges) {
-			for i, t := range out {
-				if hasEncodedURL(t) {
-					out[i] = "[REDACTED:" + fd.Rule + "]"
-				}
+			// Past the ranges a finding holds: a share may be in any
+			// text, one without a % too.
+			for i := range out {
+				out[i] = "[REDACTED:" + fd.Rule + "]"
 			}
 			return
 		}
