@@ -631,10 +631,9 @@ func TestRedTeamRVC_ListCursors(t *testing.T) {
 }
 
 // Accepted leftover (red team rvc): a secret a server encodes itself in a
-// text (base64 of an AWS key in a log line, a percent-encoded assignment
-// outside a URL) is redacted only with the policy's dlp.detect_encoding
-// on; the default reads the encodings a field or a URL has by definition
-// (image and audio data, resource blobs, URLs, requestState, list
+// text (base64 of an AWS key in a log line) is redacted only with the
+// policy's dlp.detect_encoding on; the default reads the encodings a field
+// or a URL has by definition, and every percent-encoded run (image and audio data, resource blobs, URLs, requestState, list
 // cursors), not every run of base64 in prose, which costs a decode of
 // every 16-byte run and redacts ids that decode to text. `gatehouse dlp
 // scan` warns about these.
@@ -658,7 +657,10 @@ func TestRedTeamRVC_EncodedInTextIsOptIn(t *testing.T) {
 		if on && strings.Contains(got, "Hunter2") || on && strings.Contains(got, "QUtJQVo3") {
 			t.Errorf("detect_encoding on: not redacted: %q", got)
 		}
-		if !on && got != text {
+		// A percent-encoded run is read decoded by default wherever it
+		// is (red team rve: a URL without a scheme, a path, a link in
+		// prose); base64 in prose stays opt-in.
+		if !on && (!strings.HasPrefix(got, "state=QUtJQVo3") || strings.Contains(got, "Hunter2")) {
 			t.Errorf("default: the accepted leftover changed (update this test and the report): %q", got)
 		}
 	}

@@ -79,6 +79,15 @@ func (w *walker) assignText(s string) (string, bool) {
 		if v, ok := quotedAssignment(ls[off:end], off); ok {
 			take(v.name, v.start, v.end)
 		}
+		// The pairs after the line's first assignment when its value is
+		// quoted (read above).
+		qfrom := 0
+		if ok && off+ve < end && (ls[off+ve] == '"' || ls[off+ve] == '\'') {
+			qfrom = ve + 1
+		}
+		for _, v := range quotedPairs(ls[off+qfrom:end], off+qfrom) {
+			take(v.name, v.start, v.end)
+		}
 		if ok {
 			if classify(name) != notCredential {
 				take(name, off+vs, off+ve)
@@ -153,7 +162,7 @@ func (w *walker) assignText(s string) (string, bool) {
 	}
 	ms := make([]member, len(kept))
 	for i, f := range kept {
-		ms[i] = member{name: f.name, at: -1, holder: map[string]any{"v": s[f.start:f.end]}, key: "v"}
+		ms[i] = member{name: f.name, at: -1, holder: map[string]any{"v": s[f.start:f.end]}, key: "v", typed: afterColon(s, f.start)}
 	}
 	was, found := w.changed, len(w.findings)
 	w.changed = false
@@ -182,6 +191,19 @@ func (w *walker) assignText(s string) (string, bool) {
 	b.WriteString(s[done:])
 	w.changed = true
 	return b.String(), true
+}
+
+// afterColon reports whether the value at start follows a colon and
+// white space, unquoted: where a field's type is written (password:
+// string;). A value after "=", quoted, an element's or an ENV line's is
+// a value (DB_PASSWORD=Secret<horse battery> went out unread as a
+// type: red team rve).
+func afterColon(s string, start int) bool {
+	i := start - 1
+	for i >= 0 && (s[i] == ' ' || s[i] == '\t') {
+		i--
+	}
+	return i >= 0 && s[i] == ':'
 }
 
 // escapedMarkup reads v, markup escaped as text (&lt;password&gt;...),
@@ -693,6 +715,93 @@ func quotedAssignment(l string, off int) (xmlValue, bool) {
 	return xmlValue{name, off + i + 2 + vs, off + i + 2 + ve}, true
 }
 
+// quotedPairs reads every NAME=value of the line l (at off in its text)
+// whose value is quoted, or that is quoted whole, wherever it is on the
+// line: a shell's prefix (DB_PASSWORD="..." ./run.sh, RUN PW='...' make,
+// TF_VAR_db_password='...' terraform apply), an option's value (docker
+// -e PW='...', helm --set db.password='...', --set-string
+// "db.password=..."), pairs after the first (ENV PW="..." A=1,
+// Environment=A=1 "PW=..."), an INI value with a comment after it
+// (Password = "..." ; ...): each sent a password with spaces, since only
+// a line's first assignment was read (red team rve). A comparison (==,
+// !=, <=, >=) is none, nor is a pair in a quoted list of pairs.
+//
+// A quote that has no closing quote on the line is not looked for again
+// (\"pw=;\"pw=;... looked for one at every =: the line's length
+// squared).
+func quotedPairs(l string, off int) []xmlValue {
+	if strings.IndexByte(l, '"') < 0 && strings.IndexByte(l, '\'') < 0 {
+		return nil
+	}
+	var vs []xmlValue
+	var open [2]bool // no closing " / ' after a quote of the kind
+	for from := 0; ; {
+		i := strings.IndexByte(l[from:], '=')
+		if i < 0 {
+			return vs
+		}
+		i += from
+		from = i + 1
+		if i+1 < len(l) && l[i+1] == '=' || i > 0 && strings.IndexByte("=!<>", l[i-1]) >= 0 {
+			from = i + 2
+			continue
+		}
+		e := i
+		for e > 0 && (l[e-1] == ' ' || l[e-1] == '\t') {
+			e--
+		}
+		a := e
+		for a > 0 && e-a < 128 && pairNameByte(l[a-1]) {
+			a--
+		}
+		for a < e && !isLetter(l[a]) && l[a] != '_' {
+			a++
+		}
+		k := skipTOMLSpace(l, i+1)
+		quoted := k < len(l) && (l[k] == '"' || l[k] == '\'')
+		if a == e || !quoted && (a == 0 || e != i || l[a-1] != '"' && l[a-1] != '\'') || !mayName(l[a:e]) {
+			continue
+		}
+		switch {
+		case quoted:
+			if c := closeOnce(l, k, &open); c > k+1 {
+				vs = append(vs, xmlValue{l[a:e], off + k + 1, off + c})
+				from = c + 1
+			}
+		case a > 0 && e == i && (l[a-1] == '"' || l[a-1] == '\''):
+			// Not a list of pairs in one string ("a=1;pw=x;..."): each
+			// is read by the reading of its kind.
+			if c := closeOnce(l, a-1, &open); c > i+1 && strings.IndexAny(l[i+1:c], ";&") < 0 {
+				vs = append(vs, xmlValue{l[a:e], off + i + 1, off + c})
+				from = c + 1
+			} else if c > i {
+				from = c + 1 // a list of pairs in one string
+			}
+		}
+	}
+}
+
+// closeOnce is closingQuote(l, q), or -1 at once when a quote of its
+// kind found none on l before (open).
+func closeOnce(l string, q int, open *[2]bool) int {
+	k := 0
+	if l[q] == '\'' {
+		k = 1
+	}
+	if open[k] {
+		return -1
+	}
+	c := closingQuote(l, q)
+	open[k] = c < 0
+	return c
+}
+
+func isLetter(c byte) bool { return c|0x20 >= 'a' && c|0x20 <= 'z' }
+
+func pairNameByte(c byte) bool {
+	return isLetter(c) || c >= '0' && c <= '9' || c == '_' || c == '.' || c == '-'
+}
+
 // declPairs reads a line that starts with a declaration word (ENV,
 // export, set, declare, local, ...) for its NAME=value pairs, each
 // value quoted or up to white space: their places under their names.
@@ -1005,6 +1114,9 @@ func assignLines(s string) bool {
 			return true
 		}
 		if slices.ContainsFunc(declPairs(l, 0), func(v xmlValue) bool { return classify(v.name) != notCredential }) {
+			return true
+		}
+		if slices.ContainsFunc(quotedPairs(l, 0), func(v xmlValue) bool { return classify(v.name) != notCredential }) {
 			return true
 		}
 		if vs, _ := tomlValues(s, start, start+len(l), &unended); slices.ContainsFunc(vs, func(v xmlValue) bool { return classify(v.name) != notCredential }) {

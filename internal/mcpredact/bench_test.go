@@ -262,3 +262,54 @@ func benchTexts(b *testing.B, s *dlp.Scanner, texts map[string]string) {
 		})
 	}
 }
+
+// BenchmarkResultQuotedPairs: lines of quoted pairs read wherever they
+// are on a line (red team rve): one line of 120 KiB whose quotes are
+// escaped and never closed (each = looked for the closing quote to the
+// line's end before the memo), and 8,000 lines of a shell's prefix.
+func BenchmarkResultQuotedPairs(b *testing.B) {
+	s, err := dlp.New(dlp.Builtin(), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, c := range []struct{ name, text string }{
+		{"unclosed", "x=1 " + strings.Repeat(`\"pw=;`, 20000)},
+		{"prefix-lines", strings.Repeat("DB_PASSWORD=\"x\" ./run.sh --flag\n", 8000)},
+	} {
+		res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: c.text}}}
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, _, err := mcpredact.Result(s, res, nil); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkResultPercentRuns: 64 KiB of runs that each hold a %XX (red
+// team rve: every run between white space with one is read decoded, not
+// only a URL's), as URLs ("url") and as bare words ("words"), and a text
+// with one encoded URL among prose ("prose-url").
+func BenchmarkResultPercentRuns(b *testing.B) {
+	s, err := dlp.New(dlp.Builtin(), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, c := range []struct{ name, text string }{
+		{"url", strings.Repeat("https://x/%41 ", 64<<10/14)},
+		{"words", strings.Repeat("a%41 ", 64<<10/5)},
+		{"prose-url", strings.Repeat("The quick brown fox jumps over the lazy dog. ", 20) + "see https://x.example/?q=hello%20world&p=2 ok"},
+	} {
+		res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: c.text}}}
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, _, err := mcpredact.Result(s, res, nil); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

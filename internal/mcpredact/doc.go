@@ -17,8 +17,11 @@
 // re-encoded; so is a result's requestState when it is base64 (a
 // server's opaque state). A URL in any string (a resource link's URI, an
 // elicitation's URL, a link in a text) is also read percent-decoded,
-// whatever detect_encoding says, since a URL has no other spelling: a
-// secret found decoded is cut out of the URL as written (uri.go). A
+// whatever detect_encoding says, since a URL has no other spelling: every
+// run between white space that holds a %XX or %uXXXX (a URL with or
+// without a scheme, a path), each of its parameters' values alone too,
+// and the texts of a content array decoded and joined; a secret found
+// decoded is cut out of the URL as written (uri.go). A
 // handler's error text is read as a result's strings are. The texts of
 // the items of one content array (text content,
 // embedded resource text, prompt and sampling message text) are also scanned
@@ -49,14 +52,17 @@
 // tabs: assign.go), with the calls' arguments, options (also unquoted
 // inside a quoted variable: JAVA_OPTS), heredocs, declarations (several
 // on a line: ENV A=1 PW=...; Dockerfile's ENV NAME value), directives
-// (nginx's set $pw "...";, proxy_set_header Authorization "...";), XML
+// (nginx's set $pw "...";, proxy_set_header Authorization "...";), a
+// quoted NAME="value" or "NAME=value" anywhere on a line (DB_PW="..."
+// ./run.sh, docker -e, helm --set), XML
 // elements and attributes (a value element before or after its name
 // element, markup escaped in a value: &lt;password&gt;) and TOML's inline
 // tables, arrays and multi-line strings. A text in which these readings
 // find more than 2048 credential-named values (per result) is withheld
 // whole as "[REDACTED:too-many-credential-values]": each value costs the
-// rules a match. A value that reads as a type (password: string;) is not
-// scanned under its name (typeexpr.go), and a value of words under a
+// rules a match (a URL's decoded text spends the same budget). A value
+// that reads as a type where a type is written (unquoted after a colon:
+// password: string;) is not scanned under its name (typeexpr.go), and a value of words under a
 // name whose head word is "secret" is read as a password's, one that
 // starts with an HTTP authentication scheme ("Basic ...") as an
 // Authorization header's. A JSON or YAML object with two members of one name is

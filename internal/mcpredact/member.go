@@ -19,6 +19,9 @@ type member struct {
 	list   []any
 	prefix string
 	joined bool
+	// typed: the value is unquoted text after a name and a colon,
+	// where a field's type is written (typeexpr.go).
+	typed bool
 }
 
 func (x member) value() any {
@@ -48,7 +51,7 @@ func (x member) set(v scanned) {
 // isString reports whether v is a string, scanned by a joined scan or not.
 func isString(v any) bool {
 	switch v.(type) {
-	case string, scanned:
+	case string, scanned, typeText:
 		return true
 	}
 	return false

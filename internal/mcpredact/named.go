@@ -262,7 +262,7 @@ func (w *walker) scanNamed(ms []member) {
 		// rtr): it is scanned as a single quote, and a redacted value
 		// keeps the single quotes.
 		v = strings.ReplaceAll(v, `"`, `'`)
-		if !x.joined && !(i+1 < len(ms) && ms[i+1].joined) && typeAnnotation(v) {
+		if typed(x) && !x.joined && !(i+1 < len(ms) && ms[i+1].joined) && typeAnnotation(v) {
 			v = "" // a field's type, not its value (typeexpr.go)
 		}
 		v = longValue(phraseJoin(name, joinLines(v)), x.joined || i+1 < len(ms) && ms[i+1].joined)

@@ -19,13 +19,71 @@ import (
 var typeExpr = func() *regexp.Regexp {
 	ident := `[A-Za-z_]+`
 	qual := ident + `(?:\.` + ident + `)*`
-	typ := `(?:\[\]|\*)*` + qual + `(?:<[A-Za-z_ ,.<>\[\]|?]*>)?(?:\[\])*\??`
+	// Inside a generic's <...> white space only around a , or a |: two
+	// words side by side are a phrase (Secret<horse battery>).
+	inner := `(?:[A-Za-z_.<>\[\]?]|[ \t]*[,|][ \t]*)*`
+	typ := `(?:\[\]|\*)*` + qual + `(?:<` + inner + `>)?(?:\[\])*\??`
 	union := typ + `(?:[ \t]*\|[ \t]*` + typ + `)*`
-	args := `\([A-Za-z0-9_ .,'"=-]*\)`
-	call := qual + args + `(?:\.` + ident + args + `)*`
+	// A call's arguments are names, named arguments and quoted strings
+	// separated by commas (two words side by side are a phrase: Open(Sesame
+	// 123)); a number only in a chained call (z.string().min(12), not
+	// Summer(2024)).
+	lit := `'[A-Za-z0-9_ .,=-]*'`
+	arg := `(?:` + ident + `[ \t]*=[ \t]*)?(?:` + qual + `|` + lit + `|-?[0-9]+(?:\.[0-9]+)?)`
+	first := `(?:` + ident + `[ \t]*=[ \t]*)?(?:` + qual + `|` + lit + `)`
+	list := func(a string) string { return `\((?:[ \t]*` + a + `(?:[ \t]*,[ \t]*` + a + `)*[ \t]*)?\)` }
+	call := qual + list(first) + `(?:\.` + ident + list(arg) + `)*`
 	def := `[ \t]*=[ \t]*(?:""|''|null|None|nil|undefined|\[\]|\{\}|-?[0-9]+(?:\.[0-9]+)?|` + ident + `)`
 	return regexp.MustCompile(`^(?:` + union + `(?:` + def + `)?|` + call + `)[ \t]*[;,]?$`)
 }()
+
+// primitives are the types written in lower case letters alone
+// (TypeScript's, Python's, Rust's, Go's, Kotlin's keywords): a union of
+// other lower-case words is a phrase (correct | horse | battery).
+var primitives = map[string]bool{
+	"string": true, "number": true, "boolean": true, "bool": true, "null": true, "undefined": true,
+	"any": true, "unknown": true, "never": true, "void": true, "object": true, "bigint": true,
+	"symbol": true, "str": true, "bytes": true, "int": true, "float": true, "none": true,
+	"char": true, "byte": true, "rune": true, "uint": true, "long": true, "short": true,
+	"double": true, "secret": true, "text": true, "password": true, "array": true, "list": true,
+	"dict": true, "map": true, "optional": true, "nil": true,
+}
+
+// lowerWords reports whether v, or a member of its union, is a word of
+// lower-case letters (and _) that is no primitive type: password:
+// sunshine_rainbow, is a value.
+func lowerWords(v string) bool {
+	if i := strings.IndexByte(v, '='); i >= 0 {
+		v = v[:i] // a default's value is no type
+	}
+	for m := range strings.SplitSeq(strings.TrimRight(v, ";, \t"), "|") {
+		m = strings.TrimRight(strings.TrimSpace(m), "?[]")
+		if m != "" && strings.Trim(m, "abcdefghijklmnopqrstuvwxyz_") == "" && !primitives[m] {
+			return true
+		}
+	}
+	return false
+}
+
+// Only where a type is written: an unquoted value after a name and a
+// colon (a configuration line's, a YAML plain scalar's). A JSON string, a
+// quoted value, a value after "=", an element's text or an ENV line's
+// value is a value: read as a type, "correct | horse | battery | staple"
+// and "Open(Sesame 123)" went out unscanned under "password" (red team
+// rve).
+
+// typeText is a YAML plain scalar that reads as a type: written as it is
+// in the text (as scanned), and not scanned under its name.
+type typeText string
+
+// typed reports whether x's value is written where a type may be.
+func typed(x member) bool {
+	if x.typed {
+		return true
+	}
+	_, ok := x.value().(typeText)
+	return ok
+}
 
 // typeAnnotation reports whether v (without the white space around it)
 // reads as a type annotation or a schema's call (above).
@@ -36,5 +94,5 @@ func typeAnnotation(v string) bool {
 	if c := v[0]; c != '[' && c != '*' && c != '_' && (c|0x20 < 'a' || c|0x20 > 'z') {
 		return false
 	}
-	return typeExpr.MatchString(v)
+	return !lowerWords(v) && typeExpr.MatchString(v)
 }

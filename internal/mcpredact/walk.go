@@ -73,6 +73,8 @@ func (w *walker) walk(v any) any {
 			return a
 		}
 		return string(x)
+	case typeText:
+		return scanned(x)
 	case json.Number:
 		if out, changed := w.text(string(x)); changed {
 			return out
@@ -188,6 +190,8 @@ func str(v any) string {
 		return x
 	case scanned:
 		return string(x)
+	case typeText:
+		return string(x)
 	}
 	return ""
 }
@@ -221,6 +225,7 @@ func (w *walker) joinTexts(items []any) {
 	}
 	out, f := w.s.RedactParts(parts)
 	w.add(f)
+	w.joinEncoded(out)
 	for i, h := range refs {
 		if out[i] != parts[i] {
 			w.changed = true

@@ -110,6 +110,9 @@ func yamlScalar(n *yaml.Node) any {
 	case "!!bool":
 		return n.Value == "true" || n.Value == "True" || n.Value == "TRUE"
 	}
+	if n.Style&^yaml.TaggedStyle == 0 && typeAnnotation(n.Value) {
+		return typeText(n.Value) // a plain scalar: password: string;
+	}
 	if n.Style&(yaml.DoubleQuotedStyle|yaml.FoldedStyle) == 0 {
 		// Written as it is in the text, which the text scan reads whole
 		// after the walk: only the named scans read it again. A

@@ -208,6 +208,8 @@ func (w *walker) yamlTrees(s string, docs []*yaml.Node) (string, bool) {
 		switch x := v.(type) {
 		case scanned:
 			red, ok = string(x), string(x) != r.node.Value
+		case typeText:
+			red, ok = string(x), string(x) != r.node.Value
 		case string:
 			red, ok = x, x != r.node.Value
 		}
