@@ -272,20 +272,10 @@ func BenchmarkResultQuotedPairs(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	for _, c := range []struct{ name, text string }{
-		{"unclosed", "x=1 " + strings.Repeat(`\"pw=;`, 20000)},
-		{"prefix-lines", strings.Repeat("DB_PASSWORD=\"x\" ./run.sh --flag\n", 8000)},
-	} {
-		res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: c.text}}}
-		b.Run(c.name, func(b *testing.B) {
-			b.ReportAllocs()
-			for b.Loop() {
-				if _, _, err := mcpredact.Result(s, res, nil); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-	}
+	benchTexts(b, s, map[string]string{
+		"unclosed":     "x=1 " + strings.Repeat(`\"pw=;`, 20000),
+		"prefix-lines": strings.Repeat("DB_PASSWORD=\"x\" ./run.sh --flag\n", 8000),
+	})
 }
 
 // BenchmarkResultPercentRuns: 64 KiB of runs that each hold a %XX (red
@@ -297,19 +287,9 @@ func BenchmarkResultPercentRuns(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	for _, c := range []struct{ name, text string }{
-		{"url", strings.Repeat("https://x/%41 ", 64<<10/14)},
-		{"words", strings.Repeat("a%41 ", 64<<10/5)},
-		{"prose-url", strings.Repeat("The quick brown fox jumps over the lazy dog. ", 20) + "see https://x.example/?q=hello%20world&p=2 ok"},
-	} {
-		res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: c.text}}}
-		b.Run(c.name, func(b *testing.B) {
-			b.ReportAllocs()
-			for b.Loop() {
-				if _, _, err := mcpredact.Result(s, res, nil); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-	}
+	benchTexts(b, s, map[string]string{
+		"url":       strings.Repeat("https://x/%41 ", 64<<10/14),
+		"words":     strings.Repeat("a%41 ", 64<<10/5),
+		"prose-url": strings.Repeat("The quick brown fox jumps over the lazy dog. ", 20) + "see https://x.example/?q=hello%20world&p=2 ok",
+	})
 }
