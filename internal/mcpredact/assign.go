@@ -750,6 +750,19 @@ func quotedPairs(l string, off int) []xmlValue {
 		for e > 0 && (l[e-1] == ' ' || l[e-1] == '\t') {
 			e--
 		}
+		k := skipTOMLSpace(l, i+1)
+		// The value's quote: "...", '...', ANSI-C's $'...', or \"...\"
+		// written in a string (red team rvg).
+		if k+1 < len(l) && (l[k] == '$' && l[k+1] == '\'' || l[k] == '\\' && l[k+1] == '"') {
+			k++
+		}
+		quoted := k < len(l) && (l[k] == '"' || l[k] == '\'')
+		// A quoted name ("password"="...": a .reg file's, PowerShell's
+		// @{...; "password"="..."}, red team rvg).
+		qn := quoted && e > 1 && l[e-1] == l[k]
+		if qn {
+			e--
+		}
 		a := e
 		for a > 0 && e-a < 128 && pairNameByte(l[a-1]) {
 			a--
@@ -757,12 +770,18 @@ func quotedPairs(l string, off int) []xmlValue {
 		for a < e && !isLetter(l[a]) && l[a] != '_' {
 			a++
 		}
-		k := skipTOMLSpace(l, i+1)
-		quoted := k < len(l) && (l[k] == '"' || l[k] == '\'')
+		if qn && (a == 0 || l[a-1] != l[k]) {
+			continue
+		}
 		if a == e || !quoted && (a == 0 || e != i || l[a-1] != '"' && l[a-1] != '\'') || !mayName(l[a:e]) {
 			continue
 		}
 		switch {
+		case quoted && l[k-1] == '\\':
+			if c := strings.Index(l[k+1:], `\"`); c > 0 {
+				vs = append(vs, xmlValue{l[a:e], off + k + 1, off + k + 1 + c})
+				from = k + 1 + c + 2
+			}
 		case quoted:
 			if c := closeOnce(l, k, &open); c > k+1 {
 				vs = append(vs, xmlValue{l[a:e], off + k + 1, off + c})
@@ -823,6 +842,9 @@ func declPairs(l string, off int) []xmlValue {
 			return vs
 		}
 		q := e + 1
+		if q+1 < len(l) && l[q] == '$' && l[q+1] == '\'' {
+			q++ // ANSI-C's $'...'
+		}
 		end := q
 		if q < len(l) && (l[q] == '"' || l[q] == '\'') {
 			c := closingQuote(l, q)

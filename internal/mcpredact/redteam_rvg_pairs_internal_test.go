@@ -1,0 +1,45 @@
+package mcpredact
+
+import (
+	"strings"
+	"testing"
+)
+
+// Red team rvg: quotedPairs read a pair only with its name bare and its
+// value in " or ': a quoted name later on a line (PowerShell's hashtable,
+// a .reg line after another), ANSI-C's $'...' (and after a declaration
+// word, where only $'correct went) and a value in \"...\" written in a
+// string sent a password with spaces.
+func TestRedTeamRVG_QuotedPairSpellings(t *testing.T) {
+	for _, doc := range []string{
+		"$h = @{\"user\"=\"x\"; \"password\"=\"correct horse battery staple\"}\n",
+		"@{'user'='x'; 'password'='correct horse battery staple'}\n",
+		"DB_PASSWORD=$'correct horse battery staple'\n",
+		"RUN DB_PASSWORD=$'correct horse battery staple' make\n",
+		"export A=1 DB_PASSWORD=$'correct horse battery staple'\n",
+		"x DB_PASSWORD=\\\"correct horse battery staple\\\" y\n",
+		"log: cmd=\"env A=\\\"1\\\" DB_PASSWORD=\\\"correct horse battery staple\\\" make\"\n",
+	} {
+		if got, f := rvaTexts(t, doc); strings.Contains(got[0], "horse") || len(f) == 0 {
+			t.Errorf("a password went out: %q", got[0])
+		}
+	}
+}
+
+// Near misses: attributes, comparisons, references and empty values in
+// those spellings go out unchanged.
+func TestRedTeamRVG_QuotedPairNearMisses(t *testing.T) {
+	for _, doc := range []string{
+		"<input type=\"password\" name=\"password\" id=\"password\">\n",
+		"$h = @{\"user\"=\"x\"; \"password\"=\"\"}\n",
+		"$h = @{\"user\"=\"x\"; \"password\"=\"$env:DB_PASSWORD\"}\n",
+		"if x == \"password\" && y != \"password\" { }\n",
+		"run DB_PASSWORD=$'' make\n",
+		"x DB_PASSWORD=\\\"$DB_PASSWORD\\\" y\n",
+		"a[\"password\"]=\"${PW}\"\n",
+	} {
+		if got, f := rvaTexts(t, doc); got[0] != doc {
+			t.Errorf("changed (%v):\n%q\nto\n%q", f, doc, got[0])
+		}
+	}
+}
