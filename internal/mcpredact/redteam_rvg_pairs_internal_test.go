@@ -19,6 +19,10 @@ func TestRedTeamRVG_QuotedPairSpellings(t *testing.T) {
 		"export A=1 DB_PASSWORD=$'correct horse battery staple'\n",
 		"x DB_PASSWORD=\\\"correct horse battery staple\\\" y\n",
 		"log: cmd=\"env A=\\\"1\\\" DB_PASSWORD=\\\"correct horse battery staple\\\" make\"\n",
+		// A list of pairs in one string, its first pair no credential's.
+		"conn \"Server=db;User Id=sa;Password=correct horse battery staple;\"\n",
+		"curl -d 'user=a&password=correct horse battery staple' https://x.example/login\n",
+		"x = 'a=1; db_password = correct horse battery staple; b=2'\n",
 	} {
 		if got, f := rvaTexts(t, doc); strings.Contains(got[0], "horse") || len(f) == 0 {
 			t.Errorf("a password went out: %q", got[0])
@@ -37,6 +41,11 @@ func TestRedTeamRVG_QuotedPairNearMisses(t *testing.T) {
 		"run DB_PASSWORD=$'' make\n",
 		"x DB_PASSWORD=\\\"$DB_PASSWORD\\\" y\n",
 		"a[\"password\"]=\"${PW}\"\n",
+		"conn \"Server=db;User Id=sa;Password=${DB_PASSWORD};\"\n",
+		"conn \"Server=db;Integrated Security=true;Password=;\"\n",
+		"curl -d 'page=2&sort=name&password_hint=see the vault' x\n",
+		"<a href=\"/help?topic=password&lang=en\">Forgot your password?</a>\n",
+		"x 'a=1;b=2;c=3' \"d=4&e=5\"\n",
 	} {
 		if got, f := rvaTexts(t, doc); got[0] != doc {
 			t.Errorf("changed (%v):\n%q\nto\n%q", f, doc, got[0])
