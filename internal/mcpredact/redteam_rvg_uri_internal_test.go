@@ -36,6 +36,11 @@ func TestRedTeamRVG_EncodedAcrossWhiteSpaceNearMisses(t *testing.T) {
 		"password %3D is how = is written in a URL\n",
 		"see x.example/?next=%2Fpassword%2Freset and the password %20 docs\n",
 		"log(\"password=%s\", mask) x %3D y\n",
+		"SELECT * FROM users WHERE name LIKE '%password%' AND pct > 50%;\n",
+		"GET /reset%2Fpassword HTTP/1.1 200 password changed for bob\n",
+		"the password %3D sign is = and %3A is :\n",
+		"password %3D ******** (masked)\n",
+		"user: bob\npassword: %PASSWORD%\nurl: https://x/?a=%20\n",
 	} {
 		if got, f := rvaTexts(t, doc); got[0] != doc {
 			t.Errorf("changed (%v):\n%q\nto\n%q", f, doc, got[0])
