@@ -1,6 +1,30 @@
 package mcpredact
 
-import "testing"
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+// Red team rvg's spellings in a handler's error text (Error), which is
+// read as a result's strings are.
+func TestRedTeamRVG_ErrorTexts(t *testing.T) {
+	s, err := rvaScanner()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, msg := range []string{
+		"login failed: password %3D Hunter2Sup3rS3cret",
+		"open db: \"Server=db;User Id=sa;Password=correct horse battery staple;\": timeout",
+		"bad config:\n  password: hunter.two;\n",
+		"exec: DB_PASSWORD=$'correct horse battery staple' make: exit 1",
+	} {
+		out, f := Error(s, errors.New(msg))
+		if got := out.Error(); strings.Contains(got, "Hunter2") || strings.Contains(got, "horse") || strings.Contains(got, "hunter.two") || len(f) == 0 {
+			t.Errorf("an error sent a password: %q", got)
+		}
+	}
+}
 
 // Accepted leftovers (red team rvg): each text goes out unchanged today;
 // the test asserts it so that a change is deliberate.
