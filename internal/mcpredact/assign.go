@@ -750,6 +750,19 @@ func quotedPairs(l string, off int) []xmlValue {
 		for e > 0 && (l[e-1] == ' ' || l[e-1] == '\t') {
 			e--
 		}
+		k := skipTOMLSpace(l, i+1)
+		// The value's quote: "...", '...', ANSI-C's $'...', or \"...\"
+		// written in a string (red team rvg).
+		if k+1 < len(l) && (l[k] == '$' && l[k+1] == '\'' || l[k] == '\\' && l[k+1] == '"') {
+			k++
+		}
+		quoted := k < len(l) && (l[k] == '"' || l[k] == '\'')
+		// A quoted name ("password"="...": a .reg file's, PowerShell's
+		// @{...; "password"="..."}, red team rvg).
+		qn := quoted && e > 1 && l[e-1] == l[k]
+		if qn {
+			e--
+		}
 		a := e
 		for a > 0 && e-a < 128 && pairNameByte(l[a-1]) {
 			a--
@@ -757,28 +770,78 @@ func quotedPairs(l string, off int) []xmlValue {
 		for a < e && !isLetter(l[a]) && l[a] != '_' {
 			a++
 		}
-		k := skipTOMLSpace(l, i+1)
-		quoted := k < len(l) && (l[k] == '"' || l[k] == '\'')
-		if a == e || !quoted && (a == 0 || e != i || l[a-1] != '"' && l[a-1] != '\'') || !mayName(l[a:e]) {
+		if qn && (a == 0 || l[a-1] != l[k]) {
+			continue
+		}
+		if a == e || !quoted && (a == 0 || e != i || l[a-1] != '"' && l[a-1] != '\'') {
+			continue
+		}
+		if !quoted {
+			// A pair quoted whole, or a list of pairs in one string (a
+			// connection string's "Server=db;Password=...;", a form's
+			// 'user=a&password=...'): each pair's value up to the next ;
+			// or & (red team rvg: a list was skipped, and a value with
+			// spaces went out).
+			c := closeOnce(l, a-1, &open)
+			switch {
+			case c > i+1 && strings.IndexAny(l[i+1:c], ";&") < 0:
+				if mayName(l[a:e]) {
+					vs = append(vs, xmlValue{l[a:e], off + i + 1, off + c})
+					from = c + 1
+				}
+			case c > i:
+				vs = append(vs, listPairs(l[a:c], off+a)...)
+				from = c + 1
+			}
+			continue
+		}
+		if !mayName(l[a:e]) {
 			continue
 		}
 		switch {
+		case quoted && l[k-1] == '\\':
+			if c := strings.Index(l[k+1:], `\"`); c > 0 {
+				vs = append(vs, xmlValue{l[a:e], off + k + 1, off + k + 1 + c})
+				from = k + 1 + c + 2
+			}
 		case quoted:
 			if c := closeOnce(l, k, &open); c > k+1 {
 				vs = append(vs, xmlValue{l[a:e], off + k + 1, off + c})
 				from = c + 1
 			}
-		case a > 0 && e == i && (l[a-1] == '"' || l[a-1] == '\''):
-			// Not a list of pairs in one string ("a=1;pw=x;..."): each
-			// is read by the reading of its kind.
-			if c := closeOnce(l, a-1, &open); c > i+1 && strings.IndexAny(l[i+1:c], ";&") < 0 {
-				vs = append(vs, xmlValue{l[a:e], off + i + 1, off + c})
-				from = c + 1
-			} else if c > i {
-				from = c + 1 // a list of pairs in one string
-			}
 		}
 	}
+}
+
+// listPairs returns the NAME=value pairs of l (at off in its text),
+// separated by ; or &, that have a value: past maxAssignValues of them,
+// one more, which the cap withholds the text for (a MiB of pw=x; read
+// whole cost more than twice the walk).
+func listPairs(l string, off int) []xmlValue {
+	var vs []xmlValue
+	for p := 0; p < len(l) && len(vs) <= maxAssignValues; {
+		e := strings.IndexAny(l[p:], ";&")
+		if e < 0 {
+			e = len(l)
+		} else {
+			e += p
+		}
+		if eq := strings.IndexByte(l[p:e], '='); eq > 0 {
+			name := strings.TrimSpace(l[p : p+eq])
+			a, b := p+eq+1, e
+			for a < b && (l[a] == ' ' || l[a] == '\t') {
+				a++
+			}
+			for b > a && (l[b-1] == ' ' || l[b-1] == '\t') {
+				b--
+			}
+			if b > a && name != "" && mayName(name) {
+				vs = append(vs, xmlValue{name, off + a, off + b})
+			}
+		}
+		p = e + 1
+	}
+	return vs
 }
 
 // closeOnce is closingQuote(l, q), or -1 at once when a quote of its
@@ -823,6 +886,9 @@ func declPairs(l string, off int) []xmlValue {
 			return vs
 		}
 		q := e + 1
+		if q+1 < len(l) && l[q] == '$' && l[q+1] == '\'' {
+			q++ // ANSI-C's $'...'
+		}
 		end := q
 		if q < len(l) && (l[q] == '"' || l[q] == '\'') {
 			c := closingQuote(l, q)

@@ -20,6 +20,7 @@
 // whatever detect_encoding says, since a URL has no other spelling: every
 // run between white space that holds a %XX or %uXXXX (a URL with or
 // without a scheme, a path), each of its parameters' values alone too,
+// the text read decoded whole (a secret white space splits into runs),
 // and the texts of a content array decoded and joined; a secret found
 // decoded is cut out of the URL as written (uri.go). A
 // handler's error text is read as a result's strings are. The texts of
@@ -54,7 +55,8 @@
 // on a line: ENV A=1 PW=...; Dockerfile's ENV NAME value), directives
 // (nginx's set $pw "...";, proxy_set_header Authorization "...";), a
 // quoted NAME="value" or "NAME=value" anywhere on a line (DB_PW="..."
-// ./run.sh, docker -e, helm --set), XML
+// ./run.sh, docker -e, helm --set; a quoted name, $'...', \"...\", each
+// pair of a quoted list: "Server=db;Password=...;"), XML
 // elements and attributes (a value element before or after its name
 // element, markup escaped in a value: &lt;password&gt;) and TOML's inline
 // tables, arrays and multi-line strings. A text in which these readings
@@ -62,7 +64,9 @@
 // whole as "[REDACTED:too-many-credential-values]": each value costs the
 // rules a match (a URL's decoded text spends the same budget). A value
 // that reads as a type where a type is written (unquoted after a colon:
-// password: string;) is not scanned under its name (typeexpr.go), and a value of words under a
+// password: string;, with no lower-case word but a primitive's, a
+// qualifier, a named argument's or a chained method's) is not scanned
+// under its name (typeexpr.go), and a value of words under a
 // name whose head word is "secret" is read as a password's, one that
 // starts with an HTTP authentication scheme ("Basic ...") as an
 // Authorization header's. A JSON or YAML object with two members of one name is

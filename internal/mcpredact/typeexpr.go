@@ -49,18 +49,64 @@ var primitives = map[string]bool{
 	"dict": true, "map": true, "optional": true, "nil": true,
 }
 
-// lowerWords reports whether v, or a member of its union, is a word of
-// lower-case letters (and _) that is no primitive type: password:
-// sunshine_rainbow, is a value.
+// typeWords are the lower-case calls a schema declares a field with
+// (Python's dataclasses field(...), SQLAlchemy's column(...)), and the
+// lower-case values a call's named argument takes.
+var typeWords = map[string]bool{
+	"field": true, "column": true, "mapped_column": true, "true": true, "false": true,
+}
+
+// lowerWords reports whether v holds a word of lower-case letters (and
+// _) that is no primitive type where a type's or a schema call's name is
+// written: a union's member, a pointer's or an array's element, a
+// generic's base or argument, a qualified name's last part, a call's
+// name before its first "(", a named argument's value. password:
+// sunshine_rainbow, *hunter_two, []hunter_two, List<hunter_two>,
+// hunter.two;, hunter_two(), z.correct().horse(1) are values (red team
+// rvg: only a union's whole members were read). A qualifier (z., typing.)
+// is any word; a named argument's name, a quoted argument, a method
+// chained after the first call (.min(12)) and a default (after a "=" out
+// of a call) are not read.
 func lowerWords(v string) bool {
-	if i := strings.IndexByte(v, '='); i >= 0 {
-		v = v[:i] // a default's value is no type
-	}
-	for m := range strings.SplitSeq(strings.TrimRight(v, ";, \t"), "|") {
-		m = strings.TrimRight(strings.TrimSpace(m), "?[]")
-		if m != "" && strings.Trim(m, "abcdefghijklmnopqrstuvwxyz_") == "" && !primitives[m] {
-			return true
+	depth, calls := 0, 0
+	for i := 0; i < len(v); {
+		c := v[i]
+		switch {
+		case c == '\'':
+			j := strings.IndexByte(v[i+1:], '\'')
+			if j < 0 {
+				return false
+			}
+			i += j + 2
+			continue
+		case c == '(':
+			depth++
+		case c == ')':
+			if depth--; depth == 0 {
+				calls++
+			}
+		case c == '=' && depth == 0:
+			return false // a default's value is no type
+		case isLetter(c) || c == '_':
+			j := i
+			lower := true
+			for j < len(v) && (isLetter(v[j]) || v[j] == '_') {
+				lower = lower && (v[j] < 'A' || v[j] > 'Z')
+				j++
+			}
+			w := v[i:j]
+			k := skipTOMLSpace(v, j)
+			free := !lower || primitives[w] || typeWords[w] ||
+				j < len(v) && v[j] == '.' || // a qualifier
+				calls > 0 || // a method chained after the first call
+				depth > 0 && k < len(v) && v[k] == '=' // a named argument's name
+			if !free {
+				return true
+			}
+			i = j
+			continue
 		}
+		i++
 	}
 	return false
 }
