@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"iter"
 	"net/url"
 	"strings"
 	"sync"
@@ -225,6 +226,40 @@ func newRVCRig(t *testing.T, v, proto string) *rvcRig {
 		}
 	}
 	return rig
+}
+
+// rvcConnect connects a client to s in memory through a transport whose
+// recorder keeps every message the client reads; both sessions close when
+// the test ends.
+func rvcConnect(t *testing.T, s *mcp.Server) (*mcp.ClientSession, *rvcRecorder) {
+	t.Helper()
+	rec := new(rvcRecorder)
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := s.Connect(context.Background(), st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ss.Close() })
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "agent", Version: "1"}, nil).Connect(context.Background(), rvcTransport{ct, rec}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs, rec
+}
+
+// rvcList returns what id says of each item a client's list iterator
+// gives, in order, failing the test on an error.
+func rvcList[T any](t *testing.T, items iter.Seq2[T, error], id func(T) string) []string {
+	t.Helper()
+	var out []string
+	for it, err := range items {
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, id(it))
+	}
+	return out
 }
 
 func rvcClientOptions(late chan struct{}) *mcp.ClientOptions {
@@ -523,18 +558,7 @@ func TestRedTeamRVC_OptOutSendsAsIs(t *testing.T) {
 	s := mcp.NewServer(&mcp.Implementation{Name: "rvc", Version: "1"}, nil)
 	textTool(s, "emit", func(map[string]any) string { return rvcSecret }, nil)
 	g.Install(s)
-	rec := new(rvcRecorder)
-	st, ct := mcp.NewInMemoryTransports()
-	ss, err := s.Connect(context.Background(), st, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ss.Close()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "agent", Version: "1"}, nil).Connect(context.Background(), rvcTransport{ct, rec}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
+	cs, rec := rvcConnect(t, s)
 	if _, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "emit", Arguments: map[string]any{}}); err != nil {
 		t.Fatal(err)
 	}
@@ -568,53 +592,18 @@ func TestRedTeamRVC_ListCursors(t *testing.T) {
 		})
 	}
 	g.Install(s)
-	rec := new(rvcRecorder)
-	st, ct := mcp.NewInMemoryTransports()
-	ss, err := s.Connect(context.Background(), st, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ss.Close()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "agent", Version: "1"}, nil).Connect(context.Background(), rvcTransport{ct, rec}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
+	cs, rec := rvcConnect(t, s)
 	ctx := context.Background()
-	var prompts []string
-	for p, err := range cs.Prompts(ctx, nil) {
-		if err != nil {
-			t.Fatal(err)
-		}
-		prompts = append(prompts, p.Name)
-	}
+	prompts := rvcList(t, cs.Prompts(ctx, nil), func(x *mcp.Prompt) string { return x.Name })
 	if len(prompts) != 4 || prompts[1] != "a_tool" || prompts[2] != "emit" || prompts[3] != "z_tool" {
 		t.Errorf("prompts listed: %q", prompts)
 	}
-	var tools []string
-	for tl, err := range cs.Tools(ctx, nil) {
-		if err != nil {
-			t.Fatal(err)
-		}
-		tools = append(tools, tl.Name)
-	}
+	tools := rvcList(t, cs.Tools(ctx, nil), func(x *mcp.Tool) string { return x.Name })
 	if len(tools) != 4 || tools[1] != "a_tool" || tools[2] != "emit" || tools[3] != "z_tool" {
 		t.Errorf("tools listed: %q", tools)
 	}
-	var uris []string
-	for r, err := range cs.Resources(ctx, nil) {
-		if err != nil {
-			t.Fatal(err)
-		}
-		uris = append(uris, r.URI)
-	}
-	var templates []string
-	for r, err := range cs.ResourceTemplates(ctx, nil) {
-		if err != nil {
-			t.Fatal(err)
-		}
-		templates = append(templates, r.URITemplate)
-	}
+	uris := rvcList(t, cs.Resources(ctx, nil), func(x *mcp.Resource) string { return x.URI })
+	templates := rvcList(t, cs.ResourceTemplates(ctx, nil), func(x *mcp.ResourceTemplate) string { return x.URITemplate })
 	// Every item is listed (the one with the credential redacted), in
 	// the server's order: the guard joins pages, it drops none.
 	if len(uris) != 4 || uris[0] != "file:///a" || uris[1] != "file:///b?x=1" || uris[3] != "zz:///z" {

@@ -49,11 +49,6 @@ func TestRedTeamRVC_ErrorTextReadAsResultText(t *testing.T) {
 	}
 	g := mustGuard(t, mustPolicy(t, rvcPolicy), nil)
 	s := mcp.NewServer(&mcp.Implementation{Name: "rvc", Version: "1"}, nil)
-	arg := func(raw json.RawMessage) string {
-		var a struct{ Name, Kind string }
-		json.Unmarshal(raw, &a)
-		return a.Name
-	}
 	s.AddTool(&mcp.Tool{Name: "emit", InputSchema: json.RawMessage(`{"type":"object"}`)}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		var a struct{ Name, Kind string }
 		json.Unmarshal(req.Params.Arguments, &a)
@@ -74,20 +69,8 @@ func TestRedTeamRVC_ErrorTextReadAsResultText(t *testing.T) {
 	s.AddPrompt(&mcp.Prompt{Name: "p"}, func(_ context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
 		return nil, errors.New(texts[req.Params.Arguments["name"]])
 	})
-	_ = arg
 	g.Install(s)
-	rec := new(rvcRecorder)
-	st, ct := mcp.NewInMemoryTransports()
-	ss, err := s.Connect(context.Background(), st, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ss.Close()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "agent", Version: "1"}, nil).Connect(context.Background(), rvcTransport{ct, rec}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
+	cs, rec := rvcConnect(t, s)
 	ctx := context.Background()
 	for name, text := range texts {
 		for _, kind := range []string{"result", "go error", "jsonrpc message", "jsonrpc data", "prompt error"} {
