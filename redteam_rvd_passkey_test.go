@@ -80,17 +80,8 @@ func newRVDPasskeyFixture(t *testing.T) *rvdPasskeyFixture {
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "sent"}}}, nil, nil
 		})
 	})
-	f.auth = approvaltest.New(approvalOrigin, nil)
-	client := mcp.NewClient(&mcp.Implementation{Name: "agent", Version: "1"}, nil)
-	ac, err := approvalclient.New(client, f.auth, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f.cs, err = client.Connect(context.Background(), ct, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { f.cs.Close() })
+	var ac *approvalclient.Client
+	ac, f.cs, f.auth = approvalClient(t, ct)
 	if _, err := ac.Enroll(context.Background(), f.cs); err != nil {
 		t.Fatal(err)
 	}
